@@ -1,0 +1,3 @@
+UNWIND $ids AS id
+MATCH (m:Memory {id: id})
+RETURN collect(m.id) AS found

@@ -1,0 +1,2 @@
+MATCH (m:Memory {id: $id})
+RETURN m {.*, embedding: null} AS memory

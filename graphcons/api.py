@@ -1,0 +1,131 @@
+"""The Python API: one object whose verbs follow the seeds' concepts.
+
+    from graphcons import Graphcons
+    with Graphcons() as g:            # reads graphcons.toml and the environment
+        g.init()
+        a = g.add({"content": "Deploy 4.2 caused 503s on checkout", "subject": "checkout"})
+        hits = g.retrieve("503 after deploy", k=5)
+
+Data flows one way: admission -> signals -> communities -> gate -> synthesis ->
+proposal -> apply. Each verb delegates to the one module that owns its concept.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from . import admission, audit, coaccess, history, retrieval, store
+from .config import Config, load_config
+from .db import Database
+from .embedders import Embedder, embedder_identity, make_embedder
+from .errors import ValidationError
+from .memory import LinkInput, Memory, utcnow
+
+
+class Graphcons:
+    def __init__(self, config: Config | str | Path | None = None, *, embedder: Embedder | None = None):
+        self.config = config if isinstance(config, Config) else load_config(config)
+        self.db = Database(self.config.neo4j)
+        self._embedder = embedder
+        self._checked = False
+
+    # -- lifecycle -------------------------------------------------------------------
+    def __enter__(self) -> "Graphcons":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.db.close()
+
+    @property
+    def embedder(self) -> Embedder:
+        """Loaded on first use, after checking that the store was built with it."""
+        if self._embedder is None:
+            self._check_store()
+            self._embedder = make_embedder(self.config.embedding)
+        return self._embedder
+
+    def _check_store(self) -> None:
+        if not self._checked:
+            name, dims = self._identity()
+            store.check_embedder(store.identity(self.db), name, dims)
+            self._checked = True
+
+    def _identity(self) -> tuple[str, int]:
+        if self._embedder is not None:
+            return self._embedder.name, self._embedder.dimensions
+        return embedder_identity(self.config.embedding)
+
+    def init(self) -> dict[str, Any]:
+        """Apply the schema (idempotent) and record the embedder; checks GDS is there."""
+        gds = self.db.gds_version()
+        name, dims = self._identity()
+        out = store.init(self.db, name, dims)
+        self._checked = True
+        return {**out, "gds_version": gds}
+
+    # -- admission and usage -----------------------------------------------------------
+    def add(self, memory: dict[str, Any] | Any, **fields: Any) -> admission.Admission:
+        """Admit one memory (a dict or keyword fields); see MemoryInput for the fields."""
+        data = dict(memory) if isinstance(memory, dict) else ({"content": memory} if isinstance(memory, str) else memory)
+        if isinstance(data, dict):
+            data.update(fields)
+        self._check_store()
+        return admission.admit(self.db, self.config, self.embedder, data)
+
+    def link(self, source_id: str, target_id: str, kind: str = "related", *, by: str = "user") -> int:
+        """Add an explicit LINKED edge between two existing memories."""
+        history.get(self.db, source_id)
+        try:
+            ln = LinkInput(target=target_id, kind=kind)
+        except Exception as exc:  # pydantic's message names the field
+            raise ValidationError("kind", str(exc).splitlines()[-1]) from None
+        admission.validate_links(self.db, _Links([ln]))
+        with self.db.transaction() as tx:
+            n = tx.run("memory/link", id=source_id, links=[ln.model_dump()], now=utcnow(), source=by)[0]["linked"]
+            audit.record(tx, "link", [source_id, target_id], kind=kind, by=by)
+        return n
+
+    def access(self, session: str, ids: list[str]) -> dict[str, Any]:
+        """Record that these memories were used together in a session."""
+        return coaccess.record_access(self.db, self.config, session, ids)
+
+    def retrieve(self, query: str, k: int = 5, *, namespace: str | None = None,
+                 session: str | None = None, record: bool = True) -> list[dict[str, Any]]:
+        """Ranked nearest memories; their use is recorded as co-access."""
+        return retrieval.retrieve(self.db, self.config, self.embedder, query, k,
+                                  namespace=namespace, session=session, record=record)
+
+    def search(self, text: str, k: int = 10, *, namespace: str | None = None) -> list[dict[str, Any]]:
+        """Keyword search (full-text index); records nothing."""
+        return retrieval.search_text(self.db, text, k, namespace=namespace)
+
+    # -- reading and editing -------------------------------------------------------------
+    def get(self, memory_id: str) -> Memory:
+        return history.get(self.db, memory_id)
+
+    def edit(self, memory_id: str, *, source: str = "user", **changes: Any) -> Memory:
+        return history.edit(self.db, self.config, self.embedder, memory_id, source=source, **changes)
+
+    def history(self, memory_id: str) -> list[dict[str, Any]]:
+        return history.history(self.db, memory_id)
+
+    def stats(self) -> dict[str, Any]:
+        row = self.db.run("memory/stats")[0]
+        for key in ("by_status", "by_kind", "by_namespace"):
+            row[key] = {k: n for k, n in sorted(row[key], key=lambda kv: str(kv[0]))}
+        row["store"] = store.identity(self.db)
+        return row
+
+    def audit_log(self, *, op: str | None = None, target: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
+        return [audit.decode(r["audit"]) for r in self.db.run("audit/list", op=op, target=target, limit=limit)]
+
+
+class _Links:
+    """Adapter so validate_links can check links given outside a MemoryInput."""
+
+    def __init__(self, links: list[LinkInput]):
+        self.links = links

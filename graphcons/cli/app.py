@@ -1,0 +1,68 @@
+"""The Typer app and what every command shares: opening the store, output, exit codes.
+
+Exit codes scripts can rely on: 0 success, 2 bad input, 3 not found, 4 bad config,
+5 Neo4j/GDS unavailable, 6 embedder mismatch, 7 provider error, 8 conflict,
+9 dangling provenance, 1 anything else.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterator, Optional
+
+import typer
+from rich.console import Console
+
+from ..errors import GraphconsError
+
+app = typer.Typer(
+    help="graphcons: consolidates an AI agent's episodic memories in Neo4j into reviewed, "
+    "cited insights, and keeps the store healthy without ever deleting a memory.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+console = Console()
+err_console = Console(stderr=True)
+_state: dict[str, Any] = {"config": None}
+
+JsonOpt = typer.Option(False, "--json", help="Print machine-readable JSON.")
+
+
+@app.callback()
+def _root(config: Optional[Path] = typer.Option(None, "--config", "-c", envvar="GRAPHCONS_CONFIG",
+                                                help="Path of graphcons.toml.")) -> None:
+    _state["config"] = config
+
+
+@contextmanager
+def open_store() -> Iterator[Any]:
+    """Open the store for one command; graphcons errors become a message and an exit code."""
+    from ..api import Graphcons
+
+    with errors_to_exit():
+        with Graphcons(_state["config"]) as g:
+            yield g
+
+
+@contextmanager
+def errors_to_exit() -> Iterator[None]:
+    try:
+        yield
+    except GraphconsError as exc:
+        err_console.print(f"[bold red]error[/]: {exc}", highlight=False)
+        raise typer.Exit(exc.exit_code) from None
+
+
+def load_cfg():
+    from ..config import load_config
+
+    with errors_to_exit():
+        return load_config(_state["config"])
+
+
+def emit_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, indent=2, default=str, sort_keys=False) + "\n")

@@ -1,0 +1,202 @@
+"""Commands of the foundation: init, add, import, show, history, link, access, search, stats, config."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from .app import JsonOpt, app, console, emit_json, err_console, load_cfg, open_store
+
+
+@app.command()
+def init(json_out: bool = JsonOpt) -> None:
+    """Create constraints and indexes (idempotent) and record the embedder of this store."""
+    with open_store() as g:
+        out = g.init()
+    if json_out:
+        emit_json(out)
+    else:
+        store = out["store"]
+        console.print(f"schema applied ({len(out['schema'])} files), GDS {out['gds_version']}, "
+                      f"embedder {store['embedding_model']} ({store['embedding_dimensions']} dims)")
+
+
+@app.command()
+def add(
+    content: str = typer.Argument(..., help="The memory's text."),
+    title: Optional[str] = typer.Option(None, help="Short title (default: the first sentence)."),
+    kind: str = typer.Option("episode", help="episode, fact, decision, incident, preference, insight, pattern, ..."),
+    subject: str = typer.Option("general", help="The resolved entity the memory is about."),
+    namespace: str = typer.Option("default"),
+    scope: str = typer.Option("global"),
+    source: str = typer.Option("user", help="Who or what wrote it."),
+    session: Optional[str] = typer.Option(None),
+    importance: float = typer.Option(0.5, min=0.0, max=1.0),
+    status: str = typer.Option("active", help="proposed or active"),
+    id: Optional[str] = typer.Option(None, help="Your own id (default: derived)."),
+    link: List[str] = typer.Option([], help="KIND:ID explicit link to an existing memory (repeatable)."),
+    json_out: bool = JsonOpt,
+) -> None:
+    """Admit one memory: validate, dedupe, embed, write SIMILAR edges and links."""
+    links = []
+    for spec in link:
+        kind_, _, target = spec.rpartition(":") if ":" in spec else ("related", "", spec)
+        links.append({"target": target, "kind": kind_ or "related"})
+    data = {"content": content, "kind": kind, "subject": subject, "namespace": namespace, "scope": scope,
+            "source": source, "importance": importance, "status": status, "links": links}
+    for key, value in (("title", title), ("session", session), ("id", id)):
+        if value is not None:
+            data[key] = value
+    with open_store() as g:
+        res = g.add(data)
+    if json_out:
+        emit_json(res.__dict__)
+    elif res.created:
+        console.print(f"added {res.id} ({len(res.similar)} similar, {res.linked} links)")
+    else:
+        console.print(f"duplicate of {res.id}: evidence from {res.evidence_count} distinct source(s)")
+
+
+@app.command("import")
+def import_(path: Path = typer.Argument(..., exists=True, dir_okay=False, readable=True,
+                                        help="A JSON Lines file: one memory object per line."),
+            json_out: bool = JsonOpt) -> None:
+    """Admit memories from a JSONL file in batches; bad lines are reported, not fatal."""
+    from ..importer import count_lines, import_jsonl
+
+    with open_store() as g:
+        with Progress(TextColumn("importing"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                      console=err_console, disable=json_out) as bar:
+            task = bar.add_task("import", total=count_lines(path))
+            report = import_jsonl(g, path, progress=lambda n: bar.advance(task, n))
+    if json_out:
+        emit_json({"admitted": report.admitted, "duplicates": report.duplicates,
+                   "errors": [{"line": ln, "error": msg} for ln, msg in report.errors]})
+    else:
+        console.print(f"admitted {report.admitted}, duplicates {report.duplicates}, errors {len(report.errors)}")
+        for ln, msg in report.errors[:50]:
+            err_console.print(f"  line {ln}: {msg}", highlight=False)
+    if report.errors:
+        raise typer.Exit(2)
+
+
+@app.command()
+def show(memory_id: str, json_out: bool = JsonOpt) -> None:
+    """Show one memory (current version)."""
+    with open_store() as g:
+        mem = g.get(memory_id)
+    if json_out:
+        emit_json(mem.model_dump(mode="json"))
+        return
+    table = Table(show_header=False, box=None)
+    for key, value in mem.model_dump().items():
+        table.add_row(f"[bold]{key}[/]", str(value))
+    console.print(table)
+
+
+@app.command("history")
+def history_(memory_id: str, json_out: bool = JsonOpt) -> None:
+    """Every version of a memory, oldest first."""
+    with open_store() as g:
+        versions = g.history(memory_id)
+    if json_out:
+        emit_json(versions)
+        return
+    table = Table("version", "at", "title", "content")
+    for v in versions:
+        table.add_row(str(v["version"]), str(v["created_at"]), v.get("title", ""), v.get("content", "")[:80])
+    console.print(table)
+
+
+@app.command()
+def edit(memory_id: str, content: Optional[str] = typer.Option(None), title: Optional[str] = typer.Option(None),
+         scope: Optional[str] = typer.Option(None), importance: Optional[float] = typer.Option(None),
+         source: str = typer.Option("user"), json_out: bool = JsonOpt) -> None:
+    """Edit a memory: a new version is written, the old one kept in history."""
+    with open_store() as g:
+        mem = g.edit(memory_id, source=source, content=content, title=title, scope=scope, importance=importance)
+    if json_out:
+        emit_json(mem.model_dump(mode="json"))
+    else:
+        console.print(f"{mem.id} is now at version {mem.version}")
+
+
+@app.command()
+def link(source_id: str, target_id: str, kind: str = typer.Option("related"), by: str = typer.Option("user")) -> None:
+    """Add an explicit LINKED edge of a kind between two memories."""
+    with open_store() as g:
+        g.link(source_id, target_id, kind, by=by)
+    console.print(f"linked {source_id} -[{kind}]-> {target_id}")
+
+
+@app.command()
+def access(ids: List[str] = typer.Argument(..., help="Memory ids used together."),
+           session: str = typer.Option(..., "--session", "-s", help="The session that used them."),
+           json_out: bool = JsonOpt) -> None:
+    """Record that memories were used together in a session (the co-access signal)."""
+    with open_store() as g:
+        out = g.access(session, ids)
+    if json_out:
+        emit_json(out)
+    else:
+        console.print(f"session {out['session']}: {out['accessed']} accessed, {out['pairs']} new co-access pairs")
+
+
+@app.command()
+def search(query: str, k: int = typer.Option(5, min=1, max=1000), namespace: Optional[str] = typer.Option(None),
+           keyword: bool = typer.Option(False, "--keyword", help="Full-text instead of semantic search."),
+           session: Optional[str] = typer.Option(None, help="Record the hits as used in this session."),
+           json_out: bool = JsonOpt) -> None:
+    """Find memories: semantic (records co-access) or --keyword full-text."""
+    with open_store() as g:
+        if keyword:
+            hits = g.search(query, k, namespace=namespace)
+        else:
+            hits = g.retrieve(query, k, namespace=namespace, session=session, record=session is not None)
+    if json_out:
+        emit_json([{"score": h["score"], **h["memory"].model_dump(mode="json")} for h in hits])
+        return
+    table = Table("score", "id", "kind", "subject", "title")
+    for h in hits:
+        m = h["memory"]
+        table.add_row(f"{h['score']:.3f}", m.id, m.kind, m.subject, m.title)
+    console.print(table)
+
+
+@app.command()
+def stats(json_out: bool = JsonOpt) -> None:
+    """Counts of memories, versions, edges and sessions."""
+    with open_store() as g:
+        s = g.stats()
+    if json_out:
+        emit_json(s)
+        return
+    table = Table(show_header=False, box=None)
+    for key, value in s.items():
+        table.add_row(f"[bold]{key}[/]", json.dumps(value, default=str))
+    console.print(table)
+
+
+config_app = typer.Typer(help="Show the configuration.", no_args_is_help=True)
+app.add_typer(config_app, name="config")
+
+
+@config_app.command("show")
+def config_show(json_out: bool = JsonOpt) -> None:
+    """The effective configuration (file + environment), secrets masked."""
+    cfg = load_cfg()
+    data = cfg.public_dict()
+    if json_out:
+        emit_json({"file": str(cfg.source_path) if cfg.source_path else None, **data})
+        return
+
+    console.print(f"# file: {cfg.source_path or '(none: defaults + environment)'}")
+    for section, values in data.items():
+        console.print(f"\n[{section}]", markup=False)
+        for key, value in values.items():
+            console.print(f"{key} = {json.dumps(value)}", markup=False, highlight=False)

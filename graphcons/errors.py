@@ -1,0 +1,65 @@
+"""Every error graphcons raises on purpose, in one place.
+
+Each carries a message a user can act on; the CLI maps the class to an exit code.
+"""
+
+
+class GraphconsError(Exception):
+    """Base class of graphcons' own errors."""
+
+    exit_code = 1
+
+
+
+
+class ValidationError(GraphconsError):
+    """Bad input: names the field and the problem; nothing was written."""
+
+    exit_code = 2
+
+    def __init__(self, field: str, problem: str):
+        self.field = field
+        self.problem = problem
+        super().__init__(f"{field}: {problem}")
+
+
+class NotFound(GraphconsError):
+    """A memory, proposal or other id that does not exist."""
+
+    exit_code = 3
+
+
+class ConfigError(GraphconsError):
+    """The configuration file or an environment override is invalid."""
+
+    exit_code = 4
+
+
+class ServerUnavailable(GraphconsError):
+    """Neo4j cannot be reached, or it lacks the GDS plugin."""
+
+    exit_code = 5
+
+
+class EmbedderMismatch(GraphconsError):
+    """The configured embedder differs from the one the store was built with."""
+
+    exit_code = 6
+
+
+class ProviderError(GraphconsError):
+    """An embedding or LLM provider failed (timeout, HTTP error, bad output)."""
+
+    exit_code = 7
+
+
+class Conflict(GraphconsError):
+    """The operation cannot apply to the current state (stale proposal, wrong status)."""
+
+    exit_code = 8
+
+
+class DanglingProvenance(GraphconsError):
+    """A provenance link points at a memory that does not exist."""
+
+    exit_code = 9
