@@ -1,0 +1,72 @@
+"""The command line as a script would use it: exit codes and --json."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def cli(g, neo4j_settings, tmp_path):
+    env = dict(os.environ, NEO4J_URI=neo4j_settings.uri, NEO4J_USER=neo4j_settings.user,
+               NEO4J_PASSWORD=neo4j_settings.resolved_password(), GRAPHCONS_CONFIG="")
+    env.pop("GRAPHCONS_CONFIG")
+
+    def run(*args):
+        proc = subprocess.run([sys.executable, "-m", "graphcons", *args], capture_output=True, text=True,
+                              env=env, cwd=tmp_path, timeout=120)
+        return proc
+
+    return run
+
+
+def test_add_show_history_search_stats_json(cli):
+    out = cli("add", "Payments API timed out during the Black Friday peak", "--subject", "payments",
+              "--source", "pager", "--json")
+    assert out.returncode == 0, out.stderr
+    mem_id = json.loads(out.stdout)["id"]
+    shown = json.loads(cli("show", mem_id, "--json").stdout)
+    assert shown["subject"] == "payments" and shown["sources"] == ["pager"]
+    assert json.loads(cli("history", mem_id, "--json").stdout)[0]["version"] == 1
+    hits = json.loads(cli("search", "payments timeout", "--keyword", "--json").stdout)
+    assert hits[0]["id"] == mem_id
+    stats = json.loads(cli("stats", "--json").stdout)
+    assert stats["memories"] == 1 and stats["by_status"] == {"active": 1}
+
+
+def test_exit_codes(cli):
+    assert cli("show", "m-missing").returncode == 3
+    bad = cli("add", "x", "--kind", "rumour")
+    assert bad.returncode == 2 and "kind" in bad.stderr
+    assert cli("access", "m-missing", "--session", "s").returncode == 3
+
+
+def test_import_reports_bad_lines_and_keeps_going(cli, tmp_path):
+    lines = [
+        json.dumps({"content": "Disk full on db-2", "subject": "db"}),
+        "{not json",
+        json.dumps({"content": "Disk full on db-3", "subject": "db", "importance": "very"}),
+        json.dumps({"content": "Disk full on db-4", "subject": "db"}),
+        json.dumps({"content": "Disk full on db-2", "subject": "db"}),
+    ]
+    path = tmp_path / "mem.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    out = cli("import", str(path), "--json")
+    assert out.returncode == 2  # some lines failed
+    report = json.loads(out.stdout)
+    assert report["admitted"] == 2 and report["duplicates"] == 1
+    assert [e["line"] for e in report["errors"]] == [2, 3]
+    assert "importance" in report["errors"][1]["error"]
+
+
+def test_config_show_masks_secrets(cli):
+    out = cli("config", "show", "--json")
+    assert out.returncode == 0
+    data = json.loads(out.stdout)
+    assert data["neo4j"]["password"] == "***"
+    assert data["consolidation"]["enabled"] is False and data["consolidation"]["dry_run"] is True
