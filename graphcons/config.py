@@ -101,6 +101,59 @@ class ConsolidationConfig(Section):
     link_weight: float = Field(default=1.0, ge=0)
     coaccess_weight: float = Field(default=1.0, ge=0)
     link_kind_weights: dict[str, float] = Field(default_factory=dict)
+    # Co-access saturates: a pair used together `count` times weighs count / (count + coaccess_k).
+    coaccess_k: float = Field(default=1.0, gt=0)
+    # Dense-but-cold trigger: a member is cold when used at most this many times.
+    cold_access_max: int = Field(default=2, ge=0)
+
+
+# -- maintenance (issue 5) ---------------------------------------------------------------
+class MergeConfig(Section):
+    """Near-duplicate merge: score = title_weight * jaro_winkler(title) + content_weight * cosine."""
+
+    threshold: float = Field(default=0.90, ge=0, le=1)
+    title_weight: float = Field(default=0.4, ge=0, le=1)
+    content_weight: float = Field(default=0.6, ge=0, le=1)
+    top_k: int = Field(default=5, ge=1, le=100)  # neighbours kept per memory (same subject + namespace)
+    search_width: int = Field(default=50, ge=1, le=1000)  # vector-index candidates read before the filter
+    auto_apply: bool = False  # apply merges directly instead of queueing proposals
+    contradiction_guard: bool = True  # negation / numbers / dates / names -> CONFLICTS_WITH, not a merge
+    batch_size: int = Field(default=500, ge=1, le=10_000)
+
+
+class WeightsConfig(Section):
+    """effective_weight = (sum_i c_i * component_i / sum_i c_i) * decay (see graphcons/weights.py)."""
+
+    manual: float = Field(default=0.3, ge=0)
+    confidence: float = Field(default=0.2, ge=0)
+    usage: float = Field(default=0.2, ge=0)
+    feedback: float = Field(default=0.3, ge=0)
+    usage_saturation: float = Field(default=10.0, gt=0)  # accesses at which usage reaches 1 - 1/e
+    base_stability_days: float = Field(default=7.0, gt=0)  # S of a never-accessed memory
+    reinforcement: float = Field(default=1.0, ge=0)  # each access adds reinforcement * base to S
+    max_stability_days: float = Field(default=3650.0, gt=0)
+    batch_size: int = Field(default=1000, ge=1, le=50_000)
+    tolerance: float = Field(default=1e-9, ge=0)  # changes smaller than this are not written
+
+
+class PromotionConfig(Section):
+    """proposed -> active rules of seed 003, checked in this order; the first that fires is recorded."""
+
+    min_sources: int = Field(default=3, ge=1)  # distinct sources for direct promotion
+    min_sources_weighted: int = Field(default=2, ge=1)
+    min_weight: float = Field(default=0.5, ge=0, le=1)
+    direct_kinds: list[str] = Field(default_factory=lambda: ["decision"])  # architectural decisions
+    min_age_hours: float = Field(default=24.0, ge=0)  # time-based, only with no open conflict
+    time_based: bool = True
+
+
+class DeprecationConfig(Section):
+    """Stale = older than min_age_days, effective_weight < max_weight, access_count <= max_access_count."""
+
+    min_age_days: float = Field(default=30.0, ge=0)
+    max_weight: float = Field(default=0.1, ge=0, le=1)
+    max_access_count: int = Field(default=0, ge=0)
+    archive: bool = True  # a stale memory without an active replacement is archived
 
 
 class Config(BaseModel):
@@ -111,6 +164,10 @@ class Config(BaseModel):
     llm: LLMConfig = Field(default_factory=LLMConfig)
     admission: AdmissionConfig = Field(default_factory=AdmissionConfig)
     consolidation: ConsolidationConfig = Field(default_factory=ConsolidationConfig)
+    merge: MergeConfig = Field(default_factory=MergeConfig)
+    weights: WeightsConfig = Field(default_factory=WeightsConfig)
+    promotion: PromotionConfig = Field(default_factory=PromotionConfig)
+    deprecation: DeprecationConfig = Field(default_factory=DeprecationConfig)
 
     source_path: Path | None = Field(default=None, exclude=True)
 
