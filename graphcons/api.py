@@ -13,7 +13,7 @@ proposal -> apply. Each verb delegates to the one module that owns its concept.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import admission, audit, coaccess, history, retrieval, store
 from .config import Config, load_config
@@ -21,6 +21,11 @@ from .db import Database
 from .embedders import Embedder, embedder_identity, make_embedder
 from .errors import ValidationError
 from .memory import LinkInput, Memory, utcnow
+
+if TYPE_CHECKING:  # issue 3: clusters, gate, scan
+    from .cluster import Cluster
+    from .gate import GateDecision
+    from .scan import ScanReport
 
 
 class Graphcons:
@@ -102,6 +107,25 @@ class Graphcons:
     def search(self, text: str, k: int = 10, *, namespace: str | None = None) -> list[dict[str, Any]]:
         """Keyword search (full-text index); records nothing."""
         return retrieval.search_text(self.db, text, k, namespace=namespace)
+
+    # -- clusters (issue 3) -------------------------------------------------------------
+    def clusters(self, *, namespace: str | None = None, algorithm: str | None = None) -> list["Cluster"]:
+        """Communities of the fused graph (>= 2 members, canonical keys); writes nothing."""
+        from .scan import detect
+
+        return detect(self.db, self.config.consolidation, namespace=namespace, algorithm=algorithm)[1]
+
+    def gate(self, clusters: list["Cluster"]) -> list["GateDecision"]:
+        """The value gate's decision (accepted or not, reasons, figures) on each cluster."""
+        from .gate import gate
+
+        return gate(self.db, self.config.consolidation, list(clusters))
+
+    def scan(self, *, now: Any = None, namespace: str | None = None, algorithm: str | None = None) -> "ScanReport":
+        """Dry-run cluster scan: clusters, gate decisions, consolidation_due; records a :ConsolidationRun."""
+        from .scan import scan
+
+        return scan(self, now=now, namespace=namespace, algorithm=algorithm)
 
     # -- reading and editing -------------------------------------------------------------
     def get(self, memory_id: str) -> Memory:

@@ -2,6 +2,7 @@
 
 from .app import app
 from . import memory  # noqa: F401  (registers the foundation commands)
+from . import clusters  # noqa: F401  (issue 3: clusters, scenario)
 
 
 def main() -> None:
