@@ -32,6 +32,7 @@ from typing import Any
 from .cluster import Cluster, membership_hash
 from .config import ConsolidationConfig
 from .db import Database
+from .errors import NotFound
 from .fusion import weight_params
 
 FIGURES_BATCH = 2000
@@ -108,13 +109,18 @@ def _describe_mix(cluster: Cluster, members: dict[str, dict[str, Any]]) -> str:
 
 def gate(db: Database, cc: ConsolidationConfig, clusters: list[Cluster]) -> list[GateDecision]:
     """Decide on every cluster (and on each part of a mixed one); ordered like the input."""
-    ids = sorted({m for c in clusters if c.size >= cc.min_size for m in c.member_ids})
+    ids = sorted({m for c in clusters for m in c.member_ids})
     members = _members(db, ids)
+    missing = [m for m in ids if m not in members]
+    if missing:
+        raise NotFound(f"cluster member(s) not found: {', '.join(missing[:10])}")
     decisions: list[GateDecision] = []
     to_score: list[GateDecision] = []
     for cluster in clusters:
         if cluster.size < cc.min_size:  # too small to split into anything worth gating
-            decisions.append(_size_reject(cc, cluster, None))
+            d = _size_reject(cc, cluster, None)
+            d.titles = _titles(cluster, members)
+            decisions.append(d)
             continue
         parts = _split(cluster, members)
         split_from = None

@@ -10,12 +10,19 @@ from rich.table import Table
 from .app import JsonOpt, app, console, emit_json, err_console, open_store
 
 
+def _short(text: str, n: int = 40) -> str:
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
 def render_report(report, *, show_all: bool = True) -> None:
     """A rich table of the scan's decisions, then consolidation_due and the warnings."""
     table = Table(title=f"cluster scan {report.run_id} ({report.algorithm}, "
                         f"{report.nodes} memories, {report.relationships} fused edges)")
-    for col in ("cluster", "size", "cohesion", "salience", "trigger", "verdict", "members"):
-        table.add_column(col, overflow="fold")
+    table.add_column("cluster", no_wrap=True)
+    for col in ("size", "cohesion", "salience", "trigger"):
+        table.add_column(col, justify="right" if col != "trigger" else "left")
+    table.add_column("verdict", ratio=2, overflow="fold")
+    table.add_column("members", ratio=2, overflow="fold")
     for d in report.decisions:
         f = d.figures
         verdict = "[green]accepted[/]" if d.accepted else "[red]rejected[/]: " + "; ".join(d.reasons)
@@ -26,7 +33,8 @@ def render_report(report, *, show_all: bool = True) -> None:
             f"{f['cohesion']:.2f}" if "cohesion" in f else "-",
             f"{f['salience']:.2f}" if "salience" in f else "-",
             d.trigger or "-", verdict,
-            "\n".join(t[:60] for t in d.titles) + (f"\n… +{d.cluster.size - len(d.titles)}" if d.cluster.size > len(d.titles) else ""),
+            "\n".join(_short(t) for t in d.titles[:2])
+            + (f"\n… +{d.cluster.size - min(2, len(d.titles))} more" if d.cluster.size > 2 else ""),
         )
     console.print(table)
     console.print(f"accepted {len(report.accepted)}, rejected {len(report.rejected)}, "

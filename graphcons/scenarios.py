@@ -1,0 +1,85 @@
+"""Demonstration scenarios: `graphcons scenario incident-consolidation`.
+
+The incident-consolidation scenario (seed 001's DevOps agent) seeds, in its own namespace,
+an incident history: repeated "503 after deploy" incidents on checkout that on-call
+sessions keep pulling up together (the salient trigger), a cold but tightly linked set of
+payments-db pool exhaustions (dense-but-cold), 503s on search that share a root-cause link
+with checkout (a different subject: the gate never merges it with checkout), a pair of
+certificate expiries (too small to generalise from) and unrelated noise. It then runs the
+dry-run scan on that namespace. Seeding is idempotent: a second run only scans.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+from .scan import ScanReport, scan
+
+NAMESPACE = "scenario-incidents"
+_T0 = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)
+
+# (id, subject, kind, content)
+INCIDENTS: list[tuple[str, str, str, str]] = [
+    ("inc-checkout-1", "checkout-service", "incident", "Checkout returned HTTP 503 errors right after the 4.2 deploy; rolled back."),
+    ("inc-checkout-2", "checkout-service", "incident", "Checkout returned HTTP 503 errors right after the 4.3 deploy; rolled back."),
+    ("inc-checkout-3", "checkout-service", "incident", "Checkout service returned 503 errors immediately after deploy 4.5; rollback fixed it."),
+    ("inc-checkout-4", "checkout-service", "incident", "After deploying checkout 4.7 the service returned HTTP 503 errors until rollback."),
+    ("inc-checkout-5", "checkout-service", "incident", "Checkout returned HTTP 503 errors right after the 5.0 deploy; rolled back."),
+    ("inc-paydb-1", "payments-db", "incident", "Payments database connection pool exhausted during the nightly batch job."),
+    ("inc-paydb-2", "payments-db", "incident", "Payments DB ran out of pooled connections while the nightly batch ran."),
+    ("inc-paydb-3", "payments-db", "incident", "Nightly batch exhausted the payments database connection pool again; raised max pool size."),
+    ("inc-paydb-4", "payments-db", "incident", "Payments database refused new connections during the nightly batch: pool exhausted."),
+    ("inc-search-1", "search-service", "incident", "Search returned HTTP 503 errors right after the 2.1 deploy; rolled back."),
+    ("inc-search-2", "search-service", "incident", "Search API answered 503 for ten minutes after the 2.2 rollout."),
+    ("inc-search-3", "search-service", "incident", "Search returned HTTP 503 errors after deploy 2.4 until the pods were restarted."),
+    ("inc-cert-1", "edge-proxy", "incident", "The TLS certificate of the edge proxy expired and browsers refused the site."),
+    ("inc-cert-2", "edge-proxy", "incident", "Edge proxy TLS certificate expired overnight; renewed it by hand."),
+    ("note-lunch", "office", "observation", "Team lunch moved to Thursday."),
+    ("note-wifi", "office", "observation", "The guest wifi password changes every Monday."),
+    ("note-style", "frontend", "decision", "We use tabs in the frontend repository."),
+    ("note-oncall", "team", "fact", "The on-call rotation swaps on Wednesdays at noon."),
+    ("note-laptop", "it", "observation", "New laptops arrive with the VPN client preinstalled."),
+]
+
+LINKS: list[tuple[str, str, str]] = [
+    ("inc-paydb-2", "inc-paydb-1", "same_root_cause"),
+    ("inc-paydb-3", "inc-paydb-1", "same_root_cause"),
+    ("inc-paydb-4", "inc-paydb-3", "same_root_cause"),
+    ("inc-search-1", "inc-checkout-1", "same_root_cause"),  # shared load balancer, different service
+    ("inc-search-3", "inc-checkout-5", "related"),
+]
+
+SESSIONS: list[tuple[str, list[str]]] = [
+    ("oncall-1", ["inc-checkout-1", "inc-checkout-2", "inc-checkout-3"]),
+    ("oncall-2", ["inc-checkout-2", "inc-checkout-3", "inc-checkout-4", "inc-checkout-5"]),
+    ("oncall-3", ["inc-checkout-1", "inc-checkout-4", "inc-checkout-5"]),
+    ("oncall-4", ["inc-checkout-1", "inc-checkout-2", "inc-checkout-3", "inc-checkout-4", "inc-checkout-5"]),
+    ("oncall-5", ["note-oncall", "inc-cert-1"]),
+]
+
+
+def seed_incidents(g: Any) -> dict[str, int]:
+    """Admit the scenario's memories, links and sessions unless they are already there."""
+    ids = [i for i, *_ in INCIDENTS]
+    existing = set(g.db.run("memory/existing_ids", ids=ids)[0]["found"])
+    seeded = 0
+    for n, (mid, subject, kind, content) in enumerate(INCIDENTS):
+        if mid in existing:
+            continue
+        g.add({"id": mid, "content": content, "subject": subject, "kind": kind, "namespace": NAMESPACE,
+               "source": "scenario:incident-consolidation", "created_at": _T0 + timedelta(hours=6 * n)})
+        seeded += 1
+    if seeded:  # links and sessions only on the first run (co-access counts once per session)
+        for a, b, kind in LINKS:
+            g.link(a, b, kind, by="scenario:incident-consolidation")
+        for session, members in SESSIONS:
+            g.access(f"scenario-{session}", members)
+    return {"seeded": seeded, "existing": len(existing)}
+
+
+def incident_consolidation(g: Any, *, now: datetime | None = None) -> dict[str, Any]:
+    """Seed the incident history (idempotent) and run the dry-run scan on its namespace."""
+    counts = seed_incidents(g)
+    report: ScanReport = scan(g, now=now, namespace=NAMESPACE)
+    return {"namespace": NAMESPACE, **counts, "report": report}
