@@ -147,6 +147,77 @@ class Graphcons:
     def audit_log(self, *, op: str | None = None, target: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
         return [audit.decode(r["audit"]) for r in self.db.run("audit/list", op=op, target=target, limit=limit)]
 
+    # -- maintenance (issue 5) ------------------------------------------------------------
+    # Jobs are dry runs by default (they report what they would do). `now` is the decision
+    # time (decay, ages, cutoffs); the wall clock is read here only when none is given.
+    def merge(self, *, dry_run: bool = True, now: Any = None, auto_apply: bool | None = None) -> dict[str, Any]:
+        """Near-duplicate merge pass: proposals (or merges with [merge] auto_apply) and conflict links."""
+        from . import merge
+
+        return merge.run(self.db, self.config, now=now or utcnow(), dry_run=dry_run, auto_apply=auto_apply)
+
+    def merge_proposals(self, status: str | None = None, limit: int = 100) -> list[dict[str, Any]]:
+        from . import merge
+
+        return merge.proposals(self.db, status, limit)
+
+    def approve_merge(self, proposal_id: str, *, by: str = "user", now: Any = None) -> dict[str, Any]:
+        from . import merge
+
+        return merge.approve(self.db, proposal_id, now=now or utcnow(), by=by)
+
+    def reject_merge(self, proposal_id: str, *, by: str = "user", reason: str | None = None,
+                     now: Any = None) -> dict[str, Any]:
+        from . import merge
+
+        return merge.reject(self.db, proposal_id, now=now or utcnow(), by=by, reason=reason)
+
+    def revert_merge(self, proposal_id: str, *, by: str = "user", now: Any = None) -> dict[str, Any]:
+        from . import merge
+
+        return merge.revert(self.db, proposal_id, now=now or utcnow(), by=by)
+
+    def decay(self, *, dry_run: bool = True, now: Any = None, progress: Any = None) -> dict[str, Any]:
+        """Recompute every live memory's weights (Ebbinghaus decay included) at `now`."""
+        from . import weights
+
+        return weights.recompute(self.db, self.config, now=now or utcnow(), dry_run=dry_run, progress=progress,
+                                 job="decay")
+
+    def recompute_weights(self, *, dry_run: bool = True, now: Any = None, progress: Any = None) -> dict[str, Any]:
+        from . import weights
+
+        return weights.recompute(self.db, self.config, now=now or utcnow(), dry_run=dry_run, progress=progress)
+
+    def promote(self, *, dry_run: bool = True, now: Any = None) -> dict[str, Any]:
+        """proposed -> active by seed 003's rules; each promotion records its rule."""
+        from . import promotion
+
+        return promotion.run(self.db, self.config, now=now or utcnow(), dry_run=dry_run)
+
+    def deprecate(self, memory_id: str | None = None, *, replaced_by: str | None = None, dry_run: bool = True,
+                  now: Any = None, by: str = "user") -> dict[str, Any]:
+        """Without an id: the deprecation job (deprecate replaced stale memories, archive the rest).
+        With an id: deprecate that memory, which needs an active replacement (`replaced_by`)."""
+        from . import deprecation
+
+        if memory_id is None:
+            return deprecation.run(self.db, self.config, now=now or utcnow(), dry_run=dry_run)
+        return deprecation.deprecate_memory(self.db, memory_id, replaced_by, now=now or utcnow(), by=by,
+                                            dry_run=dry_run)
+
+    def restore(self, memory_id: str, *, by: str = "user", now: Any = None) -> dict[str, Any]:
+        """Bring back a deprecated or archived memory (a merged one by reverting its merge)."""
+        from . import deprecation
+
+        return deprecation.restore(self.db, memory_id, now=now or utcnow(), by=by)
+
+    def health(self, *, now: Any = None, scan: bool = False) -> dict[str, Any]:
+        """Seed 003's health figures and quality metrics with their targets."""
+        from . import health
+
+        return health.health(self.db, self.config, now=now or utcnow(), scan=scan)
+
 
 class _Links:
     """Adapter so validate_links can check links given outside a MemoryInput."""

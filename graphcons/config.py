@@ -154,6 +154,7 @@ class DeprecationConfig(Section):
     max_weight: float = Field(default=0.1, ge=0, le=1)
     max_access_count: int = Field(default=0, ge=0)
     archive: bool = True  # a stale memory without an active replacement is archived
+    statuses: list[Literal["proposed", "active"]] = Field(default_factory=lambda: ["active", "proposed"])
 
 
 class Config(BaseModel):

@@ -2,6 +2,7 @@
 
 from .app import app
 from . import memory  # noqa: F401  (registers the foundation commands)
+from . import maintenance  # noqa: F401  (issue 5: merge, promote, deprecate, decay, weights, health, restore)
 from . import clusters  # noqa: F401  (issue 3: clusters, scenario)
 
 

@@ -1,0 +1,205 @@
+"""Store maintenance commands (issue 5): merge, promote, deprecate, decay, weights recompute,
+health, restore. Every job is a dry run unless --apply is given; --now fixes the decision
+time (ISO-8601 with a timezone) so a run can be reproduced."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Optional
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from ..errors import ValidationError
+from .app import JsonOpt, app, console, emit_json, err_console, errors_to_exit, open_store
+
+ApplyOpt = typer.Option(False, "--apply", help="Write the changes (default: dry run, report only).")
+NowOpt = typer.Option(None, "--now", help="Decision time, ISO-8601 with timezone (default: the current time).")
+
+
+def _now(value: Optional[str]) -> Any:
+    if value is None:
+        return None
+    with errors_to_exit():
+        try:
+            dt = datetime.fromisoformat(value)
+        except ValueError:
+            raise ValidationError("now", f"not an ISO-8601 date-time: {value!r}") from None
+        if dt.tzinfo is None:
+            raise ValidationError("now", "must carry a timezone (e.g. 2026-11-29T10:00:00+00:00)")
+        return dt
+
+
+def _dry(report: dict[str, Any]) -> str:
+    return "[yellow](dry run: nothing written; use --apply)[/]" if report.get("dry_run") else ""
+
+
+# -- merge ----------------------------------------------------------------------------------
+merge_app = typer.Typer(help="Near-duplicate merge: run the pass, review its proposals, revert a merge.",
+                        invoke_without_command=True)
+app.add_typer(merge_app, name="merge")
+
+
+@merge_app.callback()
+def merge(ctx: typer.Context, apply: bool = ApplyOpt, now: Optional[str] = NowOpt,
+          auto: Optional[bool] = typer.Option(None, "--auto-apply/--propose",
+                                              help="Override [merge] auto_apply for this run."),
+          json_out: bool = JsonOpt) -> None:
+    """Find near-duplicates (same subject and namespace) and propose merges; flag contradicting pairs."""
+    if ctx.invoked_subcommand is not None:
+        return
+    with open_store() as g:
+        report = g.merge(dry_run=not apply, now=_now(now), auto_apply=auto)
+    if json_out:
+        emit_json(report)
+        return
+    table = Table("action", "score", "winner", "loser", "rule / reasons")
+    for action in ("applied", "proposed", "conflicts", "deferred"):
+        for p in report[action]:
+            why = ", ".join(p["contradictions"]) if action == "conflicts" else p["rule"]
+            table.add_row(action, f"{p['score']:.3f}", p["winner"], p["loser"], why)
+    console.print(table)
+    console.print(f"over threshold {report['threshold']}: {report['over_threshold']}; proposed "
+                  f"{len(report['proposed'])}, applied {len(report['applied'])}, conflicts "
+                  f"{len(report['conflicts'])}, deferred {len(report['deferred'])} {_dry(report)}")
+
+
+@merge_app.command("list")
+def merge_list(status: Optional[str] = typer.Option("pending", help="pending, applied, rejected, reverted or all"),
+               limit: int = typer.Option(100, min=1), json_out: bool = JsonOpt) -> None:
+    """Merge proposals in the review queue."""
+    with open_store() as g:
+        rows = g.merge_proposals(None if status == "all" else status, limit)
+    if json_out:
+        emit_json(rows)
+        return
+    table = Table("id", "status", "score", "winner", "loser")
+    for p in rows:
+        table.add_row(p["id"], p["status"], f"{p['payload']['score']:.3f}", p["payload"]["winner"], p["payload"]["loser"])
+    console.print(table)
+
+
+@merge_app.command("approve")
+def merge_approve(proposal_id: str, by: str = typer.Option("user"), json_out: bool = JsonOpt) -> None:
+    """Apply one pending merge proposal (one transaction)."""
+    with open_store() as g:
+        out = g.approve_merge(proposal_id, by=by)
+    emit_json(out) if json_out else console.print(f"merged {out['loser']} into {out['winner']}")
+
+
+@merge_app.command("reject")
+def merge_reject(proposal_id: str, by: str = typer.Option("user"), reason: Optional[str] = typer.Option(None),
+                 json_out: bool = JsonOpt) -> None:
+    """Reject a pending merge proposal (the pair is not proposed again)."""
+    with open_store() as g:
+        out = g.reject_merge(proposal_id, by=by, reason=reason)
+    emit_json(out) if json_out else console.print(f"{proposal_id}: rejected")
+
+
+@merge_app.command("revert")
+def merge_revert(proposal_id: str, by: str = typer.Option("user"), json_out: bool = JsonOpt) -> None:
+    """Undo an applied merge: the loser comes back; SUPERSEDES is kept, marked reverted."""
+    with open_store() as g:
+        out = g.revert_merge(proposal_id, by=by)
+    emit_json(out) if json_out else console.print(f"{proposal_id}: {'reverted' if out['changed'] else 'already reverted'}")
+
+
+# -- weights and decay ----------------------------------------------------------------------
+weights_app = typer.Typer(help="Effective weights (five components, Ebbinghaus decay).", no_args_is_help=True)
+app.add_typer(weights_app, name="weights")
+
+
+def _weights(job: str, apply: bool, now: Optional[str], json_out: bool) -> None:
+    with open_store() as g:
+        from ..weights import count_live
+
+        total = count_live(g.db)
+        with Progress(TextColumn(job), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                      console=err_console, disable=json_out) as bar:
+            task = bar.add_task(job, total=total)
+            fn = g.decay if job == "decay" else g.recompute_weights
+            report = fn(dry_run=not apply, now=_now(now), progress=lambda n: bar.advance(task, n))
+    if json_out:
+        emit_json(report)
+    else:
+        console.print(f"{job}: scanned {report['scanned']}, changed {report['changed']}, "
+                      f"{report['below_deprecation_weight']} below the deprecation weight {_dry(report)}")
+
+
+@weights_app.command("recompute")
+def weights_recompute(apply: bool = ApplyOpt, now: Optional[str] = NowOpt, json_out: bool = JsonOpt) -> None:
+    """Recompute every live memory's effective weight in batches (with a progress bar)."""
+    _weights("weights", apply, now, json_out)
+
+
+@app.command()
+def decay(apply: bool = ApplyOpt, now: Optional[str] = NowOpt, json_out: bool = JsonOpt) -> None:
+    """Apply Ebbinghaus decay R = e^(-t/S) at --now (recomputes the effective weights)."""
+    _weights("decay", apply, now, json_out)
+
+
+# -- promotion, deprecation, restore ----------------------------------------------------------
+@app.command()
+def promote(apply: bool = ApplyOpt, now: Optional[str] = NowOpt, json_out: bool = JsonOpt) -> None:
+    """Promote proposed memories to active by seed 003's rules (each promotion records its rule)."""
+    with open_store() as g:
+        report = g.promote(dry_run=not apply, now=_now(now))
+    if json_out:
+        emit_json(report)
+        return
+    for p in report["promoted"]:
+        console.print(f"{p['id']}: {p['rule']}", highlight=False)
+    console.print(f"promoted {len(report['promoted'])}, still proposed {report['still_proposed']} {_dry(report)}")
+
+
+@app.command()
+def deprecate(memory_id: Optional[str] = typer.Argument(None, help="Deprecate this memory by hand (needs --replaced-by)."),
+              replaced_by: Optional[str] = typer.Option(None, "--replaced-by", help="The active memory that replaces it."),
+              apply: bool = ApplyOpt, now: Optional[str] = NowOpt, by: str = typer.Option("user"),
+              json_out: bool = JsonOpt) -> None:
+    """Retire stale memories: deprecate those an active memory SUPERSEDES, archive the rest."""
+    with open_store() as g:
+        report = g.deprecate(memory_id, replaced_by=replaced_by, dry_run=not apply, now=_now(now), by=by)
+    if json_out:
+        emit_json(report)
+        return
+    if memory_id is not None:
+        console.print(f"{memory_id}: deprecated, replaced by {replaced_by} {_dry(report)}")
+        return
+    for r in report["deprecated"] + report["archived"]:
+        console.print(f"{r['id']}: {r['status']} ({r['rule']})", highlight=False)
+    console.print(f"deprecated {len(report['deprecated'])}, archived {len(report['archived'])} {_dry(report)}")
+
+
+@app.command()
+def restore(memory_id: str, by: str = typer.Option("user"), json_out: bool = JsonOpt) -> None:
+    """Bring back a deprecated or archived memory (a merged one by reverting its merge)."""
+    with open_store() as g:
+        out = g.restore(memory_id, by=by)
+    emit_json(out) if json_out else console.print(
+        f"{memory_id}: {'restored to ' + out['status'] if out['changed'] else 'already ' + out['status']}")
+
+
+@app.command()
+def health(now: Optional[str] = NowOpt, scan: bool = typer.Option(False, "--scan", help="Count duplicate candidates "
+           "with a fresh dry-run merge scan instead of the pending proposals."), json_out: bool = JsonOpt) -> None:
+    """Seed 003's health figures, quality metrics with their targets, and the last run of each job."""
+    with open_store() as g:
+        report = g.health(now=_now(now), scan=scan)
+    if json_out:
+        emit_json(report)
+        return
+    table = Table("figure", "value", show_header=False, box=None)
+    for key, value in report["figures"].items():
+        table.add_row(f"[bold]{key}[/]", f"{value:.3f}" if isinstance(value, float) else str(value))
+    console.print(table)
+    q = Table("quality metric", "value", "target", "ok")
+    for key, m in report["quality"].items():
+        q.add_row(key, "n/a" if m["value"] is None else f"{m['value']:.3f}", m["target"],
+                  {True: "[green]yes[/]", False: "[red]no[/]", None: "-"}[m["ok"]])
+    console.print(q)
+    runs = Table("job", "last run")
+    for job, at in report["last_runs"].items():
+        runs.add_row(job, str(at) if at else "never")
+    console.print(runs)
