@@ -34,3 +34,17 @@ def test_python_gds_client_connects_to_open_source_gds(g, neo4j_settings):
         assert gds.run_cypher("RETURN gds.similarity.cosine([1.0, 0.0], [0.0, 1.0]) AS c")["c"][0] == 0.0
     finally:
         gds.close()
+
+
+def test_browser_is_served(neo4j_settings):
+    import os
+    import urllib.request
+
+    import pytest
+
+    if os.environ.get("NEO4J_URI") and not os.environ.get("GRAPHCONS_NEO4J_HTTP_PORT"):
+        pytest.skip("server given by NEO4J_URI: its HTTP port is unknown")
+    port = os.environ.get("GRAPHCONS_NEO4J_HTTP_PORT", "7474")
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/browser/", timeout=10) as resp:
+        page = resp.read().decode("utf-8", "replace")
+    assert resp.status == 200 and "Neo4j Browser" in page
