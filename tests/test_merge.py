@@ -1,0 +1,188 @@
+"""Near-duplicate merge on a real Neo4j: what an operator would check after a pass."""
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from graphcons import coaccess
+from graphcons.config import load_config
+from graphcons.errors import ConfigError, Conflict, NotFound, ValidationError
+from graphcons.merge import contradictions, proposal_id
+
+NOW = datetime(2026, 11, 29, 12, 0, tzinfo=timezone.utc)
+T0 = NOW - timedelta(days=3)
+
+A = {"title": "Checkout 503 after deploy 4.2",
+     "content": "The checkout service returned 503 errors right after deploy 4.2 went out.",
+     "subject": "checkout", "source": "pager", "importance": 0.9, "created_at": T0}
+B = {"title": "Checkout 503 after deploy 4.2",
+     "content": "Right after deploy 4.2 went out, the checkout service returned 503 errors.",
+     "subject": "checkout", "source": "oncall-notes", "importance": 0.4, "created_at": T0 + timedelta(hours=1)}
+
+
+def node(g, mem_id):
+    return g.db.run_text("MATCH (m:Memory {id: $id}) RETURN m {.*, embedding: null} AS m", id=mem_id)[0]["m"]
+
+
+def snapshot(g):
+    """Everything a merge pass could change: memories, edges, proposals (not the run record)."""
+    mems = g.db.run_text("MATCH (m:Memory) RETURN m {.*, embedding: null} AS m ORDER BY m.id")
+    rels = g.db.run_text("MATCH (a)-[r]->(b) WHERE type(r) IN ['SUPERSEDES', 'CONFLICTS_WITH'] "
+                         "RETURN a.id AS a, type(r) AS t, properties(r) AS p, b.id AS b ORDER BY a, t, b")
+    props = g.db.run_text("MATCH (p:Proposal) RETURN p {.*} AS p ORDER BY p.id")
+    audits = g.db.run_text("MATCH (a:Audit) WHERE a.op STARTS WITH 'merge' RETURN count(a) AS n")
+    return mems, rels, props, audits
+
+
+def test_near_duplicates_are_proposed_then_merged_and_the_loser_stays_addressable(g):
+    a, b = g.add(A).id, g.add(B).id
+    coaccess.record_access(g.db, g.config, "s1", [b], now=T0 + timedelta(days=1))
+    coaccess.record_access(g.db, g.config, "s2", [b], now=T0 + timedelta(days=2))
+
+    dry = g.merge(now=NOW)  # dry run by default: reports, writes nothing
+    assert [(p["winner"], p["loser"]) for p in dry["proposed"]] == [(a, b)]
+    assert g.merge_proposals() == []
+
+    report = g.merge(dry_run=False, now=NOW)
+    (p,) = report["proposed"]
+    assert p["score"] >= g.config.merge.threshold and p["rule"] == "title"
+    pending = g.merge_proposals("pending")
+    assert [x["id"] for x in pending] == [proposal_id(a, b)] and pending[0]["kind"] == "merge"
+    assert g.get(b).status == "active"  # a proposal changes nothing yet
+
+    out = g.approve_merge(pending[0]["id"], now=NOW)
+    assert (out["winner"], out["loser"]) == (a, b)  # higher effective weight wins
+    loser, winner = g.get(b), g.get(a)
+    assert loser.status == "deprecated" and loser.content == B["content"]  # still addressable
+    assert [v["content"] for v in g.history(b)] == [B["content"]]
+    edge = g.db.run_text("MATCH (w:Memory {id: $a})-[s:SUPERSEDES]->(l:Memory {id: $b}) RETURN s {.*} AS s",
+                         a=a, b=b)[0]["s"]
+    assert edge["reason"] == "merge" and edge["reverted"] is False
+    assert sorted(winner.sources) == ["oncall-notes", "pager"] and winner.evidence_count == 2
+    assert winner.access_count == 2 and winner.last_accessed == T0 + timedelta(days=2)
+    # retrieval lands on the winner even for the loser's own words
+    hits = g.retrieve(B["content"], k=3, record=False)
+    assert hits[0]["memory"].id == a and b in hits[0]["superseded"]
+    assert all(h["memory"].id != b for h in hits)
+    (rec,) = g.audit_log(op="merge")
+    assert rec["targets"] == [a, b] and "jaro_winkler" in rec["details"]["rule"]
+    assert rec["details"]["before"]["winner"]["evidence_count"] == 1
+    assert rec["details"]["after"]["winner"]["evidence_count"] == 2 and rec["run_id"]
+
+
+def test_different_subjects_or_namespaces_never_merge(g):
+    g.add(A)
+    g.add({**B, "subject": "payments"})
+    g.add({**B, "namespace": "team-b"})
+    report = g.merge(dry_run=False, now=NOW)
+    assert report["over_threshold"] == 0 and report["proposed"] == [] and report["applied"] == []
+    assert g.merge_proposals(None) == []
+
+
+def test_contradicting_pair_is_flagged_not_merged(g):
+    g.config.merge.threshold = 0.8
+    x = g.add({"content": "The payment cache is enabled in production.", "subject": "cache", "created_at": T0}).id
+    y = g.add({"content": "The payment cache is not enabled in production.", "subject": "cache",
+               "created_at": T0}).id
+    u = g.add({"content": "Checkout timeouts are set to 30 seconds.", "subject": "timeouts", "created_at": T0}).id
+    v = g.add({"content": "Checkout timeouts are set to 45 seconds.", "subject": "timeouts", "created_at": T0}).id
+    report = g.merge(dry_run=False, now=NOW, auto_apply=True)
+    flagged = {(p["a"], p["b"]): p["contradictions"] for p in report["conflicts"]}
+    assert flagged == {tuple(sorted((x, y))): ["negation"], tuple(sorted((u, v))): ["numbers"]}
+    assert report["applied"] == [] and report["proposed"] == []
+    assert all(g.get(i).status == "active" for i in (x, y, u, v))
+    links = g.db.run_text("MATCH (a)-[c:CONFLICTS_WITH]->(b) RETURN a.id AS a, b.id AS b, c.status AS s, "
+                          "c.reasons AS r ORDER BY a")
+    assert {(r["a"], r["b"]) for r in links} == set(flagged) and {r["s"] for r in links} == {"open"}
+    assert len(g.audit_log(op="merge_conflict")) == 2
+    assert g.db.run_text("MATCH ()-[s:SUPERSEDES]->() RETURN count(s) AS n")[0]["n"] == 0
+
+
+def test_contradiction_guard_rules():
+    assert contradictions("Deploy 4.2 broke checkout", "Deploy 4.3 broke checkout") == ["numbers"]
+    assert contradictions("Deploy 4.2 broke checkout at 10:00", "Deploy 4.2 broke checkout") == []  # a detail added
+    assert contradictions("The API doesn't retry", "The API retries") == ["negation"]
+    assert contradictions("Outage began on Monday", "Outage began on Tuesday") == ["dates"]
+    assert contradictions("Deploy approved by Alice", "Deploy approved by Bob") == ["names"]
+    assert contradictions("Bush vetoed the bill", "President Bush vetoed the bill") == []
+    assert contradictions("Three retries then fail", "3 retries then fail") == []
+
+
+def test_untitled_memories_use_the_derived_title_rule(g):
+    g.add({"content": "Redis eviction storm at 02:00. Caused by a bad TTL.", "subject": "redis", "created_at": T0})
+    g.add({"content": "Redis eviction storm at 02:00. A bad TTL caused it.", "subject": "redis", "created_at": T0})
+    (p,) = g.merge(now=NOW)["proposed"]
+    assert p["rule"] == "derived-title" and p["title_sim"] == 1.0  # same first sentence
+
+
+def test_a_second_run_changes_nothing(g):
+    g.config.merge.auto_apply = True
+    g.add(A), g.add(B)
+    g.add({"content": "The cache is enabled.", "subject": "c", "created_at": T0})
+    g.add({"content": "The cache is not enabled.", "subject": "c", "created_at": T0})
+    g.config.merge.threshold = 0.8
+    first = g.merge(dry_run=False, now=NOW)
+    assert len(first["applied"]) == 1 and len(first["conflicts"]) == 1
+    before = snapshot(g)
+    second = g.merge(dry_run=False, now=NOW + timedelta(hours=1))
+    assert second["applied"] == second["proposed"] == second["conflicts"] == []
+    assert snapshot(g) == before
+
+
+def test_auto_apply_and_revert_round_trip_keeps_the_edge(g):
+    a, b = g.add(A).id, g.add(B).id
+    report = g.merge(dry_run=False, now=NOW, auto_apply=True)
+    assert [(p["winner"], p["loser"]) for p in report["applied"]] == [(a, b)]
+    pid = proposal_id(a, b)
+    assert g.merge_proposals("applied")[0]["reviewed_by"] == "auto"
+    assert g.get(b).status == "deprecated"
+
+    out = g.revert_merge(pid, now=NOW + timedelta(hours=1))
+    assert out["changed"] and g.get(b).status == "active"
+    assert g.get(a).sources == ["pager"] and g.get(a).evidence_count == 1
+    edge = g.db.run_text("MATCH (:Memory {id: $a})-[s:SUPERSEDES]->(:Memory {id: $b}) RETURN s {.*} AS s",
+                         a=a, b=b)
+    assert len(edge) == 1 and edge[0]["s"]["reverted"] is True  # kept, marked
+    hits = g.retrieve(B["content"], k=2, record=False)
+    assert {h["memory"].id for h in hits} == {a, b}  # the reverted edge no longer redirects
+    assert g.revert_merge(pid, now=NOW + timedelta(hours=2))["changed"] is False
+    assert g.merge(dry_run=False, now=NOW + timedelta(hours=3), auto_apply=True)["applied"] == []  # not redone
+    assert len(g.audit_log(op="merge_reverted")) == 1
+
+
+def test_restore_of_a_merged_memory_reverts_its_merge(g):
+    a, b = g.add(A).id, g.add(B).id
+    g.merge(dry_run=False, now=NOW, auto_apply=True)
+    out = g.restore(b, now=NOW + timedelta(hours=1))
+    assert out["via"] == "merge revert" and g.get(b).status == "active"
+    assert g.merge_proposals("reverted")[0]["id"] == proposal_id(a, b)
+
+
+def test_reject_and_stale_proposals(g):
+    a, b = g.add(A).id, g.add(B).id
+    g.merge(dry_run=False, now=NOW)
+    pid = proposal_id(a, b)
+    assert g.reject_merge(pid, reason="different incidents", now=NOW)["changed"]
+    with pytest.raises(Conflict):
+        g.approve_merge(pid, now=NOW)
+    assert g.get(b).status == "active"
+    assert g.merge(dry_run=False, now=NOW)["proposed"] == []  # a rejected pair is not proposed again
+    assert g.audit_log(op="merge_rejected")[0]["details"]["reason"] == "different incidents"
+
+
+def test_bad_input_names_the_field(g, tmp_path):
+    with pytest.raises(NotFound):
+        g.approve_merge("merge-doesnotexist", now=NOW)
+    with pytest.raises(ValidationError) as exc:
+        g.approve_merge("", now=NOW)
+    assert exc.value.field == "proposal_id"
+    with pytest.raises(ValidationError) as exc:
+        g.merge(now=datetime(2026, 11, 29))  # naive
+    assert exc.value.field == "now"
+    with pytest.raises(ValidationError) as exc:
+        g.merge_proposals("maybe")
+    assert exc.value.field == "status"
+    bad = tmp_path / "graphcons.toml"
+    bad.write_text("[merge]\nthreshold = 1.5\n")
+    with pytest.raises(ConfigError, match="merge.threshold"):
+        load_config(bad, env={})
