@@ -1,0 +1,2 @@
+MATCH (p:Proposal {id: $id})
+RETURN p {.*} AS proposal

@@ -1,0 +1,139 @@
+"""A local OpenAI-compatible chat-completions server for the tests (127.0.0.1, random port).
+
+It is not a mock of graphcons' code: the production path (openai SDK + instructor over real
+HTTP) talks to it exactly as it would to OpenAI, Ollama, vLLM or a llama.cpp server. It
+replays a script of responses, one per request, then falls back to a responder:
+
+    {"args": {...}}              a well-formed answer: a tool call when the request offered
+                                 tools (instructor TOOLS mode), else the JSON as message content
+    {"raw": "text"}              the same, with this exact (possibly malformed) text
+    {"status": 503}              an HTTP error with an OpenAI-style error body
+    {"delay": 5.0, ...}          wait before answering (to trigger the client's timeout)
+    callable(request) -> dict    computed from the request (e.g. cite the ids it was shown)
+
+`server.requests` keeps every request body received, for assertions.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Callable
+
+Script = dict[str, Any] | Callable[[dict[str, Any]], dict[str, Any]]
+
+MEMBER_RE = re.compile(r"MEMBER id=(\S+)")
+
+
+def shown_member_ids(request: dict[str, Any]) -> list[str]:
+    text = "\n".join(m.get("content") or "" for m in request.get("messages", []) if isinstance(m.get("content"), str))
+    return list(dict.fromkeys(MEMBER_RE.findall(text)))
+
+
+def step(request: dict[str, Any]) -> str:
+    """'themes' or 'insight', read from the tool offered or the prompt."""
+    for tool in request.get("tools") or []:
+        name = tool.get("function", {}).get("name", "")
+        if name:
+            return "themes" if name.lower().startswith("theme") else "insight"
+    text = json.dumps(request.get("messages", []))
+    return "themes" if "Step 1 of 2" in text else "insight"
+
+
+def grounded_answer(request: dict[str, Any], *, extra_ids: list[str] = (), title: str = "Recurring 503 after deploy",
+                    only_invented: bool = False) -> dict[str, Any]:
+    """What a well-behaved model answers: cites the ids it was shown (plus `extra_ids`)."""
+    ids = [] if only_invented else shown_member_ids(request)
+    ids = ids + list(extra_ids)
+    if step(request) == "themes":
+        return {"args": {"themes": [{"title": "deploys and 503s", "question": "Why do deploys cause 503s?",
+                                     "member_ids": ids}]}}
+    return {"args": {
+        "title": title,
+        "concept": "Deploys are followed by 503 errors until caches warm up.",
+        "claims": [{"statement": "Checkout returns 503 after a deploy (confirmed 9 times)", "member_ids": ids}],
+        "tensions": [{"description": "One incident blamed the database instead", "member_ids": ids[:1]}],
+        "gaps": ["No root cause is recorded."],
+        "implications": ["Warm the cache before switching traffic."],
+        "confidence": 0.6,
+    }}
+
+
+class FakeLLM:
+    def __init__(self, script: list[Script] | None = None, fallback: Script | None = None):
+        self.script: list[Script] = list(script or [])
+        self.fallback: Script = fallback or grounded_answer
+        self.requests: list[dict[str, Any]] = []
+        self.lock = threading.Lock()
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:  # quiet
+                pass
+
+            def do_POST(self) -> None:  # noqa: N802
+                length = int(self.headers.get("Content-Length") or 0)
+                body = json.loads(self.rfile.read(length) or b"{}")
+                with outer.lock:
+                    outer.requests.append(body)
+                    item = outer.script.pop(0) if outer.script else outer.fallback
+                if callable(item):
+                    item = item(body)
+                if item.get("delay"):
+                    time.sleep(float(item["delay"]))
+                status, payload = outer.render(item, body)
+                data = json.dumps(payload).encode()
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout)
+                    pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+    def __enter__(self) -> "FakeLLM":
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    def push(self, *items: Script) -> None:
+        with self.lock:
+            self.script.extend(items)
+
+    @staticmethod
+    def render(item: dict[str, Any], request: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        if item.get("status"):
+            code = int(item["status"])
+            return code, {"error": {"message": item.get("message", f"scripted HTTP {code}"), "type": "server_error",
+                                    "code": code}}
+        text = item["raw"] if "raw" in item else json.dumps(item.get("args", {}))
+        tools = request.get("tools") or []
+        if tools:
+            name = tools[0]["function"]["name"]
+            message = {"role": "assistant", "content": None, "tool_calls": [
+                {"id": "call_1", "type": "function", "function": {"name": name, "arguments": text}}]}
+            finish = "tool_calls"
+        else:
+            message = {"role": "assistant", "content": text}
+            finish = "stop"
+        return 200, {"id": "chatcmpl-test", "object": "chat.completion", "created": 0,
+                     "model": request.get("model", "test-model"),
+                     "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
+                     "usage": {"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20}}
