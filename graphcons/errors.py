@@ -63,3 +63,13 @@ class DanglingProvenance(GraphconsError):
     """A provenance link points at a memory that does not exist."""
 
     exit_code = 9
+
+
+class Ungrounded(GraphconsError):
+    """A synthesis that cites none of the members it was shown: rejected, nothing stored (issue 4)."""
+
+    exit_code = 10
+
+    def __init__(self, message: str, stripped: list[str] | None = None):
+        super().__init__(message)
+        self.stripped = list(stripped or [])
