@@ -218,6 +218,82 @@ class Graphcons:
 
         return health.health(self.db, self.config, now=now or utcnow(), scan=scan)
 
+    # -- synthesis and proposals (issue 4) ---------------------------------------------------
+    # Synthesis queues pending proposals; approve applies one in one transaction; revert
+    # deprecates the insight and keeps every link; explain walks provenance to the sources.
+    def synthesize(self, cluster: "Cluster", *, figures: dict[str, Any] | None = None, now: Any = None,
+                   synthesizer: Any = None, force: bool = False) -> Any:
+        """Synthesize one cluster into a pending consolidate proposal (grounded, budgeted)."""
+        from . import consolidation
+
+        return consolidation.synthesize_cluster(self.db, self.config, cluster, synthesizer=synthesizer,
+                                                figures=figures, now=now, force=force)
+
+    def consolidate(self, *, now: Any = None, namespace: str | None = None, synthesizer: Any = None,
+                    progress: Any = None) -> Any:
+        """scan -> gate -> synthesis -> proposals, within enabled / dry_run / daily_cap / budgets."""
+        from . import consolidation
+
+        return consolidation.consolidate(self, now=now, namespace=namespace, synthesizer=synthesizer,
+                                         progress=progress)
+
+    def proposals(self, *, status: str | None = None, kind: str | None = None, limit: int = 100) -> list[dict[str, Any]]:
+        """The review queue: proposals of every kind, oldest first."""
+        from . import proposals
+
+        return proposals.list_(self.db, status=status, kind=kind, limit=limit)
+
+    def proposal(self, proposal_id: str) -> dict[str, Any]:
+        from . import proposals
+
+        return proposals.get(self.db, proposal_id)
+
+    def approve(self, proposal_id: str, *, by: str = "user", now: Any = None, checkpoint: Any = None) -> Any:
+        """Apply a pending proposal in one transaction (approving twice changes nothing)."""
+        from . import proposals
+
+        return proposals.approve(self.db, self.config, self.embedder, proposal_id, by=by, now=now,
+                                 checkpoint=checkpoint)
+
+    def reject(self, proposal_id: str, reason: str, *, by: str = "user", now: Any = None) -> dict[str, Any]:
+        """Reject a pending proposal; it is kept with the reason."""
+        from . import proposals
+
+        return proposals.reject(self.db, proposal_id, reason, by=by, now=now)
+
+    def revert(self, proposal_or_insight_id: str, reason: str = "reverted", *, by: str = "user",
+               now: Any = None) -> dict[str, Any]:
+        """Undo an applied consolidation: the insight is deprecated, every link is kept."""
+        from . import proposals
+
+        return proposals.revert(self.db, self.config, proposal_or_insight_id, reason, by=by, now=now)
+
+    def resynthesize(self, proposal_id: str, *, now: Any = None, synthesizer: Any = None) -> Any:
+        """Re-synthesize a stale proposal's cluster from the members' current versions."""
+        from . import consolidation
+
+        return consolidation.resynthesize(self.db, self.config, proposal_id, synthesizer=synthesizer, now=now)
+
+    def explain(self, memory_id: str) -> dict[str, Any]:
+        """How do you know X? The provenance tree down to the source episodes."""
+        from . import provenance
+
+        return provenance.explain(self.db, memory_id)
+
+    def activate(self, insight_ids: list[str], *, amount: float = 1.0, now: Any = None) -> dict[str, float]:
+        """Spreading activation: warm the members beneath these insights along SUMMARIZES."""
+        from . import activation
+
+        return activation.spread(self.db, insight_ids, amount=amount, now=now)
+
+    def precompute(self, *, insight_ids: list[str] | None = None, inference_fn: Any = None, now: Any = None,
+                   force: bool = False) -> dict[str, list[dict[str, str]]]:
+        """Sleep-time precompute: inferences stored per insight id, off the response path."""
+        from . import precompute
+
+        return precompute.precompute(self.db, insight_ids=insight_ids, inference_fn=inference_fn, now=now,
+                                     force=force)
+
 
 class _Links:
     """Adapter so validate_links can check links given outside a MemoryInput."""
