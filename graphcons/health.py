@@ -1,7 +1,7 @@
 """Health of the store (seed 003): figures, quality metrics with their targets, last runs.
 
 Figures: active, proposed, average weight of active memories, duplicate candidates
-(pending merge proposals, or a fresh dry-run scan with `scan=True`), stale candidates
+(pending merge proposals, plus the pairs a fresh dry-run scan would add with `scan=True`), stale candidates
 (what `deprecate` would retire now), open conflicts, the last run of each job.
 
 Quality metrics, each with seed 003's target beside it:
@@ -47,7 +47,7 @@ def health(db: Database, cfg: Config, *, now: datetime, scan: bool = False) -> d
     stale = deprecation.candidates(db, cfg, now=now)
     if scan:
         dup = merge.run(db, cfg, now=now, dry_run=True)
-        duplicates = len(dup["proposed"]) + len(dup["applied"])
+        duplicates = f["merge_pending"] + len(dup["proposed"]) + len(dup["applied"])  # queued + newly found
     else:
         duplicates = f["merge_pending"]
     last = {r["job"]: native(r["at"]) for r in db.run("health/last_runs")}
@@ -69,7 +69,7 @@ def health(db: Database, cfg: Config, *, now: datetime, scan: bool = False) -> d
             "total": f["total"], "active": f["active"], "proposed": f["proposed"],
             "consolidated": f["consolidated"], "deprecated": f["deprecated"], "archived": f["archived"],
             "avg_weight": f["avg_weight"], "duplicate_candidates": duplicates,
-            "duplicate_candidates_source": "scan" if scan else "pending merge proposals",
+            "duplicate_candidates_source": "pending proposals + dry-run scan" if scan else "pending merge proposals",
             "stale_candidates": len(stale), "open_conflicts": f["open_conflicts"],
             "merge_proposals": {"pending": f["merge_pending"], "approved": f["merge_approved"],
                                 "auto_applied": f["merge_auto_applied"], "rejected": f["merge_rejected"],

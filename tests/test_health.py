@@ -1,0 +1,100 @@
+"""Health figures, quality metrics with targets, last runs; every operation left an audit
+record; the maintenance commands as a script would use them."""
+
+import json
+import os
+import subprocess
+import sys
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+NOW = datetime(2026, 11, 29, 12, 0, tzinfo=timezone.utc)
+OLD = NOW - timedelta(days=60)
+
+DUP_A = {"title": "Checkout 503 after deploy 4.2", "content": "Checkout returned 503 errors after deploy 4.2.",
+         "subject": "checkout", "source": "pager", "importance": 0.9, "created_at": NOW - timedelta(days=2)}
+DUP_B = {"title": "Checkout 503 after deploy 4.2", "content": "After deploy 4.2, checkout returned 503 errors.",
+         "subject": "checkout", "source": "notes", "created_at": NOW - timedelta(days=2)}
+
+
+def test_health_figures_metrics_and_audit_trail(g):
+    a, b = g.add(DUP_A).id, g.add(DUP_B).id
+    c = g.add({"content": "Old tip about fax machines", "subject": "office", "created_at": OLD}).id
+    p = g.add({"content": "ADR-7: events are immutable", "kind": "decision", "status": "proposed",
+               "subject": "events", "created_at": NOW}).id
+    q = g.add({"content": "Maybe use gRPC", "status": "proposed", "subject": "rpc", "created_at": NOW}).id
+
+    h0 = g.health(now=NOW)
+    assert h0["figures"]["active"] == 3 and h0["figures"]["proposed"] == 2
+    assert h0["last_runs"]["merge"] is None and set(h0["quality"]) == {
+        "duplicate_rate", "promotion_rate", "stale_ratio", "merge_false_rate"}
+    assert h0["quality"]["duplicate_rate"]["target"] == "< 0.05"
+
+    g.merge(dry_run=False, now=NOW)
+    assert g.health(now=NOW)["figures"]["duplicate_candidates"] == 1
+    assert g.health(now=NOW, scan=True)["figures"]["duplicate_candidates"] == 1
+    g.approve_merge(g.merge_proposals()[0]["id"], now=NOW)
+    g.decay(dry_run=False, now=NOW)
+    g.promote(dry_run=False, now=NOW)
+    g.deprecate(dry_run=False, now=NOW)
+    g.restore(c, now=NOW)
+
+    h = g.health(now=NOW)
+    f = h["figures"]
+    assert (f["total"], f["active"], f["proposed"], f["deprecated"]) == (5, 3, 1, 1)
+    assert 0 < f["avg_weight"] < 1 and f["stale_candidates"] == 0
+    assert f["merge_proposals"]["approved"] == 1
+    assert h["quality"]["duplicate_rate"]["value"] == pytest.approx(1 / 5)
+    assert h["quality"]["duplicate_rate"]["ok"] is False
+    assert h["quality"]["promotion_rate"]["value"] == pytest.approx(1 / 2)
+    assert h["quality"]["merge_false_rate"]["value"] == 0.0 and h["quality"]["merge_false_rate"]["ok"]
+    assert all(h["last_runs"][job] == NOW for job in ("merge", "decay", "promote", "deprecate"))
+    # every operation left an audit record, with its rule and run id
+    ops = {"merge_proposed": [a, b], "merge": [a, b], "promote": [p], "archive": [c], "restore": [c]}
+    for op, targets in ops.items():
+        (rec,) = g.audit_log(op=op)
+        assert rec["targets"] == targets and rec["run_id"] and rec["details"]["rule"], op
+    assert g.audit_log(op="weights") and g.get(q).status == "proposed"
+
+
+@pytest.fixture
+def cli(g, neo4j_settings, tmp_path):
+    env = dict(os.environ, NEO4J_URI=neo4j_settings.uri, NEO4J_USER=neo4j_settings.user,
+               NEO4J_PASSWORD=neo4j_settings.resolved_password())
+    env.pop("GRAPHCONS_CONFIG", None)
+
+    def run(*args):
+        return subprocess.run([sys.executable, "-m", "graphcons", *args], capture_output=True, text=True,
+                              env=env, cwd=tmp_path, timeout=180)
+
+    return run
+
+
+def test_maintenance_commands_are_dry_runs_by_default(cli, g):
+    a, b = g.add(DUP_A).id, g.add(DUP_B).id
+    now = "--now=2026-11-29T12:00:00+00:00"
+    dry = cli("merge", now, "--json")
+    assert dry.returncode == 0, dry.stderr
+    assert json.loads(dry.stdout)["dry_run"] is True and len(json.loads(dry.stdout)["proposed"]) == 1
+    assert json.loads(cli("merge", "list", "--json").stdout) == []
+    out = cli("merge", "--apply", now, "--json")
+    (pid,) = [p["id"] for p in json.loads(cli("merge", "list", "--json").stdout)]
+    assert cli("merge", "approve", pid, "--json").returncode == 0
+    assert g.get(b).status == "deprecated"
+    assert cli("restore", b, "--json").returncode == 0 and g.get(b).status == "active"
+
+    decay = json.loads(cli("decay", now, "--json").stdout)
+    assert decay["dry_run"] is True and decay["changed"] == 2
+    assert json.loads(cli("weights", "recompute", "--apply", now, "--json").stdout)["changed"] == 2
+    assert json.loads(cli("promote", now, "--json").stdout)["promoted"] == []
+    assert json.loads(cli("deprecate", now, "--json").stdout)["archived"] == []
+    health = json.loads(cli("health", now, "--json").stdout)
+    assert health["figures"]["active"] == 2 and health["last_runs"]["weights"]
+    assert cli("health", now).returncode == 0 and cli("merge", now).returncode == 0
+
+    bad = cli("decay", "--now=yesterday")
+    assert bad.returncode == 2 and "now" in bad.stderr
+    assert cli("merge", "approve", "merge-nope").returncode == 3
+    assert cli("deprecate", a).returncode == 2  # needs --replaced-by
+    assert out.returncode == 0
