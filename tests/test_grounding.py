@@ -1,0 +1,104 @@
+"""The grounding guard: only shown ids count; no member cited, nothing stored; sources, not repetitions."""
+
+import pytest
+
+from graphcons.errors import Ungrounded
+from graphcons.grounding import distinct_sources, ground
+from graphcons.synthesis.models import Claim, Insight, Tension, Theme, Themes
+from graphcons.synthesis.offline import OfflineSynthesizer
+from graphcons.synthesis.prompt import Shown, SynthesisPrompt
+
+from synthesis_helpers import NOW, add_incidents, insights, proposals_count
+
+SOURCES = {"m1": ("pager",), "m2": ("ana",), "m3": ("pager",)}
+
+
+def _insight(claims, tensions=()):
+    return Insight(title="t", concept="c", claims=claims, tensions=list(tensions), gaps=[], implications=[],
+                   confidence=0.5)
+
+
+def test_invented_ids_are_stripped_and_counted():
+    raw = _insight([Claim(statement="503 after deploy", member_ids=["m1", "m-invented", "m2", "m9"]),
+                    Claim(statement="made up", member_ids=["m-fake"])],
+                   [Tension(description="x", member_ids=["m3", "ghost"])])
+    themes = Themes(themes=[Theme(title="a", question="b", member_ids=["m1", "nope"])])
+    out = ground(raw, themes, ["m1", "m2", "m3"], SOURCES)
+    assert out.stripped == ["m-invented", "m9", "m-fake", "ghost", "nope"]
+    assert out.stripped_count == 5
+    assert [c.statement for c in out.insight.claims] == ["503 after deploy"]  # the claim citing nothing real is dropped
+    assert out.insight.claims[0].member_ids == ["m1", "m2"]
+    assert out.insight.tensions[0].member_ids == ["m3"]
+    assert out.themes.themes[0].member_ids == ["m1"]
+    assert out.cited == ["m1", "m2"] and out.dropped_claims == 1
+
+
+def test_a_synthesis_citing_no_shown_member_is_rejected():
+    raw = _insight([Claim(statement="fabricated", member_ids=["m-x", "m-y"])])
+    with pytest.raises(Ungrounded) as err:
+        ground(raw, None, ["m1", "m2", "m3"], SOURCES)
+    assert err.value.stripped == ["m-x", "m-y"]
+    assert "cites none of the 3 members" in str(err.value)
+
+
+def test_context_never_counts_as_support_but_may_be_a_tension():
+    raw = _insight([Claim(statement="trains", member_ids=["ctx-1"])],
+                   [Tension(description="exception for accessibility", member_ids=["ctx-1"])])
+    with pytest.raises(Ungrounded):
+        ground(raw, None, ["m1", "m2"], SOURCES, context_ids=["ctx-1"])
+    raw = _insight([Claim(statement="trains", member_ids=["m1", "ctx-1"])],
+                   [Tension(description="exception for accessibility", member_ids=["ctx-1"])])
+    out = ground(raw, None, ["m1", "m2"], SOURCES, context_ids=["ctx-1"])
+    assert out.insight.claims[0].member_ids == ["m1"] and out.context_as_support == ["ctx-1"]
+    assert out.insight.tensions[0].member_ids == ["ctx-1"]
+
+
+def test_confirmations_count_distinct_sources_and_model_counts_are_removed():
+    raw = _insight([Claim(statement="Deadline is Friday (confirmed 9 times)", member_ids=["m1", "m2", "m3"])])
+    out = ground(raw, None, ["m1", "m2", "m3"], SOURCES)
+    assert out.insight.claims[0].confirmations == 2  # pager twice + ana: two sources
+    assert out.insight.claims[0].statement == "Deadline is Friday"
+    assert distinct_sources(["m1", "m3"], SOURCES) == 1
+
+
+def test_one_source_repeating_a_claim_three_times_is_confirmed_once(g):
+    planted = [("p-1", "The release deadline is Friday.", "mallory", "2026-11-02"),
+               ("p-2", "Release deadline: Friday, for sure.", "mallory", "2026-11-03"),
+               ("p-3", "Reminder: the release deadline is Friday!", "mallory", "2026-11-04")]
+    cluster = add_incidents(g, planted, subject="release", kind="episode")
+    out = g.synthesize(cluster, now=NOW)
+    assert out.status == "proposed"
+    p = g.proposal(out.proposal_id)
+    main = p["insight"]["claims"][0]
+    assert main["member_ids"] == ["p-1", "p-2", "p-3"] and main["confirmations"] == 1
+    assert any("one source" in gap for gap in p["insight"]["gaps"])
+    res = g.approve(out.proposal_id, now=NOW)
+    title = g.get(res.insight_id).title
+    assert "(confirmed once)" in title and "3 times" not in title
+
+
+def test_distinct_sources_confirm(g):
+    cluster = add_incidents(g)
+    out = g.synthesize(cluster, now=NOW)
+    p = g.proposal(out.proposal_id)
+    assert p["insight"]["claims"][0]["confirmations"] == 3  # pagerduty (twice), oncall-ana, oncall-bo
+    res = g.approve(out.proposal_id, now=NOW)
+    assert g.get(res.insight_id).title.endswith("(confirmed 3 times)")
+
+
+def test_offline_synthesis_is_grounded_and_deterministic():
+    members = [Shown(id=f"m{i}", title=t, content=t, sources=(s,)) for i, (t, s) in enumerate([
+        ("Checkout 503 after deploy 4.1", "a"), ("503 after deploy again, checkout 4.2", "b"),
+        ("Deploy 4.3: checkout 503 after deploy", "c"), ("The cafeteria is closed", "d")])]
+    prompt = SynthesisPrompt(members=members, subject="checkout")
+    one = OfflineSynthesizer().synthesize(prompt)
+    two = OfflineSynthesizer().synthesize(SynthesisPrompt(members=list(reversed(members)), subject="checkout"))
+    assert one.insight == two.insight and one.themes == two.themes
+    assert "503 after deploy" in one.insight.claims[0].statement
+    assert one.insight.claims[0].member_ids == ["m0", "m1", "m2"]
+    assert any("m3" in t.member_ids for t in one.insight.tensions)  # the member that does not fit is a tension
+    ground(one.insight, one.themes, prompt.member_ids, {m.id: m.sources for m in members})
+
+
+def test_nothing_stored_before_grounding(g):
+    assert insights(g) == 0 and proposals_count(g) == 0
