@@ -45,4 +45,7 @@ def record_access(db: Database, cfg: Config, session: str, ids: list[str], *, no
         )
         row = tx.run("access/record", session=session, uses=uses, pairs=[list(p) for p in pairs], now=now)[0]
         audit.record(tx, "access", ids, at=now, session=session, new_pairs=len(pairs), window=window)
-    return {"session": session, "accessed": len(ids), "pairs": row["pairs"]}
+    from .activation import on_access  # a used insight warms its members (spreading activation, issue 4)
+
+    warmed = on_access(db, ids, now=now)
+    return {"session": session, "accessed": len(ids), "pairs": row["pairs"], "warmed": len(warmed)}
