@@ -121,6 +121,34 @@ def _best_phrase(members: list[_Member]) -> tuple[str, ...] | None:
     return ranked[0] if ranked else None
 
 
+CONNECTORS = ("after", "before", "during", "when", "while", "following", "on", "in", "by", "for", "with")
+WINDOW = 5
+
+
+def _extension(members: list[_Member], phrase: tuple[str, ...], candidates: list[str]) -> tuple[str, str] | None:
+    """(connector, term) that most members put right after the phrase, e.g. ("after", "deploy"):
+    '503 errors' + 'after deploy' when the members say '503 errors right after the 4.2 deploy'."""
+    votes: Counter[tuple[str, str]] = Counter()
+    n = len(phrase)
+    for m in members:
+        seen: set[tuple[str, str]] = set()
+        for i in range(len(m.stems) - n + 1):
+            if tuple(m.stems[i:i + n]) != phrase:
+                continue
+            tail = m.stems[i + n:i + n + WINDOW + 1]
+            for j, word in enumerate(tail):
+                if word in CONNECTORS:
+                    for term in tail[j + 1:]:
+                        if term in candidates:
+                            seen.add((word, term))
+                            break
+                    break
+        votes.update(seen)
+    quorum = _quorum(len(members))
+    ranked = sorted((v for v, c in votes.items() if c >= quorum), key=lambda v: (-votes[v], candidates.index(v[1]), v))
+    return ranked[0] if ranked else None
+
+
 def _sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENT_RE.split(text) if s.strip()]
 
@@ -142,6 +170,14 @@ class OfflineSynthesizer(Synthesizer):
             # support: the phrase's words, in any order (a rephrasing still supports it)
             supporting = [m for m in members if all(w in m.stems for w in core)]
             label = next(m.surface(phrase) for m in members if m.has_phrase(phrase))
+            ext = _extension(supporting, phrase, [t for t in shared if t not in core])
+            if ext:
+                connector, term = ext
+                core = core + (term,)
+                label = f"{label} {connector} {next(t for m in members for st, t in m.tokens if st == term)}"
+            # a rephrasing still supports it: all but one of the phrase's words when it has 4 or more
+            need = math.ceil(0.75 * len(core))
+            supporting = [m for m in members if sum(w in m.stems for w in core) >= need]
         else:
             core = tuple(shared[:3])
             supporting = [m for m in members if core and sum(t in m.terms for t in core) * 2 >= len(core)]

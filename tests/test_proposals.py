@@ -1,0 +1,169 @@
+"""The proposal queue on a real Neo4j: one atomic apply, idempotent, reversible, never deleting."""
+
+import pytest
+
+from graphcons.errors import Conflict, NotFound, ValidationError
+
+from synthesis_helpers import NOW, add_incidents, count, insights
+
+
+def graph_size(g):
+    return (count(g, "MATCH (n) WHERE NOT n:Audit RETURN count(n) AS n"),
+            count(g, "MATCH ()-[r]->() RETURN count(r) AS n"))
+
+
+@pytest.fixture
+def pending(g):
+    cluster = add_incidents(g)
+    out = g.synthesize(cluster, now=NOW)
+    assert out.status == "proposed"
+    return cluster, out.proposal_id
+
+
+def test_approve_creates_exactly_one_insight_with_full_provenance(g, pending):
+    cluster, pid = pending
+    g.edit("inc-2", content="503s on checkout right after deploy 4.2, the cache was cold.")  # inc-2 now at v2
+    with pytest.raises(Conflict):
+        g.approve(pid, now=NOW)  # stale: see test_stale_member_refuses; re-synthesize first
+    pid = g.resynthesize(pid, now=NOW).proposal_id
+    g.config.consolidation.sim_floor = 0.5  # SIMILAR edges follow the same rule as for any memory
+    res = g.approve(pid, by="ana", now=NOW)
+    assert res.changed and insights(g) == 1
+    rows = g.db.run_text(
+        "MATCH (i:Memory {kind: 'insight'})-[s:SUMMARIZES]->(m:Memory) RETURN i.id AS i, m.id AS m, s.version AS v, "
+        "m.version AS current ORDER BY m")
+    assert [r["m"] for r in rows] == list(cluster.member_ids)
+    assert all(r["i"] == res.insight_id and r["v"] == r["current"] for r in rows)
+    assert {r["m"]: r["v"] for r in rows}["inc-2"] == 2
+    p = g.proposal(pid)
+    derived = g.db.run_text("MATCH (:Memory {id: $id})-[:DERIVED_FROM]->(m) RETURN m.id AS m ORDER BY m",
+                            id=res.insight_id)
+    assert [r["m"] for r in derived] == p["cited"] == list(cluster.member_ids)
+    ins = g.get(res.insight_id)
+    assert ins.kind == "insight" and ins.epistemic_status == "hypothesis" and ins.status == "active"
+    assert "Gaps and open questions:" in ins.content and "Implications:" in ins.content
+    node = g.db.run_text("MATCH (i:Memory {id: $id}) RETURN size(i.embedding) AS dims, i.cluster_key AS key, "
+                         "COUNT { (i)-[:SIMILAR]-() } AS similar, COUNT { (i)-[:VERSION]->() } AS versions",
+                         id=res.insight_id)[0]
+    assert node["dims"] == 384 and node["key"] == cluster.key and node["similar"] >= 1 and node["versions"] == 1
+    cosines = g.db.run_text("MATCH (:Memory {id: $id})-[s:SIMILAR]->(m) RETURN min(s.score) AS n", id=res.insight_id)
+    assert cosines[0]["n"] >= 0.5
+    assert p["status"] == "applied" and p["insight_id"] == res.insight_id and p["applied_by"] == "ana"
+    assert all(g.get(m).status == "active" for m in cluster.member_ids)  # members are never retired by consolidation
+    audit = g.audit_log(op="approve")
+    assert len(audit) == 1 and pid in audit[0]["targets"] and audit[0]["details"]["summarizes"] == 4
+    # an insight is retrievable like any memory
+    hits = g.retrieve("checkout 503 errors after a deploy", k=10, record=False)
+    assert res.insight_id in [h["memory"].id for h in hits]
+
+
+@pytest.mark.parametrize("step", ["insight", "links", "proposal", "audit"])
+def test_a_failure_in_the_middle_of_apply_leaves_nothing(g, pending, step):
+    _, pid = pending
+    before = graph_size(g)
+
+    def boom(at):
+        if at == step:
+            raise RuntimeError(f"injected failure after {at}")
+
+    with pytest.raises(RuntimeError):
+        g.approve(pid, now=NOW, checkpoint=boom)
+    assert graph_size(g) == before and insights(g) == 0
+    assert g.proposal(pid)["status"] == "pending" and not g.audit_log(op="approve")
+    assert g.approve(pid, now=NOW).changed  # and it still applies cleanly afterwards
+    assert insights(g) == 1
+
+
+def test_approve_twice_is_a_no_op(g, pending):
+    _, pid = pending
+    first = g.approve(pid, now=NOW)
+    size = graph_size(g)
+    second = g.approve(pid, now=NOW)
+    assert not second.changed and second.insight_id == first.insight_id
+    assert graph_size(g) == size and len(g.audit_log(op="approve")) == 1
+
+
+def test_reject_keeps_the_proposal_with_its_reason(g, pending):
+    _, pid = pending
+    with pytest.raises(ValidationError):
+        g.reject(pid, "  ")
+    p = g.reject(pid, "too vague", by="bo")
+    assert p["status"] == "rejected" and p["reason"] == "too vague" and p["rejected_by"] == "bo"
+    assert g.proposal(pid)["status"] == "rejected"
+    with pytest.raises(Conflict):
+        g.approve(pid)
+    assert insights(g) == 0
+    assert [p["id"] for p in g.proposals(status="rejected")] == [pid]
+
+
+def test_revert_deprecates_the_insight_and_keeps_everything_addressable(g, pending):
+    cluster, pid = pending
+    res = g.approve(pid, now=NOW)
+    links = count(g, "MATCH (:Memory {id: $id})-[r:SUMMARIZES|DERIVED_FROM]->() RETURN count(r) AS n", id=res.insight_id)
+    out = g.revert(res.insight_id, "wrong pattern", by="ana")  # by insight id (or proposal id)
+    assert out["changed"] and out["links_kept"] == links
+    ins = g.get(res.insight_id)
+    assert ins.status == "deprecated" and ins.version == 2
+    assert [v["status"] for v in g.history(res.insight_id)] == ["active", "deprecated"]
+    assert count(g, "MATCH (:Memory {id: $id})-[r:SUMMARIZES|DERIVED_FROM]->() WHERE r.reverted_at IS NOT NULL "
+                    "RETURN count(r) AS n", id=res.insight_id) == links
+    assert all(g.get(m).status == "active" for m in cluster.member_ids)
+    assert g.proposal(pid)["status"] == "reverted"
+    tree = g.explain(res.insight_id)  # the history still explains itself
+    assert {s["id"] for s in tree["sources"]} == set(cluster.member_ids)
+    again = g.revert(pid, "again")
+    assert not again["changed"]
+    with pytest.raises(Conflict):
+        g.approve(pid)
+    # the cluster is not re-proposed at the same membership after a human said no
+    assert g.synthesize(cluster, now=NOW).status == "unchanged"
+
+
+def test_stale_member_refuses_with_a_clear_message_and_offers_resynthesis(g, pending):
+    cluster, pid = pending
+    g.edit("inc-3", content="Deploy 4.3 went out and checkout served 503 after deploy for 9 minutes.")
+    before = graph_size(g)
+    with pytest.raises(Conflict) as err:
+        g.approve(pid, now=NOW)
+    assert "inc-3 changed (version 1 -> 2)" in str(err.value)
+    assert f"graphcons proposals resynthesize {pid}" in str(err.value)
+    assert graph_size(g) == before and insights(g) == 0
+    out = g.resynthesize(pid, now=NOW)
+    assert out.status == "proposed" and out.proposal_id != pid
+    assert g.proposal(pid)["status"] == "stale" and g.proposal(pid)["replaced_by"] == out.proposal_id
+    assert g.proposal(out.proposal_id)["member_versions"]["inc-3"] == 2
+    assert g.approve(out.proposal_id, now=NOW).changed
+
+
+def test_insights_over_insights(g):
+    a = add_incidents(g)
+    b = add_incidents(g, [
+        ("db-1", "Payments database pool exhausted during the nightly batch.", "pagerduty", "2026-11-03"),
+        ("db-2", "Nightly batch exhausted the payments database pool again.", "oncall-ana", "2026-11-10"),
+        ("db-3", "Payments database pool exhausted by the nightly batch, raised the pool size.", "oncall-bo",
+         "2026-11-17")], subject="checkout")
+    ia = g.approve(g.synthesize(a, now=NOW).proposal_id, now=NOW).insight_id
+    ib = g.approve(g.synthesize(b, now=NOW).proposal_id, now=NOW).insight_id
+    from graphcons.cluster import Cluster
+
+    top = Cluster(member_ids=(ia, ib), namespace="default", subject="checkout")
+    out = g.synthesize(top, now=NOW)
+    assert out.status == "proposed"
+    res = g.approve(out.proposal_id, now=NOW)
+    tree = g.explain(res.insight_id)
+    assert [c["id"] for c in tree["tree"]["children"]] == sorted([ia, ib])
+    assert {s["id"] for s in tree["sources"]} == set(a.member_ids) | set(b.member_ids)
+    assert all(s["kind"] == "incident" for s in tree["sources"])
+
+
+def test_the_queue_lists_every_kind_but_applies_consolidations_only(g, pending):
+    _, pid = pending
+    g.db.run_text("CREATE (:Proposal {id: 'p-merge-x', kind: 'other-kind', status: 'pending', created_at: $now})",
+                  now=NOW)  # a proposal of a kind this module does not own
+    kinds = {p["id"]: p["kind"] for p in g.proposals()}
+    assert kinds == {pid: "consolidate", "p-merge-x": "other-kind"}
+    assert [p["id"] for p in g.proposals(kind="consolidate")] == [pid]
+    with pytest.raises(Conflict):
+        g.approve("p-merge-x")
+    with pytest.raises(NotFound):
+        g.approve("p-nope")

@@ -1,0 +1,122 @@
+"""Provenance you can ask about, spreading activation, and sleep-time precompute (real Neo4j)."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from graphcons.cypher import query
+from graphcons.errors import DanglingProvenance
+from graphcons.provenance import build, walk
+
+from synthesis_helpers import INCIDENTS, NOW, add_incidents
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def applied(g):
+    cluster = add_incidents(g)
+    res = g.approve(g.synthesize(cluster, now=NOW).proposal_id, now=NOW)
+    return cluster, res.insight_id
+
+
+def test_explain_walks_to_the_source_episodes_with_sources_and_dates(g, applied):
+    cluster, iid = applied
+    out = g.explain(iid)
+    assert out["tree"]["kind"] == "insight" and out["tree"]["epistemic_status"] == "hypothesis"
+    kids = out["tree"]["children"]
+    assert [k["id"] for k in kids] == list(cluster.member_ids)
+    assert all(k["link"]["cited"] and k["link"]["summarized_version"] == 1 for k in kids)
+    expected = {mid: (source, day) for mid, _, source, day in INCIDENTS}
+    assert [s["id"] for s in out["sources"]] == ["inc-1", "inc-2", "inc-3", "inc-4"]  # oldest first
+    for s in out["sources"]:
+        assert s["sources"] == [expected[s["id"]][0]] and s["created_at"].startswith(expected[s["id"]][1])
+    # and from a source episode: which insight summarises it
+    assert [r["id"] for r in g.explain("inc-1")["summarized_by"]] == [iid]
+
+
+def test_provenance_round_trips_through_the_browser_queries(g, applied):
+    cluster, iid = applied
+    rows = g.db.run_text(query("provenance/sources"), id=iid)
+    assert [r["id"] for r in rows] == list(cluster.member_ids)
+    paths = g.db.run_text(query("provenance/graph"), id=iid)
+    assert len(paths) == 2 * cluster.size  # one SUMMARIZES and one DERIVED_FROM path per member
+    assert g.db.run_text(query("provenance/dangling")) == []
+
+
+def test_dangling_provenance_raises(g, applied):
+    _, iid = applied
+    # something outside graphcons removes a member (graphcons itself never deletes)
+    g.db.run_text("MATCH (m:Memory {id: 'inc-2'}) DETACH DELETE m")
+    with pytest.raises(DanglingProvenance) as err:
+        g.explain(iid)
+    assert "inc-2" in str(err.value)
+    assert g.db.run_text(query("provenance/dangling")) == [{"insight": iid, "missing": ["inc-2"]}]
+
+
+def test_dangling_version_raises(g, applied):
+    _, iid = applied
+    links, nodes = walk(g.db, iid)
+    links[0] = {**links[0], "type": "SUMMARIZES", "version_exists": False}
+    with pytest.raises(DanglingProvenance):
+        build(iid, links, nodes)
+
+
+def test_touching_an_insight_warms_its_members_with_decay(g, applied):
+    cluster, iid = applied
+    out = g.access("s-1", [iid])
+    assert out["warmed"] == cluster.size
+    act = {r["id"]: r["a"] for r in g.db.run_text("MATCH (m:Memory) RETURN m.id AS id, m.activation AS a")}
+    assert act[iid] == 1.0 and all(act[m] == 0.5 for m in cluster.member_ids)
+    # a second level decays further: an insight over this insight warms the episodes by 0.25
+    from graphcons.cluster import Cluster
+
+    other = add_incidents(g, [("x-1", "Search 503 after deploy 2.1", "a", "2026-11-01"),
+                              ("x-2", "Search 503 after deploy 2.2", "b", "2026-11-02"),
+                              ("x-3", "Search 503 after deploy 2.3", "c", "2026-11-03")], subject="checkout")
+    io = g.approve(g.synthesize(other, now=NOW).proposal_id, now=NOW).insight_id
+    top = g.approve(g.synthesize(Cluster((iid, io), "default", "checkout"), now=NOW).proposal_id, now=NOW).insight_id
+    warmed = g.activate([top])
+    assert warmed[iid] == 0.5 and warmed["inc-1"] == 0.25
+    # a reverted (deprecated) insight no longer spreads
+    g.revert(top, "wrong")
+    assert g.activate([top]) == {}
+
+
+def test_sleep_time_precompute_is_keyed_by_insight_id_and_off_the_response_path(g, applied):
+    _, iid = applied
+    g.retrieve("503 after deploy", k=5)  # the response path computes nothing
+    assert g.db.run_text("MATCH (p:Precomputed) RETURN count(p) AS n")[0]["n"] == 0
+    out = g.precompute(now=NOW)
+    assert list(out) == [iid] and out[iid][0]["question"].startswith("What do we know about")
+    from graphcons.precompute import stored
+
+    assert stored(g.db, [iid]) == out
+    assert g.precompute(now=NOW) == {}  # unchanged insight: nothing recomputed
+    assert g.precompute(now=NOW, inference_fn=lambda row: [{"question": "q", "answer": row["id"]}],
+                        force=True) == {iid: [{"question": "q", "answer": iid}]}
+
+
+def test_cli_explain_json_and_tree(g, applied, neo4j_settings, tmp_path):
+    _, iid = applied
+    env = dict(os.environ, NEO4J_URI=neo4j_settings.uri, NEO4J_USER=neo4j_settings.user,
+               NEO4J_PASSWORD=neo4j_settings.resolved_password())
+    env.pop("GRAPHCONS_CONFIG", None)
+
+    def cli(*args):
+        return subprocess.run([sys.executable, "-m", "graphcons", *args], capture_output=True, text=True, env=env,
+                              cwd=tmp_path, timeout=120)
+
+    out = cli("explain", iid, "--json")
+    assert out.returncode == 0, out.stderr
+    assert [s["id"] for s in json.loads(out.stdout)["sources"]] == ["inc-1", "inc-2", "inc-3", "inc-4"]
+    tree = cli("explain", iid)
+    assert tree.returncode == 0 and "inc-4" in tree.stdout and "pagerduty" in tree.stdout
+    listed = json.loads(cli("proposals", "list", "--status", "all", "--json").stdout)
+    assert [p["status"] for p in listed] == ["applied"]
+    g.db.run_text("MATCH (m:Memory {id: 'inc-1'}) DETACH DELETE m")
+    assert cli("explain", iid).returncode == 9  # dangling provenance has its own exit code
