@@ -1,0 +1,277 @@
+"""Near-duplicate merge: quality on labelled paraphrase pairs, the threshold sweep, and the
+time of a full merge pass over 100k memories.
+
+Quality. Each pair of MRPC (label 1 = duplicate) and STS-B (score >= 4 = duplicate) is
+admitted through graphcons' admission path (offline MiniLM embeddings, computed in
+batches first) as two untitled memories of one subject (one subject per pair, so the
+derived-title rule applies). One merge scan then runs exactly as `graphcons merge` does
+(vector-index candidates within subject + namespace, 0.4*JW(title) + 0.6*cosine,
+contradiction guard). A pair counts as merged at threshold t when the scan found it, its
+score is >= t and the guard did not flag it (an exact duplicate counts as merged: admission
+already folds it into one memory). Reported: precision, recall, F1 and the false-merge
+rate (1 - precision) at the configured threshold, the same without the guard, and the
+sweep over thresholds; the default is picked as the lowest threshold whose false-merge
+rate is < 2 % (seed 003) on STS-B and on MRPC, if one exists.
+
+Scale. 100k memories (5,000 subjects x 20, 5 % planted near-duplicates) are written with
+PRECOMPUTED synthetic embeddings (subject centroid + noise, duplicates = a member + small
+noise) via one batched Cypher statement (cypher/merge/bench_load.cypher) instead of the
+embedder, to keep the run feasible on 2 shared cores. Timed: a full dry-run pass and a
+full pass writing proposals.
+
+    export NEO4J_URI=... NEO4J_PASSWORD=...      # a server you can WIPE (e.g. your private one)
+    .venv/bin/python bench/merge.py --wipe [--n-scale 100000] [--skip-scale]
+
+Prints a summary and saves bench/results/merge.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import platform
+import sys
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from graphcons import merge  # noqa: E402
+from graphcons.admission import admit, embed_text, node_props  # noqa: E402
+from graphcons.api import Graphcons  # noqa: E402
+from graphcons.config import load_config  # noqa: E402
+from graphcons.embedders.minilm import MiniLMEmbedder  # noqa: E402
+from graphcons.memory import content_hash, parse_input  # noqa: E402
+
+DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
+RESULTS = Path(__file__).resolve().parent / "results" / "merge.json"
+NOW = datetime(2026, 11, 29, 12, 0, tzinfo=timezone.utc)
+CREATED = datetime(2026, 11, 1, 12, 0, tzinfo=timezone.utc)
+SWEEP = [round(0.70 + 0.01 * i, 2) for i in range(30)]  # 0.70 .. 0.99
+FALSE_MERGE_TARGET = 0.02
+
+
+def load_mrpc() -> list[tuple[str, str, bool]]:
+    with open(DATA / "mrpc-train.tsv", newline="", encoding="utf-8-sig") as f:
+        rows = list(csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
+    return [(r[3], r[4], r[0] == "1") for r in rows[1:] if len(r) >= 5]
+
+
+def load_stsb() -> list[tuple[str, str, bool]]:
+    out = []
+    with open(DATA / "stsb-train.tsv", newline="", encoding="utf-8") as f:
+        for r in csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE):
+            if len(r) >= 7:
+                out.append((r[5], r[6], float(r[4]) >= 4.0))
+    return out
+
+
+def wipe(g: Graphcons) -> None:
+    # Benchmark setup only (graphcons itself never deletes): empty the throwaway database.
+    with g.db.driver.session(database=g.config.neo4j.database) as s:
+        s.run("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS").consume()
+    g.init()
+
+
+def prf(tp: int, fp: int, fn: int) -> dict[str, float]:
+    p = tp / (tp + fp) if tp + fp else 1.0
+    r = tp / (tp + fn) if tp + fn else 0.0
+    f1 = 2 * p * r / (p + r) if p + r else 0.0
+    return {"precision": round(p, 4), "recall": round(r, 4), "f1": round(f1, 4),
+            "false_merge_rate": round(1 - p, 4), "tp": tp, "fp": fp, "fn": fn}
+
+
+def evaluate(scored: list[dict], t: float, guard: bool = True) -> dict[str, float]:
+    tp = fp = fn = 0
+    for s in scored:
+        merged = s["exact"] or (s["score"] is not None and s["score"] >= t and not (guard and s["contradictions"]))
+        if merged and s["label"]:
+            tp += 1
+        elif merged:
+            fp += 1
+        elif s["label"]:
+            fn += 1
+    out = prf(tp, fp, fn)
+    negatives = sum(1 for s in scored if not s["label"])
+    out["false_positive_rate"] = round(fp / negatives, 4) if negatives else 0.0
+    return out
+
+
+def quality(g: Graphcons, name: str, pairs: list[tuple[str, str, bool]], embedder: MiniLMEmbedder) -> dict:
+    wipe(g)
+    cfg = g.config
+    t0 = time.perf_counter()
+    texts = [t for a, b, _ in pairs for t in (a, b)]
+    mems = [parse_input({"content": t, "subject": f"{name}-{i // 2:05d}", "source": f"s{i % 2}",
+                         "created_at": CREATED}, max_title=10_000, max_content=100_000)
+            for i, t in enumerate(texts)]
+    vecs = embedder.embed([embed_text(m) for m in mems])
+    t_embed = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    ids, exact = [], []
+    for i, (m, v) in enumerate(zip(mems, vecs)):
+        res = admit(g.db, cfg, embedder, m, embedding=v)
+        ids.append(res.id)
+        if i % 2 == 1:
+            exact.append(not res.created)
+    t_admit = time.perf_counter() - t0
+
+    t0 = time.perf_counter()
+    found = {(p.a, p.b): p for p in merge.candidate_pairs(g.db, cfg)}
+    t_scan = time.perf_counter() - t0
+    scored = []
+    missed_by_index = 0
+    for i, (_, _, label) in enumerate(pairs):
+        a, b = sorted((ids[2 * i], ids[2 * i + 1]))
+        p = found.get((a, b))
+        if p is None and not exact[i]:
+            # diagnostic only: the pair's score had the index returned it
+            direct = merge.pair_score(merge.title_similarity(merge.derived_title(texts[2 * i]),
+                                                             merge.derived_title(texts[2 * i + 1])),
+                                      float(np.dot(vecs[2 * i], vecs[2 * i + 1])), cfg.merge)
+            if label and direct >= cfg.merge.threshold:
+                missed_by_index += 1
+        scored.append({"label": label, "exact": exact[i], "score": None if p is None else p.score,
+                       "contradictions": [] if p is None else p.contradictions})
+    t = cfg.merge.threshold
+    flagged = sum(1 for s in scored if s["score"] is not None and s["score"] >= t and s["contradictions"])
+    reasons: dict[str, int] = {}
+    for s in scored:
+        if s["score"] is not None and s["score"] >= t:
+            for r in s["contradictions"]:
+                reasons[r] = reasons.get(r, 0) + 1
+    return {
+        "pairs": len(pairs), "duplicates": sum(1 for *_, lab in pairs if lab),
+        "exact_duplicates": sum(exact), "found_by_index": len([s for s in scored if s["score"] is not None]),
+        "true_duplicates_over_threshold_missed_by_index": missed_by_index,
+        "at_threshold": {"threshold": t, **evaluate(scored, t)},
+        "at_threshold_without_guard": {"threshold": t, **evaluate(scored, t, guard=False)},
+        "flagged_as_conflicts_at_threshold": flagged, "conflict_reasons_at_threshold": reasons,
+        "sweep": [{"threshold": x, **evaluate(scored, x)} for x in SWEEP],
+        "sweep_without_guard": [{"threshold": x, **evaluate(scored, x, guard=False)} for x in SWEEP],
+        "seconds": {"embed": round(t_embed, 1), "admit": round(t_admit, 1), "scan": round(t_scan, 1)},
+    }
+
+
+def pick_threshold(results: dict) -> dict:
+    """Lowest threshold with false-merge rate < 2 % on every data set (guard on)."""
+    ok = {}
+    for name, res in results.items():
+        ok[name] = {row["threshold"] for row in res["sweep"]
+                    if row["false_merge_rate"] < FALSE_MERGE_TARGET and row["tp"] > 0}
+    both = sorted(set.intersection(*ok.values())) if ok else []
+    per_set = {name: (min(v) if v else None) for name, v in ok.items()}
+    return {"rule": f"lowest threshold with false-merge rate (1 - precision) < {FALSE_MERGE_TARGET} on each data set",
+            "per_data_set": per_set, "all_data_sets": both[0] if both else None}
+
+
+# -- scale --------------------------------------------------------------------------------------
+WORDS = ("alpha beta gamma delta cache queue disk node shard pod deploy rollback alert metric latency error "
+         "retry timeout quota budget ledger invoice payment checkout cart search index vector graph edge "
+         "memory session token lease lock replica leader follower backup restore snapshot schema migration "
+         "feature flag canary release build test lint deploy config secret vault policy role user tenant").split()
+
+
+def scale(g: Graphcons, n: int, per_subject: int = 20, dup_share: float = 0.05, seed: int = 7) -> dict:
+    wipe(g)
+    cfg = g.config
+    rng = np.random.default_rng(seed)
+    dims = 384
+    subjects = n // per_subject
+    n_dup = int(n * dup_share)
+    n_base = n - n_dup
+    centroids = rng.standard_normal((subjects, dims))
+    centroids /= np.linalg.norm(centroids, axis=1, keepdims=True)
+    subj_of = np.arange(n_base) % subjects
+    base = centroids[subj_of] + rng.standard_normal((n_base, dims)) * (0.8 / np.sqrt(dims))
+    src = rng.choice(n_base, size=n_dup, replace=False)
+    dups = base[src] + rng.standard_normal((n_dup, dims)) * (0.12 / np.sqrt(dims))
+    vecs = np.vstack([base, dups])
+    vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+    words = np.array(WORDS)
+    titles = [" ".join(rng.choice(words, 5)) for _ in range(n_base)]
+    contents = [" ".join(rng.choice(words, 14)) for _ in range(n_base)]
+    subj_all = list(subj_of) + [subj_of[s] for s in src]
+    titles += [titles[s][:-1] + "s" for s in src]  # a near-identical title
+    contents += [contents[s] + " again" for s in src]
+    t0 = time.perf_counter()
+    batch = []
+    for i in range(n):
+        mem = parse_input({"content": contents[i], "title": titles[i], "subject": f"subj-{subj_all[i]:05d}",
+                           "source": f"src-{i % 7}", "created_at": CREATED, "id": f"b-{i:06d}"},
+                          max_title=1000, max_content=10_000)
+        batch.append(node_props(mem, content_hash(mem.content), vecs[i].tolist()))
+        if len(batch) == 1000 or i == n - 1:
+            g.db.run("merge/bench_load", rows=batch)
+            batch = []
+    g.db.run_text("CALL db.awaitIndexes(3600)")
+    t_load = time.perf_counter() - t0
+    planted = {tuple(sorted((f"b-{int(s):06d}", f"b-{n_base + j:06d}"))) for j, s in enumerate(src)}
+
+    t0 = time.perf_counter()
+    dry = merge.run(g.db, cfg, now=NOW, dry_run=True)
+    t_dry = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    wet = merge.run(g.db, cfg, now=NOW, dry_run=False)
+    t_wet = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    again = merge.run(g.db, cfg, now=NOW, dry_run=False)
+    t_again = time.perf_counter() - t0
+    got = {(p["a"], p["b"]) for p in wet["proposed"]}
+    return {
+        "memories": n, "subjects": subjects, "planted_near_duplicates": n_dup,
+        "embeddings": "synthetic, precomputed (subject centroid + noise; duplicates = member + small noise)",
+        "load_seconds": round(t_load, 1),
+        "dry_run_pass_seconds": round(t_dry, 1),
+        "pass_writing_proposals_seconds": round(t_wet, 1),
+        "second_pass_seconds": round(t_again, 1),
+        "memories_per_second": round(n / t_wet, 1),
+        "over_threshold": dry["over_threshold"], "proposals_written": len(wet["proposed"]),
+        "second_pass_new_proposals": len(again["proposed"]),
+        "planted_found": len(planted & got), "planted_recall": round(len(planted & got) / len(planted), 4),
+        "proposals_not_planted": len(got - planted),
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--wipe", action="store_true", help="required: the target database is emptied")
+    ap.add_argument("--n-scale", type=int, default=100_000)
+    ap.add_argument("--skip-scale", action="store_true")
+    ap.add_argument("--skip-quality", action="store_true")
+    args = ap.parse_args()
+    if not args.wipe:
+        sys.exit("bench/merge.py empties the database named by NEO4J_URI; pass --wipe to confirm")
+    cfg = load_config()
+    embedder = MiniLMEmbedder()
+    out: dict = {"machine": {"platform": platform.platform(), "python": platform.python_version()},
+                 "config": {"merge": cfg.merge.model_dump()}, "now": NOW.isoformat()}
+    with Graphcons(cfg, embedder=embedder) as g:
+        if not args.skip_quality:
+            out["quality"] = {}
+            for name, loader in (("mrpc", load_mrpc), ("stsb", load_stsb)):
+                res = quality(g, name, loader(), embedder)
+                out["quality"][name] = res
+                a = res["at_threshold"]
+                print(f"{name}: {res['pairs']} pairs, threshold {a['threshold']}: P={a['precision']} R={a['recall']} "
+                      f"F1={a['f1']} false merges={a['false_merge_rate']} ({res['seconds']})", flush=True)
+            out["picked_threshold"] = pick_threshold(out["quality"])
+            print("picked:", out["picked_threshold"], flush=True)
+            for name, res in out["quality"].items():
+                print(f"\n{name} sweep   t     P      R      F1   false-merge")
+                for row in res["sweep"]:
+                    print(f"        {row['threshold']:.2f}  {row['precision']:.3f}  {row['recall']:.3f}  "
+                          f"{row['f1']:.3f}  {row['false_merge_rate']:.3f}")
+        if not args.skip_scale:
+            out["scale"] = scale(g, args.n_scale)
+            print("\nscale:", json.dumps(out["scale"], indent=2), flush=True)
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(json.dumps(out, indent=2) + "\n")
+    print(f"saved {RESULTS}")
+
+
+if __name__ == "__main__":
+    main()
