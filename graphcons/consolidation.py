@@ -44,6 +44,7 @@ class Outcome:
     membership_hash: str | None = None
     grounding: dict[str, Any] = field(default_factory=dict)
     calls: int = 0
+    title: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -165,7 +166,29 @@ def synthesize_cluster(db: Database, cfg: Config, cluster: Cluster, *, synthesiz
                      stripped=grounded.stripped, stripped_count=grounded.stripped_count,
                      prompt_hash=props["prompt_hash"], calls=result.calls, **base)
     return Outcome(cluster.key, "proposed", "" if created else "proposal already queued", pid, mhash, report,
-                   result.calls)
+                   result.calls, grounded.insight.title)
+
+
+def synthesize_accepted(g: Any, decisions: list[Any], *, now: datetime | None = None,
+                        synthesizer: Synthesizer | None = None) -> list[Outcome]:
+    """Synthesize the accepted clusters of a scan (in key order) into pending proposals, within
+    the budgets; used by the incident scenario. Outcomes name the proposal each cluster has."""
+    db, cfg = g.db, g.config
+    now = now or utcnow()
+    run_id = audit.new_run_id("synthesize")
+    synth = synthesizer or make_synthesizer(cfg.llm)
+    budget = Budget.for_run(db, cfg, now)
+    outcomes = []
+    for d in sorted(decisions, key=lambda d: d.key):
+        cluster = Cluster(member_ids=d.cluster.member_ids, namespace=d.cluster.namespace, subject=d.cluster.subject,
+                          figures=d.figures)
+        out = synthesize_cluster(db, cfg, cluster, synthesizer=synth, budget=budget, figures=d.figures,
+                                 run_id=run_id, now=now)
+        if out.proposal_id and out.title is None:
+            p = proposals.get(db, out.proposal_id)
+            out.title, out.reason = p.get("title"), out.reason or f"proposal {p['status']}"
+        outcomes.append(out)
+    return outcomes
 
 
 def resynthesize(db: Database, cfg: Config, pid: str, *, synthesizer: Synthesizer | None = None,

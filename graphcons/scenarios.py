@@ -78,8 +78,14 @@ def seed_incidents(g: Any) -> dict[str, int]:
     return {"seeded": seeded, "existing": len(existing)}
 
 
-def incident_consolidation(g: Any, *, now: datetime | None = None) -> dict[str, Any]:
-    """Seed the incident history (idempotent) and run the dry-run scan on its namespace."""
+def incident_consolidation(g: Any, *, now: datetime | None = None, synthesize: bool = True) -> dict[str, Any]:
+    """Seed the incident history (idempotent), run the dry-run scan on its namespace, then
+    synthesize its accepted clusters into pending proposals (issue 4; nothing is applied)."""
     counts = seed_incidents(g)
     report: ScanReport = scan(g, now=now, namespace=NAMESPACE)
-    return {"namespace": NAMESPACE, **counts, "report": report}
+    out = {"namespace": NAMESPACE, **counts, "report": report}
+    if synthesize:
+        from .consolidation import synthesize_accepted
+
+        out["synthesis"] = synthesize_accepted(g, report.accepted, now=now)
+    return out

@@ -167,3 +167,19 @@ def test_the_queue_lists_every_kind_but_applies_consolidations_only(g, pending):
         g.approve("p-merge-x")
     with pytest.raises(NotFound):
         g.approve("p-nope")
+
+
+def test_incident_scenario_ends_with_a_pending_503_proposal_that_explains_to_the_incidents(g):
+    from graphcons.scenarios import incident_consolidation
+
+    out = incident_consolidation(g)
+    pending = {o.title: o for o in out["synthesis"] if o.status == "proposed"}
+    title = next(t for t in pending if "503" in t and "deploy" in t)
+    pid = pending[title].proposal_id
+    assert g.proposal(pid)["status"] == "pending" and insights(g) == 0
+    again = incident_consolidation(g)  # idempotent: the same proposal, not a second one
+    assert {o.proposal_id for o in again["synthesis"]} == {o.proposal_id for o in out["synthesis"]}
+    res = g.approve(pid)
+    sources = g.explain(res.insight_id)["sources"]
+    assert [s["id"] for s in sources] == [f"inc-checkout-{i}" for i in range(1, 6)]
+    assert all(s["kind"] == "incident" for s in sources)

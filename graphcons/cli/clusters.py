@@ -75,8 +75,12 @@ def incident_consolidation(json_out: bool = JsonOpt) -> None:
     with open_store() as g:
         out = run(g)
     if json_out:
-        emit_json({"seeded": out["seeded"], **out["report"].to_dict()})
+        emit_json({"seeded": out["seeded"], **out["report"].to_dict(),
+                   "synthesis": [o.to_dict() for o in out.get("synthesis", [])]})
     else:
         console.print(f"namespace {out['namespace']}: {out['seeded']} memories seeded "
                       f"({out['existing']} already there)")
         render_report(out["report"])
+        from .synthesis import render_outcomes  # issue 4: the pending proposals the scenario ends with
+
+        render_outcomes(out.get("synthesis", []))

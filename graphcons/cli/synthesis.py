@@ -255,3 +255,16 @@ def benchmark(json_out: bool = JsonOpt) -> None:
         console.print(f"{passed}/{len(results)} passed")
     if passed != len(results):
         raise typer.Exit(1)
+
+
+def render_outcomes(outcomes: list[Any]) -> None:
+    """The proposals a synthesis pass left in the queue, with the next commands to run."""
+    if not outcomes:
+        return
+    console.print("synthesis of the accepted clusters (pending proposals for review; nothing applied):")
+    table = Table("cluster", "synthesis", "proposal", "title / reason")
+    for o in outcomes:
+        table.add_row(o.cluster_key, o.status, o.proposal_id or "", str(o.title or o.reason or "")[:70])
+    console.print(table)
+    if any(o.proposal_id for o in outcomes):
+        console.print("next: graphcons proposals show ID, graphcons proposals approve ID, graphcons explain INSIGHT_ID")
