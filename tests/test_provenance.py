@@ -120,3 +120,12 @@ def test_cli_explain_json_and_tree(g, applied, neo4j_settings, tmp_path):
     assert [p["status"] for p in listed] == ["applied"]
     g.db.run_text("MATCH (m:Memory {id: 'inc-1'}) DETACH DELETE m")
     assert cli("explain", iid).returncode == 9  # dangling provenance has its own exit code
+
+
+def test_benchmark_battery_passes_and_is_rerunnable(g):
+    from graphcons.battery import run_battery
+
+    for _ in range(2):
+        results = run_battery(g, now=NOW)
+        assert [r.name for r in results if not r.passed] == [], [r.detail for r in results if not r.passed]
+        assert len(results) == 12
