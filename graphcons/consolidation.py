@@ -59,12 +59,14 @@ class ConsolidateReport:
     outcomes: list[Outcome] = field(default_factory=list)
     budget: dict[str, Any] = field(default_factory=dict)
     message: str = ""
+    precomputed: int = 0  # insights whose sleep-time inferences were (re)computed in this run
 
     def count(self, status: str) -> int:
         return sum(1 for o in self.outcomes if o.status == status)
 
     def to_dict(self) -> dict[str, Any]:
         return {"run_id": self.run_id, "enabled": self.enabled, "dry_run": self.dry_run, "message": self.message,
+                "precomputed": self.precomputed,
                 "scan": self.scan, "budget": self.budget, "outcomes": [o.to_dict() for o in self.outcomes],
                 "counts": {s: self.count(s) for s in sorted({o.status for o in self.outcomes})}}
 
@@ -257,6 +259,10 @@ def consolidate(g: Any, *, now: datetime | None = None, synthesizer: Synthesizer
         if progress:
             progress(i, total, out)
     report.budget = budget.figures()
+    if not cc.dry_run:  # sleep-time precompute for insights approved since the last run (off the response path)
+        from .precompute import precompute
+
+        report.precomputed = len(precompute(db, now=now))
     counts = {s: report.count(s) for s in sorted({o.status for o in report.outcomes})}
     audit.record(db, "consolidate", [o.cluster_key for o in report.outcomes], run_id=run_id, at=now, enabled=True,
                  dry_run=cc.dry_run, scan_run_id=scanned.run_id, counts=counts, budget=report.budget,
