@@ -2,12 +2,15 @@
 
 Two implementations of `Detector`, chosen by `[consolidation] algorithm`:
 - `LabelPropagation` (default): GDS weighted label propagation, bounded `max_iterations`,
-  `concurrency: 1`. It has no seed, so the projection feeds nodes in id order and each
-  community is named by its smallest member id (raw ids follow internal node ids).
-- `Leiden`: GDS Leiden with `randomSeed = leiden_seed`, `concurrency: 1` and resolution
-  `gamma = leiden_gamma`. At the modularity default (gamma 1) Leiden merges the small
-  clusters graphcons cares about (3-25 members); bench/clusters.py measures gamma and the
-  default is the value that recovered planted clusters best (see bench/results/).
+  `concurrency: 1`. It has no seed, so the projection feeds nodes in id order, equal votes
+  are broken by a fixed per-node weight derived from the memory id (see fusion.TIE_EPSILON)
+  and each community is named by its sorted members (raw ids follow internal node ids).
+- `Leiden`: GDS Leiden with `randomSeed = leiden_seed`, `concurrency: 1`. At the modularity
+  default (gamma 1) Leiden merges the small clusters graphcons cares about (3-25 members),
+  and the gamma that recovers them grows with the graph (bench/clusters.py: about 1 on
+  football, 20 on 2k planted memories, more at 100k), so by default the resolution is
+  derived per graph from `leiden_density` (see `Leiden`); `leiden_density = 0` uses the
+  fixed `leiden_gamma`.
 
 Either way the output is canonical: clusters of >= 2 members (singletons discarded), members
 sorted by id, ordered by smallest member id, each with the stable key of `Cluster`.
@@ -17,17 +20,20 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
+from neo4j.exceptions import ClientError
+
 from .cluster import Cluster
 from .config import ConsolidationConfig
 from .db import Database
+from .fusion import Projection
 
 
 class Detector(Protocol):
     name: str
 
-    def config(self) -> dict[str, Any]: ...
+    def config(self, proj: Projection | None = None) -> dict[str, Any]: ...
 
-    def detect(self, db: Database, graph_name: str) -> list[Cluster]: ...
+    def detect(self, db: Database, proj: Projection) -> list[Cluster]: ...
 
 
 def _clusters(rows: list[dict[str, Any]]) -> list[Cluster]:
@@ -50,28 +56,49 @@ class LabelPropagation:
     def __init__(self, max_iterations: int = 20):
         self.max_iterations = max_iterations
 
-    def config(self) -> dict[str, Any]:
-        return {"maxIterations": self.max_iterations, "relationshipWeightProperty": "weight", "concurrency": 1}
+    def config(self, proj: Projection | None = None) -> dict[str, Any]:
+        return {"maxIterations": self.max_iterations, "relationshipWeightProperty": "weight",
+                "nodeWeightProperty": "tie", "concurrency": 1}
 
-    def detect(self, db: Database, graph_name: str) -> list[Cluster]:
-        return _clusters(db.run("clusters/label_propagation", graph_name=graph_name, config=self.config()))
+    def detect(self, db: Database, proj: Projection) -> list[Cluster]:
+        return _clusters(db.run("clusters/label_propagation", graph_name=proj.graph_name, config=self.config(proj)))
 
 
 class Leiden:
+    """GDS Leiden (modularity). With `density` > 0 the resolution is derived per graph:
+    gamma = density * n / (mean weighted degree), the modularity resolution at which a
+    community must be about `density` dense inside (the constant-Potts reading of modularity
+    on a graph of near-uniform degree). That keeps the cluster sizes found independent of
+    the size of the store; with density 0 the fixed `gamma` is used."""
+
     name = "leiden"
 
-    def __init__(self, gamma: float = 1.0, seed: int = 42, max_levels: int = 10):
+    def __init__(self, gamma: float = 1.0, seed: int = 42, density: float = 0.0, max_levels: int = 10):
         self.gamma = gamma
         self.seed = seed
+        self.density = density
         self.max_levels = max_levels
 
-    def config(self) -> dict[str, Any]:
-        return {"gamma": float(self.gamma), "randomSeed": int(self.seed), "concurrency": 1,
+    def resolution(self, proj: Projection | None) -> float:
+        if self.density > 0 and proj is not None and proj.mean_weighted_degree > 0:
+            return self.density * proj.nodes / proj.mean_weighted_degree
+        return float(self.gamma)
+
+    def config(self, proj: Projection | None = None) -> dict[str, Any]:
+        return {"gamma": self.resolution(proj), "randomSeed": int(self.seed), "concurrency": 1,
                 "maxLevels": self.max_levels, "relationshipWeightProperty": "weight",
                 "includeIntermediateCommunities": False}
 
-    def detect(self, db: Database, graph_name: str) -> list[Cluster]:
-        return _clusters(db.run("clusters/leiden", graph_name=graph_name, config=self.config()))
+    def detect(self, db: Database, proj: Projection) -> list[Cluster]:
+        try:
+            return _clusters(db.run("clusters/leiden", graph_name=proj.graph_name, config=self.config(proj)))
+        except ClientError as exc:
+            # GDS 2.13 Leiden fails with a NullPointerException on its dendrogram when the first
+            # level moves no node (every node stays alone, e.g. gamma far too high for the graph):
+            # that outcome is "all singletons", which the scan reports as a red flag.
+            if "dendrogramManager" in (exc.message or ""):
+                return []
+            raise
 
 
 def make_detector(cc: ConsolidationConfig, algorithm: str | None = None) -> Detector:
@@ -79,7 +106,7 @@ def make_detector(cc: ConsolidationConfig, algorithm: str | None = None) -> Dete
     if algo == "label_propagation":
         return LabelPropagation(cc.max_iterations)
     if algo == "leiden":
-        return Leiden(cc.leiden_gamma, cc.leiden_seed)
+        return Leiden(cc.leiden_gamma, cc.leiden_seed, cc.leiden_density)
     from .errors import ValidationError
 
     raise ValidationError("consolidation.algorithm", f"unknown algorithm {algo!r}; allowed: label_propagation, leiden")

@@ -94,7 +94,11 @@ class ConsolidationConfig(Section):
     daily_cap: int = Field(default=20, ge=0)
     algorithm: Literal["label_propagation", "leiden"] = "label_propagation"
     max_iterations: int = Field(default=20, ge=1, le=1000)
-    leiden_gamma: float = Field(default=1.0, gt=0)  # resolution
+    leiden_gamma: float = Field(default=1.0, gt=0)  # resolution, used as is when leiden_density = 0
+    # Leiden resolution from a density: gamma = leiden_density * n / mean weighted degree of the
+    # projected graph, so the cluster sizes found do not drift with the size of the store
+    # (a fixed modularity gamma merges small clusters more as the graph grows; bench/clusters.py).
+    leiden_density: float = Field(default=0.07, ge=0, le=1)
     leiden_seed: int = 42
     # Fusion: weight of each signal in the summed edge weight.
     similarity_weight: float = Field(default=1.0, ge=0)

@@ -40,6 +40,7 @@ class ScanReport:
     dry_run: bool = True
     at: datetime | None = None
     timings: dict[str, float] = field(default_factory=dict)  # seconds: projection, detection, gate
+    detector_config: dict[str, Any] = field(default_factory=dict)  # as run (Leiden: the derived gamma)
 
     @property
     def accepted(self) -> list[GateDecision]:
@@ -64,6 +65,7 @@ class ScanReport:
             "consolidation_due": self.consolidation_due,
             "warnings": list(self.warnings),
             "timings": dict(self.timings),
+            "detector": dict(self.detector_config),
             "decisions": [d.to_dict() for d in self.decisions],
         }
 
@@ -78,7 +80,7 @@ def detect(db, cc, *, namespace: str | None = None, algorithm: str | None = None
     proj = fusion.project(db, cc, name, namespace=namespace)
     t1 = time.perf_counter()
     try:
-        clusters = detector.detect(db, name) if proj.nodes else []
+        clusters = detector.detect(db, proj) if proj.nodes else []
     finally:
         fusion.drop(db, name)
     t2 = time.perf_counter()
@@ -110,6 +112,7 @@ def scan(g: Any, *, now: datetime | None = None, namespace: str | None = None,
     run_id = audit.new_run_id("scan")
     t0 = time.perf_counter()
     proj, clusters, timings = detect(db, cc, namespace=namespace, algorithm=detector.name, run_id=run_id)
+    detector_config = detector.config(proj)
     t1 = time.perf_counter()
     decisions = gate(db, cc, clusters)
     timings["gate"] = time.perf_counter() - t1
@@ -122,13 +125,13 @@ def scan(g: Any, *, now: datetime | None = None, namespace: str | None = None,
     report = ScanReport(run_id=run_id, algorithm=detector.name, decisions=decisions, consolidation_due=due,
                         warnings=warnings, nodes=proj.nodes, relationships=proj.relationships // 2,
                         clusters=clusters, namespace=namespace, dry_run=cc.dry_run, at=started,
-                        timings={k: round(v, 4) for k, v in timings.items()})
+                        timings={k: round(v, 4) for k, v in timings.items()}, detector_config=detector_config)
     _record(db, cfg, report, detector)
     return report
 
 
 def _record(db, cfg, report: ScanReport, detector) -> None:
-    settings = {"consolidation": cfg.consolidation.model_dump(mode="json"), "detector": detector.config()}
+    settings = {"consolidation": cfg.consolidation.model_dump(mode="json"), "detector": report.detector_config}
     counts = {"nodes": report.nodes, "relationships": report.relationships, "clusters": len(report.clusters),
               "decisions": len(report.decisions), "accepted": len(report.accepted),
               "rejected": len(report.rejected), "consolidation_due": report.consolidation_due}

@@ -23,10 +23,20 @@ WITH a, b,
      END AS w
 WITH a, b, sum(w) AS weight
 ORDER BY a.id, b.id
+// `tie`: 1 + $tie_epsilon * (a polynomial hash of the id, in [0, 1)). Label propagation
+// weighs each neighbour's vote by it, so equal votes are broken by a fixed pseudo-random
+// order instead of "smallest label", which floods unweighted graphs with one label.
+WITH a, CASE WHEN weight > 0 THEN b ELSE null END AS b, weight,
+     reduce(h = 0, c IN split(a.id, '') | (h * 131 + coalesce($id_chars[c], 0)) % 1000003) AS ha
+WITH a, b, weight, ha,
+     CASE WHEN b IS NULL THEN 0
+          ELSE reduce(h = 0, c IN split(b.id, '') | (h * 131 + coalesce($id_chars[c], 0)) % 1000003) END AS hb
 WITH gds.graph.project(
-       $graph_name, a,
-       CASE WHEN weight > 0 THEN b ELSE null END,
-       {relationshipProperties: {weight: weight}},
+       $graph_name, a, b,
+       {sourceNodeProperties: {tie: 1.0 + $tie_epsilon * ha / 1000003.0},
+        targetNodeProperties: CASE WHEN b IS NULL THEN null ELSE {tie: 1.0 + $tie_epsilon * hb / 1000003.0} END,
+        relationshipProperties: CASE WHEN b IS NULL THEN null ELSE {weight: weight} END},
        {undirectedRelationshipTypes: ['*']}
-     ) AS g
-RETURN g.graphName AS graph, g.nodeCount AS nodes, g.relationshipCount AS relationships
+     ) AS g,
+     sum(weight) AS total_weight
+RETURN g.graphName AS graph, g.nodeCount AS nodes, g.relationshipCount AS relationships, total_weight
