@@ -183,3 +183,17 @@ def test_incident_scenario_ends_with_a_pending_503_proposal_that_explains_to_the
     sources = g.explain(res.insight_id)["sources"]
     assert [s["id"] for s in sources] == [f"inc-checkout-{i}" for i in range(1, 6)]
     assert all(s["kind"] == "incident" for s in sources)
+
+
+def test_one_queue_approve_and_revert_dispatch_merge_proposals_to_the_merge_job(g):
+    base = {"title": "Checkout 503 after deploy 4.2", "subject": "checkout", "created_at": "2026-11-20T10:00:00+00:00"}
+    a = g.add({**base, "content": "The checkout service returned 503 errors right after deploy 4.2 went out.",
+               "source": "pager", "importance": 0.9}).id
+    b = g.add({**base, "content": "Right after deploy 4.2 went out, the checkout service returned 503 errors.",
+               "source": "oncall-notes", "importance": 0.4}).id
+    g.merge(dry_run=False, now=NOW)
+    (merge_p,) = g.proposals(kind="merge")
+    out = g.approve(merge_p["id"], now=NOW)  # the same verb as for consolidations
+    assert (out["winner"], out["loser"]) == (a, b) and g.get(b).status == "deprecated"
+    g.revert(merge_p["id"], now=NOW)
+    assert g.get(b).status == "active"

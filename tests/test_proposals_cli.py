@@ -89,3 +89,13 @@ def test_consolidate_synthesizes_within_the_daily_cap(cli, g):
     assert "1 proposed" in out.stdout and "1 pending" in out.stdout and "1/1 syntheses today" in out.stdout
     listed = json.loads(cli("proposals", "list", "--json").stdout)
     assert len(listed) == 1 and listed[0]["status"] == "pending"
+
+
+def test_the_queue_shows_merge_proposals_too(cli, g):
+    pid = g.synthesize(add_incidents(g), now=NOW).proposal_id
+    g.db.run_text("CREATE (:Proposal {id: 'p-merge-1', kind: 'merge', status: 'pending', created_at: $now, "
+                  "memory_ids: ['inc-1', 'inc-2'], payload: '{}'})", now=NOW)
+    table = cli("proposals", "list")
+    assert table.returncode == 0 and pid in table.stdout and "p-merge-1" in table.stdout and "merge" in table.stdout
+    shown = cli("proposals", "show", "p-merge-1")
+    assert shown.returncode == 0 and "memory_ids" in shown.stdout

@@ -86,7 +86,7 @@ def proposals_list(status: str = typer.Option("pending", help="pending, applied,
     table = Table("id", "kind", "status", "created", "title / summary", "members")
     for p in rows:
         title = p.get("title") or p.get("summary") or p.get("rule") or ""
-        members = p.get("member_ids") or [x for x in (p.get("winner"), p.get("loser")) if x]
+        members = p.get("member_ids") or p.get("memory_ids") or []
         table.add_row(p["id"], str(p.get("kind")), str(p.get("status")), str(p.get("created_at", ""))[:19],
                       str(title)[:60], str(len(members)) if isinstance(members, list) else "")
     console.print(table)
@@ -103,13 +103,14 @@ def proposals_show(proposal_id: str, json_out: bool = JsonOpt) -> None:
         return
     insight = p.get("insight") if isinstance(p.get("insight"), dict) else None
     head = Table(show_header=False, box=None)
-    for key in ("id", "kind", "status", "cluster_key", "namespace", "subject", "provider", "model", "prompt_hash",
-                "membership_hash", "created_at", "reason", "insight_id"):
+    shown = ("id", "kind", "status", "cluster_key", "namespace", "subject", "provider", "model", "prompt_hash",
+             "membership_hash", "created_at", "reason", "insight_id")
+    for key in shown:
         if p.get(key) is not None:
             head.add_row(f"[bold]{key}[/]", str(p[key]))
-    if not insight:
+    if not insight:  # a proposal of another kind (e.g. merge): every field as stored
         for key, value in sorted(p.items()):
-            if key not in head.columns and value is not None:
+            if key not in shown and value is not None:
                 head.add_row(f"[bold]{key}[/]", json.dumps(value, default=str) if not isinstance(value, str) else value)
         console.print(head)
         return
