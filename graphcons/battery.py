@@ -191,9 +191,9 @@ def run_battery(g: Any, *, now: datetime | None = None) -> list[Check]:
 
     def precomputed() -> tuple[bool, str]:
         iid = state["insight"]
-        before = g.db.run_text("MATCH (p:Precomputed) RETURN count(p) AS n")[0]["n"]
+        before = g.db.run("precompute/count")[0]["n"]
         g.retrieve("Apollo deadline", k=3, namespace=NAMESPACE, record=False)
-        after = g.db.run_text("MATCH (p:Precomputed) RETURN count(p) AS n")[0]["n"]
+        after = g.db.run("precompute/count")[0]["n"]
         out = precompute.precompute(g.db, insight_ids=[iid], now=now, force=True)
         kept = precompute.stored(g.db, [iid])
         return list(out) == [iid] and kept == out and before == after, (
@@ -214,8 +214,7 @@ def run_battery(g: Any, *, now: datetime | None = None) -> list[Check]:
         p = proposal_for(GROUPS["503"])
         if p["status"] != "pending":
             return p["status"] == "applied", f"proposal already {p['status']}"
-        count = "MATCH (n) WHERE NOT n:Audit RETURN count(n) AS n"
-        before = g.db.run_text(count)[0]["n"]
+        before = g.db.run("synthesis/graph_size")[0]
 
         def fail(step: str) -> None:
             if step == "links":
@@ -224,8 +223,9 @@ def run_battery(g: Any, *, now: datetime | None = None) -> list[Check]:
             g.approve(p["id"], now=now, checkpoint=fail)
         except RuntimeError:
             pass
-        after = g.db.run_text(count)[0]["n"]
+        after = g.db.run("synthesis/graph_size")[0]
         status = proposals.get(g.db, p["id"])["status"]
-        return before == after and status == "pending", f"failure after the links step: {after - before} node(s) left"
+        left = after["nodes"] - before["nodes"]
+        return before == after and status == "pending", f"failure injected after the links step: {left} node(s) left"
     check("apply is atomic", atomic)
     return results
