@@ -201,7 +201,12 @@ def resynthesize(db: Database, cfg: Config, pid: str, *, synthesizer: Synthesize
         raise Conflict(f"proposal {pid} is a {p.get('kind')!r} proposal, not a consolidation")
     if p["status"] not in ("pending", "stale"):
         raise Conflict(f"proposal {pid} is {p['status']}; only a pending or stale proposal is re-synthesized")
-    cluster = Cluster(member_ids=tuple(p["member_ids"]), namespace=p["namespace"], subject=p.get("subject"),
+    rows = db.run("proposals/member_versions", ids=list(p["member_ids"]))
+    live = [r["id"] for r in rows if r["version"] is not None and r["status"] in LIVE_STATUSES]
+    if len(live) < cfg.consolidation.min_size:
+        raise Conflict(f"proposal {pid}: only {len(live)} of its {len(rows)} members are still live "
+                       f"(min_size {cfg.consolidation.min_size}); nothing to re-synthesize")
+    cluster = Cluster(member_ids=tuple(live), namespace=p["namespace"], subject=p.get("subject"),
                       figures=p.get("gate_figures") or {})
     now = now or utcnow()
     out = synthesize_cluster(db, cfg, cluster, synthesizer=synthesizer, figures=p.get("gate_figures"), now=now,

@@ -113,6 +113,8 @@ def _stale(db_or_tx: Any, versions: dict[str, int]) -> list[str]:
             problems.append(f"{r['id']} no longer exists")
         elif r["version"] != versions[r["id"]]:
             problems.append(f"{r['id']} changed (version {versions[r['id']]} -> {r['version']})")
+        elif r["status"] not in LIVE_STATUSES:
+            problems.append(f"{r['id']} is now {r['status']}")
     return problems
 
 

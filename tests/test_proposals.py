@@ -197,3 +197,14 @@ def test_one_queue_approve_and_revert_dispatch_merge_proposals_to_the_merge_job(
     assert (out["winner"], out["loser"]) == (a, b) and g.get(b).status == "deprecated"
     g.revert(merge_p["id"], now=NOW)
     assert g.get(b).status == "active"
+
+
+def test_a_member_retired_since_the_proposal_makes_it_stale(g, pending):
+    _, pid = pending
+    g.db.run_text("MATCH (m:Memory {id: 'inc-4'}) SET m.status = 'deprecated'")  # e.g. merged away meanwhile
+    with pytest.raises(Conflict) as err:
+        g.approve(pid, now=NOW)
+    assert "inc-4 is now deprecated" in str(err.value) and insights(g) == 0
+    out = g.resynthesize(pid, now=NOW)  # re-synthesis keeps the live members only
+    assert g.proposal(out.proposal_id)["member_ids"] == ["inc-1", "inc-2", "inc-3"]
+    assert g.approve(out.proposal_id, now=NOW).changed

@@ -20,6 +20,7 @@ from datetime import datetime
 from typing import Any
 
 PROMPT_VERSION = "synthesis-v1"
+MAX_SHOWN_CHARS = 1500  # per memory
 
 SYSTEM = """You consolidate an AI agent's related memories into one insight memory.
 
@@ -104,6 +105,8 @@ class SynthesisPrompt:
             head += f" relation={m.relation}"
         title = _defuse(m.title, fence)
         body = _defuse(m.content, fence)
+        if len(body) > MAX_SHOWN_CHARS:  # bounded prompts: small local models have 4k-token contexts
+            body = body[:MAX_SHOWN_CHARS].rsplit(" ", 1)[0] + " [...truncated]"
         text = body if not title or body.startswith(title) else f"{title}\n{body}"
         return f"{head}\n{text}\n{fence} END id={m.id}"
 
