@@ -344,9 +344,11 @@ def reject(db: Database, pid: str, *, now: datetime, by: str = "user", reason: s
             return {"proposal": pid, "status": "rejected", "changed": False}
         if prop["status"] != "pending":
             raise Conflict(f"merge proposal {pid!r} is {prop['status']}; only a pending one can be rejected")
-        tx.run("merge/set_status", id=pid, expected="pending", status="rejected", now=now, by=by, run_id=None)
-        audit.record(tx, "merge_rejected", prop.get("memory_ids") or [], at=now, proposal=pid, by=by, reason=reason,
-                     before={"status": "pending"}, after={"status": "rejected"})
+        run_id = audit.new_run_id("merge-reject")
+        tx.run("merge/set_status", id=pid, expected="pending", status="rejected", now=now, by=by, run_id=run_id)
+        audit.record(tx, "merge_rejected", prop.get("memory_ids") or [], run_id=run_id, at=now, proposal=pid, by=by,
+                     reason=reason, rule="rejected by reviewer", before={"status": "pending"},
+                     after={"status": "rejected"})
     return {"proposal": pid, "status": "rejected", "changed": True}
 
 
