@@ -180,3 +180,18 @@ def test_real_openai_compatible_endpoint(g):
         assert g.explain(res.insight_id)["sources"]
     else:  # a weak model may fail; then nothing may be stored
         assert proposals_count(g) == 0 and insights(g) == 0
+
+
+def test_provider_settings_come_from_llm_config_or_the_environment(llm):
+    from graphcons.config import load_config
+    from graphcons.errors import ConfigError
+
+    cfg = load_config(env={"GRAPHCONS_LLM_MODEL": "qwen2.5-1.5b", "GRAPHCONS__LLM__PROVIDER": "openai",
+                           "GRAPHCONS__LLM__INSTRUCTOR_MODE": "JSON"})
+    synth = OpenAISynthesizer(cfg.llm, env={"OPENAI_BASE_URL": llm.base_url, "OPENAI_API_KEY": "sk-test"})
+    assert synth.model == "qwen2.5-1.5b" and synth.base_url == llm.base_url and synth.mode.name == "JSON"
+    assert synth.client.api_key == "sk-test"
+    local = OpenAISynthesizer(LLMConfig(provider="openai", base_url=llm.base_url), env={})
+    assert local.client.api_key == "not-needed"  # local servers need no key
+    with pytest.raises(ConfigError):
+        OpenAISynthesizer(LLMConfig(provider="openai"), env={})  # hosted OpenAI without a key
