@@ -15,6 +15,7 @@ the caller then stores nothing and leaves the cluster pending.
 from __future__ import annotations
 
 import json
+import logging
 import os
 from typing import Any
 
@@ -26,6 +27,11 @@ from ..errors import ConfigError, ProviderError
 from .base import Synthesis, Synthesizer
 from .models import Insight, Themes, call_models, to_stored
 from .prompt import SynthesisPrompt
+
+
+# instructor logs every failed attempt at ERROR; graphcons reports the failure itself (ProviderError,
+# audit record), so without logging configured by the application those lines are not printed.
+logging.getLogger("instructor").addHandler(logging.NullHandler())
 
 
 class OpenAISynthesizer(Synthesizer):
