@@ -195,3 +195,23 @@ def test_provider_settings_come_from_llm_config_or_the_environment(llm):
     assert local.client.api_key == "not-needed"  # local servers need no key
     with pytest.raises(ConfigError):
         OpenAISynthesizer(LLMConfig(provider="openai"), env={})  # hosted OpenAI without a key
+
+
+def test_consolidate_end_to_end_over_the_openai_protocol(g, llm):
+    from graphcons.scenarios import NAMESPACE, seed_incidents
+
+    seed_incidents(g)
+    use_llm(g, llm)
+    g.config.consolidation.enabled = True
+    g.config.consolidation.dry_run = False
+    report = g.consolidate(now=NOW, namespace=NAMESPACE)
+    proposed = [o for o in report.outcomes if o.status == "proposed"]
+    assert len(proposed) == report.scan["accepted"] >= 2
+    assert report.budget["llm_calls"] == 2 * len(proposed) == len(llm.requests)
+    checkout = next(o for o in proposed if "inc-checkout-1" in o.grounding["cited"])
+    res = g.approve(checkout.proposal_id, now=NOW)
+    sources = [s["id"] for s in g.explain(res.insight_id)["sources"]]
+    assert sources == [f"inc-checkout-{i}" for i in range(1, 6)]
+    # a second run spends no LLM call on unchanged clusters
+    again = g.consolidate(now=NOW, namespace=NAMESPACE)
+    assert {o.status for o in again.outcomes} <= {"unchanged"} and len(llm.requests) == 2 * len(proposed)
