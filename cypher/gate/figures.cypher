@@ -22,8 +22,9 @@ CALL (c) {
 }
 CALL (c) {
   UNWIND c.ids AS id
-  MATCH (i:Memory {kind: 'insight'})-[:SUMMARIZES]->(m:Memory {id: id})
-  WHERE i.status IN $live
+  MATCH (m:Memory {id: id})
+  MATCH (m)<-[:SUMMARIZES]-(i:Memory)
+  WHERE i.kind = 'insight' AND i.status IN $live
   WITH i, count(DISTINCT m) AS covered
   ORDER BY covered DESC, i.id
   RETURN collect({insight: i.id, covered: covered})[0] AS best

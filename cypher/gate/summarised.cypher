@@ -1,5 +1,14 @@
-// Which accepted cluster keys already have a live insight recorded for them
-// (an insight written by synthesis carries the cluster_key it summarises).
-MATCH (i:Memory {kind: 'insight'})
-WHERE i.cluster_key IN $keys AND i.status IN $live
-RETURN collect(DISTINCT i.cluster_key) AS keys
+// Which accepted cluster keys are already summarised by a live insight: one that carries the
+// cluster_key itself, or one CREATED by an applied consolidation proposal for that key (issue 4).
+// A reverted proposal deprecates its insight, so the cluster becomes due again.
+CALL () {
+  MATCH (i:Memory)
+  WHERE i.kind = 'insight' AND i.status IN $live AND i.cluster_key IN $keys
+  RETURN i.cluster_key AS key
+  UNION
+  UNWIND $keys AS key
+  MATCH (p:Proposal {cluster_key: key})-[:CREATED]->(j:Memory)
+  WHERE p.status = 'applied' AND j.status IN $live
+  RETURN key
+}
+RETURN collect(DISTINCT key) AS keys
