@@ -488,6 +488,9 @@ def main() -> None:
     ap.add_argument("--leiden-gamma", type=float, default=None, help="override [consolidation] leiden_gamma")
     ap.add_argument("--budget", type=float, default=1200.0, help="skip remaining sizes past this many seconds")
     ap.add_argument("--out", default=str(REPO / "bench" / "results" / "clusters.json"))
+    ap.add_argument("--reuse-bench-db", action="store_true",
+                    help="accept a database holding only earlier benchmark namespaces (sizes not yet run)")
+    ap.add_argument("--no-reference", action="store_true", help="skip football and LFR")
     args = ap.parse_args()
     args.gamma_sweep = [s for s in args.gamma_sweep.split(",") if s]
 
@@ -497,14 +500,16 @@ def main() -> None:
     if args.leiden_gamma is not None:
         cfg.consolidation.leiden_gamma = args.leiden_gamma
     db = Database(cfg.neo4j)
-    if db.run_text(q("count_memories"))[0]["n"]:
+    if db.run_text(q("count_memories"))[0]["n"] and not (
+            args.reuse_bench_db and not db.run_text(q("non_bench_memories"))[0]["n"]):
         sys.exit("bench/clusters.py needs an empty database (it never deletes); use a private server: "
                  "scripts/neo4j reset && scripts/neo4j start with your GRAPHCONS_NEO4J_HOME")
     store_init(db, *embedder_identity(cfg.embedding))  # the default embedder's schema (no vectors written)
     sampler = RssSampler(java_pid())
     log("warm-up: a small planted graph, scanned once untimed (query compilation)")
     warm = planted(500, seed=99)
-    load(db, "benchwarmup", 500, warm)
+    if not db.run_text(q("namespace_count"), namespace="benchwarmup")[0]["n"]:
+        load(db, "benchwarmup", 500, warm)
     for algo in ("label_propagation", "leiden"):
         scan(_G(db, cfg), namespace="benchwarmup", algorithm=algo)
     results = {
@@ -528,7 +533,8 @@ def main() -> None:
                 continue
             results["sizes"][label] = bench_size(db, cfg, sampler, label, SIZES[label], args)
             out_path.write_text(json.dumps(results, indent=2))
-        results["reference_graphs"] = reference_graphs(db, cfg)
+        if not args.no_reference:
+            results["reference_graphs"] = reference_graphs(db, cfg)
     finally:
         sampler.stop()
         results["python_ru_maxrss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)

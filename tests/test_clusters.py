@@ -193,3 +193,41 @@ def test_a_bad_algorithm_or_namespace_is_refused_naming_the_field(g, tmp_path):
     bad.write_text('[consolidation]\nleiden_gamma = 0\n')
     with pytest.raises(ConfigError, match="consolidation.leiden_gamma"):
         load_config(bad, env={})
+
+
+def test_label_propagation_does_not_flood_an_unweighted_ring_of_cliques(g):
+    """Equal votes everywhere (links only, one kind): ties must not pour one label over all."""
+    ids = add_all(g, DISTINCT[:20], subject="ops")
+    groups = [ids[i:i + 5] for i in range(0, 20, 5)]
+    for group in groups:
+        for i, x in enumerate(group):
+            for y in group[i + 1:]:
+                g.link(x, y, "related")
+    for a, b in zip(groups, groups[1:] + groups[:1]):  # a ring: one link between neighbouring cliques
+        g.link(a[0], b[1], "related")
+
+    clusters = g.clusters(algorithm="label_propagation")
+
+    assert sorted(c.member_ids for c in clusters) == sorted(tuple(sorted(x)) for x in groups)
+
+
+def test_leiden_resolution_is_derived_from_density_or_fixed(g):
+    from graphcons import communities, fusion
+
+    ids = add_all(g, DISTINCT[:6], subject="ops")
+    for a, b in zip(ids, ids[1:]):
+        g.link(a, b, "related")
+    cc = g.config.consolidation
+    name = fusion.new_graph_name("test-resolution")
+    proj = fusion.project(g.db, cc, name)
+    try:
+        assert proj.nodes == 6 and proj.total_weight == 5.0
+        derived = communities.make_detector(cc, "leiden").config(proj)
+        assert derived["gamma"] == cc.leiden_density * 6 / (2 * 5.0 / 6)
+        assert derived["randomSeed"] == cc.leiden_seed and derived["concurrency"] == 1
+        cc.leiden_density = 0.0
+        assert communities.make_detector(cc, "leiden").config(proj)["gamma"] == cc.leiden_gamma
+    finally:
+        fusion.drop(g.db, name)
+    report = g.scan(algorithm="leiden")
+    assert report.detector_config["gamma"] == cc.leiden_gamma

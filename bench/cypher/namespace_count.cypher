@@ -1,0 +1,1 @@
+MATCH (m:Memory {namespace: $namespace}) RETURN count(m) AS n
