@@ -328,11 +328,17 @@ def _check_id(pid: Any) -> str:
 
 
 def approve(db: Database, pid: str, *, now: datetime, by: str = "user", run_id: str | None = None) -> dict[str, Any]:
-    """Apply one pending merge proposal in one transaction."""
+    """Apply one pending merge proposal in one transaction; approving an applied one changes nothing."""
     _check_id(pid)
     require_aware(now)
     with db.transaction() as tx:
-        return _apply(tx, pid, now=now, run_id=run_id or audit.new_run_id("merge-approve"), by=by)
+        prop = _get(tx, pid)
+        if prop["status"] == "applied":
+            payload = json.loads(prop["payload"])
+            return {"proposal": pid, "winner": payload["winner"], "loser": payload["loser"], "status": "applied",
+                    "changed": False}
+        out = _apply(tx, pid, now=now, run_id=run_id or audit.new_run_id("merge-approve"), by=by)
+    return {**out, "changed": True}
 
 
 def reject(db: Database, pid: str, *, now: datetime, by: str = "user", reason: str | None = None) -> dict[str, Any]:

@@ -186,3 +186,16 @@ def test_bad_input_names_the_field(g, tmp_path):
     bad.write_text("[merge]\nthreshold = 1.5\n")
     with pytest.raises(ConfigError, match="merge.threshold"):
         load_config(bad, env={})
+
+
+def test_the_shared_review_queue_lists_and_applies_merge_proposals(g):
+    a, b = g.add(A).id, g.add(B).id
+    g.merge(dry_run=False, now=NOW)
+    queued = g.proposals(kind="merge", status="pending")
+    assert [p["id"] for p in queued] == [proposal_id(a, b)]
+    g.approve(queued[0]["id"], now=NOW)  # the generic queue hands merge proposals to graphcons.merge
+    assert g.get(b).status == "deprecated"
+    assert g.approve_merge(queued[0]["id"], now=NOW)["changed"] is False  # approving twice changes nothing
+    assert len(g.audit_log(op="merge")) == 1
+    g.revert(queued[0]["id"], now=NOW + timedelta(hours=1))
+    assert g.get(b).status == "active" and g.merge_proposals("reverted")[0]["id"] == queued[0]["id"]
