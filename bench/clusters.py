@@ -525,13 +525,22 @@ def main() -> None:
         "sizes": {}, "skipped": [],
     }
     out_path = Path(args.out)
+    last: tuple[str, float] | None = None
     try:
         for label in [s for s in args.sizes.split(",") if s]:
-            if time.perf_counter() - T_START > args.budget:
-                results["skipped"].append({"size": label, "reason": f"time budget {args.budget}s spent"})
-                log(f"{label}: skipped (budget)")
+            elapsed = time.perf_counter() - T_START
+            if elapsed > args.budget:
+                skip = {"size": label, "reason": f"time budget {args.budget:.0f}s spent ({elapsed:.0f}s elapsed)"}
+                if last:  # linear extrapolation from the largest size run
+                    skip["estimated_s_at_measured_rate"] = round(last[1] * SIZES[label] / SIZES[last[0]])
+                    skip["estimated_from"] = last[0]
+                results["skipped"].append(skip)
+                log(f"{label}: skipped: {skip}")
                 continue
+            t_size = time.perf_counter()
             results["sizes"][label] = bench_size(db, cfg, sampler, label, SIZES[label], args)
+            results["sizes"][label]["size_wall_s"] = round(time.perf_counter() - t_size, 1)
+            last = (label, time.perf_counter() - t_size)
             out_path.write_text(json.dumps(results, indent=2))
         if not args.no_reference:
             results["reference_graphs"] = reference_graphs(db, cfg)
