@@ -163,7 +163,7 @@ def planted(n: int, seed: int = 7):
     return labels, n_clusters, src, dst, kind, value, count, intra
 
 
-def load(db: Database, namespace: str, n: int, graph) -> tuple[dict, list[str]]:
+def load(db: Database, namespace: str, n: int, graph, by_element_id: bool = False) -> tuple[dict, list[str]]:
     labels, n_clusters, src, dst, kind, value, count, intra = graph
     ids = [f"{namespace}-{i:07d}" for i in range(n)]
     rng = np.random.default_rng(11)
@@ -175,18 +175,25 @@ def load(db: Database, namespace: str, n: int, graph) -> tuple[dict, list[str]]:
         rows = [{"id": ids[i], "subject": "bench", "title": f"bench memory {i}", "access": int(access[i])}
                 for i in range(lo, min(n, lo + BATCH))]
         db.run_text(q("create_nodes"), rows=rows, namespace=namespace)
+    refs = ids
+    suffix = ""
+    if by_element_id:  # direct node lookups instead of id-index seeks (faster loads at 1m)
+        eid = {r["id"]: r["eid"] for r in db.run_text(q("element_ids"), namespace=namespace)}
+        refs = [eid[m] for m in ids]
+        suffix = "_by_eid"
     for name, mask in (("create_similar", kind < 0.5), ("create_linked", (kind >= 0.5) & (kind < 0.75)),
                        ("create_coaccess", kind >= 0.75)):
         idx = np.nonzero(mask)[0]
+        text = q(name + suffix)
         for lo in range(0, len(idx), BATCH):
             part = idx[lo:lo + BATCH]
             if name == "create_similar":
-                rows = [{"a": ids[src[j]], "b": ids[dst[j]], "v": float(value[j])} for j in part]
+                rows = [{"a": refs[src[j]], "b": refs[dst[j]], "v": float(value[j])} for j in part]
             elif name == "create_linked":
-                rows = [{"a": ids[src[j]], "b": ids[dst[j]], "kind": "related"} for j in part]
+                rows = [{"a": refs[src[j]], "b": refs[dst[j]], "kind": "related"} for j in part]
             else:
-                rows = [{"a": ids[src[j]], "b": ids[dst[j]], "v": int(count[j])} for j in part]
-            db.run_text(q(name), rows=rows)
+                rows = [{"a": refs[src[j]], "b": refs[dst[j]], "v": int(count[j])} for j in part]
+            db.run_text(text, rows=rows)
     out["load_s"] = round(time.perf_counter() - t0, 2)
     return out, ids
 
@@ -321,13 +328,13 @@ def bench_size(db: Database, cfg, sampler: RssSampler, label: str, n: int, args)
     graph = planted(n)
     truth = graph[0]
     with sampler.phase(res, "load"):
-        info, ids = load(db, namespace, n, graph)
+        info, ids = load(db, namespace, n, graph, by_element_id=args.load_by_element_id)
     res.update(info)
     index = {m: i for i, m in enumerate(ids)}
     log(f"{label}: loaded {info['memories']} memories, {info['edges']} edges in {res['load_s']}s")
 
     g = _G(db, cfg)
-    for algo in ("label_propagation", "leiden"):
+    for algo in args.algorithms:
         out: dict = {}
         with sampler.phase(out, "scan"):
             report = scan(g, namespace=namespace, algorithm=algo)
@@ -338,6 +345,8 @@ def bench_size(db: Database, cfg, sampler: RssSampler, label: str, n: int, args)
         log(f"{label}: GDS {algo}: projection {out['projection']}s detection {out['detection']}s "
             f"gate {out['gate']}s NMI {out['nmi']} ARI {out['ari']} (neo4j peak {out['scan_peak_rss_neo4j_mb']} MB)")
 
+    if args.gds_only:
+        return res
     if label in args.gamma_sweep:
         res["leiden_gamma_sweep"] = gamma_sweep(db, cfg, namespace, index, truth, n)
 
@@ -491,8 +500,12 @@ def main() -> None:
     ap.add_argument("--reuse-bench-db", action="store_true",
                     help="accept a database holding only earlier benchmark namespaces (sizes not yet run)")
     ap.add_argument("--no-reference", action="store_true", help="skip football and LFR")
+    ap.add_argument("--gds-only", action="store_true", help="only the graphcons scans (no Python baselines)")
+    ap.add_argument("--algorithms", default="label_propagation,leiden", help="GDS algorithms to scan with")
+    ap.add_argument("--load-by-element-id", action="store_true", help="create edges by element id (faster)")
     args = ap.parse_args()
     args.gamma_sweep = [s for s in args.gamma_sweep.split(",") if s]
+    args.algorithms = [a for a in args.algorithms.split(",") if a]
 
     cfg = Config(neo4j=Neo4jConfig(uri=os.environ.get("NEO4J_URI", "bolt://127.0.0.1:7687"),
                                    user=os.environ.get("NEO4J_USER", "neo4j"),
