@@ -150,11 +150,13 @@ class Graphcons:
     # -- maintenance (issue 5) ------------------------------------------------------------
     # Jobs are dry runs by default (they report what they would do). `now` is the decision
     # time (decay, ages, cutoffs); the wall clock is read here only when none is given.
-    def merge(self, *, dry_run: bool = True, now: Any = None, auto_apply: bool | None = None) -> dict[str, Any]:
+    def merge(self, *, dry_run: bool = True, now: Any = None, auto_apply: bool | None = None,
+              progress: Any = None) -> dict[str, Any]:
         """Near-duplicate merge pass: proposals (or merges with [merge] auto_apply) and conflict links."""
         from . import merge
 
-        return merge.run(self.db, self.config, now=now or utcnow(), dry_run=dry_run, auto_apply=auto_apply)
+        return merge.run(self.db, self.config, now=now or utcnow(), dry_run=dry_run, auto_apply=auto_apply,
+                         progress=progress)
 
     def merge_proposals(self, status: str | None = None, limit: int = 100) -> list[dict[str, Any]]:
         from . import merge

@@ -50,7 +50,13 @@ def merge(ctx: typer.Context, apply: bool = ApplyOpt, now: Optional[str] = NowOp
     if ctx.invoked_subcommand is not None:
         return
     with open_store() as g:
-        report = g.merge(dry_run=not apply, now=_now(now), auto_apply=auto)
+        from ..weights import count_live
+
+        with Progress(TextColumn("merge scan"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                      console=err_console, disable=json_out) as bar:
+            task = bar.add_task("merge", total=count_live(g.db))
+            report = g.merge(dry_run=not apply, now=_now(now), auto_apply=auto,
+                             progress=lambda n: bar.advance(task, n))
     if json_out:
         emit_json(report)
         return
