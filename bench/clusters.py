@@ -52,7 +52,7 @@ from graphcons.embedders import embedder_identity  # noqa: E402
 from graphcons.scan import scan  # noqa: E402
 from graphcons.store import init as store_init  # noqa: E402
 
-CYPHER = REPO / "bench" / "cypher"
+CYPHER = REPO / "cypher" / "bench"  # queries of this benchmark: cypher/bench/clusters_*.cypher
 FOOTBALL = Path(os.environ.get("GRAPHCONS_FOOTBALL", REPO.parent / "shared" / "data" / "football.gml"))
 SIZES = {"2k": 2_000, "10k": 10_000, "100k": 100_000, "1m": 1_000_000}
 GAMMAS = [1, 5, 20, 50, 100, 200, 500, 1000]
@@ -62,7 +62,7 @@ T_START = time.perf_counter()
 
 
 def q(name: str) -> str:
-    return (CYPHER / f"{name}.cypher").read_text()
+    return (CYPHER / f"clusters_{name}.cypher").read_text()
 
 
 def log(msg: str) -> None:

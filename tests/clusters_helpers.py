@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+
 # Five incidents whose MiniLM cosines are all >= 0.83 (checked in test_similarity_only):
 # similarity alone clusters them at the default sim_floor 0.82.
 INCIDENTS_503 = [
@@ -43,8 +45,19 @@ DISTINCT = [
 
 
 def add_all(g, texts, **fields):
-    """Admit each text with the given fields; returns the ids in order."""
-    return [g.add({"content": t, **fields}).id for t in texts]
+    """Admit each text with the given fields; returns the ids in order.
+
+    Ids are derived from the text and fields (admission would derive them from the wall
+    clock): community detection breaks ties by id, so fixed ids make each test graph the
+    same graph on every run.
+    """
+    out = []
+    for t in texts:
+        data = {"content": t, **fields}
+        if "id" not in data:
+            data["id"] = "t-" + hashlib.sha1(repr(sorted(data.items())).encode()).hexdigest()[:12]
+        out.append(g.add(data).id)
+    return out
 
 
 def keyset(clusters):
