@@ -49,7 +49,8 @@ def neo4j_settings():
                 yield Neo4jConfig(uri=container.get_connection_url(), user="neo4j", password="graphcons-test")
             return
     subprocess.run([str(REPO / "scripts" / "neo4j"), "start"], check=True)
-    yield Neo4jConfig()  # password read from the folder scripts/neo4j generated
+    port = os.environ.get("GRAPHCONS_NEO4J_BOLT_PORT", "7687")
+    yield Neo4jConfig(uri=f"bolt://127.0.0.1:{port}")  # password: the file scripts/neo4j generated
 
 
 @pytest.fixture(scope="session")
