@@ -23,25 +23,23 @@ DEPTH = 3
 def spread(db: Database, ids: list[str], *, amount: float = 1.0, decay: float = DECAY, depth: int = DEPTH,
            now: datetime | None = None, record: bool = True) -> dict[str, float]:
     """Warm the memories beneath the given insights; returns {memory id: activation added}."""
+    with db.transaction() as tx:
+        return spread_in(tx, ids, amount=amount, decay=decay, depth=depth, now=now, record=record)
+
+
+def spread_in(tx: Any, ids: list[str], *, amount: float = 1.0, decay: float = DECAY, depth: int = DEPTH,
+              now: datetime | None = None, record: bool = True) -> dict[str, float]:
+    """`spread` inside the caller's transaction (usage records it atomically with the access).
+
+    Ids that are not live insights are skipped by the query itself, so usage needs no lookup first.
+    """
     ids = sorted(set(ids))
     if not ids or amount <= 0:
         return {}
-    with db.transaction() as tx:
-        rows = tx.run("activation/spread", ids=ids, amount=float(amount), decay=float(decay),
-                      depth=int(max(1, min(depth, 4))), live=list(LIVE_STATUSES))
-        warmed = {r["id"]: r["delta"] for r in rows}
-        if warmed and record:
-            audit.record(tx, "activate", ids, at=now or utcnow(), amount=amount, decay=decay, depth=depth,
-                         warmed=len(warmed))
+    rows = tx.run("activation/spread", ids=ids, amount=float(amount), decay=float(decay),
+                  depth=int(max(1, min(depth, 4))), live=list(LIVE_STATUSES))
+    warmed = {r["id"]: r["delta"] for r in rows}
+    if warmed and record:
+        audit.record(tx, "activate", ids, at=now or utcnow(), amount=amount, decay=decay, depth=depth,
+                     warmed=len(warmed))
     return warmed
-
-
-def touched_insights(db: Database, ids: list[str]) -> list[str]:
-    rows = db.run("provenance/nodes", ids=sorted(set(ids)))
-    return [r["id"] for r in rows if r["found"] and r["kind"] == "insight"]
-
-
-def on_access(db: Database, ids: list[str], **kw: Any) -> dict[str, float]:
-    """Hook for usage: spread from whichever of the used memories are insights."""
-    insights = touched_insights(db, ids)
-    return spread(db, insights, **kw) if insights else {}

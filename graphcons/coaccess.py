@@ -12,6 +12,7 @@ from datetime import datetime
 from itertools import combinations
 
 from . import audit
+from .activation import spread_in
 from .config import Config
 from .db import Database
 from .errors import NotFound, ValidationError
@@ -45,7 +46,5 @@ def record_access(db: Database, cfg: Config, session: str, ids: list[str], *, no
         )
         row = tx.run("access/record", session=session, uses=uses, pairs=[list(p) for p in pairs], now=now)[0]
         audit.record(tx, "access", ids, at=now, session=session, new_pairs=len(pairs), window=window)
-    from .activation import on_access  # a used insight warms its members (spreading activation, issue 4)
-
-    warmed = on_access(db, ids, now=now)
+        warmed = spread_in(tx, ids, now=now)  # a used insight warms its members (spreading activation)
     return {"session": session, "accessed": len(ids), "pairs": row["pairs"], "warmed": len(warmed)}
