@@ -10,7 +10,7 @@ from .config import Config
 from .db import Database
 from .embedders import Embedder
 from .errors import Conflict, NotFound, ValidationError
-from .memory import LIVE_STATUSES, Memory, content_hash, utcnow
+from .memory import LIVE_STATUSES, Memory, check_length, content_hash, utcnow
 
 EDITABLE = {"title", "content", "scope", "importance"}
 
@@ -33,10 +33,8 @@ def edit(db: Database, cfg: Config, embedder: Embedder, mem_id: str, *, source: 
     for key in ("title", "content", "scope"):
         if key in changes and (not isinstance(changes[key], str) or not changes[key].strip()):
             raise ValidationError(key, "must be a non-empty string")
-    if "content" in changes and len(changes["content"]) > cfg.admission.max_content_chars:
-        raise ValidationError("content", f"is {len(changes['content'])} characters; the limit is {cfg.admission.max_content_chars}")
-    if "title" in changes and len(changes["title"]) > cfg.admission.max_title_chars:
-        raise ValidationError("title", f"is {len(changes['title'])} characters; the limit is {cfg.admission.max_title_chars}")
+    check_length("content", changes.get("content"), cfg.admission.max_content_chars)
+    check_length("title", changes.get("title"), cfg.admission.max_title_chars)
     if "importance" in changes:
         imp = changes["importance"]
         if isinstance(imp, bool) or not isinstance(imp, (int, float)) or not 0 <= imp <= 1:

@@ -139,11 +139,15 @@ def parse_input(data: Any, *, max_title: int, max_content: int) -> MemoryInput:
         raise ValidationError(field, err["msg"]) from None
     if not mem.content.strip():
         raise ValidationError("content", "must not be empty")
-    if len(mem.content) > max_content:
-        raise ValidationError("content", f"is {len(mem.content)} characters; the limit is {max_content}")
-    if mem.title is not None and len(mem.title) > max_title:
-        raise ValidationError("title", f"is {len(mem.title)} characters; the limit is {max_title}")
+    check_length("content", mem.content, max_content)
+    check_length("title", mem.title, max_title)
     return mem
+
+
+def check_length(field: str, value: str | None, limit: int) -> None:
+    """The size limits of admission, shared by editing."""
+    if value is not None and len(value) > limit:
+        raise ValidationError(field, f"is {len(value)} characters; the limit is {limit}")
 
 
 class Memory(BaseModel):
