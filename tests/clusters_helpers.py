@@ -60,6 +60,13 @@ def add_all(g, texts, **fields):
     return out
 
 
+def link_clique(g, ids, kind="related"):
+    """Link every pair of the given memories (an explicit-links cluster)."""
+    for i, x in enumerate(ids):
+        for y in ids[i + 1:]:
+            g.link(x, y, kind)
+
+
 def keyset(clusters):
     return sorted(c.key for c in clusters)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from clusters_helpers import DISTINCT, INCIDENTS_503, add_all, cluster_of, keyset
+from clusters_helpers import DISTINCT, INCIDENTS_503, add_all, cluster_of, keyset, link_clique
 from graphcons.cluster import cluster_key
 from graphcons.errors import ConfigError, ValidationError
 from graphcons.config import load_config
@@ -38,9 +38,7 @@ def test_links_alone_find_the_planted_cluster(g, algorithm):
     assert g.db.run_text("MATCH ()-[s:SIMILAR]->() RETURN count(s) AS n")[0]["n"] == 0
     a, b = ids[:4], ids[4:8]
     for group in (a, b):
-        for i, x in enumerate(group):
-            for y in group[i + 1:]:
-                g.link(x, y, "same_root_cause")
+        link_clique(g, group, "same_root_cause")
 
     clusters = g.clusters(algorithm=algorithm)
 
@@ -157,9 +155,7 @@ def _mixed_graph(g):
     add_all(g, INCIDENTS_503, subject="checkout")
     ids = add_all(g, DISTINCT[:20], subject="ops")
     for group in (ids[0:4], ids[4:9]):
-        for i, x in enumerate(group):
-            for y in group[i + 1:]:
-                g.link(x, y, "related")
+        link_clique(g, group)
     g.access("s1", ids[9:13])
     g.access("s2", ids[9:13])
     g.link(ids[13], ids[14], "related")  # a pair: size-2 cluster
@@ -202,9 +198,7 @@ def test_label_propagation_does_not_flood_an_unweighted_ring_of_cliques(g):
     ids = [g.add({"content": t, "subject": "ops", "id": f"ring-{n:02d}"}).id for n, t in enumerate(DISTINCT[:20])]
     groups = [ids[i:i + 5] for i in range(0, 20, 5)]
     for group in groups:
-        for i, x in enumerate(group):
-            for y in group[i + 1:]:
-                g.link(x, y, "related")
+        link_clique(g, group)
     for a, b in zip(groups, groups[1:] + groups[:1]):  # a ring: one link between neighbouring cliques
         g.link(a[0], b[1], "related")
 

@@ -15,7 +15,7 @@ from urllib.parse import urlparse
 
 import pytest
 
-from clusters_helpers import DISTINCT, INCIDENTS_503, add_all, keyset
+from clusters_helpers import DISTINCT, INCIDENTS_503, add_all, keyset, link_clique
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -41,9 +41,7 @@ def test_same_clusters_and_verdicts_after_a_server_restart(g):
     add_all(g, INCIDENTS_503, subject="checkout")
     ids = add_all(g, DISTINCT[:16], subject="ops")
     for group in (ids[0:4], ids[4:9]):
-        for i, x in enumerate(group):
-            for y in group[i + 1:]:
-                g.link(x, y, "related")
+        link_clique(g, group)
     g.link(ids[3], ids[4], "related")
     g.access("s1", ids[9:13])
     g.access("s2", ids[9:13])
