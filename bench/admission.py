@@ -26,10 +26,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.server import bench_server, stop_bench_server  # noqa: E402
-from graphcons.admission import admit, node_props, version_props  # noqa: E402
+from graphcons.store.admission import admit, node_props, version_props  # noqa: E402
 from graphcons.api import Graphcons  # noqa: E402
-from graphcons.embedders.minilm import MiniLMEmbedder  # noqa: E402
-from graphcons.memory import content_hash, parse_input  # noqa: E402
+from graphcons.core.embedders.minilm import MiniLMEmbedder  # noqa: E402
+from graphcons.core.memory import content_hash, parse_input  # noqa: E402
 
 DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "stsb-train.tsv"
 RESULTS = Path(__file__).resolve().parent / "results" / "admission.json"

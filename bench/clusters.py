@@ -46,11 +46,11 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from graphcons import communities, fusion  # noqa: E402
-from graphcons.config import Config, Neo4jConfig  # noqa: E402
-from graphcons.db import Database  # noqa: E402
-from graphcons.embedders import embedder_identity  # noqa: E402
-from graphcons.scan import scan  # noqa: E402
-from graphcons.store import init as store_init  # noqa: E402
+from graphcons.core.config import Config, Neo4jConfig  # noqa: E402
+from graphcons.core.db import Database  # noqa: E402
+from graphcons.core.embedders import embedder_identity  # noqa: E402
+from graphcons.consolidation.scan import scan  # noqa: E402
+from graphcons.store.schema import init as store_init  # noqa: E402
 
 CYPHER = REPO / "cypher" / "bench"  # queries of this benchmark: cypher/bench/clusters_*.cypher
 FOOTBALL = Path(os.environ.get("GRAPHCONS_FOOTBALL", REPO.parent / "shared" / "data" / "football.gml"))

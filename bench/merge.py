@@ -45,11 +45,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from graphcons import merge  # noqa: E402
-from graphcons.admission import embed_text, node_props  # noqa: E402
+from graphcons.store.admission import embed_text, node_props  # noqa: E402
 from graphcons.api import Graphcons  # noqa: E402
-from graphcons.config import load_config  # noqa: E402
-from graphcons.embedders.minilm import MiniLMEmbedder  # noqa: E402
-from graphcons.memory import content_hash, parse_input  # noqa: E402
+from graphcons.core.config import load_config  # noqa: E402
+from graphcons.core.embedders.minilm import MiniLMEmbedder  # noqa: E402
+from graphcons.core.memory import content_hash, parse_input  # noqa: E402
 
 DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
 RESULTS = Path(__file__).resolve().parent / "results" / "merge.json"

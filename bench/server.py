@@ -10,7 +10,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from graphcons.config import Config, Neo4jConfig
+from graphcons.core.config import Config, Neo4jConfig
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -1,3 +1,3 @@
-from .cli import main
+from graphcons.cli import main
 
 main()

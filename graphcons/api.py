@@ -15,17 +15,22 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import admission, audit, coaccess, history, retrieval, store
-from .config import Config, load_config
-from .db import Database
-from .embedders import Embedder, embedder_identity, make_embedder
-from .errors import ValidationError
-from .memory import LinkInput, Memory, utcnow
+from graphcons.store import admission
+from graphcons.core import audit
+from graphcons.store import coaccess
+from graphcons.store import history
+from graphcons.store import retrieval
+from graphcons.store import schema as store
+from graphcons.core.config import Config, load_config
+from graphcons.core.db import Database
+from graphcons.core.embedders import Embedder, embedder_identity, make_embedder
+from graphcons.core.errors import ValidationError
+from graphcons.core.memory import LinkInput, Memory, utcnow
 
 if TYPE_CHECKING:  # issue 3: clusters, gate, scan
-    from .cluster import Cluster
-    from .gate import GateDecision
-    from .scan import ScanReport
+    from graphcons.consolidation.cluster import Cluster
+    from graphcons.consolidation.gate import GateDecision
+    from graphcons.consolidation.scan import ScanReport
 
 
 class Graphcons:
@@ -111,19 +116,19 @@ class Graphcons:
     # -- clusters (issue 3) -------------------------------------------------------------
     def clusters(self, *, namespace: str | None = None, algorithm: str | None = None) -> list["Cluster"]:
         """Communities of the fused graph (>= 2 members, canonical keys); writes nothing."""
-        from .scan import detect
+        from graphcons.consolidation.scan import detect
 
         return detect(self.db, self.config.consolidation, namespace=namespace, algorithm=algorithm)[1]
 
     def gate(self, clusters: list["Cluster"]) -> list["GateDecision"]:
         """The value gate's decision (accepted or not, reasons, figures) on each cluster."""
-        from .gate import gate
+        from graphcons.consolidation.gate import gate
 
         return gate(self.db, self.config.consolidation, list(clusters))
 
     def scan(self, *, now: Any = None, namespace: str | None = None, algorithm: str | None = None) -> "ScanReport":
         """Dry-run cluster scan: clusters, gate decisions, consolidation_due; records a :ConsolidationRun."""
-        from .scan import scan
+        from graphcons.consolidation.scan import scan
 
         return scan(self, now=now, namespace=namespace, algorithm=algorithm)
 
@@ -153,47 +158,47 @@ class Graphcons:
     def merge(self, *, dry_run: bool = True, now: Any = None, auto_apply: bool | None = None,
               progress: Any = None) -> dict[str, Any]:
         """Near-duplicate merge pass: proposals (or merges with [merge] auto_apply) and conflict links."""
-        from . import merge
+        from graphcons.maintenance.merge import job as merge
 
         return merge.run(self.db, self.config, now=now or utcnow(), dry_run=dry_run, auto_apply=auto_apply,
                          progress=progress)
 
     def merge_proposals(self, status: str | None = None, limit: int = 100) -> list[dict[str, Any]]:
-        from . import merge
+        from graphcons.maintenance.merge import job as merge
 
         return merge.proposals(self.db, status, limit)
 
     def approve_merge(self, proposal_id: str, *, by: str = "user", now: Any = None) -> dict[str, Any]:
-        from . import merge
+        from graphcons.maintenance.merge import job as merge
 
         return merge.approve(self.db, proposal_id, now=now or utcnow(), by=by)
 
     def reject_merge(self, proposal_id: str, *, by: str = "user", reason: str | None = None,
                      now: Any = None) -> dict[str, Any]:
-        from . import merge
+        from graphcons.maintenance.merge import job as merge
 
         return merge.reject(self.db, proposal_id, now=now or utcnow(), by=by, reason=reason)
 
     def revert_merge(self, proposal_id: str, *, by: str = "user", now: Any = None) -> dict[str, Any]:
-        from . import merge
+        from graphcons.maintenance.merge import job as merge
 
         return merge.revert(self.db, proposal_id, now=now or utcnow(), by=by)
 
     def decay(self, *, dry_run: bool = True, now: Any = None, progress: Any = None) -> dict[str, Any]:
         """Recompute every live memory's weights (Ebbinghaus decay included) at `now`."""
-        from . import weights
+        from graphcons.maintenance import weights
 
         return weights.recompute(self.db, self.config, now=now or utcnow(), dry_run=dry_run, progress=progress,
                                  job="decay")
 
     def recompute_weights(self, *, dry_run: bool = True, now: Any = None, progress: Any = None) -> dict[str, Any]:
-        from . import weights
+        from graphcons.maintenance import weights
 
         return weights.recompute(self.db, self.config, now=now or utcnow(), dry_run=dry_run, progress=progress)
 
     def promote(self, *, dry_run: bool = True, now: Any = None) -> dict[str, Any]:
         """proposed -> active by seed 003's rules; each promotion records its rule."""
-        from . import promotion
+        from graphcons.maintenance import promotion
 
         return promotion.run(self.db, self.config, now=now or utcnow(), dry_run=dry_run)
 
@@ -201,7 +206,7 @@ class Graphcons:
                   now: Any = None, by: str = "user") -> dict[str, Any]:
         """Without an id: the deprecation job (deprecate replaced stale memories, archive the rest).
         With an id: deprecate that memory, which needs an active replacement (`replaced_by`)."""
-        from . import deprecation
+        from graphcons.maintenance import deprecation
 
         if memory_id is None:
             return deprecation.run(self.db, self.config, now=now or utcnow(), dry_run=dry_run)
@@ -210,13 +215,13 @@ class Graphcons:
 
     def restore(self, memory_id: str, *, by: str = "user", now: Any = None) -> dict[str, Any]:
         """Bring back a deprecated or archived memory (a merged one by reverting its merge)."""
-        from . import deprecation
+        from graphcons.maintenance import deprecation
 
         return deprecation.restore(self.db, memory_id, now=now or utcnow(), by=by)
 
     def health(self, *, now: Any = None, scan: bool = False) -> dict[str, Any]:
         """Seed 003's health figures and quality metrics with their targets."""
-        from . import health
+        from graphcons.maintenance import health
 
         return health.health(self.db, self.config, now=now or utcnow(), scan=scan)
 
@@ -226,7 +231,7 @@ class Graphcons:
     def synthesize(self, cluster: "Cluster", *, figures: dict[str, Any] | None = None, now: Any = None,
                    synthesizer: Any = None, force: bool = False) -> Any:
         """Synthesize one cluster into a pending consolidate proposal (grounded, budgeted)."""
-        from . import consolidation
+        from graphcons.consolidation import consolidate as consolidation
 
         return consolidation.synthesize_cluster(self.db, self.config, cluster, synthesizer=synthesizer,
                                                 figures=figures, now=now, force=force)
@@ -234,64 +239,64 @@ class Graphcons:
     def consolidate(self, *, now: Any = None, namespace: str | None = None, synthesizer: Any = None,
                     progress: Any = None) -> Any:
         """scan -> gate -> synthesis -> proposals, within enabled / dry_run / daily_cap / budgets."""
-        from . import consolidation
+        from graphcons.consolidation import consolidate as consolidation
 
         return consolidation.consolidate(self, now=now, namespace=namespace, synthesizer=synthesizer,
                                          progress=progress)
 
     def proposals(self, *, status: str | None = None, kind: str | None = None, limit: int = 100) -> list[dict[str, Any]]:
         """The review queue: proposals of every kind, oldest first."""
-        from . import proposals
+        from graphcons.review import queue as proposals
 
         return proposals.list_(self.db, status=status, kind=kind, limit=limit)
 
     def proposal(self, proposal_id: str) -> dict[str, Any]:
-        from . import proposals
+        from graphcons.review import queue as proposals
 
         return proposals.get(self.db, proposal_id)
 
     def approve(self, proposal_id: str, *, by: str = "user", now: Any = None, checkpoint: Any = None) -> Any:
         """Apply a pending proposal in one transaction (approving twice changes nothing)."""
-        from . import proposals
+        from graphcons.review import queue as proposals
 
         return proposals.approve(self.db, self.config, self.embedder, proposal_id, by=by, now=now,
                                  checkpoint=checkpoint)
 
     def reject(self, proposal_id: str, reason: str, *, by: str = "user", now: Any = None) -> dict[str, Any]:
         """Reject a pending proposal; it is kept with the reason."""
-        from . import proposals
+        from graphcons.review import queue as proposals
 
         return proposals.reject(self.db, proposal_id, reason, by=by, now=now)
 
     def revert(self, proposal_or_insight_id: str, reason: str = "reverted", *, by: str = "user",
                now: Any = None) -> dict[str, Any]:
         """Undo an applied consolidation: the insight is deprecated, every link is kept."""
-        from . import proposals
+        from graphcons.review import queue as proposals
 
         return proposals.revert(self.db, self.config, proposal_or_insight_id, reason, by=by, now=now)
 
     def resynthesize(self, proposal_id: str, *, now: Any = None, synthesizer: Any = None) -> Any:
         """Re-synthesize a stale proposal's cluster from the members' current versions."""
-        from . import consolidation
+        from graphcons.consolidation import consolidate as consolidation
 
         return consolidation.resynthesize(self.db, self.config, proposal_id, synthesizer=synthesizer, now=now)
 
     def explain(self, memory_id: str) -> dict[str, Any]:
         """How do you know X? The provenance tree down to the source episodes."""
-        from . import provenance
+        from graphcons.consolidation import provenance
 
         return provenance.explain(self.db, memory_id)
 
     def activate(self, insight_ids: list[str], *, amount: float = 1.0, now: Any = None) -> dict[str, float]:
         """Spreading activation: warm the members beneath these insights along SUMMARIZES."""
-        from . import activation
+        from graphcons.store import activation
 
         return activation.spread(self.db, insight_ids, amount=amount, now=now)
 
     def precompute(self, *, insight_ids: list[str] | None = None, inference_fn: Any = None, now: Any = None,
                    force: bool = False) -> dict[str, list[dict[str, str]]]:
         """Sleep-time precompute: inferences stored per insight id, off the response path."""
-        from . import precompute
+        from graphcons.consolidation import precompute
 
         return precompute.precompute(self.db, insight_ids=insight_ids, inference_fn=inference_fn, now=now,
                                      force=force)

@@ -29,14 +29,17 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any, Callable
 
-from . import consolidation, precompute, proposals, provenance
-from .budget import Budget
-from .cluster import Cluster
-from .errors import DanglingProvenance, Ungrounded
-from .grounding import ground
-from .scan import scan
-from .synthesis.models import Claim, Insight
-from .synthesis.offline import OfflineSynthesizer
+from graphcons.consolidation import consolidate as consolidation
+from graphcons.consolidation import precompute
+from graphcons.review import queue as proposals
+from graphcons.consolidation import provenance
+from graphcons.consolidation.budget import Budget
+from graphcons.consolidation.cluster import Cluster
+from graphcons.core.errors import DanglingProvenance, Ungrounded
+from graphcons.consolidation.grounding import ground
+from graphcons.consolidation.scan import scan
+from graphcons.consolidation.synthesis.models import Claim, Insight
+from graphcons.consolidation.synthesis.offline import OfflineSynthesizer
 
 NAMESPACE = "graphcons-benchmark"
 SOURCE_T0 = datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc)

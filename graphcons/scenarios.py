@@ -14,7 +14,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from .scan import ScanReport, scan
+from graphcons.consolidation.scan import ScanReport, scan
 
 NAMESPACE = "scenario-incidents"
 _T0 = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)
@@ -85,7 +85,7 @@ def incident_consolidation(g: Any, *, now: datetime | None = None, synthesize: b
     report: ScanReport = scan(g, now=now, namespace=NAMESPACE)
     out = {"namespace": NAMESPACE, **counts, "report": report}
     if synthesize:
-        from .consolidation import synthesize_accepted
+        from graphcons.consolidation.consolidate import synthesize_accepted
 
         out["synthesis"] = synthesize_accepted(g, report.accepted, now=now)
     return out

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from graphcons.api import Graphcons
-from graphcons.config import Config, Neo4jConfig
-from graphcons.embedders.minilm import MiniLMEmbedder
+from graphcons.core.config import Config, Neo4jConfig
+from graphcons.core.embedders.minilm import MiniLMEmbedder
 
 REPO = Path(__file__).resolve().parent.parent
 

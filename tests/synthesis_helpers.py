@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from graphcons.cluster import Cluster
+from graphcons.consolidation.cluster import Cluster
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=timezone.utc)
 

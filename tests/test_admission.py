@@ -2,7 +2,7 @@
 
 import pytest
 
-from graphcons.errors import ValidationError
+from graphcons.core.errors import ValidationError
 
 
 def count(g, text, **params):

@@ -5,11 +5,11 @@ from datetime import timedelta
 
 import pytest
 
-from graphcons.budget import Budget, day_bounds
-from graphcons.cluster import Cluster
-from graphcons.config import LLMConfig
+from graphcons.consolidation.budget import Budget, day_bounds
+from graphcons.consolidation.cluster import Cluster
+from graphcons.core.config import LLMConfig
 from graphcons.scenarios import NAMESPACE, seed_incidents
-from graphcons.synthesis import make_synthesizer
+from graphcons.consolidation.synthesis import make_synthesizer
 
 from llm_server import FakeLLM
 from synthesis_helpers import NOW, add_incidents, proposals_count
@@ -32,7 +32,7 @@ def test_the_daily_cap_leaves_clusters_pending_until_the_next_day(g):
     a, b = two_clusters(g)
     g.config.consolidation.daily_cap = 1
     budget = Budget.for_run(g.db, g.config, NOW)
-    from graphcons.consolidation import synthesize_cluster
+    from graphcons.consolidation.consolidate import synthesize_cluster
 
     first = synthesize_cluster(g.db, g.config, a, budget=budget, now=NOW)
     second = synthesize_cluster(g.db, g.config, b, budget=budget, now=NOW)
@@ -59,7 +59,7 @@ def test_the_provider_budget_leaves_clusters_pending(g):
         g.config.llm = LLMConfig(provider="openai", base_url=llm.base_url, model="m", max_calls_per_run=3)
         synth = make_synthesizer(g.config.llm)
         budget = Budget.for_run(g.db, g.config, NOW)
-        from graphcons.consolidation import synthesize_cluster
+        from graphcons.consolidation.consolidate import synthesize_cluster
 
         first = synthesize_cluster(g.db, g.config, a, budget=budget, synthesizer=synth, now=NOW)
         second = synthesize_cluster(g.db, g.config, b, budget=budget, synthesizer=synth, now=NOW)

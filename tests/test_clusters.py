@@ -10,9 +10,9 @@ from __future__ import annotations
 import pytest
 
 from clusters_helpers import DISTINCT, INCIDENTS_503, add_all, cluster_of, keyset, link_clique
-from graphcons.cluster import cluster_key
-from graphcons.errors import ConfigError, ValidationError
-from graphcons.config import load_config
+from graphcons.consolidation.cluster import cluster_key
+from graphcons.core.errors import ConfigError, ValidationError
+from graphcons.core.config import load_config
 
 ALGORITHMS = ["label_propagation", "leiden"]
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from graphcons.errors import NotFound, ValidationError
+from graphcons.core.errors import NotFound, ValidationError
 
 
 def pair_count(g, a, b):

@@ -4,7 +4,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from graphcons.errors import Conflict, NotFound, ValidationError
+from graphcons.core.errors import Conflict, NotFound, ValidationError
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=timezone.utc)
 OLD = NOW - timedelta(days=60)

@@ -4,7 +4,7 @@ with the reason and the figures recorded; a scan writes only its audit record.""
 from __future__ import annotations
 
 from clusters_helpers import DISTINCT, add_all, cluster_of
-from graphcons.cluster import Cluster
+from graphcons.consolidation.cluster import Cluster
 
 
 def _clique(g, ids, kind="related"):
@@ -203,7 +203,7 @@ def test_red_flags_all_singletons_and_one_giant_cluster(g):
 def test_gate_names_a_member_that_does_not_exist(g):
     import pytest
 
-    from graphcons.errors import NotFound
+    from graphcons.core.errors import NotFound
 
     ids = add_all(g, DISTINCT[:2], subject="ops")
     with pytest.raises(NotFound, match="m-nope"):

@@ -2,11 +2,11 @@
 
 import pytest
 
-from graphcons.errors import Ungrounded
-from graphcons.grounding import distinct_sources, ground
-from graphcons.synthesis.models import Claim, Insight, Tension, Theme, Themes
-from graphcons.synthesis.offline import OfflineSynthesizer
-from graphcons.synthesis.prompt import Shown, SynthesisPrompt
+from graphcons.core.errors import Ungrounded
+from graphcons.consolidation.grounding import distinct_sources, ground
+from graphcons.consolidation.synthesis.models import Claim, Insight, Tension, Theme, Themes
+from graphcons.consolidation.synthesis.offline import OfflineSynthesizer
+from graphcons.consolidation.synthesis.prompt import Shown, SynthesisPrompt
 
 from synthesis_helpers import NOW, add_incidents, insights, proposals_count
 

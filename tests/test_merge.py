@@ -5,9 +5,9 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from graphcons import coaccess
-from graphcons.config import load_config
-from graphcons.errors import ConfigError, Conflict, NotFound, ValidationError
-from graphcons.merge import contradictions, proposal_id
+from graphcons.core.config import load_config
+from graphcons.core.errors import ConfigError, Conflict, NotFound, ValidationError
+from graphcons.maintenance.merge.job import contradictions, proposal_id
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=timezone.utc)
 T0 = NOW - timedelta(days=3)

@@ -2,7 +2,7 @@
 
 from datetime import datetime, timedelta, timezone
 
-from graphcons.errors import ValidationError
+from graphcons.core.errors import ValidationError
 
 import pytest
 

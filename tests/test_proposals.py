@@ -2,7 +2,7 @@
 
 import pytest
 
-from graphcons.errors import Conflict, NotFound, ValidationError
+from graphcons.core.errors import Conflict, NotFound, ValidationError
 
 from synthesis_helpers import NOW, add_incidents, count, insights
 
@@ -144,7 +144,7 @@ def test_insights_over_insights(g):
          "2026-11-17")], subject="checkout")
     ia = g.approve(g.synthesize(a, now=NOW).proposal_id, now=NOW).insight_id
     ib = g.approve(g.synthesize(b, now=NOW).proposal_id, now=NOW).insight_id
-    from graphcons.cluster import Cluster
+    from graphcons.consolidation.cluster import Cluster
 
     top = Cluster(member_ids=(ia, ib), namespace="default", subject="checkout")
     out = g.synthesize(top, now=NOW)

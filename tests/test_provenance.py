@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from graphcons.cypher import query
-from graphcons.errors import DanglingProvenance
-from graphcons.provenance import build, walk
+from graphcons.core.cypher import query
+from graphcons.core.errors import DanglingProvenance
+from graphcons.consolidation.provenance import build, walk
 
 from synthesis_helpers import INCIDENTS, NOW, add_incidents
 
@@ -73,7 +73,7 @@ def test_touching_an_insight_warms_its_members_with_decay(g, applied):
     act = {r["id"]: r["a"] for r in g.db.run_text("MATCH (m:Memory) RETURN m.id AS id, m.activation AS a")}
     assert act[iid] == 1.0 and all(act[m] == 0.5 for m in cluster.member_ids)
     # a second level decays further: an insight over this insight warms the episodes by 0.25
-    from graphcons.cluster import Cluster
+    from graphcons.consolidation.cluster import Cluster
 
     other = add_incidents(g, [("x-1", "Search 503 after deploy 2.1", "a", "2026-11-01"),
                               ("x-2", "Search 503 after deploy 2.2", "b", "2026-11-02"),
@@ -93,7 +93,7 @@ def test_sleep_time_precompute_is_keyed_by_insight_id_and_off_the_response_path(
     assert g.db.run_text("MATCH (p:Precomputed) RETURN count(p) AS n")[0]["n"] == 0
     out = g.precompute(now=NOW)
     assert list(out) == [iid] and out[iid][0]["question"].startswith("What do we know about")
-    from graphcons.precompute import stored
+    from graphcons.consolidation.precompute import stored
 
     assert stored(g.db, [iid]) == out
     assert g.precompute(now=NOW) == {}  # unchanged insight: nothing recomputed

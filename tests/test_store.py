@@ -3,9 +3,9 @@
 import pytest
 
 from graphcons.api import Graphcons
-from graphcons.config import load_config
-from graphcons.embedders.base import Embedder
-from graphcons.errors import ConfigError, EmbedderMismatch
+from graphcons.core.config import load_config
+from graphcons.core.embedders.base import Embedder
+from graphcons.core.errors import ConfigError, EmbedderMismatch
 
 
 class OtherEmbedder(Embedder):

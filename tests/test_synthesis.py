@@ -6,10 +6,10 @@ import os
 
 import pytest
 
-from graphcons.config import LLMConfig
-from graphcons.synthesis import make_synthesizer
-from graphcons.synthesis.offline import OfflineSynthesizer
-from graphcons.synthesis.openai import OpenAISynthesizer
+from graphcons.core.config import LLMConfig
+from graphcons.consolidation.synthesis import make_synthesizer
+from graphcons.consolidation.synthesis.offline import OfflineSynthesizer
+from graphcons.consolidation.synthesis.openai import OpenAISynthesizer
 
 from llm_server import FakeLLM, grounded_answer, shown_member_ids
 from synthesis_helpers import NOW, add_incidents, insights, proposals_count
@@ -183,8 +183,8 @@ def test_real_openai_compatible_endpoint(g):
 
 
 def test_provider_settings_come_from_llm_config_or_the_environment(llm):
-    from graphcons.config import load_config
-    from graphcons.errors import ConfigError
+    from graphcons.core.config import load_config
+    from graphcons.core.errors import ConfigError
 
     cfg = load_config(env={"GRAPHCONS_LLM_MODEL": "qwen2.5-1.5b", "GRAPHCONS__LLM__PROVIDER": "openai",
                            "GRAPHCONS__LLM__INSTRUCTOR_MODE": "JSON"})

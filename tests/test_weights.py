@@ -6,9 +6,9 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from graphcons import coaccess
-from graphcons.config import WeightsConfig
-from graphcons.errors import ValidationError
-from graphcons.weights import effective_weight, retention, stability_days
+from graphcons.core.config import WeightsConfig
+from graphcons.core.errors import ValidationError
+from graphcons.maintenance.weights import effective_weight, retention, stability_days
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=timezone.utc)
 T0 = NOW - timedelta(days=60)

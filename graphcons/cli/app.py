@@ -16,7 +16,7 @@ from typing import Any, Iterator, Optional
 import typer
 from rich.console import Console
 
-from ..errors import GraphconsError
+from graphcons.core.errors import GraphconsError
 
 app = typer.Typer(
     help="graphcons: consolidates an AI agent's episodic memories in Neo4j into reviewed, "
@@ -41,7 +41,7 @@ def _root(config: Optional[Path] = typer.Option(None, "--config", "-c", envvar="
 @contextmanager
 def open_store() -> Iterator[Any]:
     """Open the store for one command; graphcons errors become a message and an exit code."""
-    from ..api import Graphcons
+    from graphcons.api import Graphcons
 
     with errors_to_exit():
         with Graphcons(_state["config"]) as g:
@@ -58,7 +58,7 @@ def errors_to_exit() -> Iterator[None]:
 
 
 def load_cfg():
-    from ..config import load_config
+    from graphcons.core.config import load_config
 
     with errors_to_exit():
         return load_config(_state["config"])

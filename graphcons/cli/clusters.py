@@ -7,7 +7,7 @@ from typing import Optional
 import typer
 from rich.table import Table
 
-from .app import JsonOpt, app, console, emit_json, err_console, open_store
+from graphcons.cli.app import JsonOpt, app, console, emit_json, err_console, open_store
 
 
 def _short(text: str, n: int = 40) -> str:
@@ -70,7 +70,7 @@ app.add_typer(scenario_app, name="scenario")
 @scenario_app.command("incident-consolidation")
 def incident_consolidation(json_out: bool = JsonOpt) -> None:
     """Seed a DevOps incident history (namespace scenario-incidents) and show clusters and verdicts."""
-    from ..scenarios import incident_consolidation as run
+    from graphcons.scenarios import incident_consolidation as run
 
     with open_store() as g:
         out = run(g)
@@ -81,6 +81,6 @@ def incident_consolidation(json_out: bool = JsonOpt) -> None:
         console.print(f"namespace {out['namespace']}: {out['seeded']} memories seeded "
                       f"({out['existing']} already there)")
         render_report(out["report"])
-        from .synthesis import render_outcomes  # issue 4: the pending proposals the scenario ends with
+        from graphcons.cli.synthesis import render_outcomes  # issue 4: the pending proposals the scenario ends with
 
         render_outcomes(out.get("synthesis", []))

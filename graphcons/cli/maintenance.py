@@ -11,8 +11,8 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-from ..errors import ValidationError
-from .app import JsonOpt, app, console, emit_json, err_console, errors_to_exit, open_store
+from graphcons.core.errors import ValidationError
+from graphcons.cli.app import JsonOpt, app, console, emit_json, err_console, errors_to_exit, open_store
 
 ApplyOpt = typer.Option(False, "--apply", help="Write the changes (default: dry run, report only).")
 NowOpt = typer.Option(None, "--now", help="Decision time, ISO-8601 with timezone (default: the current time).")
@@ -50,7 +50,7 @@ def merge(ctx: typer.Context, apply: bool = ApplyOpt, now: Optional[str] = NowOp
     if ctx.invoked_subcommand is not None:
         return
     with open_store() as g:
-        from ..weights import count_live
+        from graphcons.maintenance.weights import count_live
 
         with Progress(TextColumn("merge scan"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
                       console=err_console, disable=json_out) as bar:
@@ -118,7 +118,7 @@ app.add_typer(weights_app, name="weights")
 
 def _weights(job: str, apply: bool, now: Optional[str], json_out: bool) -> None:
     with open_store() as g:
-        from ..weights import count_live
+        from graphcons.maintenance.weights import count_live
 
         total = count_live(g.db)
         with Progress(TextColumn(job), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),

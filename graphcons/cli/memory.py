@@ -10,7 +10,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-from .app import JsonOpt, app, console, emit_json, err_console, load_cfg, open_store
+from graphcons.cli.app import JsonOpt, app, console, emit_json, err_console, load_cfg, open_store
 
 
 @app.command()
@@ -67,7 +67,7 @@ def import_(path: Path = typer.Argument(..., exists=True, dir_okay=False, readab
                                         help="A JSON Lines file: one memory object per line."),
             json_out: bool = JsonOpt) -> None:
     """Admit memories from a JSONL file in batches; bad lines are reported, not fatal."""
-    from ..importer import count_lines, import_jsonl
+    from graphcons.store.importer import count_lines, import_jsonl
 
     with open_store() as g:
         with Progress(TextColumn("importing"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),

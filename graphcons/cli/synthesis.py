@@ -11,7 +11,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 from rich.tree import Tree
 
-from .app import JsonOpt, app, console, emit_json, err_console, open_store
+from graphcons.cli.app import JsonOpt, app, console, emit_json, err_console, open_store
 
 NowOpt = typer.Option(None, "--now", help="Decision time (ISO-8601, default now): the day the daily cap counts.")
 
@@ -242,7 +242,7 @@ def precompute(force: bool = typer.Option(False, "--force", help="Recompute even
 @app.command()
 def benchmark(json_out: bool = JsonOpt) -> None:
     """Run the battery of named checks (seed 001) on a throwaway namespace; prints N/N passed."""
-    from ..battery import run_battery
+    from graphcons.battery import run_battery
 
     with open_store() as g:
         results = run_battery(g)

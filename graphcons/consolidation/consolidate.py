@@ -1,0 +1,277 @@
+"""The consolidate job: scan -> gate -> synthesis -> grounding -> proposal (seed 000).
+
+`synthesize_cluster` handles one cluster end to end and stores at most one pending
+proposal; `consolidate` runs a scan (graphcons.scan, which clusters and gates) and
+synthesizes its accepted clusters within the budgets, respecting [consolidation] enabled
+and dry_run. Data flows one way; nothing here applies a proposal.
+
+Every outcome of a cluster is recorded on its (:SynthesisTask {cluster_key}) and audited:
+proposed, unchanged (same membership hash as a settled outcome: not synthesized again),
+pending (a budget was spent; a later run picks it up), failed (provider error: nothing
+stored, still pending), ungrounded (cites no member: rejected, nothing stored).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Callable
+
+from graphcons.core import audit
+from graphcons.review import queue as proposals
+from graphcons.consolidation.budget import Budget, needs_synthesis
+from graphcons.consolidation.cluster import Cluster, membership_hash
+from graphcons.core.config import Config
+from graphcons.core.db import Database
+from graphcons.core.errors import Conflict, NotFound, ProviderError, Ungrounded, ValidationError
+from graphcons.consolidation.grounding import ground
+from graphcons.core.memory import LIVE_STATUSES, utcnow
+from graphcons.consolidation.synthesis import Synthesizer, make_synthesizer
+from graphcons.consolidation.synthesis.prompt import Shown, SynthesisPrompt
+
+CONFLICT_KINDS = ["contradicts", "conflicts_with", "conflicts", "exception", "exception_to", "refutes", "disputes"]
+MAX_CONTEXT = 10
+
+
+@dataclass
+class Outcome:
+    """What synthesis did for one cluster."""
+
+    cluster_key: str
+    status: str  # proposed | unchanged | pending | failed | ungrounded | skipped | would_synthesize
+    reason: str = ""
+    proposal_id: str | None = None
+    membership_hash: str | None = None
+    grounding: dict[str, Any] = field(default_factory=dict)
+    calls: int = 0
+    title: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass
+class ConsolidateReport:
+    run_id: str
+    enabled: bool
+    dry_run: bool
+    scan: dict[str, Any] | None = None
+    outcomes: list[Outcome] = field(default_factory=list)
+    budget: dict[str, Any] = field(default_factory=dict)
+    message: str = ""
+    precomputed: int = 0  # insights whose sleep-time inferences were (re)computed in this run
+
+    def count(self, status: str) -> int:
+        return sum(1 for o in self.outcomes if o.status == status)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"run_id": self.run_id, "enabled": self.enabled, "dry_run": self.dry_run, "message": self.message,
+                "precomputed": self.precomputed,
+                "scan": self.scan, "budget": self.budget, "outcomes": [o.to_dict() for o in self.outcomes],
+                "counts": {s: self.count(s) for s in sorted({o.status for o in self.outcomes})}}
+
+
+def load_prompt(db: Database, cluster: Cluster) -> tuple[SynthesisPrompt, dict[str, int]]:
+    rows = db.run("synthesis/members", ids=list(cluster.member_ids))
+    missing = [r["id"] for r in rows if not r["found"]]
+    if missing:
+        raise NotFound(f"cluster {cluster.key}: member(s) {', '.join(missing)} do not exist")
+    members = [Shown.from_row(r) for r in rows]
+    ctx = [Shown.from_row(r) for r in db.run("synthesis/context", ids=list(cluster.member_ids),
+                                             kinds=CONFLICT_KINDS, limit=MAX_CONTEXT)]
+    subjects = sorted({r["subject"] for r in rows})
+    subject = cluster.subject or (subjects[0] if len(subjects) == 1 else None)
+    versions = {r["id"]: int(r["version"]) for r in rows}
+    return SynthesisPrompt(members=members, context=ctx, subject=subject, namespace=cluster.namespace), versions
+
+
+def _task(db: Database, key: str) -> dict[str, Any] | None:
+    rows = db.run("synthesis/task_get", keys=[key])
+    return rows[0]["task"] if rows else None
+
+
+def _set_task(runner: Any, cluster: Cluster, status: str, reason: str, now: datetime, run_id: str,
+              mhash: str | None, proposal_id: str | None = None, attempt: int = 0) -> None:
+    runner.run("synthesis/task_set", key=cluster.key, status=status, reason=reason, now=now, run_id=run_id,
+               membership_hash=mhash, member_ids=list(cluster.member_ids), namespace=cluster.namespace,
+               subject=cluster.subject, proposal_id=proposal_id, attempt=attempt)
+
+
+def synthesize_cluster(db: Database, cfg: Config, cluster: Cluster, *, synthesizer: Synthesizer | None = None,
+                       budget: Budget | None = None, figures: dict[str, Any] | None = None,
+                       run_id: str | None = None, now: datetime | None = None, force: bool = False) -> Outcome:
+    """Synthesize one cluster into at most one pending proposal (never applies anything)."""
+    if cluster.size < 2:
+        raise ValidationError("cluster", "needs at least two members")
+    now = now or utcnow()
+    run_id = run_id or audit.new_run_id("synthesize")
+    synth = synthesizer or make_synthesizer(cfg.llm)
+    budget = budget or Budget.for_run(db, cfg, now)
+    prompt, versions = load_prompt(db, cluster)
+    mhash = membership_hash(versions)
+    task = _task(db, cluster.key)
+    if not force and not needs_synthesis(task, mhash):
+        return Outcome(cluster.key, "unchanged", f"already {task['status']} at this membership", task.get("proposal_id"),
+                       mhash)
+    refusal = budget.refusal(synth.calls_per_synthesis)
+    if refusal:
+        with db.transaction() as tx:
+            _set_task(tx, cluster, "pending", refusal, now, run_id, mhash)
+            audit.record(tx, "synthesis_deferred", [cluster.key], run_id=run_id, at=now, reason=refusal,
+                         membership_hash=mhash, **budget.figures())
+        return Outcome(cluster.key, "pending", refusal, None, mhash)
+    budget.start()
+    base = {"cluster_key": cluster.key, "membership_hash": mhash, "provider": synth.provider, "model": synth.model,
+            "members": len(versions)}
+    try:
+        result = synth.synthesize(prompt)
+    except ProviderError as exc:
+        calls = getattr(exc, "calls", synth.calls_per_synthesis)
+        budget.spend(calls)
+        with db.transaction() as tx:
+            _set_task(tx, cluster, "failed", str(exc), now, run_id, mhash, attempt=1)
+            audit.record(tx, "synthesize", [cluster.key], run_id=run_id, at=now, outcome="provider_error",
+                         error=str(exc), calls=calls, **base)
+        return Outcome(cluster.key, "failed", str(exc), None, mhash, calls=calls)
+    budget.spend(result.calls)
+    sources = {m.id: m.sources for m in prompt.members}
+    try:
+        grounded = ground(result.insight, result.themes, prompt.member_ids, sources, prompt.context_ids)
+    except Ungrounded as exc:
+        with db.transaction() as tx:
+            _set_task(tx, cluster, "ungrounded", str(exc), now, run_id, mhash, attempt=1)
+            audit.record(tx, "synthesize", [cluster.key], run_id=run_id, at=now, outcome="rejected_ungrounded",
+                         error=str(exc), stripped=exc.stripped, stripped_count=len(exc.stripped),
+                         calls=result.calls, **base)
+        return Outcome(cluster.key, "ungrounded", str(exc), None, mhash, {"stripped": exc.stripped}, result.calls)
+    report = grounded.report()
+    report["sources"] = sorted({s for mid in grounded.cited for s in sources[mid]})
+    pid = proposals.proposal_id(proposals.KIND, cluster.key, mhash)
+    props = {
+        "id": pid, "kind": proposals.KIND, "status": "pending", "created_at": now, "run_id": run_id,
+        "cluster_key": cluster.key, "namespace": cluster.namespace, "subject": prompt.subject,
+        "member_ids": list(cluster.member_ids), "member_versions": json.dumps(versions, sort_keys=True),
+        "membership_hash": mhash, "cited": grounded.cited,
+        "title": grounded.insight.title, "insight": grounded.insight.model_dump_json(),
+        "themes": grounded.themes.model_dump_json(), "provider": result.provider, "model": result.model,
+        "prompt_hash": prompt.prompt_hash(result.model), "gate_figures": json.dumps(figures or cluster.figures or {},
+                                                                                     sort_keys=True, default=str),
+        "grounding": json.dumps(report, sort_keys=True), "context_ids": list(prompt.context_ids),
+        "confidence": grounded.insight.confidence, "epistemic_status": "hypothesis",
+    }
+    with db.transaction() as tx:
+        created = tx.run("proposals/create", props=props, members=[{"id": m, "version": v}
+                                                                    for m, v in sorted(versions.items())])
+        _set_task(tx, cluster, "proposed", "", now, run_id, mhash, proposal_id=pid, attempt=1)
+        audit.record(tx, "synthesize", [cluster.key, pid], run_id=run_id, at=now, outcome="proposed",
+                     proposal_id=pid, created=bool(created), cited=grounded.cited,
+                     stripped=grounded.stripped, stripped_count=grounded.stripped_count,
+                     prompt_hash=props["prompt_hash"], calls=result.calls, **base)
+    return Outcome(cluster.key, "proposed", "" if created else "proposal already queued", pid, mhash, report,
+                   result.calls, grounded.insight.title)
+
+
+def synthesize_accepted(g: Any, decisions: list[Any], *, now: datetime | None = None,
+                        synthesizer: Synthesizer | None = None) -> list[Outcome]:
+    """Synthesize the accepted clusters of a scan (in key order) into pending proposals, within
+    the budgets; used by the incident scenario. Outcomes name the proposal each cluster has."""
+    db, cfg = g.db, g.config
+    now = now or utcnow()
+    run_id = audit.new_run_id("synthesize")
+    synth = synthesizer or make_synthesizer(cfg.llm)
+    budget = Budget.for_run(db, cfg, now)
+    outcomes = []
+    for d in sorted(decisions, key=lambda d: d.key):
+        cluster = Cluster(member_ids=d.cluster.member_ids, namespace=d.cluster.namespace, subject=d.cluster.subject,
+                          figures=d.figures)
+        out = synthesize_cluster(db, cfg, cluster, synthesizer=synth, budget=budget, figures=d.figures,
+                                 run_id=run_id, now=now)
+        if out.proposal_id and out.title is None:
+            p = proposals.get(db, out.proposal_id)
+            out.title, out.reason = p.get("title"), out.reason or f"proposal {p['status']}"
+        outcomes.append(out)
+    return outcomes
+
+
+def resynthesize(db: Database, cfg: Config, pid: str, *, synthesizer: Synthesizer | None = None,
+                 now: datetime | None = None) -> Outcome:
+    """Re-synthesize a stale proposal's cluster from the members' current versions."""
+    p = proposals.get(db, pid)
+    if p.get("kind") != proposals.KIND:
+        raise Conflict(f"proposal {pid} is a {p.get('kind')!r} proposal, not a consolidation")
+    if p["status"] not in ("pending", "stale"):
+        raise Conflict(f"proposal {pid} is {p['status']}; only a pending or stale proposal is re-synthesized")
+    rows = db.run("proposals/member_versions", ids=list(p["member_ids"]))
+    live = [r["id"] for r in rows if r["version"] is not None and r["status"] in LIVE_STATUSES]
+    if len(live) < cfg.consolidation.min_size:
+        raise Conflict(f"proposal {pid}: only {len(live)} of its {len(rows)} members are still live "
+                       f"(min_size {cfg.consolidation.min_size}); nothing to re-synthesize")
+    cluster = Cluster(member_ids=tuple(live), namespace=p["namespace"], subject=p.get("subject"),
+                      figures=p.get("gate_figures") or {})
+    now = now or utcnow()
+    out = synthesize_cluster(db, cfg, cluster, synthesizer=synthesizer, figures=p.get("gate_figures"), now=now,
+                             force=True)
+    if out.proposal_id and out.proposal_id != pid and p["status"] == "pending":
+        with db.transaction() as tx:
+            tx.run("proposals/mark_stale", id=pid, now=now, replaced_by=out.proposal_id)
+            audit.record(tx, "proposal_stale", [pid, out.proposal_id], at=now, replaced_by=out.proposal_id)
+    return out
+
+
+def consolidate(g: Any, *, now: datetime | None = None, synthesizer: Synthesizer | None = None,
+                namespace: str | None = None, progress: Callable[[int, int, Outcome | None], None] | None = None
+                ) -> ConsolidateReport:
+    """scan -> gate -> synthesis -> proposals, within enabled / dry_run / daily_cap / provider budget."""
+    db, cfg = g.db, g.config
+    cc = cfg.consolidation
+    now = now or utcnow()
+    run_id = audit.new_run_id("consolidate")
+    report = ConsolidateReport(run_id=run_id, enabled=cc.enabled, dry_run=cc.dry_run)
+    if not cc.enabled:
+        report.message = ("consolidation is disabled ([consolidation] enabled = false); enable it, and set "
+                          "dry_run = false to synthesize (dry_run = true only reports the clusters)")
+        audit.record(db, "consolidate", [], run_id=run_id, at=now, enabled=False, dry_run=cc.dry_run)
+        return report
+    from graphcons.consolidation.scan import scan  # the cluster scan of issue 3 (communities + value gate)
+
+    scanned = scan(g, now=now, namespace=namespace)
+    report.scan = {"run_id": scanned.run_id, "accepted": len(scanned.accepted),
+                   "consolidation_due": scanned.consolidation_due, "warnings": list(scanned.warnings)}
+    decisions = list(scanned.accepted)
+    tasks = {r["task"]["cluster_key"]: r["task"] for r in db.run("synthesis/task_get", keys=[d.key for d in decisions])}
+    # Clusters a previous run left pending go first; then by key (deterministic).
+    decisions.sort(key=lambda d: (tasks.get(d.key, {}).get("status") not in ("pending", "failed"), d.key))
+    synth = synthesizer or (None if cc.dry_run else make_synthesizer(cfg.llm))
+    budget = Budget.for_run(db, cfg, now)
+    total = len(decisions)
+    if progress:
+        progress(0, total, None)
+    for i, d in enumerate(decisions, 1):
+        cluster = Cluster(member_ids=d.cluster.member_ids, namespace=d.cluster.namespace, subject=d.cluster.subject,
+                          figures=d.figures)
+        if cc.dry_run:
+            mhash = d.membership_hash
+            state = tasks.get(d.key)
+            status = "would_synthesize" if (mhash is None or needs_synthesis(state, mhash)) else "unchanged"
+            out = Outcome(d.key, status, "dry run: nothing synthesized", None, mhash)
+        else:
+            try:
+                out = synthesize_cluster(db, cfg, cluster, synthesizer=synth, budget=budget, figures=d.figures,
+                                         run_id=run_id, now=now)
+            except NotFound as exc:  # a member vanished between scan and synthesis
+                out = Outcome(d.key, "skipped", str(exc))
+        report.outcomes.append(out)
+        if progress:
+            progress(i, total, out)
+    report.budget = budget.figures()
+    if not cc.dry_run:  # sleep-time precompute for insights approved since the last run (off the response path)
+        from graphcons.consolidation.precompute import precompute
+
+        report.precomputed = len(precompute(db, now=now))
+    counts = {s: report.count(s) for s in sorted({o.status for o in report.outcomes})}
+    audit.record(db, "consolidate", [o.cluster_key for o in report.outcomes], run_id=run_id, at=now, enabled=True,
+                 dry_run=cc.dry_run, scan_run_id=scanned.run_id, counts=counts, budget=report.budget,
+                 provider=getattr(synth, "provider", None), model=getattr(synth, "model", None),
+                 live=list(LIVE_STATUSES))
+    return report

@@ -1,0 +1,220 @@
+"""The value gate (seed 000): which clusters are worth an insight, and why.
+
+Every candidate cluster gets one `GateDecision` with its reasons and figures. Rules:
+
+- scope (seed 002): members must share namespace, resolved subject and scope. A cluster
+  that mixes them is split into one part per (namespace, subject, scope); the mixed cluster
+  is recorded as rejected (rule "scope") and each part is gated on its own, so a mixed
+  cluster never reaches the accepted list as one.
+- size: `min_size` <= size <= `max_size`.
+- cohesion: weighted edge density = sum over member pairs of the fused weight (capped at 1
+  per pair) / (size * (size - 1) / 2) >= `min_cohesion`.
+- trigger, one of:
+    "salient"         salience = co-access mass + activation mass >= `min_salience`, where
+                      co-access mass = sum of CO_ACCESSED counts between members / pairs
+                      (how many sessions used each pair together, on average) and
+                      activation mass = sum of members' `activation` (0 when unset);
+    "dense_but_cold"  cohesive, not salient, and every member individually cold
+                      (access_count <= `cold_access_max`).
+  No trigger (not salient, yet some members are used individually) rejects.
+- novelty: rejected when one live insight already SUMMARIZES more than
+  `novelty_overlap_max` of the members.
+
+Decisions are deterministic: they read only the graph and the configuration.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from graphcons.consolidation.cluster import Cluster, membership_hash
+from graphcons.core.config import ConsolidationConfig
+from graphcons.core.db import Database
+from graphcons.core.errors import NotFound
+from graphcons.consolidation.fusion import weight_params
+
+FIGURES_BATCH = 2000
+MEMBERS_BATCH = 20000
+TITLES_SHOWN = 3
+
+
+@dataclass
+class GateDecision:
+    """The gate's verdict on one cluster, with the figures it was based on."""
+
+    cluster: Cluster
+    accepted: bool
+    reasons: list[str]
+    figures: dict[str, Any]
+    rejected_by: list[str] = field(default_factory=list)  # rule names: scope, size, cohesion, trigger, novelty
+    trigger: str | None = None  # "salient" or "dense_but_cold" when one fired
+    split_from: str | None = None  # key of the mixed cluster this part was split from
+    titles: list[str] = field(default_factory=list)  # a few member titles, for the report
+    membership_hash: str | None = None  # member ids + versions (tells synthesis to re-run)
+
+    @property
+    def key(self) -> str:
+        return self.cluster.key
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "key": self.cluster.key,
+            "accepted": self.accepted,
+            "namespace": self.cluster.namespace,
+            "subject": self.cluster.subject,
+            "size": self.cluster.size,
+            "trigger": self.trigger,
+            "rejected_by": list(self.rejected_by),
+            "reasons": list(self.reasons),
+            "figures": dict(self.figures),
+            "split_from": self.split_from,
+            "titles": list(self.titles),
+            "membership_hash": self.membership_hash,
+            "member_ids": list(self.cluster.member_ids),
+        }
+
+
+def _batches(items: list[Any], n: int):
+    for i in range(0, len(items), n):
+        yield items[i:i + n]
+
+
+def _members(db: Database, ids: list[str]) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    for chunk in _batches(ids, MEMBERS_BATCH):
+        for r in db.run("gate/members", ids=chunk):
+            out[r["id"]] = r
+    return out
+
+
+def _split(cluster: Cluster, members: dict[str, dict[str, Any]]) -> list[Cluster]:
+    groups: dict[tuple[str, str, str], list[str]] = defaultdict(list)
+    for mid in cluster.member_ids:
+        m = members[mid]
+        groups[(m["namespace"], m["subject"], m["scope"])].append(mid)
+    return [Cluster(member_ids=tuple(ids), namespace=ns, subject=subj)
+            for (ns, subj, _scope), ids in sorted(groups.items(), key=lambda kv: min(kv[1]))]
+
+
+def _describe_mix(cluster: Cluster, members: dict[str, dict[str, Any]]) -> str:
+    parts = []
+    for label, key in (("namespaces", "namespace"), ("subjects", "subject"), ("scopes", "scope")):
+        values = sorted({str(members[m][key]) for m in cluster.member_ids})
+        if len(values) > 1:
+            parts.append(f"{label} {', '.join(values)}")
+    return "; ".join(parts)
+
+
+def gate(db: Database, cc: ConsolidationConfig, clusters: list[Cluster]) -> list[GateDecision]:
+    """Decide on every cluster (and on each part of a mixed one); ordered like the input."""
+    ids = sorted({m for c in clusters for m in c.member_ids})
+    members = _members(db, ids)
+    missing = [m for m in ids if m not in members]
+    if missing:
+        raise NotFound(f"cluster member(s) not found: {', '.join(missing[:10])}")
+    decisions: list[GateDecision] = []
+    to_score: list[GateDecision] = []
+    for cluster in clusters:
+        if cluster.size < cc.min_size:  # too small to split into anything worth gating
+            d = _size_reject(cc, cluster, None)
+            d.titles = _titles(cluster, members)
+            decisions.append(d)
+            continue
+        parts = _split(cluster, members)
+        split_from = None
+        if len(parts) > 1:
+            mix = _describe_mix(cluster, members)
+            decisions.append(GateDecision(
+                cluster=cluster, accepted=False, rejected_by=["scope"],
+                reasons=[f"scope: mixes {mix}; split into {len(parts)} parts, each gated on its own"],
+                figures={"size": cluster.size, "parts": len(parts)},
+                titles=_titles(cluster, members)))
+            split_from = cluster.key
+        for part in parts:
+            if not cc.min_size <= part.size <= cc.max_size:
+                d = _size_reject(cc, part, split_from)
+                d.titles = _titles(part, members)
+                decisions.append(d)
+                continue
+            d = GateDecision(cluster=part, accepted=False, reasons=[], figures={"size": part.size},
+                             split_from=split_from, titles=_titles(part, members),
+                             membership_hash=membership_hash({m: members[m]["version"] for m in part.member_ids}))
+            decisions.append(d)
+            to_score.append(d)
+    _score(db, cc, to_score, members)
+    return decisions
+
+
+def _titles(cluster: Cluster, members: dict[str, dict[str, Any]]) -> list[str]:
+    return [members[m]["title"] for m in cluster.member_ids[:TITLES_SHOWN] if m in members]
+
+
+def _size_reject(cc: ConsolidationConfig, cluster: Cluster, split_from: str | None) -> GateDecision:
+    if cluster.size < cc.min_size:
+        reason = f"size: {cluster.size} members < min_size {cc.min_size}"
+    else:
+        reason = f"size: {cluster.size} members > max_size {cc.max_size}"
+    return GateDecision(cluster=cluster, accepted=False, reasons=[reason], rejected_by=["size"],
+                        figures={"size": cluster.size}, split_from=split_from)
+
+
+def _score(db: Database, cc: ConsolidationConfig, decisions: list[GateDecision],
+           members: dict[str, dict[str, Any]]) -> None:
+    params = weight_params(cc)
+    for chunk in _batches(decisions, FIGURES_BATCH):
+        rows = db.run("gate/figures", clusters=[{"key": d.key, "ids": list(d.cluster.member_ids)} for d in chunk],
+                      **params)
+        by_key = {r["key"]: r for r in rows}
+        for d in chunk:
+            _decide(cc, d, by_key[d.key], members)
+
+
+def _decide(cc: ConsolidationConfig, d: GateDecision, row: dict[str, Any], members: dict[str, dict[str, Any]]) -> None:
+    n = d.cluster.size
+    pairs = n * (n - 1) / 2
+    cohesion = row["weight_sum"] / pairs
+    coaccess_mass = row["coaccess"] / pairs
+    activation_mass = sum(members[m]["activation"] for m in d.cluster.member_ids)
+    salience = coaccess_mass + activation_mass
+    access = [members[m]["access_count"] for m in d.cluster.member_ids]
+    cold = sum(1 for a in access if a <= cc.cold_access_max)
+    overlap = (row["covered"] or 0) / n
+    d.figures.update({
+        "size": n,
+        "cohesion": round(cohesion, 4),
+        "edges": row["edges"],
+        "salience": round(salience, 4),
+        "coaccess_mass": round(coaccess_mass, 4),
+        "activation_mass": round(activation_mass, 4),
+        "cold_members": cold,
+        "max_access_count": max(access),
+        "novelty_overlap": round(overlap, 4),
+        "covering_insight": row["insight"],
+    })
+    passed: list[str] = [f"size: {n} members within {cc.min_size}-{cc.max_size}"]
+    failed: list[tuple[str, str]] = []
+    if cohesion >= cc.min_cohesion:
+        passed.append(f"cohesion: {cohesion:.2f} >= min_cohesion {cc.min_cohesion}")
+    else:
+        failed.append(("cohesion", f"cohesion: {cohesion:.2f} < min_cohesion {cc.min_cohesion} (too loosely connected)"))
+    if salience >= cc.min_salience:
+        d.trigger = "salient"
+        passed.append(f"trigger salient: salience {salience:.2f} >= min_salience {cc.min_salience} "
+                      f"(co-access {coaccess_mass:.2f} + activation {activation_mass:.2f})")
+    elif cold == n:
+        d.trigger = "dense_but_cold"
+        passed.append(f"trigger dense_but_cold: salience {salience:.2f} < {cc.min_salience} and all {n} members "
+                      f"cold (access_count <= {cc.cold_access_max})")
+    else:
+        failed.append(("trigger", f"trigger: none (salience {salience:.2f} < min_salience {cc.min_salience}, "
+                                  f"and {n - cold} of {n} members are not cold: used up to {max(access)} times)"))
+    if overlap > cc.novelty_overlap_max:
+        failed.append(("novelty", f"novelty: insight {row['insight']} already summarizes {row['covered']} of {n} "
+                                  f"members ({overlap:.0%} > novelty_overlap_max {cc.novelty_overlap_max:.0%})"))
+    else:
+        passed.append(f"novelty: overlap {overlap:.0%} <= novelty_overlap_max {cc.novelty_overlap_max:.0%}")
+    d.accepted = not failed
+    d.rejected_by = [rule for rule, _ in failed]
+    d.reasons = passed if d.accepted else [msg for _, msg in failed]

@@ -1,0 +1,147 @@
+"""The cluster scan: fused projection -> communities -> value gate -> report (dry run).
+
+`scan` writes nothing but its audit record: one (:ConsolidationRun) node (when, settings,
+counts, duration, warnings) and the matching (:Audit {op: 'cluster_scan'}) entry. Its
+report lists every gate decision and `consolidation_due`, the accepted clusters no live
+insight summarises yet (an insight written by synthesis carries `cluster_key`).
+
+Red flags of seed 001 become warnings: every memory a singleton (the similarity floor is
+too high or the signals too sparse) and one giant cluster swallowing most memories.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from graphcons.core import audit
+from graphcons.consolidation import communities
+from graphcons.consolidation import fusion
+from graphcons.consolidation.cluster import Cluster
+from graphcons.core.errors import ValidationError
+from graphcons.consolidation.gate import GateDecision, gate
+from graphcons.core.memory import LIVE_STATUSES, utcnow
+
+GIANT_SHARE = 0.5  # a cluster holding more than this share of the memories is a red flag
+
+
+@dataclass
+class ScanReport:
+    run_id: str
+    algorithm: str
+    decisions: list[GateDecision]
+    consolidation_due: int
+    warnings: list[str]
+    nodes: int = 0
+    relationships: int = 0
+    clusters: list[Cluster] = field(default_factory=list)  # as detected (before any split)
+    namespace: str | None = None
+    dry_run: bool = True
+    at: datetime | None = None
+    timings: dict[str, float] = field(default_factory=dict)  # seconds: projection, detection, gate
+    detector_config: dict[str, Any] = field(default_factory=dict)  # as run (Leiden: the derived gamma)
+
+    @property
+    def accepted(self) -> list[GateDecision]:
+        return [d for d in self.decisions if d.accepted]
+
+    @property
+    def rejected(self) -> list[GateDecision]:
+        return [d for d in self.decisions if not d.accepted]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "run_id": self.run_id,
+            "at": self.at.isoformat() if self.at else None,
+            "algorithm": self.algorithm,
+            "namespace": self.namespace,
+            "dry_run": self.dry_run,
+            "nodes": self.nodes,
+            "relationships": self.relationships,
+            "clusters": len(self.clusters),
+            "accepted": len(self.accepted),
+            "rejected": len(self.rejected),
+            "consolidation_due": self.consolidation_due,
+            "warnings": list(self.warnings),
+            "timings": dict(self.timings),
+            "detector": dict(self.detector_config),
+            "decisions": [d.to_dict() for d in self.decisions],
+        }
+
+
+def detect(db, cc, *, namespace: str | None = None, algorithm: str | None = None,
+           run_id: str | None = None) -> tuple[fusion.Projection, list[Cluster], dict[str, float]]:
+    """Project the fused graph, run the configured detector, drop the projection."""
+    detector = communities.make_detector(cc, algorithm)
+    db.gds_version()  # a clear message with install instructions when GDS is missing
+    name = fusion.new_graph_name(run_id)
+    t0 = time.perf_counter()
+    proj = fusion.project(db, cc, name, namespace=namespace)
+    t1 = time.perf_counter()
+    try:
+        clusters = detector.detect(db, proj) if proj.nodes else []
+    finally:
+        fusion.drop(db, name)
+    t2 = time.perf_counter()
+    return proj, clusters, {"projection": t1 - t0, "detection": t2 - t1}
+
+
+def red_flags(nodes: int, clusters: list[Cluster], min_size: int, max_size: int) -> list[str]:
+    warnings = []
+    if nodes >= min_size and not clusters:
+        warnings.append(f"red flag: every one of the {nodes} memories is a singleton; the similarity floor may be "
+                        "too high or the memories share no links or co-access (seed 001)")
+    if clusters and nodes >= 2 * min_size:
+        biggest = max(clusters, key=lambda c: c.size)
+        if biggest.size > max_size and biggest.size > GIANT_SHARE * nodes:
+            warnings.append(f"red flag: one giant cluster {biggest.key} holds {biggest.size} of {nodes} memories; "
+                            "the signals glue unrelated memories together (raise sim_floor, lower weights) (seed 001)")
+    return warnings
+
+
+def scan(g: Any, *, now: datetime | None = None, namespace: str | None = None,
+         algorithm: str | None = None) -> ScanReport:
+    """Run one cluster scan on `g` (a Graphcons, or anything with .db and .config)."""
+    db, cfg = g.db, g.config
+    cc = cfg.consolidation
+    if namespace is not None and (not isinstance(namespace, str) or not namespace.strip()):
+        raise ValidationError("namespace", "must be a non-empty string or None")
+    detector = communities.make_detector(cc, algorithm)
+    started = now or utcnow()
+    run_id = audit.new_run_id("scan")
+    t0 = time.perf_counter()
+    proj, clusters, timings = detect(db, cc, namespace=namespace, algorithm=detector.name, run_id=run_id)
+    detector_config = detector.config(proj)
+    t1 = time.perf_counter()
+    decisions = gate(db, cc, clusters)
+    timings["gate"] = time.perf_counter() - t1
+    accepted_keys = [d.key for d in decisions if d.accepted]
+    summarised = set(db.run("gate/summarised", keys=accepted_keys, live=list(LIVE_STATUSES))[0]["keys"]) \
+        if accepted_keys else set()
+    due = sum(1 for k in accepted_keys if k not in summarised)
+    warnings = red_flags(proj.nodes, clusters, cc.min_size, cc.max_size)
+    timings["total"] = time.perf_counter() - t0
+    report = ScanReport(run_id=run_id, algorithm=detector.name, decisions=decisions, consolidation_due=due,
+                        warnings=warnings, nodes=proj.nodes, relationships=proj.relationships // 2,
+                        clusters=clusters, namespace=namespace, dry_run=cc.dry_run, at=started,
+                        timings={k: round(v, 4) for k, v in timings.items()}, detector_config=detector_config)
+    _record(db, cfg, report, detector)
+    return report
+
+
+def _record(db, cfg, report: ScanReport, detector) -> None:
+    settings = {"consolidation": cfg.consolidation.model_dump(mode="json"), "detector": report.detector_config}
+    counts = {"nodes": report.nodes, "relationships": report.relationships, "clusters": len(report.clusters),
+              "decisions": len(report.decisions), "accepted": len(report.accepted),
+              "rejected": len(report.rejected), "consolidation_due": report.consolidation_due}
+    with db.transaction() as tx:
+        tx.run("clusters/run_record", id=report.run_id, at=report.at, finished_at=utcnow(),
+               duration_ms=int(report.timings["total"] * 1000), algorithm=report.algorithm,
+               dry_run=report.dry_run, namespace=report.namespace,
+               settings=json.dumps(settings, sort_keys=True), accepted_keys=[d.key for d in report.accepted],
+               warnings=report.warnings, **counts)
+        audit.record(tx, "cluster_scan", [d.key for d in report.accepted], run_id=report.run_id, at=report.at,
+                     algorithm=report.algorithm, namespace=report.namespace, warnings=report.warnings, **counts)

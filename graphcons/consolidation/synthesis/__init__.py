@@ -1,0 +1,26 @@
+"""Insight synthesis (seed 000 "Synthesizing the insight"): typed models, the prompt, providers.
+
+    from graphcons.synthesis import make_synthesizer
+    synth = make_synthesizer(config.llm)      # offline by default, openai when configured
+
+The pipeline around a provider (budgets, grounding, the proposal) is in
+graphcons.synthesis.run; the guard itself in graphcons.grounding.
+"""
+
+from __future__ import annotations
+
+from graphcons.core.config import LLMConfig
+from graphcons.consolidation.synthesis.base import Synthesis, Synthesizer
+
+
+def make_synthesizer(cfg: LLMConfig) -> Synthesizer:
+    if cfg.provider == "openai":
+        from graphcons.consolidation.synthesis.openai import OpenAISynthesizer
+
+        return OpenAISynthesizer(cfg)
+    from graphcons.consolidation.synthesis.offline import OfflineSynthesizer
+
+    return OfflineSynthesizer()
+
+
+__all__ = ["Synthesis", "Synthesizer", "make_synthesizer"]

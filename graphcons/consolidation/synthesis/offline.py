@@ -1,0 +1,275 @@
+"""The offline default synthesizer: deterministic, extractive, no network.
+
+It builds the same typed themes and insight an LLM would, from the members' own words:
+
+- the *concept* is the phrase most members share (the longest n-gram found in the most
+  members, e.g. "503 after deploy"), else their most shared terms;
+- the main claim is that phrase, citing the members that contain it; its confirmation count
+  is computed later by the grounding guard from distinct sources ("Project deadline: Friday
+  (confirmed 3 times)" in seed 001's form);
+- further claims are the other terms shared by at least half of the members;
+- tensions are the members that disagree (negated where the others are not, or silent on
+  the shared phrase) and the labelled context (known conflicts and exceptions);
+- gaps say what no member records (a cause, a fix, a second source);
+- implications are the members' own action sentences, else a conservative default.
+
+Same members in, same insight out: no clock, no randomness, ties broken by id and text.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+
+from graphcons.consolidation.synthesis.base import Synthesis, Synthesizer
+from graphcons.consolidation.synthesis.models import Claim, Insight, Tension, Theme, Themes
+from graphcons.consolidation.synthesis.prompt import Shown, SynthesisPrompt
+
+STOPWORDS = frozenset("""
+a an the and or but if then else of to in on at by for with from into onto over under about as is are was were be been
+being it its this that these those there here we you he she they them our your their my me i us his her do does did done
+have has had having not no yes so than too very can could should would may might must will shall just also only again
+once more most some any all each every both few many much such own same other another what which who whom whose when
+where why how up down out off after before during while until since via per new one two three four five six seven eight
+nine ten vs etc again today yesterday tomorrow monday tuesday wednesday thursday friday saturday sunday
+""".split())
+# Days of the week are stopwords for *shared terms* but count in phrases ("deadline: Friday").
+WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
+NEGATIONS = frozenset("not no never without cannot can't didn't doesn't don't isn't wasn't weren't won't false "
+                      "instead unlike".split())
+CAUSE_WORDS = ("because", "caused by", "root cause", "due to", "triggered by")
+FIX_WORDS = ("fix", "fixed", "rollback", "rolled back", "roll back", "resolved", "mitigat", "runbook", "restart",
+             "workaround", "revert")
+ACTION_RE = re.compile(r"\b(should|must|always|never|need to|needs to|remember to|make sure|runbook|roll ?back|"
+                       r"fix(?:ed)? by|workaround)\b", re.IGNORECASE)
+_WORD_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9'_.-]*[A-Za-z0-9]|[A-Za-z0-9]")
+_SENT_RE = re.compile(r"(?<=[.!?;])\s+")
+
+
+def _stem(word: str) -> str:
+    w = word.lower().strip("'.")
+    if w.endswith("'s"):
+        w = w[:-2]
+    if len(w) > 3 and w.endswith("ies"):
+        return w[:-3] + "y"
+    if len(w) > 3 and w.endswith("s") and not w.endswith("ss") and not w.endswith("us"):
+        return w[:-1]
+    return w
+
+
+def _tokens(text: str) -> list[tuple[str, str]]:
+    """(stem, surface) pairs in order."""
+    return [(_stem(w), w) for w in _WORD_RE.findall(text)]
+
+
+def _content(stem: str) -> bool:
+    return stem not in STOPWORDS and len(stem) >= 2
+
+
+class _Member:
+    def __init__(self, shown: Shown):
+        self.shown = shown
+        self.id = shown.id
+        text = shown.content if shown.content.startswith(shown.title) else f"{shown.title}. {shown.content}"
+        self.text = text
+        self.tokens = _tokens(text)
+        self.stems = [s for s, _ in self.tokens]
+        self.terms = {s for s in self.stems if _content(s)}
+        lowered = text.lower()
+        self.negated = any(w in NEGATIONS for w in (t.lower() for _, t in self.tokens)) or "n't" in lowered
+        self.lowered = lowered
+
+    def has_phrase(self, phrase: tuple[str, ...]) -> bool:
+        n = len(phrase)
+        return any(tuple(self.stems[i:i + n]) == phrase for i in range(len(self.stems) - n + 1))
+
+    def surface(self, phrase: tuple[str, ...]) -> str:
+        n = len(phrase)
+        for i in range(len(self.stems) - n + 1):
+            if tuple(self.stems[i:i + n]) == phrase:
+                return " ".join(t for _, t in self.tokens[i:i + n])
+        return " ".join(phrase)
+
+
+def _quorum(n: int) -> int:
+    return max(2, math.ceil(n / 2))
+
+
+def _phrase_word(stem: str) -> bool:
+    return _content(stem) or stem in WEEKDAYS
+
+
+def _best_phrase(members: list[_Member]) -> tuple[str, ...] | None:
+    """The n-gram (2-4 words, content words at both ends) that best covers the members:
+    highest (members containing it) x (content words in it); longer, then alphabetical, wins ties."""
+    df: Counter[tuple[str, ...]] = Counter()
+    for m in members:
+        seen: set[tuple[str, ...]] = set()
+        for n in (2, 3, 4):
+            for i in range(len(m.stems) - n + 1):
+                gram = tuple(m.stems[i:i + n])
+                if _phrase_word(gram[0]) and _phrase_word(gram[-1]) and len(set(gram)) == n:
+                    seen.add(gram)
+        df.update(seen)
+    quorum = _quorum(len(members))
+
+    def score(g: tuple[str, ...]) -> int:
+        return df[g] * sum(1 for w in g if _phrase_word(w))
+
+    ranked = sorted((g for g, c in df.items() if c >= quorum), key=lambda g: (-score(g), -len(g), g))
+    return ranked[0] if ranked else None
+
+
+CONNECTORS = ("after", "before", "during", "when", "while", "following", "on", "in", "by", "for", "with")
+WINDOW = 5
+
+
+def _extension(members: list[_Member], phrase: tuple[str, ...], candidates: list[str]) -> tuple[str, str] | None:
+    """(connector, term) that most members put right after the phrase, e.g. ("after", "deploy"):
+    '503 errors' + 'after deploy' when the members say '503 errors right after the 4.2 deploy'."""
+    votes: Counter[tuple[str, str]] = Counter()
+    n = len(phrase)
+    for m in members:
+        seen: set[tuple[str, str]] = set()
+        for i in range(len(m.stems) - n + 1):
+            if tuple(m.stems[i:i + n]) != phrase:
+                continue
+            tail = m.stems[i + n:i + n + WINDOW + 1]
+            for j, word in enumerate(tail):
+                if word in CONNECTORS:
+                    for term in tail[j + 1:]:
+                        if term in candidates:
+                            seen.add((word, term))
+                            break
+                    break
+        votes.update(seen)
+    quorum = _quorum(len(members))
+    ranked = sorted((v for v, c in votes.items() if c >= quorum), key=lambda v: (-votes[v], candidates.index(v[1]), v))
+    return ranked[0] if ranked else None
+
+
+def _sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENT_RE.split(text) if s.strip()]
+
+
+class OfflineSynthesizer(Synthesizer):
+    provider = "offline"
+    model = "extractive-v1"
+    calls_per_synthesis = 0
+
+    def synthesize(self, prompt: SynthesisPrompt) -> Synthesis:
+        members = sorted((_Member(s) for s in prompt.members), key=lambda m: m.id)
+        n = len(members)
+        df = Counter(t for m in members for t in m.terms)
+        quorum = _quorum(n)
+        shared = sorted((t for t, c in df.items() if c >= quorum), key=lambda t: (-df[t], t))
+        phrase = _best_phrase(members)
+        if phrase:
+            core = tuple(g for g in phrase if _phrase_word(g))
+            # support: the phrase's words, in any order (a rephrasing still supports it)
+            supporting = [m for m in members if all(w in m.stems for w in core)]
+            label = next(m.surface(phrase) for m in members if m.has_phrase(phrase))
+            ext = _extension(supporting, phrase, [t for t in shared if t not in core])
+            if ext:
+                connector, term = ext
+                core = core + (term,)
+                label = f"{label} {connector} {next(t for m in members for st, t in m.tokens if st == term)}"
+            # a rephrasing still supports it: all but one of the phrase's words when it has 4 or more
+            need = math.ceil(0.75 * len(core))
+            supporting = [m for m in members if sum(w in m.stems for w in core) >= need]
+        else:
+            core = tuple(shared[:3])
+            supporting = [m for m in members if core and sum(t in m.terms for t in core) * 2 >= len(core)]
+            label = ", ".join(core) if core else (members[0].shown.title if members else "")
+        if not supporting:  # nothing shared: the cluster's own titles are all there is
+            supporting = members
+            label = label or members[0].shown.title
+        subject = prompt.subject if prompt.subject and prompt.subject != "general" else None
+        main = f"{subject}: {label}" if subject and subject.lower() not in label.lower() else label
+        main = main[:1].upper() + main[1:]
+        support_ids = [m.id for m in supporting]
+
+        claims = [Claim(statement=main, member_ids=support_ids)]
+        subject_stems = {_stem(w) for w in _WORD_RE.findall(subject or "")}
+        extra_terms = [t for t in shared if t not in core and t not in subject_stems][:4]
+        for term in extra_terms:
+            ids = [m.id for m in members if term in m.terms]
+            shown_term = next(t for m in members for s, t in m.tokens if s == term)
+            claims.append(Claim(statement=f"Recurring detail: {shown_term} ({len(ids)} of {n} members)", member_ids=ids))
+
+        tensions = self._tensions(members, supporting, label, prompt.context)
+        gaps = self._gaps(members, supporting, label, prompt)
+        implications = self._implications(members, label)
+
+        sources = {s for m in supporting for s in m.shown.sources}
+        share = len(supporting) / n if n else 0.0
+        confidence = round(min(0.9, 0.2 + 0.5 * share + 0.2 * min(1.0, (len(sources) - 1) / 2)), 2)
+        insight = Insight(title=main if len(main) <= 120 else main[:117] + "...",
+                          concept=self._concept(label, supporting, n, shared, core),
+                          claims=claims, tensions=tensions, gaps=gaps, implications=implications,
+                          confidence=confidence)
+        themes = [Theme(title=label, question=f"When and why does '{label}' recur?", member_ids=support_ids)]
+        for term in extra_terms[:2]:
+            ids = [m.id for m in members if term in m.terms]
+            themes.append(Theme(title=term, question=f"What part does '{term}' play in '{label}'?", member_ids=ids))
+        return Synthesis(themes=Themes(themes=themes), insight=insight, provider=self.provider, model=self.model,
+                         calls=0)
+
+    @staticmethod
+    def _concept(label: str, supporting: list[_Member], n: int, shared: list[str], core: tuple[str, ...]) -> str:
+        terms = [t for t in shared if t not in core][:5]
+        text = f"{len(supporting)} of {n} members describe the same pattern: {label}."
+        if terms:
+            text += f" They also share: {', '.join(terms)}."
+        return text + " A generalization from these examples, held as a hypothesis."
+
+    @staticmethod
+    def _tensions(members: list[_Member], supporting: list[_Member], label: str, context: list[Shown]) -> list[Tension]:
+        out: list[Tension] = []
+        negated = [m for m in supporting if m.negated]
+        if negated and len(negated) * 2 < len(supporting):
+            agree = next(m for m in supporting if not m.negated)
+            for m in negated:
+                out.append(Tension(description=f"{m.id} disagrees: \"{m.shown.title}\"", member_ids=[m.id, agree.id]))
+        silent = [m for m in members if m not in supporting]
+        for m in silent:
+            out.append(Tension(description=f"{m.id} does not mention '{label}': \"{m.shown.title}\"",
+                               member_ids=[m.id]))
+        for c in context:
+            rel = f" ({c.relation})" if c.relation else ""
+            out.append(Tension(description=f"known conflict or exception{rel}, not support: \"{c.title}\"",
+                               member_ids=[c.id]))
+        return out
+
+    @staticmethod
+    def _gaps(members: list[_Member], supporting: list[_Member], label: str, prompt: SynthesisPrompt) -> list[str]:
+        gaps: list[str] = []
+        sources = sorted({s for m in supporting for s in m.shown.sources})
+        if len(sources) == 1:
+            gaps.append(f"All {len(supporting)} supporting members come from one source ({sources[0]}): "
+                        "repetition is not confirmation; an independent source is missing.")
+        if not any(w in m.lowered for m in members for w in CAUSE_WORDS):
+            gaps.append("No member states a root cause.")
+        if not any(w in m.lowered for m in members for w in FIX_WORDS):
+            gaps.append("No member records a fix, rollback or runbook.")
+        if len(supporting) < len(members):
+            gaps.append(f"{len(members) - len(supporting)} member(s) do not mention '{label}': "
+                        "does the pattern hold for them?")
+        if prompt.context:
+            gaps.append("Known exceptions limit where this holds; their scope is not established by the members.")
+        return gaps
+
+    @staticmethod
+    def _implications(members: list[_Member], label: str) -> list[str]:
+        found: list[str] = []
+        for m in members:
+            for sentence in _sentences(m.shown.content):
+                if ACTION_RE.search(sentence) and sentence not in found:
+                    found.append(f"{sentence} (from {m.id})")
+                    break
+            if len(found) >= 3:
+                break
+        found.append(f"Treat '{label}' as a recurring pattern to check first when it shows up again; "
+                     "keep it a hypothesis until independent evidence confirms it.")
+        return found

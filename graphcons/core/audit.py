@@ -1,0 +1,43 @@
+"""The audit trail: one (:Audit) record per operation (principle 9).
+
+Records are written inside the operation's own transaction where there is one, so an
+operation and its audit record commit together or not at all.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from datetime import datetime
+from typing import Any
+
+from graphcons.core.memory import utcnow
+
+
+def record(runner: Any, op: str, targets: list[str], *, run_id: str | None = None,
+           at: datetime | None = None, **details: Any) -> str:
+    """Write one audit record with `runner` (a Database or a Tx); returns its id."""
+    audit_id = "a-" + uuid.uuid4().hex[:16]
+    runner.run(
+        "audit/record",
+        id=audit_id,
+        op=op,
+        at=at or utcnow(),
+        run_id=run_id,
+        targets=list(targets),
+        details=json.dumps(details, sort_keys=True, default=str),
+    )
+    return audit_id
+
+
+def new_run_id(job: str) -> str:
+    return f"{job}-{uuid.uuid4().hex[:12]}"
+
+
+def decode(row: dict[str, Any]) -> dict[str, Any]:
+    out = dict(row)
+    if isinstance(out.get("details"), str):
+        out["details"] = json.loads(out["details"])
+    if hasattr(out.get("at"), "to_native"):
+        out["at"] = out["at"].to_native()
+    return out

@@ -1,0 +1,250 @@
+"""Configuration: one TOML file (graphcons.toml), typed sections, environment overrides.
+
+Lookup order for the file: the `path` argument, $GRAPHCONS_CONFIG, ./graphcons.toml;
+a missing default file means "all defaults". Environment variables override the file:
+the well-known NEO4J_URI / NEO4J_USER / NEO4J_PASSWORD, OPENAI_BASE_URL / OPENAI_API_KEY,
+GRAPHCONS_LLM_MODEL, and any key as GRAPHCONS__SECTION__KEY=value (TOML value syntax,
+falling back to a plain string), e.g. GRAPHCONS__CONSOLIDATION__DAILY_CAP=5.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError as PydanticValidationError
+
+from graphcons.core.errors import ConfigError
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+class Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class Neo4jConfig(Section):
+    uri: str = "bolt://127.0.0.1:7687"
+    user: str = "neo4j"
+    # None: read the password scripts/neo4j generated (under $GRAPHCONS_NEO4J_HOME or .neo4j/).
+    password: str | None = None
+    database: str = "neo4j"
+
+    def resolved_password(self) -> str:
+        if self.password:
+            return self.password
+        home = Path(os.environ.get("GRAPHCONS_NEO4J_HOME", REPO_ROOT / ".neo4j"))
+        pw_file = home / "password"
+        if pw_file.is_file():
+            return pw_file.read_text().strip()
+        raise ConfigError(
+            "neo4j.password: not set and no generated password at "
+            f"{pw_file}; set NEO4J_PASSWORD or run scripts/neo4j start"
+        )
+
+
+class EmbeddingConfig(Section):
+    provider: Literal["minilm", "openai"] = "minilm"
+    # For the offline default the model is fixed; for openai it names the remote model.
+    model: str = "all-MiniLM-L6-v2-int8"
+    dimensions: int | None = Field(default=None, ge=1, le=8192)  # openai: required
+    base_url: str | None = None  # openai: else $OPENAI_BASE_URL
+    api_key: str | None = None  # openai: else $OPENAI_API_KEY
+    batch_size: int = Field(default=32, ge=1, le=2048)
+    timeout_s: float = Field(default=30.0, gt=0)
+
+
+class LLMConfig(Section):
+    provider: Literal["offline", "openai"] = "offline"
+    model: str = "gpt-4o-mini"
+    base_url: str | None = None
+    api_key: str | None = None
+    # instructor mode: TOOLS works with llama.cpp servers; JSON_SCHEMA does not.
+    instructor_mode: Literal["TOOLS", "JSON", "JSON_SCHEMA", "MD_JSON"] = "TOOLS"
+    timeout_s: float = Field(default=60.0, gt=0)
+    max_retries: int = Field(default=1, ge=0, le=10)
+    temperature: float = Field(default=0.0, ge=0, le=2)
+    # Provider budget: at most this many LLM calls per consolidation run (0 = no limit).
+    max_calls_per_run: int = Field(default=0, ge=0)
+
+
+class AdmissionConfig(Section):
+    max_title_chars: int = Field(default=300, ge=1)
+    max_content_chars: int = Field(default=20_000, ge=1)
+    # SIMILAR edges: top-k neighbours above the consolidation sim_floor (sparse by design).
+    similar_k: int = Field(default=5, ge=0, le=100)
+    # Co-access: at most this many memories of one session take part in pairs,
+    # so a session writes at most window*(window-1)/2 CO_ACCESSED pairs.
+    coaccess_window: int = Field(default=20, ge=2, le=200)
+    import_batch_size: int = Field(default=100, ge=1, le=10_000)
+
+
+class ConsolidationConfig(Section):
+    enabled: bool = False  # discover clusters and synthesize insights
+    dry_run: bool = True  # report clusters but do not synthesize
+    auto_trigger: bool = True  # wake synthesis when usage crosses the salience floor
+    sim_floor: float = Field(default=0.82, ge=-1, le=1)  # cosine floor for a SIMILAR edge
+    min_size: int = Field(default=3, ge=2)
+    max_size: int = Field(default=25, ge=2)
+    min_cohesion: float = Field(default=0.35, ge=0, le=1)
+    min_salience: float = Field(default=2.0, ge=0)
+    novelty_overlap_max: float = Field(default=0.5, ge=0, le=1)
+    daily_cap: int = Field(default=20, ge=0)
+    algorithm: Literal["label_propagation", "leiden"] = "label_propagation"
+    max_iterations: int = Field(default=20, ge=1, le=1000)
+    leiden_gamma: float = Field(default=1.0, gt=0)  # resolution, used as is when leiden_density = 0
+    # Leiden resolution from a density: gamma = leiden_density * n / mean weighted degree of the
+    # projected graph, so the cluster sizes found do not drift with the size of the store
+    # (a fixed modularity gamma merges small clusters more as the graph grows; bench/clusters.py).
+    leiden_density: float = Field(default=0.07, ge=0, le=1)
+    leiden_seed: int = 42
+    # Fusion: weight of each signal in the summed edge weight.
+    similarity_weight: float = Field(default=1.0, ge=0)
+    link_weight: float = Field(default=1.0, ge=0)
+    coaccess_weight: float = Field(default=1.0, ge=0)
+    link_kind_weights: dict[str, float] = Field(default_factory=dict)
+    # Co-access saturates: a pair used together `count` times weighs count / (count + coaccess_k).
+    coaccess_k: float = Field(default=1.0, gt=0)
+    # Dense-but-cold trigger: a member is cold when used at most this many times.
+    cold_access_max: int = Field(default=2, ge=0)
+
+
+# -- maintenance (issue 5) ---------------------------------------------------------------
+class MergeConfig(Section):
+    """Near-duplicate merge: score = title_weight * jaro_winkler(title) + content_weight * cosine."""
+
+    # 0.92: bench/merge.py's sweep (seed 003's 0.90 let 2.3 % of STS-B merges join different meanings)
+    threshold: float = Field(default=0.92, ge=0, le=1)
+    title_weight: float = Field(default=0.4, ge=0, le=1)
+    content_weight: float = Field(default=0.6, ge=0, le=1)
+    top_k: int = Field(default=5, ge=1, le=100)  # neighbours kept per memory (same subject + namespace)
+    search_width: int = Field(default=50, ge=1, le=1000)  # vector-index candidates read before the filter
+    auto_apply: bool = False  # apply merges directly instead of queueing proposals
+    contradiction_guard: bool = True  # negation / numbers / dates / names -> CONFLICTS_WITH, not a merge
+    batch_size: int = Field(default=500, ge=1, le=10_000)
+
+
+class WeightsConfig(Section):
+    """effective_weight = (sum_i c_i * component_i / sum_i c_i) * decay (see graphcons/weights.py)."""
+
+    manual: float = Field(default=0.3, ge=0)
+    confidence: float = Field(default=0.2, ge=0)
+    usage: float = Field(default=0.2, ge=0)
+    feedback: float = Field(default=0.3, ge=0)
+    usage_saturation: float = Field(default=10.0, gt=0)  # accesses at which usage reaches 1 - 1/e
+    base_stability_days: float = Field(default=7.0, gt=0)  # S of a never-accessed memory
+    reinforcement: float = Field(default=1.0, ge=0)  # each access adds reinforcement * base to S
+    max_stability_days: float = Field(default=3650.0, gt=0)
+    batch_size: int = Field(default=1000, ge=1, le=50_000)
+    tolerance: float = Field(default=1e-9, ge=0)  # changes smaller than this are not written
+
+
+class PromotionConfig(Section):
+    """proposed -> active rules of seed 003, checked in this order; the first that fires is recorded."""
+
+    min_sources: int = Field(default=3, ge=1)  # distinct sources for direct promotion
+    min_sources_weighted: int = Field(default=2, ge=1)
+    min_weight: float = Field(default=0.5, ge=0, le=1)
+    direct_kinds: list[str] = Field(default_factory=lambda: ["decision"])  # architectural decisions
+    min_age_hours: float = Field(default=24.0, ge=0)  # time-based, only with no open conflict
+    time_based: bool = True
+
+
+class DeprecationConfig(Section):
+    """Stale = older than min_age_days, effective_weight < max_weight, access_count <= max_access_count."""
+
+    min_age_days: float = Field(default=30.0, ge=0)
+    max_weight: float = Field(default=0.1, ge=0, le=1)
+    max_access_count: int = Field(default=0, ge=0)
+    archive: bool = True  # a stale memory without an active replacement is archived
+    statuses: list[Literal["proposed", "active"]] = Field(default_factory=lambda: ["active", "proposed"])
+
+
+class Config(BaseModel):
+    model_config = ConfigDict(extra="allow")  # later sections (merge, weights, ...) add their own
+
+    neo4j: Neo4jConfig = Field(default_factory=Neo4jConfig)
+    embedding: EmbeddingConfig = Field(default_factory=EmbeddingConfig)
+    llm: LLMConfig = Field(default_factory=LLMConfig)
+    admission: AdmissionConfig = Field(default_factory=AdmissionConfig)
+    consolidation: ConsolidationConfig = Field(default_factory=ConsolidationConfig)
+    merge: MergeConfig = Field(default_factory=MergeConfig)
+    weights: WeightsConfig = Field(default_factory=WeightsConfig)
+    promotion: PromotionConfig = Field(default_factory=PromotionConfig)
+    deprecation: DeprecationConfig = Field(default_factory=DeprecationConfig)
+
+    source_path: Path | None = Field(default=None, exclude=True)
+
+    def public_dict(self) -> dict[str, Any]:
+        """The settings as a dict with secrets masked (for `config show` and audit records)."""
+        data = self.model_dump(mode="json", exclude={"source_path"})
+        for section in data.values():
+            if isinstance(section, dict):
+                for key in ("password", "api_key"):
+                    if section.get(key):
+                        section[key] = "***"
+        return data
+
+
+_WELL_KNOWN_ENV = {
+    "NEO4J_URI": ("neo4j", "uri"),
+    "NEO4J_USER": ("neo4j", "user"),
+    "NEO4J_USERNAME": ("neo4j", "user"),
+    "NEO4J_PASSWORD": ("neo4j", "password"),
+    "NEO4J_DATABASE": ("neo4j", "database"),
+    "GRAPHCONS_LLM_MODEL": ("llm", "model"),
+}
+
+
+def _parse_env_value(raw: str) -> Any:
+    try:
+        return tomllib.loads(f"v = {raw}")["v"]
+    except tomllib.TOMLDecodeError:
+        return raw
+
+
+def _env_overrides(env: dict[str, str]) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    for name, (section, key) in _WELL_KNOWN_ENV.items():
+        if env.get(name):
+            out.setdefault(section, {})[key] = env[name]
+    for name, raw in env.items():
+        if name.startswith("GRAPHCONS__") and name.count("__") == 2:
+            _, section, key = name.split("__")
+            out.setdefault(section.lower(), {})[key.lower()] = _parse_env_value(raw)
+    return out
+
+
+def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = _merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def load_config(path: str | Path | None = None, env: dict[str, str] | None = None) -> Config:
+    env = dict(os.environ if env is None else env)
+    explicit = path or env.get("GRAPHCONS_CONFIG")
+    file = Path(explicit) if explicit else Path("graphcons.toml")
+    data: dict[str, Any] = {}
+    if file.is_file():
+        try:
+            data = tomllib.loads(file.read_text())
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"{file}: not valid TOML: {exc}") from exc
+    elif explicit:
+        raise ConfigError(f"config file {file} does not exist")
+    data = _merge(data, _env_overrides(env))
+    try:
+        cfg = Config.model_validate(data)
+    except PydanticValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(p) for p in first["loc"])
+        raise ConfigError(f"{field}: {first['msg']} (in {file if file.is_file() else 'environment'})") from exc
+    cfg.source_path = file if file.is_file() else None
+    return cfg

@@ -1,0 +1,196 @@
+"""The memory model: what a memory is, what input to admit one must look like.
+
+A memory lives in Neo4j as a (:Memory) node holding its current version; every version,
+the current one included, is also kept as a (:MemoryVersion) snapshot linked by
+(:Memory)-[:VERSION]->(:MemoryVersion). Nothing is ever deleted: retirement is a status
+(deprecated, archived) and replacement a SUPERSEDES edge.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from datetime import datetime, timezone
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError as PydanticValidationError, field_validator
+
+from graphcons.core.errors import ValidationError
+
+
+class Kind(StrEnum):
+    episode = "episode"
+    observation = "observation"
+    fact = "fact"
+    decision = "decision"
+    incident = "incident"
+    preference = "preference"
+    insight = "insight"
+    pattern = "pattern"
+
+
+class Status(StrEnum):
+    proposed = "proposed"
+    active = "active"
+    consolidated = "consolidated"
+    deprecated = "deprecated"
+    archived = "archived"
+
+
+#: Statuses that take part in clustering and retrieval ranking.
+LIVE_STATUSES = (Status.proposed.value, Status.active.value, Status.consolidated.value)
+
+_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$")
+
+
+def content_hash(content: str) -> str:
+    """Hash of the normalised text: case, Unicode form and whitespace do not make a new memory."""
+    norm = " ".join(unicodedata.normalize("NFKC", content).casefold().split())
+    return hashlib.sha256(norm.encode()).hexdigest()
+
+
+def derived_title(content: str, limit: int = 80) -> str:
+    """A title for a memory given none: its first sentence, cut at a word boundary."""
+    first = re.split(r"(?<=[.!?])\s", content.strip(), maxsplit=1)[0]
+    if len(first) <= limit:
+        return first
+    return first[:limit].rsplit(" ", 1)[0] + "…"
+
+
+def new_memory_id(namespace: str, subject: str, source: str, chash: str, created_at: datetime) -> str:
+    """Deterministic id: the same admission (same text, source and time) gets the same id."""
+    key = "|".join([namespace, subject, source, chash, created_at.isoformat()])
+    return "m-" + hashlib.sha256(key.encode()).hexdigest()[:16]
+
+
+class LinkInput(BaseModel):
+    """An explicit link from the new memory to an existing one."""
+
+    model_config = ConfigDict(extra="forbid")
+    target: str = Field(min_length=1, max_length=128)
+    kind: str = Field(default="related", min_length=1, max_length=64, pattern=r"^[a-z][a-z0-9_]*$")
+
+
+class MemoryInput(BaseModel):
+    """What a caller hands to `add`. Validated strictly: a wrong type is an error, not a cast."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, str_strip_whitespace=True)
+
+    content: str = Field(min_length=1)
+    title: str | None = None
+    kind: Kind = Kind.episode
+    subject: str = Field(default="general", min_length=1, max_length=200)
+    namespace: str = Field(default="default", min_length=1, max_length=100, pattern=r"^[A-Za-z0-9_.-]+$")
+    scope: str = Field(default="global", min_length=1, max_length=200)
+    source: str = Field(default="user", min_length=1, max_length=200)
+    session: str | None = Field(default=None, max_length=200)
+    importance: float = Field(default=0.5, ge=0.0, le=1.0)
+    confidence: float = Field(default=0.5, ge=0.0, le=1.0)
+    status: Status = Status.active
+    id: str | None = None
+    created_at: datetime | None = None
+    links: list[LinkInput] = Field(default_factory=list, max_length=50)
+
+    @field_validator("id")
+    @classmethod
+    def _id_shape(cls, v: str | None) -> str | None:
+        if v is not None and not _ID_RE.match(v):
+            raise ValueError("must be 1-128 characters of letters, digits, _ . : - (starting with a letter or digit)")
+        return v
+
+    @field_validator("created_at")
+    @classmethod
+    def _aware(cls, v: datetime | None) -> datetime | None:
+        if v is not None and v.tzinfo is None:
+            raise ValueError("must carry a timezone (e.g. 2026-11-29T10:00:00+00:00)")
+        return v
+
+
+def parse_input(data: Any, *, max_title: int, max_content: int) -> MemoryInput:
+    """Validate raw input (dict or MemoryInput) into a MemoryInput, or raise naming the field."""
+    if isinstance(data, MemoryInput):
+        data = data.model_dump(exclude_unset=True)
+    if not isinstance(data, dict):
+        raise ValidationError("memory", f"expected an object, got {type(data).__name__}")
+    data = dict(data)
+    # JSON has no datetime: accept ISO-8601 strings for created_at (still strict on the rest).
+    if isinstance(data.get("created_at"), str):
+        try:
+            data["created_at"] = datetime.fromisoformat(data["created_at"])
+        except ValueError:
+            raise ValidationError("created_at", f"not an ISO-8601 date-time: {data['created_at']!r}") from None
+    for key in ("kind", "status"):
+        if isinstance(data.get(key), str):
+            enum = Kind if key == "kind" else Status
+            try:
+                data[key] = enum(data[key])
+            except ValueError:
+                allowed = ", ".join(e.value for e in enum)
+                raise ValidationError(key, f"unknown value {data[key]!r}; allowed: {allowed}") from None
+    if isinstance(data.get("links"), list):
+        data["links"] = [LinkInput(**ln) if isinstance(ln, dict) else ln for ln in data["links"]]
+    try:
+        mem = MemoryInput.model_validate(data)
+    except PydanticValidationError as exc:
+        err = exc.errors()[0]
+        field = ".".join(str(p) for p in err["loc"]) or "memory"
+        raise ValidationError(field, err["msg"]) from None
+    if not mem.content.strip():
+        raise ValidationError("content", "must not be empty")
+    check_length("content", mem.content, max_content)
+    check_length("title", mem.title, max_title)
+    return mem
+
+
+def check_length(field: str, value: str | None, limit: int) -> None:
+    """The size limits of admission, shared by editing."""
+    if value is not None and len(value) > limit:
+        raise ValidationError(field, f"is {len(value)} characters; the limit is {limit}")
+
+
+class Memory(BaseModel):
+    """A stored memory as graphcons returns it (the current version)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    id: str
+    kind: str
+    title: str
+    content: str
+    subject: str
+    namespace: str
+    scope: str
+    source: str
+    session: str | None = None
+    created_at: datetime
+    updated_at: datetime | None = None
+    status: str
+    epistemic_status: str | None = None  # insights start as "hypothesis" (seed 002)
+    importance: float = 0.5
+    weight_manual: float = 0.5
+    weight_confidence: float = 0.5
+    weight_usage: float = 0.0
+    weight_feedback: float = 0.5
+    weight_decay: float = 1.0
+    effective_weight: float = 0.5
+    access_count: int = 0
+    last_accessed: datetime | None = None
+    sources: list[str] = Field(default_factory=list)
+    evidence_count: int = 1
+    content_hash: str
+    version: int = 1
+
+    @field_validator("created_at", "updated_at", "last_accessed", mode="before")
+    @classmethod
+    def _neo4j_time(cls, v: Any) -> Any:
+        return v.to_native() if hasattr(v, "to_native") else v
+
+    @classmethod
+    def from_node(cls, props: dict[str, Any]) -> "Memory":
+        return cls.model_validate({k: v for k, v in props.items() if k != "embedding"})
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc)

@@ -1,0 +1,81 @@
+"""Health of the store (seed 003): figures, quality metrics with their targets, last runs.
+
+Figures: active, proposed, average weight of active memories, duplicate candidates
+(pending merge proposals, plus the pairs a fresh dry-run scan would add with `scan=True`), stale candidates
+(what `deprecate` would retire now), open conflicts, the last run of each job.
+
+Quality metrics, each with seed 003's target beside it:
+    duplicate_rate   deprecated_by_merge / total memories          < 5 %
+    promotion_rate   promoted / (promoted + still proposed)        > 60 %
+    stale_ratio      (deprecated + archived) / active              < 20 %
+    merge_false_rate (rejected + reverted) / reviewed merges       < 2 %   (merge accuracy)
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from graphcons.core import audit
+from graphcons.core.config import Config
+from graphcons.core.db import Database
+from graphcons.maintenance.weights import native, require_aware
+
+TARGETS = {
+    "duplicate_rate": ("<", 0.05),
+    "promotion_rate": (">", 0.60),
+    "stale_ratio": ("<", 0.20),
+    "merge_false_rate": ("<", 0.02),
+}
+JOBS = ("merge", "weights", "decay", "promote", "deprecate")
+
+
+def record_run(db: Database, job: str, run_id: str, now: datetime, summary: dict[str, Any]) -> str:
+    """One audit record per (non-dry) job run: what ran, when, with what outcome."""
+    return audit.record(db, "maintenance_run", [job], run_id=run_id, at=now, job=job, summary=summary)
+
+
+def _ratio(num: float, den: float) -> float | None:
+    return None if not den else num / den
+
+
+def health(db: Database, cfg: Config, *, now: datetime, scan: bool = False) -> dict[str, Any]:
+    from graphcons.maintenance import deprecation
+    from graphcons.maintenance.merge import job as merge
+
+    require_aware(now)
+    f = db.run("health/figures")[0]
+    stale = deprecation.candidates(db, cfg, now=now)
+    if scan:
+        dup = merge.run(db, cfg, now=now, dry_run=True)
+        duplicates = f["merge_pending"] + len(dup["proposed"]) + len(dup["applied"])  # queued + newly found
+    else:
+        duplicates = f["merge_pending"]
+    last = {r["job"]: native(r["at"]) for r in db.run("health/last_runs")}
+    reviewed = f["merge_approved"] + f["merge_rejected"] + f["merge_reverted"]
+    metrics = {
+        "duplicate_rate": _ratio(f["deprecated_by_merge"], f["total"]),
+        "promotion_rate": _ratio(f["promoted"], f["promoted"] + f["proposed"]),
+        "stale_ratio": _ratio(f["deprecated"] + f["archived"], f["active"]),
+        "merge_false_rate": _ratio(f["merge_rejected"] + f["merge_reverted"], reviewed),
+    }
+    quality = {}
+    for name, value in metrics.items():
+        op, target = TARGETS[name]
+        ok = None if value is None else (value < target if op == "<" else value > target)
+        quality[name] = {"value": value, "target": f"{op} {target:g}", "ok": ok}
+    return {
+        "now": now.isoformat(),
+        "figures": {
+            "total": f["total"], "active": f["active"], "proposed": f["proposed"],
+            "consolidated": f["consolidated"], "deprecated": f["deprecated"], "archived": f["archived"],
+            "avg_weight": f["avg_weight"], "duplicate_candidates": duplicates,
+            "duplicate_candidates_source": "pending proposals + dry-run scan" if scan else "pending merge proposals",
+            "stale_candidates": len(stale), "open_conflicts": f["open_conflicts"],
+            "merge_proposals": {"pending": f["merge_pending"], "approved": f["merge_approved"],
+                                "auto_applied": f["merge_auto_applied"], "rejected": f["merge_rejected"],
+                                "reverted": f["merge_reverted"]},
+        },
+        "last_runs": {job: last.get(job) for job in sorted(set(JOBS) | set(last))},
+        "quality": quality,
+    }

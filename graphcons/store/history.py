@@ -1,0 +1,78 @@
+"""Versions: editing a memory makes a new version and keeps every old one."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from graphcons.core import audit
+from graphcons.store.admission import version_props
+from graphcons.core.config import Config
+from graphcons.core.db import Database
+from graphcons.core.embedders import Embedder
+from graphcons.core.errors import Conflict, NotFound, ValidationError
+from graphcons.core.memory import LIVE_STATUSES, Memory, check_length, content_hash, utcnow
+
+EDITABLE = {"title", "content", "scope", "importance"}
+
+
+def get(db: Database, mem_id: str) -> Memory:
+    rows = db.run("memory/get", id=mem_id)
+    if not rows:
+        raise NotFound(f"no memory with id {mem_id!r}")
+    return Memory.from_node(rows[0]["memory"])
+
+
+def edit(db: Database, cfg: Config, embedder: Embedder, mem_id: str, *, source: str = "user",
+         **changes: Any) -> Memory:
+    unknown = set(changes) - EDITABLE
+    if unknown:
+        raise ValidationError(sorted(unknown)[0], f"cannot be edited; editable fields: {', '.join(sorted(EDITABLE))}")
+    changes = {k: v for k, v in changes.items() if v is not None}
+    if not changes:
+        raise ValidationError("changes", "nothing to change")
+    for key in ("title", "content", "scope"):
+        if key in changes and (not isinstance(changes[key], str) or not changes[key].strip()):
+            raise ValidationError(key, "must be a non-empty string")
+    check_length("content", changes.get("content"), cfg.admission.max_content_chars)
+    check_length("title", changes.get("title"), cfg.admission.max_title_chars)
+    if "importance" in changes:
+        imp = changes["importance"]
+        if isinstance(imp, bool) or not isinstance(imp, (int, float)) or not 0 <= imp <= 1:
+            raise ValidationError("importance", "must be a number between 0 and 1")
+        changes["weight_manual"] = float(imp)
+    current = get(db, mem_id)
+    if "title" in changes:
+        changes["title_derived"] = False
+    if "content" in changes or "title" in changes:
+        content = changes.get("content", current.content)
+        title = changes.get("title", current.title)
+        changes["content_hash"] = content_hash(content)
+        changes["embedding"] = embedder.embed_one(f"{title}. {content}")
+    now = utcnow()
+    snapshot = current.model_dump(include={"title", "content", "kind", "subject", "scope", "status", "source"})
+    snapshot.update({k: v for k, v in changes.items() if k in snapshot})
+    snapshot["content_hash"] = changes.get("content_hash", current.content_hash)
+    snapshot["edited_by"] = source
+    vprops = version_props({**snapshot, "id": mem_id}, now)
+    vprops["edited_by"] = source
+    k = cfg.admission.similar_k
+    with db.transaction() as tx:
+        rows = tx.run("memory/edit", id=mem_id, expected_version=current.version, changes=changes,
+                      version_props=vprops, now=now, candidates=max(4 * k, 10), k=k,
+                      floor=cfg.consolidation.sim_floor, live=list(LIVE_STATUSES))
+        if not rows:
+            raise Conflict(f"memory {mem_id!r} changed while it was being edited; try again")
+        audit.record(tx, "edit", [mem_id], at=now, source=source, fields=sorted(changes.keys() - {"embedding"}),
+                     from_version=current.version, to_version=current.version + 1)
+    return Memory.from_node(rows[0]["memory"])
+
+
+def history(db: Database, mem_id: str) -> list[dict[str, Any]]:
+    get(db, mem_id)  # raises NotFound for an unknown id
+    out = []
+    for row in db.run("memory/history", id=mem_id):
+        v = dict(row["version"])
+        if hasattr(v.get("created_at"), "to_native"):
+            v["created_at"] = v["created_at"].to_native()
+        out.append(v)
+    return out

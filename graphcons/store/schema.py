@@ -1,0 +1,48 @@
+"""The store itself: schema (constraints, indexes, vector index) and its embedder identity.
+
+`graphcons init` applies cypher/schema/*.cypher idempotently and records which embedder
+built the store; opening a store with a different embedder is refused, never mixed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from graphcons.core.cypher import names, statements
+from graphcons.core.db import Database
+from graphcons.core.errors import EmbedderMismatch
+from graphcons.core.memory import utcnow
+
+
+def apply_schema(db: Database, dimensions: int) -> list[str]:
+    applied = []
+    for name in names("schema"):
+        for stmt in statements(name):
+            db.run_text(stmt, dimensions=dimensions) if "$dimensions" in stmt else db.run_text(stmt)
+            applied.append(name)
+    db.run_text("CALL db.awaitIndexes(300)")
+    return sorted(set(applied))
+
+
+def identity(db: Database) -> dict[str, Any] | None:
+    rows = db.run("store/get")
+    return rows[0]["store"] if rows else None
+
+
+def check_embedder(recorded: dict[str, Any] | None, model: str, dimensions: int) -> None:
+    if recorded is None:
+        return
+    if recorded["embedding_model"] != model or recorded["embedding_dimensions"] != dimensions:
+        raise EmbedderMismatch(
+            f"this store was built with embedder {recorded['embedding_model']!r} "
+            f"({recorded['embedding_dimensions']} dimensions) but the configuration asks for "
+            f"{model!r} ({dimensions} dimensions). Mixing them would make similarities meaningless: "
+            "set [embedding] back to the store's embedder, or use a new database."
+        )
+
+
+def init(db: Database, model: str, dimensions: int) -> dict[str, Any]:
+    check_embedder(identity(db), model, dimensions)
+    applied = apply_schema(db, dimensions)
+    store = db.run("store/claim", embedding_model=model, embedding_dimensions=dimensions, now=utcnow())[0]["store"]
+    return {"schema": applied, "store": store}

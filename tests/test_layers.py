@@ -1,0 +1,114 @@
+"""The house in layers: every import in graphcons/ points to its own layer or below, and no
+module reaches itself through a chain of imports (function-local imports included, so a cycle
+cannot hide inside a function). Pure AST; no server needed.
+
+    core <- store <- consolidation | maintenance <- review <- api, cli, battery, scenarios
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PKG = Path(__file__).resolve().parent.parent / "graphcons"
+
+# Layer of each top-level part of the package; consolidation and maintenance share a floor
+# but do not import each other (they meet only in review and above).
+LAYERS = {"core": 0, "store": 1, "consolidation": 2, "maintenance": 2, "review": 3,
+          "api": 4, "cli": 4, "battery": 4, "scenarios": 4, "__init__": 5, "__main__": 5}
+SIBLINGS_APART = {frozenset({"consolidation", "maintenance"})}
+
+
+def _module_name(path: Path) -> str:
+    rel = path.relative_to(PKG.parent).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__" and len(parts) > 1:
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+def _imports(path: Path) -> set[str]:
+    """Every graphcons module this file imports, resolved to a module that exists."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    me = _module_name(path)
+    package = me if path.name == "__init__.py" else me.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names if a.name.startswith("graphcons"))
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                mod = ".".join(base + ([node.module] if node.module else []))
+            else:
+                mod = node.module or ""
+            if not mod.startswith("graphcons"):
+                continue
+            for alias in node.names:  # `from pkg import module` imports the module
+                sub = f"{mod}.{alias.name}"
+                found.add(sub if _exists(sub) else mod)
+    return {m for m in found if m != me}
+
+
+def _exists(mod: str) -> bool:
+    rel = Path(*mod.split("."))
+    return (PKG.parent / rel).with_suffix(".py").is_file() or (PKG.parent / rel / "__init__.py").is_file()
+
+
+def _part(mod: str) -> str:
+    parts = mod.split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def _graph() -> dict[str, set[str]]:
+    return {_module_name(p): _imports(p) for p in sorted(PKG.rglob("*.py"))}
+
+
+def test_every_part_has_a_layer():
+    parts = {_part(m) for m in _graph()}
+    assert parts <= LAYERS.keys(), f"parts with no layer (add them to LAYERS and docs/DEVELOPING.md): {parts - LAYERS.keys()}"
+
+
+def test_no_upward_or_sideways_import():
+    bad = []
+    for mod, deps in _graph().items():
+        for dep in deps:
+            a, b = _part(mod), _part(dep)
+            if a == b:
+                continue
+            if LAYERS[b] > LAYERS[a] or frozenset({a, b}) in SIBLINGS_APART:
+                bad.append(f"{mod} -> {dep}")
+    assert not bad, "imports against the layers:\n" + "\n".join(sorted(bad))
+
+
+def test_no_import_cycle():
+    graph = _graph()
+    # a package's __init__ importing its own modules is a re-export, not a dependency loop
+    edges = {m: {d for d in deps if not (m.endswith("__init__") or d.startswith(m + "."))} for m, deps in graph.items()}
+    state: dict[str, int] = {}
+    cycles: list[list[str]] = []
+
+    def visit(node: str, stack: list[str]) -> None:
+        state[node] = 1
+        for dep in sorted(edges.get(node, ())):
+            if dep not in edges:
+                continue
+            if state.get(dep) == 1:
+                cycles.append(stack[stack.index(dep):] + [dep] if dep in stack else [node, dep])
+            elif dep not in state:
+                visit(dep, stack + [dep])
+        state[node] = 2
+
+    for m in sorted(edges):
+        if m not in state:
+            visit(m, [m])
+    assert not cycles, "import cycles:\n" + "\n".join(" -> ".join(c) for c in cycles)
+
+
+def test_the_checker_sees_a_function_local_upward_import(tmp_path):
+    # The rule must catch what the old code hid: an import inside a function body.
+    src = tmp_path / "x.py"
+    src.write_text("def f():\n    from graphcons.review import queue\n    return queue\n")
+    tree = ast.parse(src.read_text())
+    mods = [n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
+    assert mods == ["graphcons.review"]
