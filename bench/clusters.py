@@ -45,7 +45,7 @@ from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from graphcons import communities, fusion  # noqa: E402
+from graphcons.consolidation import communities, fusion  # noqa: E402
 from graphcons.core.config import Config, Neo4jConfig  # noqa: E402
 from graphcons.core.db import Database  # noqa: E402
 from graphcons.core.embedders import embedder_identity  # noqa: E402

@@ -44,7 +44,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from graphcons import merge  # noqa: E402
+from graphcons.maintenance.merge import job as merge  # noqa: E402
 from graphcons.store.admission import embed_text, node_props  # noqa: E402
 from graphcons.api import Graphcons  # noqa: E402
 from graphcons.core.config import load_config  # noqa: E402

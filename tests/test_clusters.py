@@ -87,7 +87,7 @@ def test_heavy_coaccess_saturates_and_does_not_drown_the_other_signals(g):
         g.access(f"s{s}", [ids[0], ids[1]])
     w = g.db.run_text("MATCH (:Memory)-[c:CO_ACCESSED]->(:Memory) RETURN c.count AS n")[0]["n"]
     assert w == 12
-    from graphcons import fusion
+    from graphcons.consolidation import fusion
 
     name = fusion.new_graph_name("test-saturation")
     fusion.project(g.db, g.config.consolidation, name)
@@ -208,7 +208,7 @@ def test_label_propagation_does_not_flood_an_unweighted_ring_of_cliques(g):
 
 
 def test_leiden_resolution_is_derived_from_density_or_fixed(g):
-    from graphcons import communities, fusion
+    from graphcons.consolidation import communities, fusion
 
     ids = add_all(g, DISTINCT[:6], subject="ops")
     for a, b in zip(ids, ids[1:]):

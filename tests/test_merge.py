@@ -4,7 +4,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from graphcons import coaccess
+from graphcons.store import coaccess
 from graphcons.core.config import load_config
 from graphcons.core.errors import ConfigError, Conflict, NotFound, ValidationError
 from graphcons.maintenance.merge.job import contradictions, proposal_id

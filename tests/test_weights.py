@@ -5,7 +5,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from graphcons import coaccess
+from graphcons.store import coaccess
 from graphcons.core.config import WeightsConfig
 from graphcons.core.errors import ValidationError
 from graphcons.maintenance.weights import effective_weight, retention, stability_days
