@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from bench import query  # noqa: E402
 from bench.server import bench_server, stop_bench_server  # noqa: E402
 from graphcons.store.admission import admit, node_props, version_props  # noqa: E402
 from graphcons.api import Graphcons  # noqa: E402
@@ -59,7 +60,7 @@ def preload(g: Graphcons, base_vecs: np.ndarray, base_texts: list[str], start: i
                                "id": f"pre-{i}"}, max_title=300, max_content=20000)
             props = node_props(mem, content_hash(text), vec.tolist())
             rows.append({"props": props, "version": version_props(props, props["admitted_at"])})
-        g.db.run("bench/preload", rows=rows)
+        g.db.run_text(query("preload"), rows=rows)
         print(f"  stored {min(stop, lo + batch):>7,}", end="\r", flush=True)
     g.db.run_text("CALL db.awaitIndexes(3600)")
     print()

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import platform
 import resource
@@ -50,9 +49,10 @@ from graphcons.core.config import Config, Neo4jConfig  # noqa: E402
 from graphcons.core.db import Database  # noqa: E402
 from graphcons.core.embedders import embedder_identity  # noqa: E402
 from graphcons.consolidation.scan import scan  # noqa: E402
+from graphcons.core.time import utcnow  # noqa: E402
 from graphcons.store.schema import init as store_init  # noqa: E402
 
-CYPHER = REPO / "cypher" / "bench"  # queries of this benchmark: cypher/bench/clusters_*.cypher
+CYPHER = REPO / "bench" / "cypher"  # queries of this benchmark: bench/cypher/clusters_*.cypher
 FOOTBALL = Path(os.environ.get("GRAPHCONS_FOOTBALL", REPO.parent / "shared" / "data" / "football.gml"))
 SIZES = {"2k": 2_000, "10k": 10_000, "100k": 100_000, "1m": 1_000_000}
 GAMMAS = [1, 5, 20, 50, 100, 200, 500, 1000]
@@ -339,11 +339,10 @@ def bench_size(db: Database, cfg, sampler: RssSampler, label: str, n: int, args)
     index = {m: i for i, m in enumerate(ids)}
     log(f"{label}: loaded {info['memories']} memories, {info['edges']} edges in {res['load_s']}s")
 
-    g = _G(db, cfg)
     for algo in args.algorithms:
         out: dict = {}
         with sampler.phase(out, "scan"):
-            report = scan(g, namespace=namespace, algorithm=algo)
+            report = scan(db, cfg, now=utcnow(), namespace=namespace, algorithm=algo)
         out.update({k: v for k, v in report.timings.items()})
         out.update(detector=report.detector_config, clusters=len(report.clusters), decisions=len(report.decisions), accepted=len(report.accepted),
                    warnings=report.warnings, **scores(truth, found_labels(report.clusters, index, n)))
@@ -404,11 +403,6 @@ def bench_size(db: Database, cfg, sampler: RssSampler, label: str, n: int, args)
     res["ratios"] = ratios
     log(f"{label}: ratios {ratios}")
     return res
-
-
-class _G:
-    def __init__(self, db, config):
-        self.db, self.config = db, config
 
 
 def gamma_sweep(db: Database, cfg, namespace: str, index, truth, n) -> list[dict]:
@@ -530,7 +524,7 @@ def main() -> None:
     if not db.run_text(q("namespace_count"), namespace="benchwarmup")[0]["n"]:
         load(db, "benchwarmup", 500, warm)
     for algo in ("label_propagation", "leiden"):
-        scan(_G(db, cfg), namespace="benchwarmup", algorithm=algo)
+        scan(db, cfg, now=utcnow(), namespace="benchwarmup", algorithm=algo)
     results = {
         "benchmark": "clusters", "at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "machine": {"cpus": os.cpu_count(), "ram_gb": round(psutil.virtual_memory().total / 2**30, 1),

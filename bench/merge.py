@@ -5,7 +5,7 @@ Quality. Each pair of MRPC (label 1 = duplicate) and STS-B (score >= 4 = duplica
 stored as two untitled memories of one subject (one subject per pair, so the derived-title
 rule applies), validated by graphcons' input model and built by admission's node_props
 with offline MiniLM embeddings (computed in batches), then written in batches of 1,000
-(cypher/merge/bench_load.cypher; on 2 shared cores one-by-one admission took ~20/s, and
+(bench/cypher/merge_load.cypher; on 2 shared cores one-by-one admission took ~20/s, and
 the merge pass does not read the SIMILAR edges admission would add). An exact duplicate
 is folded into the first memory as admission does. One merge scan then runs exactly as `graphcons merge` does
 (vector-index candidates within subject + namespace, 0.4*JW(title) + 0.6*cosine,
@@ -18,7 +18,7 @@ rate is < 2 % (seed 003) on STS-B and on MRPC, if one exists.
 
 Scale. 100k memories (5,000 subjects x 20, 5 % planted near-duplicates) are written with
 PRECOMPUTED synthetic embeddings (subject centroid + noise, duplicates = a member + small
-noise) via one batched Cypher statement (cypher/merge/bench_load.cypher) instead of the
+noise) via one batched Cypher statement (bench/cypher/merge_load.cypher) instead of the
 embedder, to keep the run feasible on 2 shared cores. Timed: a full pass writing
 proposals (and with --second-pass a second one, which must find nothing new). In both parts the vector
 index is built once after the load (a freshly built index, not one fragmented by many
@@ -45,7 +45,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from graphcons.maintenance.merge import job as merge  # noqa: E402
-from graphcons.store.admission import embed_text, node_props  # noqa: E402
+from bench import query  # noqa: E402
+from graphcons.core.memory import embedded_text  # noqa: E402
+from graphcons.store.admission import node_props  # noqa: E402
 from graphcons.api import Graphcons  # noqa: E402
 from graphcons.core.config import load_config  # noqa: E402
 from graphcons.core.embedders.minilm import MiniLMEmbedder  # noqa: E402
@@ -136,7 +138,7 @@ def quality(g: Graphcons, name: str, pairs: list[tuple[str, str, bool]], embedde
     if cache.is_file():
         vecs = np.load(cache).tolist()
     else:
-        vecs = embedder.embed([embed_text(m) for m in mems])
+        vecs = embedder.embed([embedded_text(m.title, m.content) for m in mems])
         np.save(cache, np.asarray(vecs, dtype=np.float64))
     t_embed = time.perf_counter() - t0
     t0 = time.perf_counter()
@@ -153,10 +155,10 @@ def quality(g: Graphcons, name: str, pairs: list[tuple[str, str, bool]], embedde
         ids.append(props["id"])
         batch.append(props)
         if len(batch) >= 1000:
-            g.db.run("merge/bench_load", rows=batch)
+            g.db.run_text(query("merge_load"), rows=batch)
             batch = []
     if batch:
-        g.db.run("merge/bench_load", rows=batch)
+        g.db.run_text(query("merge_load"), rows=batch)
     t_admit = time.perf_counter() - t0
     t_index = build_index(g)
 
@@ -260,7 +262,7 @@ def scale(g: Graphcons, n: int, per_subject: int = 20, dup_share: float = 0.05, 
                           max_title=1000, max_content=10_000)
         batch.append(node_props(mem, content_hash(mem.content), vecs[i].tolist()))
         if len(batch) == 1000 or i == n - 1:
-            g.db.run("merge/bench_load", rows=batch)
+            g.db.run_text(query("merge_load"), rows=batch)
             batch = []
     t_load = time.perf_counter() - t0
     t_index = build_index(g)

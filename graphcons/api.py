@@ -7,30 +7,43 @@
         hits = g.retrieve("503 after deploy", k=5)
 
 Data flows one way: admission -> signals -> communities -> gate -> synthesis ->
-proposal -> apply. Each verb delegates to the one module that owns its concept.
+proposal -> apply. The facade holds the connection, the configuration and the embedder,
+fills `now` from the clock when none is given, and delegates each verb to the one module
+that owns its concept; no module below receives the facade.
 """
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Callable
 
-from graphcons.store import admission
+from graphcons.consolidation import consolidate as consolidation
+from graphcons.consolidation import precompute as precomputing
+from graphcons.consolidation import provenance
+from graphcons.consolidation.cluster import Cluster
+from graphcons.consolidation.gate import GateDecision, gate
+from graphcons.consolidation.scan import ScanReport, detect, scan
+from graphcons.consolidation.synthesis import Synthesizer
 from graphcons.core import audit
-from graphcons.store import coaccess
-from graphcons.store import history
-from graphcons.store import retrieval
-from graphcons.store import schema as store
 from graphcons.core.config import Config, load_config
 from graphcons.core.db import Database
 from graphcons.core.embedders import Embedder, embedder_identity, make_embedder
-from graphcons.core.errors import ValidationError
-from graphcons.core.memory import LinkInput, Memory, utcnow
-
-if TYPE_CHECKING:  # issue 3: clusters, gate, scan
-    from graphcons.consolidation.cluster import Cluster
-    from graphcons.consolidation.gate import GateDecision
-    from graphcons.consolidation.scan import ScanReport
+from graphcons.core.memory import Memory
+from graphcons.core.time import utcnow
+from graphcons.maintenance import deprecation, health, promotion, weights
+from graphcons.maintenance.merge import job as merge_job
+from graphcons.review import queue
+from graphcons.store import (
+    activation,
+    admission,
+    coaccess,
+    history,
+    importer,
+    retrieval,
+)
+from graphcons.store import schema as store
+from graphcons.store.proposals import Decision
 
 
 class Graphcons:
@@ -59,9 +72,14 @@ class Graphcons:
         return self._embedder
 
     def _check_store(self) -> None:
+        """The store's schema exists and was built with this embedder; a fresh database is
+        initialised here (init is idempotent), so no command meets a missing index."""
         if not self._checked:
-            name, dims = self._identity()
-            store.check_embedder(store.identity(self.db), name, dims)
+            recorded = store.identity(self.db)
+            if recorded is None:
+                self.init()
+                return
+            store.check_embedder(recorded, *self._identity())
             self._checked = True
 
     def _identity(self) -> tuple[str, int]:
@@ -79,25 +97,22 @@ class Graphcons:
 
     # -- admission and usage -----------------------------------------------------------
     def add(self, memory: dict[str, Any] | Any, **fields: Any) -> admission.Admission:
-        """Admit one memory (a dict or keyword fields); see MemoryInput for the fields."""
+        """Admit one memory (a dict, a string of content, or keyword fields); see MemoryInput."""
         data = dict(memory) if isinstance(memory, dict) else ({"content": memory} if isinstance(memory, str) else memory)
         if isinstance(data, dict):
             data.update(fields)
         self._check_store()
         return admission.admit(self.db, self.config, self.embedder, data)
 
+    def import_jsonl(self, path: str | Path, *, progress: Callable[[int], None] | None = None) -> importer.ImportReport:
+        """Admit every line of a JSON Lines file through admission; bad lines are reported."""
+        self._check_store()
+        return importer.import_jsonl(self.db, self.config, self.embedder, path, progress=progress)
+
     def link(self, source_id: str, target_id: str, kind: str = "related", *, by: str = "user") -> int:
         """Add an explicit LINKED edge between two existing memories."""
-        history.get(self.db, source_id)
-        try:
-            ln = LinkInput(target=target_id, kind=kind)
-        except Exception as exc:  # pydantic's message names the field
-            raise ValidationError("kind", str(exc).splitlines()[-1]) from None
-        admission.validate_links(self.db, _Links([ln]))
-        with self.db.transaction() as tx:
-            n = tx.run("memory/link", id=source_id, links=[ln.model_dump()], now=utcnow(), source=by)[0]["linked"]
-            audit.record(tx, "link", [source_id, target_id], kind=kind, by=by)
-        return n
+        self._check_store()
+        return admission.link(self.db, source_id, target_id, kind, by=by, now=utcnow())
 
     def access(self, session: str, ids: list[str]) -> dict[str, Any]:
         """Record that these memories were used together in a session."""
@@ -106,31 +121,28 @@ class Graphcons:
     def retrieve(self, query: str, k: int = 5, *, namespace: str | None = None,
                  session: str | None = None, record: bool = True) -> list[dict[str, Any]]:
         """Ranked nearest memories; their use is recorded as co-access."""
+        self._check_store()
         return retrieval.retrieve(self.db, self.config, self.embedder, query, k,
                                   namespace=namespace, session=session, record=record)
 
     def search(self, text: str, k: int = 10, *, namespace: str | None = None) -> list[dict[str, Any]]:
         """Keyword search (full-text index); records nothing."""
+        self._check_store()
         return retrieval.search_text(self.db, text, k, namespace=namespace)
 
-    # -- clusters (issue 3) -------------------------------------------------------------
-    def clusters(self, *, namespace: str | None = None, algorithm: str | None = None) -> list["Cluster"]:
+    # -- clusters -------------------------------------------------------------------------
+    def clusters(self, *, namespace: str | None = None, algorithm: str | None = None) -> list[Cluster]:
         """Communities of the fused graph (>= 2 members, canonical keys); writes nothing."""
-        from graphcons.consolidation.scan import detect
-
         return detect(self.db, self.config.consolidation, namespace=namespace, algorithm=algorithm)[1]
 
-    def gate(self, clusters: list["Cluster"]) -> list["GateDecision"]:
+    def gate(self, clusters: list[Cluster]) -> list[GateDecision]:
         """The value gate's decision (accepted or not, reasons, figures) on each cluster."""
-        from graphcons.consolidation.gate import gate
-
         return gate(self.db, self.config.consolidation, list(clusters))
 
-    def scan(self, *, now: Any = None, namespace: str | None = None, algorithm: str | None = None) -> "ScanReport":
+    def scan(self, *, now: datetime | None = None, namespace: str | None = None,
+             algorithm: str | None = None) -> ScanReport:
         """Dry-run cluster scan: clusters, gate decisions, consolidation_due; records a :ConsolidationRun."""
-        from graphcons.consolidation.scan import scan
-
-        return scan(self, now=now, namespace=namespace, algorithm=algorithm)
+        return scan(self.db, self.config, now=now or utcnow(), namespace=namespace, algorithm=algorithm)
 
     # -- reading and editing -------------------------------------------------------------
     def get(self, memory_id: str) -> Memory:
@@ -143,167 +155,105 @@ class Graphcons:
         return history.history(self.db, memory_id)
 
     def stats(self) -> dict[str, Any]:
-        row = self.db.run("memory/stats")[0]
-        for key in ("by_status", "by_kind", "by_namespace"):
-            row[key] = {k: n for k, n in sorted(row[key], key=lambda kv: str(kv[0]))}
-        row["store"] = store.identity(self.db)
-        return row
+        return store.stats(self.db)
 
     def audit_log(self, *, op: str | None = None, target: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
-        return [audit.decode(r["audit"]) for r in self.db.run("audit/list", op=op, target=target, limit=limit)]
+        return audit.read(self.db, op=op, target=target, limit=limit)
 
-    # -- maintenance (issue 5) ------------------------------------------------------------
+    # -- maintenance ------------------------------------------------------------------------
     # Jobs are dry runs by default (they report what they would do). `now` is the decision
     # time (decay, ages, cutoffs); the wall clock is read here only when none is given.
-    def merge(self, *, dry_run: bool = True, now: Any = None, auto_apply: bool | None = None,
-              progress: Any = None) -> dict[str, Any]:
+    def merge(self, *, dry_run: bool = True, now: datetime | None = None, auto_apply: bool | None = None,
+              progress: Callable[[int], None] | None = None) -> dict[str, Any]:
         """Near-duplicate merge pass: proposals (or merges with [merge] auto_apply) and conflict links."""
-        from graphcons.maintenance.merge import job as merge
+        return merge_job.run(self.db, self.config, now=now or utcnow(), dry_run=dry_run, auto_apply=auto_apply,
+                             progress=progress)
 
-        return merge.run(self.db, self.config, now=now or utcnow(), dry_run=dry_run, auto_apply=auto_apply,
-                         progress=progress)
-
-    def merge_proposals(self, status: str | None = None, limit: int = 100) -> list[dict[str, Any]]:
-        from graphcons.maintenance.merge import job as merge
-
-        return merge.proposals(self.db, status, limit)
-
-    def approve_merge(self, proposal_id: str, *, by: str = "user", now: Any = None) -> dict[str, Any]:
-        from graphcons.maintenance.merge import job as merge
-
-        return merge.approve(self.db, proposal_id, now=now or utcnow(), by=by)
-
-    def reject_merge(self, proposal_id: str, *, by: str = "user", reason: str | None = None,
-                     now: Any = None) -> dict[str, Any]:
-        from graphcons.maintenance.merge import job as merge
-
-        return merge.reject(self.db, proposal_id, now=now or utcnow(), by=by, reason=reason)
-
-    def revert_merge(self, proposal_id: str, *, by: str = "user", now: Any = None) -> dict[str, Any]:
-        from graphcons.maintenance.merge import job as merge
-
-        return merge.revert(self.db, proposal_id, now=now or utcnow(), by=by)
-
-    def decay(self, *, dry_run: bool = True, now: Any = None, progress: Any = None) -> dict[str, Any]:
+    def decay(self, *, dry_run: bool = True, now: datetime | None = None,
+              progress: Callable[[int], None] | None = None) -> dict[str, Any]:
         """Recompute every live memory's weights (Ebbinghaus decay included) at `now`."""
-        from graphcons.maintenance import weights
-
         return weights.recompute(self.db, self.config, now=now or utcnow(), dry_run=dry_run, progress=progress,
                                  job="decay")
 
-    def recompute_weights(self, *, dry_run: bool = True, now: Any = None, progress: Any = None) -> dict[str, Any]:
-        from graphcons.maintenance import weights
-
+    def recompute_weights(self, *, dry_run: bool = True, now: datetime | None = None,
+                          progress: Callable[[int], None] | None = None) -> dict[str, Any]:
         return weights.recompute(self.db, self.config, now=now or utcnow(), dry_run=dry_run, progress=progress)
 
-    def promote(self, *, dry_run: bool = True, now: Any = None) -> dict[str, Any]:
+    def promote(self, *, dry_run: bool = True, now: datetime | None = None) -> dict[str, Any]:
         """proposed -> active by seed 003's rules; each promotion records its rule."""
-        from graphcons.maintenance import promotion
-
         return promotion.run(self.db, self.config, now=now or utcnow(), dry_run=dry_run)
 
     def deprecate(self, memory_id: str | None = None, *, replaced_by: str | None = None, dry_run: bool = True,
-                  now: Any = None, by: str = "user") -> dict[str, Any]:
+                  now: datetime | None = None, by: str = "user") -> dict[str, Any]:
         """Without an id: the deprecation job (deprecate replaced stale memories, archive the rest).
         With an id: deprecate that memory, which needs an active replacement (`replaced_by`)."""
-        from graphcons.maintenance import deprecation
-
         if memory_id is None:
             return deprecation.run(self.db, self.config, now=now or utcnow(), dry_run=dry_run)
         return deprecation.deprecate_memory(self.db, memory_id, replaced_by, now=now or utcnow(), by=by,
                                             dry_run=dry_run)
 
-    def restore(self, memory_id: str, *, by: str = "user", now: Any = None) -> dict[str, Any]:
+    def restore(self, memory_id: str, *, by: str = "user", now: datetime | None = None) -> dict[str, Any]:
         """Bring back a deprecated or archived memory (a merged one by reverting its merge)."""
-        from graphcons.maintenance import deprecation
-
         return deprecation.restore(self.db, memory_id, now=now or utcnow(), by=by)
 
-    def health(self, *, now: Any = None, scan: bool = False) -> dict[str, Any]:
+    def health(self, *, now: datetime | None = None, scan: bool = False) -> dict[str, Any]:
         """Seed 003's health figures and quality metrics with their targets."""
-        from graphcons.maintenance import health
-
         return health.health(self.db, self.config, now=now or utcnow(), scan=scan)
 
-    # -- synthesis and proposals (issue 4) ---------------------------------------------------
+    # -- synthesis and the review queue -------------------------------------------------------
     # Synthesis queues pending proposals; approve applies one in one transaction; revert
-    # deprecates the insight and keeps every link; explain walks provenance to the sources.
-    def synthesize(self, cluster: "Cluster", *, figures: dict[str, Any] | None = None, now: Any = None,
-                   synthesizer: Any = None, force: bool = False) -> Any:
+    # undoes an applied one and keeps every link; explain walks provenance to the sources.
+    def synthesize(self, cluster: Cluster, *, figures: dict[str, Any] | None = None, now: datetime | None = None,
+                   synthesizer: Synthesizer | None = None, force: bool = False) -> consolidation.Outcome:
         """Synthesize one cluster into a pending consolidate proposal (grounded, budgeted)."""
-        from graphcons.consolidation import consolidate as consolidation
-
         return consolidation.synthesize_cluster(self.db, self.config, cluster, synthesizer=synthesizer,
-                                                figures=figures, now=now, force=force)
+                                                figures=figures, now=now or utcnow(), force=force)
 
-    def consolidate(self, *, now: Any = None, namespace: str | None = None, synthesizer: Any = None,
-                    progress: Any = None) -> Any:
+    def consolidate(self, *, now: datetime | None = None, namespace: str | None = None,
+                    synthesizer: Synthesizer | None = None,
+                    progress: Callable[[int, int, Any], None] | None = None) -> consolidation.ConsolidateReport:
         """scan -> gate -> synthesis -> proposals, within enabled / dry_run / daily_cap / budgets."""
-        from graphcons.consolidation import consolidate as consolidation
-
-        return consolidation.consolidate(self, now=now, namespace=namespace, synthesizer=synthesizer,
-                                         progress=progress)
+        return consolidation.consolidate(self.db, self.config, now=now or utcnow(), namespace=namespace,
+                                         synthesizer=synthesizer, progress=progress)
 
     def proposals(self, *, status: str | None = None, kind: str | None = None, limit: int = 100) -> list[dict[str, Any]]:
-        """The review queue: proposals of every kind, oldest first."""
-        from graphcons.review import queue as proposals
-
-        return proposals.list_(self.db, status=status, kind=kind, limit=limit)
+        """The review queue: proposals of every kind (or one `kind`), oldest first."""
+        return queue.list_(self.db, status=status, kind=kind, limit=limit)
 
     def proposal(self, proposal_id: str) -> dict[str, Any]:
-        from graphcons.review import queue as proposals
+        return queue.get(self.db, proposal_id)
 
-        return proposals.get(self.db, proposal_id)
+    def approve(self, proposal_id: str, *, by: str = "user", now: datetime | None = None,
+                checkpoint: Callable[[str], None] | None = None) -> Decision:
+        """Apply a pending proposal of any kind in one transaction (approving twice changes nothing)."""
+        embedder = self.embedder if queue.get(self.db, proposal_id).get("kind") == "consolidate" else None
+        return queue.approve(self.db, self.config, embedder, proposal_id, by=by, now=now or utcnow(),
+                             checkpoint=checkpoint)
 
-    def approve(self, proposal_id: str, *, by: str = "user", now: Any = None, checkpoint: Any = None) -> Any:
-        """Apply a pending proposal in one transaction (approving twice changes nothing)."""
-        from graphcons.review import queue as proposals
-
-        return proposals.approve(self.db, self.config, self.embedder, proposal_id, by=by, now=now,
-                                 checkpoint=checkpoint)
-
-    def reject(self, proposal_id: str, reason: str, *, by: str = "user", now: Any = None) -> dict[str, Any]:
+    def reject(self, proposal_id: str, reason: str, *, by: str = "user", now: datetime | None = None) -> Decision:
         """Reject a pending proposal; it is kept with the reason."""
-        from graphcons.review import queue as proposals
-
-        return proposals.reject(self.db, proposal_id, reason, by=by, now=now)
+        return queue.reject(self.db, proposal_id, reason, by=by, now=now or utcnow())
 
     def revert(self, proposal_or_insight_id: str, reason: str = "reverted", *, by: str = "user",
-               now: Any = None) -> dict[str, Any]:
-        """Undo an applied consolidation: the insight is deprecated, every link is kept."""
-        from graphcons.review import queue as proposals
+               now: datetime | None = None) -> Decision:
+        """Undo an applied proposal (a consolidation: the insight is deprecated; a merge: the loser is back)."""
+        return queue.revert(self.db, proposal_or_insight_id, reason, by=by, now=now or utcnow())
 
-        return proposals.revert(self.db, self.config, proposal_or_insight_id, reason, by=by, now=now)
-
-    def resynthesize(self, proposal_id: str, *, now: Any = None, synthesizer: Any = None) -> Any:
+    def resynthesize(self, proposal_id: str, *, now: datetime | None = None,
+                     synthesizer: Synthesizer | None = None) -> consolidation.Outcome:
         """Re-synthesize a stale proposal's cluster from the members' current versions."""
-        from graphcons.consolidation import consolidate as consolidation
-
-        return consolidation.resynthesize(self.db, self.config, proposal_id, synthesizer=synthesizer, now=now)
+        return queue.resynthesize(self.db, self.config, proposal_id, synthesizer=synthesizer, now=now or utcnow())
 
     def explain(self, memory_id: str) -> dict[str, Any]:
         """How do you know X? The provenance tree down to the source episodes."""
-        from graphcons.consolidation import provenance
-
         return provenance.explain(self.db, memory_id)
 
-    def activate(self, insight_ids: list[str], *, amount: float = 1.0, now: Any = None) -> dict[str, float]:
+    def activate(self, insight_ids: list[str], *, amount: float = 1.0, now: datetime | None = None) -> dict[str, float]:
         """Spreading activation: warm the members beneath these insights along SUMMARIZES."""
-        from graphcons.store import activation
+        return activation.spread(self.db, insight_ids, amount=amount, now=now or utcnow())
 
-        return activation.spread(self.db, insight_ids, amount=amount, now=now)
-
-    def precompute(self, *, insight_ids: list[str] | None = None, inference_fn: Any = None, now: Any = None,
-                   force: bool = False) -> dict[str, list[dict[str, str]]]:
+    def precompute(self, *, insight_ids: list[str] | None = None, inference_fn: Any = None,
+                   now: datetime | None = None, force: bool = False) -> dict[str, list[dict[str, str]]]:
         """Sleep-time precompute: inferences stored per insight id, off the response path."""
-        from graphcons.consolidation import precompute
-
-        return precompute.precompute(self.db, insight_ids=insight_ids, inference_fn=inference_fn, now=now,
-                                     force=force)
-
-
-class _Links:
-    """Adapter so validate_links can check links given outside a MemoryInput."""
-
-    def __init__(self, links: list[LinkInput]):
-        self.links = links
+        return precomputing.precompute(self.db, insight_ids=insight_ids, inference_fn=inference_fn,
+                                       now=now or utcnow(), force=force)

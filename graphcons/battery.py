@@ -30,16 +30,13 @@ from datetime import datetime, timedelta, timezone
 from typing import Any, Callable
 
 from graphcons.consolidation import consolidate as consolidation
-from graphcons.consolidation import precompute
-from graphcons.review import queue as proposals
-from graphcons.consolidation import provenance
+from graphcons.consolidation import precompute, provenance
 from graphcons.consolidation.budget import Budget
 from graphcons.consolidation.cluster import Cluster
-from graphcons.core.errors import DanglingProvenance, Ungrounded
 from graphcons.consolidation.grounding import ground
-from graphcons.consolidation.scan import scan
 from graphcons.consolidation.synthesis.models import Claim, Insight
 from graphcons.consolidation.synthesis.offline import OfflineSynthesizer
+from graphcons.core.errors import DanglingProvenance, Ungrounded
 
 NAMESPACE = "graphcons-benchmark"
 SOURCE_T0 = datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc)
@@ -110,8 +107,8 @@ def run_battery(g: Any, *, now: datetime | None = None) -> list[Check]:
             ok, detail = False, f"{type(exc).__name__}: {exc}"
         results.append(Check(name, bool(ok), detail))
 
-    first = scan(g, now=now, namespace=NAMESPACE)
-    second = scan(g, now=now, namespace=NAMESPACE)
+    first = g.scan(now=now, namespace=NAMESPACE)
+    second = g.scan(now=now, namespace=NAMESPACE)
     decisions = first.decisions
     accepted = first.accepted
 
@@ -146,7 +143,7 @@ def run_battery(g: Any, *, now: datetime | None = None) -> list[Check]:
                                                figures=d.figures if d else {}, now=now)
         if not out.proposal_id:
             raise RuntimeError(f"no proposal: {out.status} {out.reason}")
-        return proposals.get(g.db, out.proposal_id)
+        return g.proposal(out.proposal_id)
 
     state: dict[str, Any] = {}
 
@@ -227,7 +224,7 @@ def run_battery(g: Any, *, now: datetime | None = None) -> list[Check]:
         except RuntimeError:
             pass
         after = g.db.run("synthesis/graph_size")[0]
-        status = proposals.get(g.db, p["id"])["status"]
+        status = g.proposal(p["id"])["status"]
         left = after["nodes"] - before["nodes"]
         return before == after and status == "pending", f"failure injected after the links step: {left} node(s) left"
     check("apply is atomic", atomic)

@@ -14,7 +14,9 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from graphcons.consolidation.scan import ScanReport, scan
+from graphcons.consolidation.consolidate import synthesize_accepted
+from graphcons.consolidation.scan import ScanReport
+from graphcons.core.time import utcnow
 
 NAMESPACE = "scenario-incidents"
 _T0 = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)
@@ -81,11 +83,10 @@ def seed_incidents(g: Any) -> dict[str, int]:
 def incident_consolidation(g: Any, *, now: datetime | None = None, synthesize: bool = True) -> dict[str, Any]:
     """Seed the incident history (idempotent), run the dry-run scan on its namespace, then
     synthesize its accepted clusters into pending proposals (issue 4; nothing is applied)."""
+    now = now or utcnow()
     counts = seed_incidents(g)
-    report: ScanReport = scan(g, now=now, namespace=NAMESPACE)
+    report: ScanReport = g.scan(now=now, namespace=NAMESPACE)
     out = {"namespace": NAMESPACE, **counts, "report": report}
     if synthesize:
-        from graphcons.consolidation.consolidate import synthesize_accepted
-
-        out["synthesis"] = synthesize_accepted(g, report.accepted, now=now)
+        out["synthesis"] = synthesize_accepted(g.db, g.config, report.accepted, now=now)[0]
     return out

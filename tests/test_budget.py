@@ -4,15 +4,13 @@
 from datetime import timedelta
 
 import pytest
-
-from graphcons.consolidation.budget import Budget, day_bounds
-from graphcons.consolidation.cluster import Cluster
-from graphcons.core.config import LLMConfig
-from graphcons.scenarios import NAMESPACE, seed_incidents
-from graphcons.consolidation.synthesis import make_synthesizer
-
 from llm_server import FakeLLM
 from synthesis_helpers import NOW, add_incidents, proposals_count
+
+from graphcons.consolidation.budget import Budget, day_bounds
+from graphcons.consolidation.synthesis import make_synthesizer
+from graphcons.core.config import LLMConfig
+from graphcons.scenarios import NAMESPACE, seed_incidents
 
 PAYDB = [("db-1", "Payments database pool exhausted during the nightly batch.", "pagerduty", "2026-11-03"),
          ("db-2", "Nightly batch exhausted the payments database pool again.", "oncall-ana", "2026-11-10"),

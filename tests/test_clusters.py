@@ -8,11 +8,18 @@ with the members it summarises, and the same graph gives the same clusters every
 from __future__ import annotations
 
 import pytest
+from clusters_helpers import (
+    DISTINCT,
+    INCIDENTS_503,
+    add_all,
+    cluster_of,
+    keyset,
+    link_clique,
+)
 
-from clusters_helpers import DISTINCT, INCIDENTS_503, add_all, cluster_of, keyset, link_clique
 from graphcons.consolidation.cluster import cluster_key
-from graphcons.core.errors import ConfigError, ValidationError
 from graphcons.core.config import load_config
+from graphcons.core.errors import ConfigError, ValidationError
 
 ALGORITHMS = ["label_propagation", "leiden"]
 

@@ -14,7 +14,6 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
-
 from clusters_helpers import DISTINCT, INCIDENTS_503, add_all, keyset, link_clique
 
 REPO = Path(__file__).resolve().parent.parent

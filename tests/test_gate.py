@@ -4,6 +4,7 @@ with the reason and the figures recorded; a scan writes only its audit record.""
 from __future__ import annotations
 
 from clusters_helpers import DISTINCT, add_all, cluster_of
+
 from graphcons.consolidation.cluster import Cluster
 
 

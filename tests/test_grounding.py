@@ -1,14 +1,19 @@
 """The grounding guard: only shown ids count; no member cited, nothing stored; sources, not repetitions."""
 
 import pytest
+from synthesis_helpers import NOW, add_incidents, insights, proposals_count
 
-from graphcons.core.errors import Ungrounded
 from graphcons.consolidation.grounding import distinct_sources, ground
-from graphcons.consolidation.synthesis.models import Claim, Insight, Tension, Theme, Themes
+from graphcons.consolidation.synthesis.models import (
+    Claim,
+    Insight,
+    Tension,
+    Theme,
+    Themes,
+)
 from graphcons.consolidation.synthesis.offline import OfflineSynthesizer
 from graphcons.consolidation.synthesis.prompt import Shown, SynthesisPrompt
-
-from synthesis_helpers import NOW, add_incidents, insights, proposals_count
+from graphcons.core.errors import Ungrounded
 
 SOURCES = {"m1": ("pager",), "m2": ("ana",), "m3": ("pager",)}
 

@@ -34,7 +34,7 @@ def test_health_figures_metrics_and_audit_trail(g):
     g.merge(dry_run=False, now=NOW)
     assert g.health(now=NOW)["figures"]["duplicate_candidates"] == 1
     assert g.health(now=NOW, scan=True)["figures"]["duplicate_candidates"] == 1
-    g.approve_merge(g.merge_proposals()[0]["id"], now=NOW)
+    g.approve(g.proposals(kind="merge", status="pending")[0]["id"], now=NOW)
     g.decay(dry_run=False, now=NOW)
     g.promote(dry_run=False, now=NOW)
     g.deprecate(dry_run=False, now=NOW)

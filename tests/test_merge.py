@@ -4,10 +4,11 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from graphcons.store import coaccess
 from graphcons.core.config import load_config
 from graphcons.core.errors import ConfigError, Conflict, NotFound, ValidationError
-from graphcons.maintenance.merge.job import contradictions, proposal_id
+from graphcons.maintenance.merge.guard import contradictions
+from graphcons.maintenance.merge.score import proposal_id
+from graphcons.store import coaccess
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=timezone.utc)
 T0 = NOW - timedelta(days=3)
@@ -41,17 +42,17 @@ def test_near_duplicates_are_proposed_then_merged_and_the_loser_stays_addressabl
 
     dry = g.merge(now=NOW)  # dry run by default: reports, writes nothing
     assert [(p["winner"], p["loser"]) for p in dry["proposed"]] == [(a, b)]
-    assert g.merge_proposals() == []
+    assert g.proposals(kind="merge") == []
 
     report = g.merge(dry_run=False, now=NOW)
     (p,) = report["proposed"]
     assert p["score"] >= g.config.merge.threshold and p["rule"] == "title"
-    pending = g.merge_proposals("pending")
+    pending = g.proposals(kind="merge", status="pending")
     assert [x["id"] for x in pending] == [proposal_id(a, b)] and pending[0]["kind"] == "merge"
     assert g.get(b).status == "active"  # a proposal changes nothing yet
 
-    out = g.approve_merge(pending[0]["id"], now=NOW)
-    assert (out["winner"], out["loser"]) == (a, b)  # higher effective weight wins
+    out = g.approve(pending[0]["id"], now=NOW)
+    assert (out.winner, out.loser) == (a, b)  # higher effective weight wins
     loser, winner = g.get(b), g.get(a)
     assert loser.status == "deprecated" and loser.content == B["content"]  # still addressable
     assert [v["content"] for v in g.history(b)] == [B["content"]]
@@ -76,7 +77,7 @@ def test_different_subjects_or_namespaces_never_merge(g):
     g.add({**B, "namespace": "team-b"})
     report = g.merge(dry_run=False, now=NOW)
     assert report["over_threshold"] == 0 and report["proposed"] == [] and report["applied"] == []
-    assert g.merge_proposals(None) == []
+    assert g.proposals(kind="merge") == []
 
 
 def test_contradicting_pair_is_flagged_not_merged(g):
@@ -134,18 +135,18 @@ def test_auto_apply_and_revert_round_trip_keeps_the_edge(g):
     report = g.merge(dry_run=False, now=NOW, auto_apply=True)
     assert [(p["winner"], p["loser"]) for p in report["applied"]] == [(a, b)]
     pid = proposal_id(a, b)
-    assert g.merge_proposals("applied")[0]["reviewed_by"] == "auto"
+    assert g.proposals(kind="merge", status="applied")[0]["reviewed_by"] == "auto"
     assert g.get(b).status == "deprecated"
 
-    out = g.revert_merge(pid, now=NOW + timedelta(hours=1))
-    assert out["changed"] and g.get(b).status == "active"
+    out = g.revert(pid, now=NOW + timedelta(hours=1))
+    assert out.changed and g.get(b).status == "active"
     assert g.get(a).sources == ["pager"] and g.get(a).evidence_count == 1
     edge = g.db.run_text("MATCH (:Memory {id: $a})-[s:SUPERSEDES]->(:Memory {id: $b}) RETURN s {.*} AS s",
                          a=a, b=b)
     assert len(edge) == 1 and edge[0]["s"]["reverted"] is True  # kept, marked
     hits = g.retrieve(B["content"], k=2, record=False)
     assert {h["memory"].id for h in hits} == {a, b}  # the reverted edge no longer redirects
-    assert g.revert_merge(pid, now=NOW + timedelta(hours=2))["changed"] is False
+    assert g.revert(pid, now=NOW + timedelta(hours=2)).changed is False
     assert g.merge(dry_run=False, now=NOW + timedelta(hours=3), auto_apply=True)["applied"] == []  # not redone
     assert len(g.audit_log(op="merge_reverted")) == 1
 
@@ -155,32 +156,32 @@ def test_restore_of_a_merged_memory_reverts_its_merge(g):
     g.merge(dry_run=False, now=NOW, auto_apply=True)
     out = g.restore(b, now=NOW + timedelta(hours=1))
     assert out["via"] == "merge revert" and g.get(b).status == "active"
-    assert g.merge_proposals("reverted")[0]["id"] == proposal_id(a, b)
+    assert g.proposals(kind="merge", status="reverted")[0]["id"] == proposal_id(a, b)
 
 
 def test_reject_and_stale_proposals(g):
     a, b = g.add(A).id, g.add(B).id
     g.merge(dry_run=False, now=NOW)
     pid = proposal_id(a, b)
-    assert g.reject_merge(pid, reason="different incidents", now=NOW)["changed"]
+    assert g.reject(pid, "different incidents", now=NOW).changed
     with pytest.raises(Conflict):
-        g.approve_merge(pid, now=NOW)
+        g.approve(pid, now=NOW)
     assert g.get(b).status == "active"
     assert g.merge(dry_run=False, now=NOW)["proposed"] == []  # a rejected pair is not proposed again
-    assert g.audit_log(op="merge_rejected")[0]["details"]["reason"] == "different incidents"
+    assert g.audit_log(op="reject")[0]["details"]["reason"] == "different incidents"
 
 
 def test_bad_input_names_the_field(g, tmp_path):
     with pytest.raises(NotFound):
-        g.approve_merge("merge-doesnotexist", now=NOW)
+        g.approve("merge-doesnotexist", now=NOW)
     with pytest.raises(ValidationError) as exc:
-        g.approve_merge("", now=NOW)
+        g.approve("", now=NOW)
     assert exc.value.field == "proposal_id"
     with pytest.raises(ValidationError) as exc:
         g.merge(now=datetime(2026, 11, 29))  # naive
     assert exc.value.field == "now"
     with pytest.raises(ValidationError) as exc:
-        g.merge_proposals("maybe")
+        g.proposals(kind="merge", status="maybe")
     assert exc.value.field == "status"
     bad = tmp_path / "graphcons.toml"
     bad.write_text("[merge]\nthreshold = 1.5\n")
@@ -195,7 +196,7 @@ def test_the_shared_review_queue_lists_and_applies_merge_proposals(g):
     assert [p["id"] for p in queued] == [proposal_id(a, b)]
     g.approve(queued[0]["id"], now=NOW)  # the generic queue hands merge proposals to graphcons.merge
     assert g.get(b).status == "deprecated"
-    assert g.approve_merge(queued[0]["id"], now=NOW)["changed"] is False  # approving twice changes nothing
+    assert g.approve(queued[0]["id"], now=NOW).changed is False  # approving twice changes nothing
     assert len(g.audit_log(op="merge")) == 1
     g.revert(queued[0]["id"], now=NOW + timedelta(hours=1))
-    assert g.get(b).status == "active" and g.merge_proposals("reverted")[0]["id"] == queued[0]["id"]
+    assert g.get(b).status == "active" and g.proposals(kind="merge", status="reverted")[0]["id"] == queued[0]["id"]

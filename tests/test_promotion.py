@@ -2,9 +2,9 @@
 
 from datetime import datetime, timedelta, timezone
 
-from graphcons.core.errors import ValidationError
-
 import pytest
+
+from graphcons.core.errors import ValidationError
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=timezone.utc)
 FRESH = NOW - timedelta(hours=1)

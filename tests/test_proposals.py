@@ -1,10 +1,9 @@
 """The proposal queue on a real Neo4j: one atomic apply, idempotent, reversible, never deleting."""
 
 import pytest
+from synthesis_helpers import NOW, add_incidents, count, insights
 
 from graphcons.core.errors import Conflict, NotFound, ValidationError
-
-from synthesis_helpers import NOW, add_incidents, count, insights
 
 
 def graph_size(g):
@@ -87,9 +86,10 @@ def test_reject_keeps_the_proposal_with_its_reason(g, pending):
     _, pid = pending
     with pytest.raises(ValidationError):
         g.reject(pid, "  ")
-    p = g.reject(pid, "too vague", by="bo")
+    d = g.reject(pid, "too vague", by="bo")
+    assert d.changed and d.status == "rejected" and d.reason == "too vague"
+    p = g.proposal(pid)
     assert p["status"] == "rejected" and p["reason"] == "too vague" and p["rejected_by"] == "bo"
-    assert g.proposal(pid)["status"] == "rejected"
     with pytest.raises(Conflict):
         g.approve(pid)
     assert insights(g) == 0
@@ -101,7 +101,7 @@ def test_revert_deprecates_the_insight_and_keeps_everything_addressable(g, pendi
     res = g.approve(pid, now=NOW)
     links = count(g, "MATCH (:Memory {id: $id})-[r:SUMMARIZES|DERIVED_FROM]->() RETURN count(r) AS n", id=res.insight_id)
     out = g.revert(res.insight_id, "wrong pattern", by="ana")  # by insight id (or proposal id)
-    assert out["changed"] and out["links_kept"] == links
+    assert out.changed and out.links_kept == links
     ins = g.get(res.insight_id)
     assert ins.status == "deprecated" and ins.version == 2
     assert [v["status"] for v in g.history(res.insight_id)] == ["active", "deprecated"]
@@ -112,7 +112,7 @@ def test_revert_deprecates_the_insight_and_keeps_everything_addressable(g, pendi
     tree = g.explain(res.insight_id)  # the history still explains itself
     assert {s["id"] for s in tree["sources"]} == set(cluster.member_ids)
     again = g.revert(pid, "again")
-    assert not again["changed"]
+    assert not again.changed
     with pytest.raises(Conflict):
         g.approve(pid)
     # the cluster is not re-proposed at the same membership after a human said no
@@ -194,7 +194,7 @@ def test_one_queue_approve_and_revert_dispatch_merge_proposals_to_the_merge_job(
     g.merge(dry_run=False, now=NOW)
     (merge_p,) = g.proposals(kind="merge")
     out = g.approve(merge_p["id"], now=NOW)  # the same verb as for consolidations
-    assert (out["winner"], out["loser"]) == (a, b) and g.get(b).status == "deprecated"
+    assert (out.winner, out.loser) == (a, b) and g.get(b).status == "deprecated"
     g.revert(merge_p["id"], now=NOW)
     assert g.get(b).status == "active"
 

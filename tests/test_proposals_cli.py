@@ -6,7 +6,6 @@ import subprocess
 import sys
 
 import pytest
-
 from synthesis_helpers import NOW, add_incidents
 
 

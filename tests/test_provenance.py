@@ -7,12 +7,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from synthesis_helpers import INCIDENTS, NOW, add_incidents
 
+from graphcons.consolidation.provenance import build, walk
 from graphcons.core.cypher import query
 from graphcons.core.errors import DanglingProvenance
-from graphcons.consolidation.provenance import build, walk
-
-from synthesis_helpers import INCIDENTS, NOW, add_incidents
 
 REPO = Path(__file__).resolve().parent.parent
 

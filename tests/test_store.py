@@ -60,3 +60,15 @@ def test_bad_config_names_the_key(tmp_path):
         load_config(path, env={})
     with pytest.raises(ConfigError, match="does not exist"):
         load_config(tmp_path / "missing.toml", env={})
+
+
+def test_a_misspelt_section_or_environment_key_is_refused_not_ignored(tmp_path):
+    path = tmp_path / "graphcons.toml"
+    path.write_text("[consolidaton]\nenabled = true\n")  # the user meant [consolidation]
+    with pytest.raises(ConfigError, match="consolidaton"):
+        load_config(path, env={})
+    path.write_text("")
+    with pytest.raises(ConfigError, match="merge.treshold"):
+        load_config(path, env={"GRAPHCONS__MERGE__TRESHOLD": "0.9"})
+    with pytest.raises(ConfigError, match="mrege"):
+        load_config(path, env={"GRAPHCONS__MREGE__THRESHOLD": "0.9"})

@@ -5,14 +5,13 @@ import json
 import os
 
 import pytest
+from llm_server import FakeLLM, grounded_answer, shown_member_ids
+from synthesis_helpers import NOW, add_incidents, insights, proposals_count
 
-from graphcons.core.config import LLMConfig
 from graphcons.consolidation.synthesis import make_synthesizer
 from graphcons.consolidation.synthesis.offline import OfflineSynthesizer
 from graphcons.consolidation.synthesis.openai import OpenAISynthesizer
-
-from llm_server import FakeLLM, grounded_answer, shown_member_ids
-from synthesis_helpers import NOW, add_incidents, insights, proposals_count
+from graphcons.core.config import LLMConfig
 
 
 @pytest.fixture

@@ -5,10 +5,10 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from graphcons.store import coaccess
 from graphcons.core.config import WeightsConfig
 from graphcons.core.errors import ValidationError
 from graphcons.maintenance.weights import effective_weight, retention, stability_days
+from graphcons.store import coaccess
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=timezone.utc)
 T0 = NOW - timedelta(days=60)

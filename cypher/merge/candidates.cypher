@@ -13,5 +13,5 @@ CALL (m) {
   RETURN collect({id: node.id, cosine: cosine}) AS neighbours
 }
 RETURN m {.id, .title, .title_derived, .content, .subject, .namespace, .status, .effective_weight,
-          .evidence_count, .created_at} AS memory, neighbours
+          .evidence_count, .created_at, .version} AS memory, neighbours
 ORDER BY m.id

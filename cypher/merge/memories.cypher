@@ -2,4 +2,4 @@
 UNWIND $ids AS mid
 MATCH (m:Memory {id: mid})
 RETURN m {.id, .title, .title_derived, .content, .subject, .namespace, .status, .effective_weight,
-          .evidence_count, .created_at} AS memory
+          .evidence_count, .created_at, .version} AS memory

@@ -1,6 +1,7 @@
-// A pending proposal, created once per id (the id is derived from kind, cluster key and
-// membership hash, so the same cluster at the same versions never queues twice), with an
-// ABOUT edge to each member at the version the proposal was made from.
+// A pending proposal of any kind, created once per id (ids derive from what is proposed:
+// a cluster at its members' versions, a pair of memories, ...; proposing the same thing
+// again finds the existing one), with an ABOUT edge to each memory it concerns, at the
+// version the proposal was made from.
 OPTIONAL MATCH (existing:Proposal {id: $props.id})
 WITH existing
 WHERE existing IS NULL

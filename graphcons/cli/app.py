@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import sys
 from contextlib import contextmanager
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Iterator, Optional
 
@@ -17,6 +18,7 @@ import typer
 from rich.console import Console
 
 from graphcons.core.errors import GraphconsError
+from graphcons.core.time import parse_instant
 
 app = typer.Typer(
     help="graphcons: consolidates an AI agent's episodic memories in Neo4j into reviewed, "
@@ -55,6 +57,12 @@ def errors_to_exit() -> Iterator[None]:
     except GraphconsError as exc:
         err_console.print(f"[bold red]error[/]: {exc}", highlight=False)
         raise typer.Exit(exc.exit_code) from None
+
+
+def parse_now(value: Optional[str]) -> Optional[datetime]:
+    """`--now`: an ISO-8601 date-time with its timezone; a bad one exits 2 naming the option."""
+    with errors_to_exit():
+        return parse_instant(value, "now")
 
 
 def load_cfg():

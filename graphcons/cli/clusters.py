@@ -81,6 +81,8 @@ def incident_consolidation(json_out: bool = JsonOpt) -> None:
         console.print(f"namespace {out['namespace']}: {out['seeded']} memories seeded "
                       f"({out['existing']} already there)")
         render_report(out["report"])
-        from graphcons.cli.synthesis import render_outcomes  # issue 4: the pending proposals the scenario ends with
+        from graphcons.cli.synthesis import (
+            render_outcomes,  # issue 4: the pending proposals the scenario ends with
+        )
 
         render_outcomes(out.get("synthesis", []))

@@ -4,31 +4,32 @@ time (ISO-8601 with a timezone) so a run can be reproduced."""
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any, Optional
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeRemainingColumn,
+)
 from rich.table import Table
 
-from graphcons.core.errors import ValidationError
-from graphcons.cli.app import JsonOpt, app, console, emit_json, err_console, errors_to_exit, open_store
+from graphcons.cli.app import (
+    JsonOpt,
+    app,
+    console,
+    emit_json,
+    err_console,
+    open_store,
+    parse_now,
+)
+from graphcons.cli.review import show_decision
+from graphcons.core.errors import Conflict
 
 ApplyOpt = typer.Option(False, "--apply", help="Write the changes (default: dry run, report only).")
 NowOpt = typer.Option(None, "--now", help="Decision time, ISO-8601 with timezone (default: the current time).")
-
-
-def _now(value: Optional[str]) -> Any:
-    if value is None:
-        return None
-    with errors_to_exit():
-        try:
-            dt = datetime.fromisoformat(value)
-        except ValueError:
-            raise ValidationError("now", f"not an ISO-8601 date-time: {value!r}") from None
-        if dt.tzinfo is None:
-            raise ValidationError("now", "must carry a timezone (e.g. 2026-11-29T10:00:00+00:00)")
-        return dt
 
 
 def _dry(report: dict[str, Any]) -> str:
@@ -55,7 +56,7 @@ def merge(ctx: typer.Context, apply: bool = ApplyOpt, now: Optional[str] = NowOp
         with Progress(TextColumn("merge scan"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
                       console=err_console, disable=json_out) as bar:
             task = bar.add_task("merge", total=count_live(g.db))
-            report = g.merge(dry_run=not apply, now=_now(now), auto_apply=auto,
+            report = g.merge(dry_run=not apply, now=parse_now(now), auto_apply=auto,
                              progress=lambda n: bar.advance(task, n))
     if json_out:
         emit_json(report)
@@ -76,7 +77,7 @@ def merge_list(status: Optional[str] = typer.Option("pending", help="pending, ap
                limit: int = typer.Option(100, min=1), json_out: bool = JsonOpt) -> None:
     """Merge proposals in the review queue."""
     with open_store() as g:
-        rows = g.merge_proposals(None if status == "all" else status, limit)
+        rows = g.proposals(status=None if status == "all" else status, kind="merge", limit=limit)
     if json_out:
         emit_json(rows)
         return
@@ -88,27 +89,35 @@ def merge_list(status: Optional[str] = typer.Option("pending", help="pending, ap
 
 @merge_app.command("approve")
 def merge_approve(proposal_id: str, by: str = typer.Option("user"), json_out: bool = JsonOpt) -> None:
-    """Apply one pending merge proposal (one transaction)."""
+    """Apply one pending merge proposal (one transaction); alias of `proposals approve`."""
     with open_store() as g:
-        out = g.approve_merge(proposal_id, by=by)
-    emit_json(out) if json_out else console.print(f"merged {out['loser']} into {out['winner']}")
+        show_decision(g.approve(_merge_id(g, proposal_id), by=by), json_out)
 
 
 @merge_app.command("reject")
-def merge_reject(proposal_id: str, by: str = typer.Option("user"), reason: Optional[str] = typer.Option(None),
+def merge_reject(proposal_id: str, by: str = typer.Option("user"),
+                 reason: str = typer.Option("not a duplicate", help="Why (kept on the proposal)."),
                  json_out: bool = JsonOpt) -> None:
-    """Reject a pending merge proposal (the pair is not proposed again)."""
+    """Reject a pending merge proposal (the pair is not proposed again); alias of `proposals reject`."""
     with open_store() as g:
-        out = g.reject_merge(proposal_id, by=by, reason=reason)
-    emit_json(out) if json_out else console.print(f"{proposal_id}: rejected")
+        show_decision(g.reject(_merge_id(g, proposal_id), reason, by=by), json_out)
 
 
 @merge_app.command("revert")
-def merge_revert(proposal_id: str, by: str = typer.Option("user"), json_out: bool = JsonOpt) -> None:
-    """Undo an applied merge: the loser comes back; SUPERSEDES is kept, marked reverted."""
+def merge_revert(proposal_id: str, by: str = typer.Option("user"),
+                 reason: str = typer.Option("reverted", help="Why (kept on the proposal)."),
+                 json_out: bool = JsonOpt) -> None:
+    """Undo an applied merge: the loser comes back; SUPERSEDES is kept, marked reverted; alias of `proposals revert`."""
     with open_store() as g:
-        out = g.revert_merge(proposal_id, by=by)
-    emit_json(out) if json_out else console.print(f"{proposal_id}: {'reverted' if out['changed'] else 'already reverted'}")
+        show_decision(g.revert(_merge_id(g, proposal_id), reason, by=by), json_out)
+
+
+def _merge_id(g: Any, proposal_id: str) -> str:
+    """The merge aliases act on merge proposals only (the queue itself takes every kind)."""
+    kind = g.proposal(proposal_id).get("kind")
+    if kind != "merge":
+        raise Conflict(f"{proposal_id} is a {kind!r} proposal; use `graphcons proposals` for it")
+    return proposal_id
 
 
 # -- weights and decay ----------------------------------------------------------------------
@@ -125,7 +134,7 @@ def _weights(job: str, apply: bool, now: Optional[str], json_out: bool) -> None:
                       console=err_console, disable=json_out) as bar:
             task = bar.add_task(job, total=total)
             fn = g.decay if job == "decay" else g.recompute_weights
-            report = fn(dry_run=not apply, now=_now(now), progress=lambda n: bar.advance(task, n))
+            report = fn(dry_run=not apply, now=parse_now(now), progress=lambda n: bar.advance(task, n))
     if json_out:
         emit_json(report)
     else:
@@ -150,7 +159,7 @@ def decay(apply: bool = ApplyOpt, now: Optional[str] = NowOpt, json_out: bool = 
 def promote(apply: bool = ApplyOpt, now: Optional[str] = NowOpt, json_out: bool = JsonOpt) -> None:
     """Promote proposed memories to active by seed 003's rules (each promotion records its rule)."""
     with open_store() as g:
-        report = g.promote(dry_run=not apply, now=_now(now))
+        report = g.promote(dry_run=not apply, now=parse_now(now))
     if json_out:
         emit_json(report)
         return
@@ -166,7 +175,7 @@ def deprecate(memory_id: Optional[str] = typer.Argument(None, help="Deprecate th
               json_out: bool = JsonOpt) -> None:
     """Retire stale memories: deprecate those an active memory SUPERSEDES, archive the rest."""
     with open_store() as g:
-        report = g.deprecate(memory_id, replaced_by=replaced_by, dry_run=not apply, now=_now(now), by=by)
+        report = g.deprecate(memory_id, replaced_by=replaced_by, dry_run=not apply, now=parse_now(now), by=by)
     if json_out:
         emit_json(report)
         return
@@ -192,7 +201,7 @@ def health(now: Optional[str] = NowOpt, scan: bool = typer.Option(False, "--scan
            "with a fresh dry-run merge scan instead of the pending proposals."), json_out: bool = JsonOpt) -> None:
     """Seed 003's health figures, quality metrics with their targets, and the last run of each job."""
     with open_store() as g:
-        report = g.health(now=_now(now), scan=scan)
+        report = g.health(now=parse_now(now), scan=scan)
     if json_out:
         emit_json(report)
         return

@@ -7,10 +7,24 @@ from pathlib import Path
 from typing import List, Optional
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeRemainingColumn,
+)
 from rich.table import Table
 
-from graphcons.cli.app import JsonOpt, app, console, emit_json, err_console, load_cfg, open_store
+from graphcons.cli.app import (
+    JsonOpt,
+    app,
+    console,
+    emit_json,
+    err_console,
+    load_cfg,
+    open_store,
+)
 
 
 @app.command()
@@ -67,13 +81,13 @@ def import_(path: Path = typer.Argument(..., exists=True, dir_okay=False, readab
                                         help="A JSON Lines file: one memory object per line."),
             json_out: bool = JsonOpt) -> None:
     """Admit memories from a JSONL file in batches; bad lines are reported, not fatal."""
-    from graphcons.store.importer import count_lines, import_jsonl
+    from graphcons.store.importer import count_lines
 
     with open_store() as g:
         with Progress(TextColumn("importing"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
                       console=err_console, disable=json_out) as bar:
             task = bar.add_task("import", total=count_lines(path))
-            report = import_jsonl(g, path, progress=lambda n: bar.advance(task, n))
+            report = g.import_jsonl(path, progress=lambda n: bar.advance(task, n))
     if json_out:
         emit_json({"admitted": report.admitted, "duplicates": report.duplicates,
                    "errors": [{"line": ln, "error": msg} for ln, msg in report.errors]})

@@ -1,9 +1,7 @@
-"""Commands of synthesis and review (issue 4): consolidate, proposals, explain, precompute, benchmark."""
+"""Commands of synthesis: consolidate, explain, precompute, benchmark."""
 
 from __future__ import annotations
 
-import json
-from datetime import datetime
 from typing import Any, Optional
 
 import typer
@@ -11,23 +9,17 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 from rich.tree import Tree
 
-from graphcons.cli.app import JsonOpt, app, console, emit_json, err_console, open_store
+from graphcons.cli.app import (
+    JsonOpt,
+    app,
+    console,
+    emit_json,
+    err_console,
+    open_store,
+    parse_now,
+)
 
 NowOpt = typer.Option(None, "--now", help="Decision time (ISO-8601, default now): the day the daily cap counts.")
-
-
-def _now(value: Optional[str]) -> Optional[datetime]:
-    if value is None:
-        return None
-    try:
-        dt = datetime.fromisoformat(value)
-    except ValueError:
-        err_console.print(f"[bold red]error[/]: --now: not an ISO-8601 date-time: {value!r}")
-        raise typer.Exit(2) from None
-    if dt.tzinfo is None:
-        err_console.print("[bold red]error[/]: --now: give a timezone (e.g. 2026-11-29T10:00:00+00:00)")
-        raise typer.Exit(2)
-    return dt
 
 
 @app.command()
@@ -43,7 +35,7 @@ def consolidate(namespace: Optional[str] = typer.Option(None, help="Only this na
                 bar.update(task, total=total, completed=done,
                            description=f"{outcome.cluster_key} {outcome.status}" if outcome else "scanning done")
 
-            report = g.consolidate(now=_now(now), namespace=namespace, progress=progress)
+            report = g.consolidate(now=parse_now(now), namespace=namespace, progress=progress)
     if json_out:
         emit_json(report.to_dict())
         return
@@ -66,131 +58,6 @@ def consolidate(namespace: Optional[str] = typer.Option(None, help="Only this na
         b = report.budget
         console.print(f"budget: {b['used_today_before_run'] + b['started']}/{b['daily_cap']} syntheses today, "
                       f"{b['llm_calls']} LLM call(s)" + (f" of {b['max_calls_per_run']}" if b['max_calls_per_run'] else ""))
-
-
-proposals_app = typer.Typer(help="The review queue: list, show, approve, reject, revert proposals.",
-                            no_args_is_help=True)
-app.add_typer(proposals_app, name="proposals")
-
-
-@proposals_app.command("list")
-def proposals_list(status: str = typer.Option("pending", help="pending, applied, rejected, reverted, stale or all"),
-                   kind: Optional[str] = typer.Option(None, help="consolidate, merge, ... (default: every kind)"),
-                   limit: int = typer.Option(100, min=1), json_out: bool = JsonOpt) -> None:
-    """Proposals of every kind, oldest first."""
-    with open_store() as g:
-        rows = g.proposals(status=None if status == "all" else status, kind=kind, limit=limit)
-    if json_out:
-        emit_json(rows)
-        return
-    table = Table("id", "kind", "status", "created", "title / summary", "members")
-    for p in rows:
-        title = p.get("title") or p.get("summary") or p.get("rule") or ""
-        members = p.get("member_ids") or p.get("memory_ids") or []
-        table.add_row(p["id"], str(p.get("kind")), str(p.get("status")), str(p.get("created_at", ""))[:19],
-                      str(title)[:60], str(len(members)) if isinstance(members, list) else "")
-    console.print(table)
-    console.print(f"{len(rows)} proposal(s)")
-
-
-@proposals_app.command("show")
-def proposals_show(proposal_id: str, json_out: bool = JsonOpt) -> None:
-    """One proposal with its typed insight, members, model, prompt hash and gate figures."""
-    with open_store() as g:
-        p = g.proposal(proposal_id)
-    if json_out:
-        emit_json(p)
-        return
-    insight = p.get("insight") if isinstance(p.get("insight"), dict) else None
-    head = Table(show_header=False, box=None)
-    shown = ("id", "kind", "status", "cluster_key", "namespace", "subject", "provider", "model", "prompt_hash",
-             "membership_hash", "created_at", "reason", "insight_id")
-    for key in shown:
-        if p.get(key) is not None:
-            head.add_row(f"[bold]{key}[/]", str(p[key]))
-    if not insight:  # a proposal of another kind (e.g. merge): every field as stored
-        for key, value in sorted(p.items()):
-            if key not in shown and value is not None:
-                head.add_row(f"[bold]{key}[/]", json.dumps(value, default=str) if not isinstance(value, str) else value)
-        console.print(head)
-        return
-    console.print(head)
-    tree = Tree(f"[bold]{insight['title']}[/]  (confidence {insight['confidence']:.2f}, hypothesis)")
-    tree.add(insight["concept"])
-    claims = tree.add("claims")
-    for c in insight["claims"]:
-        n = c.get("confirmations") or 1
-        claims.add(f"{c['statement']}  [dim](confirmed {'once' if n == 1 else f'{n} times'}; "
-                   f"{', '.join(c['member_ids'])})[/]")
-    for label, key in (("tensions", "tensions"), ("gaps", "gaps"), ("implications", "implications")):
-        items = insight.get(key) or []
-        if items:
-            branch = tree.add(label)
-            for item in items:
-                branch.add(item["description"] if isinstance(item, dict) else str(item))
-    console.print(tree)
-    grounding = p.get("grounding") or {}
-    versions = p.get("member_versions") or {}
-    console.print(f"members: {', '.join(f'{m}@v{v}' for m, v in sorted(versions.items()))}")
-    console.print(f"cited: {', '.join(p.get('cited') or [])}; stripped unshown ids: "
-                  f"{grounding.get('stripped_count', 0)}; gate figures: {json.dumps(p.get('gate_figures'), default=str)}")
-
-
-@proposals_app.command("approve")
-def proposals_approve(proposal_id: str, by: str = typer.Option("user"), json_out: bool = JsonOpt) -> None:
-    """Apply a pending proposal in one transaction (approving twice changes nothing)."""
-    with open_store() as g:
-        res = g.approve(proposal_id, by=by)
-    data = res.__dict__ if hasattr(res, "__dict__") else res
-    if json_out:
-        emit_json(data)
-    elif hasattr(res, "changed"):
-        if res.changed:
-            console.print(f"applied {res.proposal_id}: insight {res.insight_id} summarises {res.summarizes} "
-                          f"member(s), derived from {res.derived_from}")
-        else:
-            console.print(f"{res.proposal_id} was already applied (insight {res.insight_id}); nothing changed")
-    else:
-        console.print(json.dumps(data, default=str))
-
-
-@proposals_app.command("reject")
-def proposals_reject(proposal_id: str, reason: str = typer.Option(..., "--reason", help="Why (kept on the proposal)."),
-                     by: str = typer.Option("user"), json_out: bool = JsonOpt) -> None:
-    """Reject a pending proposal; it is kept with the reason."""
-    with open_store() as g:
-        p = g.reject(proposal_id, reason, by=by)
-    if json_out:
-        emit_json(p)
-    else:
-        console.print(f"rejected {proposal_id}: {reason}")
-
-
-@proposals_app.command("revert")
-def proposals_revert(proposal_id: str, reason: str = typer.Option("reverted", "--reason"),
-                     by: str = typer.Option("user"), json_out: bool = JsonOpt) -> None:
-    """Undo an applied proposal: the insight is deprecated, every link stays (nothing deleted)."""
-    with open_store() as g:
-        out = g.revert(proposal_id, reason, by=by)
-    if json_out:
-        emit_json(out)
-    elif isinstance(out, dict) and "changed" in out:
-        console.print(f"reverted {proposal_id}: insight {out.get('insight_id')} deprecated, "
-                      f"{out.get('links_kept', 0)} link(s) kept" if out["changed"] else
-                      f"{proposal_id} was already reverted; nothing changed")
-    else:
-        console.print(json.dumps(out, default=str))
-
-
-@proposals_app.command("resynthesize")
-def proposals_resynthesize(proposal_id: str, json_out: bool = JsonOpt) -> None:
-    """Re-synthesize a stale proposal from its members' current versions (a new proposal)."""
-    with open_store() as g:
-        out = g.resynthesize(proposal_id)
-    if json_out:
-        emit_json(out.to_dict())
-    else:
-        console.print(f"{out.cluster_key}: {out.status} {out.proposal_id or ''} {out.reason}")
 
 
 def _tree_label(node: dict[str, Any]) -> str:

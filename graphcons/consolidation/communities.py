@@ -23,9 +23,9 @@ from typing import Any, Protocol
 from neo4j.exceptions import ClientError
 
 from graphcons.consolidation.cluster import Cluster
+from graphcons.consolidation.fusion import Projection
 from graphcons.core.config import ConsolidationConfig
 from graphcons.core.db import Database
-from graphcons.consolidation.fusion import Projection
 
 
 class Detector(Protocol):

@@ -18,17 +18,28 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Callable
 
-from graphcons.core import audit
-from graphcons.review import queue as proposals
+from graphcons.consolidation import insight
 from graphcons.consolidation.budget import Budget, needs_synthesis
 from graphcons.consolidation.cluster import Cluster, membership_hash
-from graphcons.core.config import Config
-from graphcons.core.db import Database
-from graphcons.core.errors import Conflict, NotFound, ProviderError, Ungrounded, ValidationError
+from graphcons.consolidation.gate import GateDecision
 from graphcons.consolidation.grounding import ground
-from graphcons.core.memory import LIVE_STATUSES, utcnow
+from graphcons.consolidation.precompute import precompute
+from graphcons.consolidation.scan import scan
 from graphcons.consolidation.synthesis import Synthesizer, make_synthesizer
 from graphcons.consolidation.synthesis.prompt import Shown, SynthesisPrompt
+from graphcons.core import audit
+from graphcons.core.config import Config
+from graphcons.core.db import Database
+from graphcons.core.errors import (
+    Conflict,
+    NotFound,
+    ProviderError,
+    Ungrounded,
+    ValidationError,
+)
+from graphcons.core.memory import LIVE_STATUSES
+from graphcons.core.time import utcnow
+from graphcons.store import proposals
 
 CONFLICT_KINDS = ["contradicts", "conflicts_with", "conflicts", "exception", "exception_to", "refutes", "disputes"]
 MAX_CONTEXT = 10
@@ -147,9 +158,9 @@ def synthesize_cluster(db: Database, cfg: Config, cluster: Cluster, *, synthesiz
         return Outcome(cluster.key, "ungrounded", str(exc), None, mhash, {"stripped": exc.stripped}, result.calls)
     report = grounded.report()
     report["sources"] = sorted({s for mid in grounded.cited for s in sources[mid]})
-    pid = proposals.proposal_id(proposals.KIND, cluster.key, mhash)
+    pid = insight.proposal_id(cluster.key, mhash)
     props = {
-        "id": pid, "kind": proposals.KIND, "status": "pending", "created_at": now, "run_id": run_id,
+        "id": pid, "kind": insight.KIND, "created_at": now, "run_id": run_id,
         "cluster_key": cluster.key, "namespace": cluster.namespace, "subject": prompt.subject,
         "member_ids": list(cluster.member_ids), "member_versions": json.dumps(versions, sort_keys=True),
         "membership_hash": mhash, "cited": grounded.cited,
@@ -161,8 +172,7 @@ def synthesize_cluster(db: Database, cfg: Config, cluster: Cluster, *, synthesiz
         "confidence": grounded.insight.confidence, "epistemic_status": "hypothesis",
     }
     with db.transaction() as tx:
-        created = tx.run("proposals/create", props=props, members=[{"id": m, "version": v}
-                                                                    for m, v in sorted(versions.items())])
+        created = proposals.create(tx, props, [{"id": m, "version": v} for m, v in sorted(versions.items())])
         _set_task(tx, cluster, "proposed", "", now, run_id, mhash, proposal_id=pid, attempt=1)
         audit.record(tx, "synthesize", [cluster.key, pid], run_id=run_id, at=now, outcome="proposed",
                      proposal_id=pid, created=bool(created), cited=grounded.cited,
@@ -172,34 +182,47 @@ def synthesize_cluster(db: Database, cfg: Config, cluster: Cluster, *, synthesiz
                    result.calls, grounded.insight.title)
 
 
-def synthesize_accepted(g: Any, decisions: list[Any], *, now: datetime | None = None,
-                        synthesizer: Synthesizer | None = None) -> list[Outcome]:
-    """Synthesize the accepted clusters of a scan (in key order) into pending proposals, within
-    the budgets; used by the incident scenario. Outcomes name the proposal each cluster has."""
-    db, cfg = g.db, g.config
-    now = now or utcnow()
-    run_id = audit.new_run_id("synthesize")
-    synth = synthesizer or make_synthesizer(cfg.llm)
+def synthesize_accepted(db: Database, cfg: Config, decisions: list[GateDecision], *, now: datetime,
+                        synthesizer: Synthesizer | None = None, dry_run: bool = False, run_id: str | None = None,
+                        progress: Callable[[int, int, Outcome | None], None] | None = None
+                        ) -> tuple[list[Outcome], Budget]:
+    """Synthesize accepted clusters into pending proposals within the budgets: clusters a previous
+    run left pending first, then by key (deterministic). A dry run only says what it would do."""
+    run_id = run_id or audit.new_run_id("synthesize")
+    tasks = {r["task"]["cluster_key"]: r["task"] for r in db.run("synthesis/task_get", keys=[d.key for d in decisions])}
+    ordered = sorted(decisions, key=lambda d: (tasks.get(d.key, {}).get("status") not in ("pending", "failed"), d.key))
+    synth = synthesizer or (None if dry_run else make_synthesizer(cfg.llm))
     budget = Budget.for_run(db, cfg, now)
-    outcomes = []
-    for d in sorted(decisions, key=lambda d: d.key):
+    outcomes: list[Outcome] = []
+    if progress:
+        progress(0, len(ordered), None)
+    for i, d in enumerate(ordered, 1):
         cluster = Cluster(member_ids=d.cluster.member_ids, namespace=d.cluster.namespace, subject=d.cluster.subject,
                           figures=d.figures)
-        out = synthesize_cluster(db, cfg, cluster, synthesizer=synth, budget=budget, figures=d.figures,
-                                 run_id=run_id, now=now)
-        if out.proposal_id and out.title is None:
-            p = proposals.get(db, out.proposal_id)
-            out.title, out.reason = p.get("title"), out.reason or f"proposal {p['status']}"
+        if dry_run:
+            status = ("would_synthesize" if d.membership_hash is None or needs_synthesis(tasks.get(d.key), d.membership_hash)
+                      else "unchanged")
+            out = Outcome(d.key, status, "dry run: nothing synthesized", None, d.membership_hash)
+        else:
+            try:
+                out = synthesize_cluster(db, cfg, cluster, synthesizer=synth, budget=budget, figures=d.figures,
+                                         run_id=run_id, now=now)
+            except NotFound as exc:  # a member vanished between scan and synthesis
+                out = Outcome(d.key, "skipped", str(exc))
+            if out.proposal_id and out.title is None:  # unchanged: name the proposal it already has
+                p = proposals.get(db, out.proposal_id)
+                out.title, out.reason = p.get("title"), out.reason or f"proposal {p['status']}"
         outcomes.append(out)
-    return outcomes
+        if progress:
+            progress(i, len(ordered), out)
+    return outcomes, budget
 
 
-def resynthesize(db: Database, cfg: Config, pid: str, *, synthesizer: Synthesizer | None = None,
-                 now: datetime | None = None) -> Outcome:
-    """Re-synthesize a stale proposal's cluster from the members' current versions."""
-    p = proposals.get(db, pid)
-    if p.get("kind") != proposals.KIND:
-        raise Conflict(f"proposal {pid} is a {p.get('kind')!r} proposal, not a consolidation")
+def resynthesize(db: Database, cfg: Config, p: dict[str, Any], *, now: datetime,
+                 synthesizer: Synthesizer | None = None) -> Outcome:
+    """Re-synthesize a pending or stale consolidate proposal's cluster from its members' current
+    versions; a pending proposal it replaces is marked stale (kept, naming its replacement)."""
+    pid = p["id"]
     if p["status"] not in ("pending", "stale"):
         raise Conflict(f"proposal {pid} is {p['status']}; only a pending or stale proposal is re-synthesized")
     rows = db.run("proposals/member_versions", ids=list(p["member_ids"]))
@@ -209,23 +232,20 @@ def resynthesize(db: Database, cfg: Config, pid: str, *, synthesizer: Synthesize
                        f"(min_size {cfg.consolidation.min_size}); nothing to re-synthesize")
     cluster = Cluster(member_ids=tuple(live), namespace=p["namespace"], subject=p.get("subject"),
                       figures=p.get("gate_figures") or {})
-    now = now or utcnow()
     out = synthesize_cluster(db, cfg, cluster, synthesizer=synthesizer, figures=p.get("gate_figures"), now=now,
                              force=True)
     if out.proposal_id and out.proposal_id != pid and p["status"] == "pending":
         with db.transaction() as tx:
-            tx.run("proposals/mark_stale", id=pid, now=now, replaced_by=out.proposal_id)
+            proposals.transition(tx, pid, "pending", "stale", now=now, by="resynthesize", replaced_by=out.proposal_id)
             audit.record(tx, "proposal_stale", [pid, out.proposal_id], at=now, replaced_by=out.proposal_id)
     return out
 
 
-def consolidate(g: Any, *, now: datetime | None = None, synthesizer: Synthesizer | None = None,
+def consolidate(db: Database, cfg: Config, *, now: datetime, synthesizer: Synthesizer | None = None,
                 namespace: str | None = None, progress: Callable[[int, int, Outcome | None], None] | None = None
                 ) -> ConsolidateReport:
     """scan -> gate -> synthesis -> proposals, within enabled / dry_run / daily_cap / provider budget."""
-    db, cfg = g.db, g.config
     cc = cfg.consolidation
-    now = now or utcnow()
     run_id = audit.new_run_id("consolidate")
     report = ConsolidateReport(run_id=run_id, enabled=cc.enabled, dry_run=cc.dry_run)
     if not cc.enabled:
@@ -233,41 +253,14 @@ def consolidate(g: Any, *, now: datetime | None = None, synthesizer: Synthesizer
                           "dry_run = false to synthesize (dry_run = true only reports the clusters)")
         audit.record(db, "consolidate", [], run_id=run_id, at=now, enabled=False, dry_run=cc.dry_run)
         return report
-    from graphcons.consolidation.scan import scan  # the cluster scan of issue 3 (communities + value gate)
-
-    scanned = scan(g, now=now, namespace=namespace)
+    scanned = scan(db, cfg, now=now, namespace=namespace)
     report.scan = {"run_id": scanned.run_id, "accepted": len(scanned.accepted),
                    "consolidation_due": scanned.consolidation_due, "warnings": list(scanned.warnings)}
-    decisions = list(scanned.accepted)
-    tasks = {r["task"]["cluster_key"]: r["task"] for r in db.run("synthesis/task_get", keys=[d.key for d in decisions])}
-    # Clusters a previous run left pending go first; then by key (deterministic).
-    decisions.sort(key=lambda d: (tasks.get(d.key, {}).get("status") not in ("pending", "failed"), d.key))
     synth = synthesizer or (None if cc.dry_run else make_synthesizer(cfg.llm))
-    budget = Budget.for_run(db, cfg, now)
-    total = len(decisions)
-    if progress:
-        progress(0, total, None)
-    for i, d in enumerate(decisions, 1):
-        cluster = Cluster(member_ids=d.cluster.member_ids, namespace=d.cluster.namespace, subject=d.cluster.subject,
-                          figures=d.figures)
-        if cc.dry_run:
-            mhash = d.membership_hash
-            state = tasks.get(d.key)
-            status = "would_synthesize" if (mhash is None or needs_synthesis(state, mhash)) else "unchanged"
-            out = Outcome(d.key, status, "dry run: nothing synthesized", None, mhash)
-        else:
-            try:
-                out = synthesize_cluster(db, cfg, cluster, synthesizer=synth, budget=budget, figures=d.figures,
-                                         run_id=run_id, now=now)
-            except NotFound as exc:  # a member vanished between scan and synthesis
-                out = Outcome(d.key, "skipped", str(exc))
-        report.outcomes.append(out)
-        if progress:
-            progress(i, total, out)
+    report.outcomes, budget = synthesize_accepted(db, cfg, list(scanned.accepted), now=now, synthesizer=synth,
+                                                  dry_run=cc.dry_run, run_id=run_id, progress=progress)
     report.budget = budget.figures()
     if not cc.dry_run:  # sleep-time precompute for insights approved since the last run (off the response path)
-        from graphcons.consolidation.precompute import precompute
-
         report.precomputed = len(precompute(db, now=now))
     counts = {s: report.count(s) for s in sorted({o.status for o in report.outcomes})}
     audit.record(db, "consolidate", [o.cluster_key for o in report.outcomes], run_id=run_id, at=now, enabled=True,

@@ -66,8 +66,9 @@ def project(db: Database, cc: ConsolidationConfig, graph_name: str, *, namespace
     """Project the fused graph under `graph_name` (drop it with `drop` when done)."""
     row = db.run("clusters/project", graph_name=graph_name, namespace=namespace, tie_epsilon=TIE_EPSILON,
                  id_chars=ID_CHARS, **weight_params(cc))[0]
-    return Projection(graph_name=row["graph"], nodes=row["nodes"], relationships=row["relationships"],
-                      total_weight=float(row["total_weight"] or 0.0))
+    # An empty store (or namespace) projects nothing: the aggregation yields nulls, no graph.
+    return Projection(graph_name=row["graph"] or graph_name, nodes=row["nodes"] or 0,
+                      relationships=row["relationships"] or 0, total_weight=float(row["total_weight"] or 0.0))
 
 
 def drop(db: Database, graph_name: str) -> None:

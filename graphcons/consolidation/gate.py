@@ -30,10 +30,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from graphcons.consolidation.cluster import Cluster, membership_hash
+from graphcons.consolidation.fusion import weight_params
 from graphcons.core.config import ConsolidationConfig
 from graphcons.core.db import Database
 from graphcons.core.errors import NotFound
-from graphcons.consolidation.fusion import weight_params
 
 FIGURES_BATCH = 2000
 MEMBERS_BATCH = 20000

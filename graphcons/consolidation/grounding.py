@@ -17,8 +17,14 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from graphcons.consolidation.synthesis.models import (
+    Claim,
+    Insight,
+    Tension,
+    Theme,
+    Themes,
+)
 from graphcons.core.errors import Ungrounded
-from graphcons.consolidation.synthesis.models import Claim, Insight, Tension, Theme, Themes
 
 _CONFIRMED_RE = re.compile(r"\s*\((?:confirmed|seen|reported)\s+(?:\d+|once|twice|thrice|\w+)\s+times?\)|"
                            r"\s*\(confirmed (?:once|twice)\)", re.IGNORECASE)

@@ -19,7 +19,8 @@ from typing import Any, Callable
 
 from graphcons.core import audit
 from graphcons.core.db import Database
-from graphcons.core.memory import LIVE_STATUSES, utcnow
+from graphcons.core.memory import LIVE_STATUSES
+from graphcons.core.time import utcnow
 
 Inference = dict[str, str]
 InferenceFn = Callable[[dict[str, Any]], list[Inference]]

@@ -21,10 +21,6 @@ from graphcons.core.errors import DanglingProvenance, NotFound
 MAX_DEPTH = 8
 
 
-def _native(v: Any) -> Any:
-    return v.to_native() if hasattr(v, "to_native") else v
-
-
 def walk(db: Database, mem_id: str) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]]]:
     """(links, nodes) of the provenance below `mem_id`, as stored."""
     links = db.run("provenance/walk", id=mem_id)
@@ -39,7 +35,7 @@ def walk(db: Database, mem_id: str) -> tuple[list[dict[str, Any]], dict[str, dic
     if extra:
         rows += db.run("provenance/nodes", ids=extra)
     for r in rows:
-        nodes[r["id"]] = {k: _native(v) for k, v in r.items()}
+        nodes[r["id"]] = dict(r)
     return links, nodes
 
 
@@ -118,5 +114,5 @@ def explain(db: Database, mem_id: str) -> dict[str, Any]:
         raise NotFound(f"no memory with id {mem_id!r}")
     links, nodes = walk(db, mem_id)
     out = build(mem_id, links, nodes)
-    out["summarized_by"] = [{k: _native(v) for k, v in r.items()} for r in db.run("provenance/above", id=mem_id)]
+    out["summarized_by"] = db.run("provenance/above", id=mem_id)
     return out

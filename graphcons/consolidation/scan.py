@@ -17,13 +17,15 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from graphcons.core import audit
-from graphcons.consolidation import communities
-from graphcons.consolidation import fusion
+from graphcons.consolidation import communities, fusion
 from graphcons.consolidation.cluster import Cluster
-from graphcons.core.errors import ValidationError
 from graphcons.consolidation.gate import GateDecision, gate
-from graphcons.core.memory import LIVE_STATUSES, utcnow
+from graphcons.core import audit
+from graphcons.core.config import Config, ConsolidationConfig
+from graphcons.core.db import Database
+from graphcons.core.errors import ValidationError
+from graphcons.core.memory import LIVE_STATUSES
+from graphcons.core.time import utcnow
 
 GIANT_SHARE = 0.5  # a cluster holding more than this share of the memories is a red flag
 
@@ -72,7 +74,7 @@ class ScanReport:
         }
 
 
-def detect(db, cc, *, namespace: str | None = None, algorithm: str | None = None,
+def detect(db: Database, cc: ConsolidationConfig, *, namespace: str | None = None, algorithm: str | None = None,
            run_id: str | None = None) -> tuple[fusion.Projection, list[Cluster], dict[str, float]]:
     """Project the fused graph, run the configured detector, drop the projection."""
     detector = communities.make_detector(cc, algorithm)
@@ -102,15 +104,14 @@ def red_flags(nodes: int, clusters: list[Cluster], min_size: int, max_size: int)
     return warnings
 
 
-def scan(g: Any, *, now: datetime | None = None, namespace: str | None = None,
+def scan(db: Database, cfg: Config, *, now: datetime, namespace: str | None = None,
          algorithm: str | None = None) -> ScanReport:
-    """Run one cluster scan on `g` (a Graphcons, or anything with .db and .config)."""
-    db, cfg = g.db, g.config
+    """Run one cluster scan; writes only its :ConsolidationRun and audit record."""
     cc = cfg.consolidation
     if namespace is not None and (not isinstance(namespace, str) or not namespace.strip()):
         raise ValidationError("namespace", "must be a non-empty string or None")
     detector = communities.make_detector(cc, algorithm)
-    started = now or utcnow()
+    started = now
     run_id = audit.new_run_id("scan")
     t0 = time.perf_counter()
     proj, clusters, timings = detect(db, cc, namespace=namespace, algorithm=detector.name, run_id=run_id)
@@ -128,11 +129,11 @@ def scan(g: Any, *, now: datetime | None = None, namespace: str | None = None,
                         warnings=warnings, nodes=proj.nodes, relationships=proj.relationships // 2,
                         clusters=clusters, namespace=namespace, dry_run=cc.dry_run, at=started,
                         timings={k: round(v, 4) for k, v in timings.items()}, detector_config=detector_config)
-    _record(db, cfg, report, detector)
+    _record(db, cfg, report)
     return report
 
 
-def _record(db, cfg, report: ScanReport, detector) -> None:
+def _record(db: Database, cfg: Config, report: ScanReport) -> None:
     settings = {"consolidation": cfg.consolidation.model_dump(mode="json"), "detector": report.detector_config}
     counts = {"nodes": report.nodes, "relationships": report.relationships, "clusters": len(report.clusters),
               "decisions": len(report.decisions), "accepted": len(report.accepted),

@@ -11,7 +11,7 @@ import uuid
 from datetime import datetime
 from typing import Any
 
-from graphcons.core.memory import utcnow
+from graphcons.core.time import utcnow
 
 
 def record(runner: Any, op: str, targets: list[str], *, run_id: str | None = None,
@@ -38,6 +38,14 @@ def decode(row: dict[str, Any]) -> dict[str, Any]:
     out = dict(row)
     if isinstance(out.get("details"), str):
         out["details"] = json.loads(out["details"])
-    if hasattr(out.get("at"), "to_native"):
-        out["at"] = out["at"].to_native()
     return out
+
+
+def record_run(runner: Any, job: str, run_id: str, now: datetime, summary: dict[str, Any]) -> str:
+    """One audit record per (non-dry) job run: what ran, when, with what outcome."""
+    return record(runner, "maintenance_run", [job], run_id=run_id, at=now, job=job, summary=summary)
+
+
+def read(runner: Any, *, op: str | None = None, target: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
+    """The newest audit records first, optionally of one operation or about one target."""
+    return [decode(r["audit"]) for r in runner.run("audit/list", op=op, target=target, limit=limit)]

@@ -14,7 +14,8 @@ import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError as PydanticValidationError
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ValidationError as PydanticValidationError
 
 from graphcons.core.errors import ConfigError
 
@@ -84,7 +85,6 @@ class AdmissionConfig(Section):
 class ConsolidationConfig(Section):
     enabled: bool = False  # discover clusters and synthesize insights
     dry_run: bool = True  # report clusters but do not synthesize
-    auto_trigger: bool = True  # wake synthesis when usage crosses the salience floor
     sim_floor: float = Field(default=0.82, ge=-1, le=1)  # cosine floor for a SIMILAR edge
     min_size: int = Field(default=3, ge=2)
     max_size: int = Field(default=25, ge=2)
@@ -163,7 +163,7 @@ class DeprecationConfig(Section):
 
 
 class Config(BaseModel):
-    model_config = ConfigDict(extra="allow")  # later sections (merge, weights, ...) add their own
+    model_config = ConfigDict(extra="forbid")  # a misspelt [section] is an error, never silently ignored
 
     neo4j: Neo4jConfig = Field(default_factory=Neo4jConfig)
     embedding: EmbeddingConfig = Field(default_factory=EmbeddingConfig)

@@ -15,6 +15,7 @@ from neo4j.exceptions import AuthError, ClientError, ServiceUnavailable
 from graphcons.core.config import Neo4jConfig
 from graphcons.core.cypher import query
 from graphcons.core.errors import ServerUnavailable
+from graphcons.core.time import native
 
 GDS_HELP = (
     "the Graph Data Science plugin is not installed on this Neo4j server. "
@@ -46,16 +47,14 @@ class Database:
     def close(self) -> None:
         self.driver.close()
 
-    def run(self, name: str, **params: Any) -> list[dict[str, Any]]:
+    def run(self, name: str, /, **params: Any) -> list[dict[str, Any]]:
         """Run one named query in its own auto-retried transaction; rows as dicts."""
-        text = query(name)
-        records, _, _ = self.driver.execute_query(text, params, database_=self.cfg.database)
-        return [r.data() for r in records]
+        return self.run_text(query(name), **params)
 
-    def run_text(self, text: str, **params: Any) -> list[dict[str, Any]]:
+    def run_text(self, text: str, /, **params: Any) -> list[dict[str, Any]]:
         """Run a statement read from cypher/ by the caller (schema files hold several)."""
         records, _, _ = self.driver.execute_query(text, params, database_=self.cfg.database)
-        return [r.data() for r in records]
+        return [native(r.data()) for r in records]
 
     @contextmanager
     def transaction(self) -> Iterator["Tx"]:
@@ -80,5 +79,5 @@ class Tx:
     def __init__(self, tx: neo4j.Transaction):
         self._tx = tx
 
-    def run(self, name: str, **params: Any) -> list[dict[str, Any]]:
-        return [r.data() for r in self._tx.run(query(name), params)]
+    def run(self, name: str, /, **params: Any) -> list[dict[str, Any]]:
+        return [native(r.data()) for r in self._tx.run(query(name), params)]

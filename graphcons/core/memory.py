@@ -11,11 +11,12 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
-from datetime import datetime, timezone
+from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError as PydanticValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import ValidationError as PydanticValidationError
 
 from graphcons.core.errors import ValidationError
 
@@ -158,6 +159,7 @@ class Memory(BaseModel):
     id: str
     kind: str
     title: str
+    title_derived: bool = False  # admitted without a title: the title is the first sentence
     content: str
     subject: str
     namespace: str
@@ -182,15 +184,11 @@ class Memory(BaseModel):
     content_hash: str
     version: int = 1
 
-    @field_validator("created_at", "updated_at", "last_accessed", mode="before")
-    @classmethod
-    def _neo4j_time(cls, v: Any) -> Any:
-        return v.to_native() if hasattr(v, "to_native") else v
-
     @classmethod
     def from_node(cls, props: dict[str, Any]) -> "Memory":
         return cls.model_validate({k: v for k, v in props.items() if k != "embedding"})
 
 
-def utcnow() -> datetime:
-    return datetime.now(timezone.utc)
+def embedded_text(title: str | None, content: str) -> str:
+    """The text a memory is embedded by, the same at admission, edit and insight approval."""
+    return f"{title}. {content}" if title else content

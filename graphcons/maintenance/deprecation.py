@@ -20,7 +20,9 @@ from graphcons.core import audit
 from graphcons.core.config import Config
 from graphcons.core.db import Database
 from graphcons.core.errors import Conflict, NotFound, ValidationError
-from graphcons.maintenance.weights import require_aware
+from graphcons.core.time import require_aware
+from graphcons.maintenance.merge import review as merge_review
+from graphcons.store import proposals
 
 RULE_REPLACED = "replaced: stale and an active memory SUPERSEDES it"
 RULE_ARCHIVED = "archived: stale (decayed below the retention threshold) and no active replacement"
@@ -35,8 +37,6 @@ def candidates(db: Database, cfg: Config, *, now: datetime) -> list[dict[str, An
 
 def run(db: Database, cfg: Config, *, now: datetime, dry_run: bool = True,
         run_id: str | None = None) -> dict[str, Any]:
-    from graphcons.maintenance.health import record_run
-
     run_id = run_id or audit.new_run_id("deprecate")
     rows = []
     for c in candidates(db, cfg, now=now):
@@ -64,7 +64,7 @@ def run(db: Database, cfg: Config, *, now: datetime, dry_run: bool = True,
               "deprecated": [r for r in rows if r["status"] == "deprecated"],
               "archived": [r for r in rows if r["status"] == "archived"]}
     if not dry_run:
-        record_run(db, "deprecate", run_id, now, {"deprecated": len(report["deprecated"]),
+        audit.record_run(db, "deprecate", run_id, now, {"deprecated": len(report["deprecated"]),
                                                    "archived": len(report["archived"])})
     return report
 
@@ -115,8 +115,6 @@ def deprecate_memory(db: Database, memory_id: str, replaced_by: str, *, now: dat
 
 def restore(db: Database, memory_id: str, *, now: datetime, by: str = "user", run_id: str | None = None) -> dict[str, Any]:
     """Bring a deprecated or archived memory back. A merged loser is restored by reverting its merge."""
-    from graphcons.maintenance.merge import job as merge
-
     require_aware(now)
     mem = _status(db, memory_id)
     if mem["status"] not in ("deprecated", "archived"):
@@ -124,9 +122,10 @@ def restore(db: Database, memory_id: str, *, now: datetime, by: str = "user", ru
     if mem["status"] == "deprecated" and mem["deprecated_reason"] == "merged":
         edge = db.run("deprecation/merge_edge", id=memory_id)
         if edge:
-            out = merge.revert(db, edge[0]["proposal"], now=now, by=by, run_id=run_id)
+            out = merge_review.revert(db, proposals.get(db, edge[0]["proposal"]), f"restore {memory_id}", by=by,
+                                      now=now)
             return {"id": memory_id, "status": _status(db, memory_id)["status"], "changed": True,
-                    "via": "merge revert", "proposal": edge[0]["proposal"], **{k: out[k] for k in ("winner",)}}
+                    "via": "merge revert", "proposal": edge[0]["proposal"], "winner": out.winner}
     run_id = run_id or audit.new_run_id("restore")
     with db.transaction() as tx:
         row = tx.run("deprecation/restore", id=memory_id, now=now, run_id=run_id)[0]

@@ -16,10 +16,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from graphcons.core import audit
 from graphcons.core.config import Config
 from graphcons.core.db import Database
-from graphcons.maintenance.weights import native, require_aware
+from graphcons.core.time import require_aware
 
 TARGETS = {
     "duplicate_rate": ("<", 0.05),
@@ -28,11 +27,6 @@ TARGETS = {
     "merge_false_rate": ("<", 0.02),
 }
 JOBS = ("merge", "weights", "decay", "promote", "deprecate")
-
-
-def record_run(db: Database, job: str, run_id: str, now: datetime, summary: dict[str, Any]) -> str:
-    """One audit record per (non-dry) job run: what ran, when, with what outcome."""
-    return audit.record(db, "maintenance_run", [job], run_id=run_id, at=now, job=job, summary=summary)
 
 
 def _ratio(num: float, den: float) -> float | None:
@@ -51,7 +45,7 @@ def health(db: Database, cfg: Config, *, now: datetime, scan: bool = False) -> d
         duplicates = f["merge_pending"] + len(dup["proposed"]) + len(dup["applied"])  # queued + newly found
     else:
         duplicates = f["merge_pending"]
-    last = {r["job"]: native(r["at"]) for r in db.run("health/last_runs")}
+    last = {r["job"]: r["at"] for r in db.run("health/last_runs")}
     reviewed = f["merge_approved"] + f["merge_rejected"] + f["merge_reverted"]
     metrics = {
         "duplicate_rate": _ratio(f["deprecated_by_merge"], f["total"]),

@@ -20,7 +20,7 @@ from typing import Any, Callable
 from graphcons.core import audit
 from graphcons.core.config import Config, PromotionConfig
 from graphcons.core.db import Database
-from graphcons.maintenance.weights import native, require_aware
+from graphcons.core.time import require_aware
 
 PAGE = 1000
 
@@ -35,7 +35,7 @@ def rule_for(mem: dict[str, Any], now: datetime, cfg: PromotionConfig) -> str | 
         return f"weighted: {sources} distinct sources >= {cfg.min_sources_weighted} and weight {weight:.3f} >= {cfg.min_weight}"
     if mem.get("kind") in cfg.direct_kinds:
         return f"architectural: kind {mem.get('kind')!r} promotes directly"
-    created = native(mem.get("created_at"))
+    created = mem.get("created_at")
     if cfg.time_based and created is not None and now - created >= timedelta(hours=cfg.min_age_hours) \
             and not mem.get("open_conflicts"):
         return f"time: older than {cfg.min_age_hours:g} h with no open conflict"
@@ -44,8 +44,6 @@ def rule_for(mem: dict[str, Any], now: datetime, cfg: PromotionConfig) -> str | 
 
 def run(db: Database, cfg: Config, *, now: datetime, dry_run: bool = True, run_id: str | None = None,
         progress: Callable[[int], None] | None = None) -> dict[str, Any]:
-    from graphcons.maintenance.health import record_run
-
     require_aware(now)
     run_id = run_id or audit.new_run_id("promote")
     promoted, kept = [], 0
@@ -75,5 +73,5 @@ def run(db: Database, cfg: Config, *, now: datetime, dry_run: bool = True, run_i
     report = {"job": "promote", "run_id": run_id, "dry_run": dry_run, "now": now.isoformat(),
               "promoted": promoted, "still_proposed": kept}
     if not dry_run:
-        record_run(db, "promote", run_id, now, {"promoted": len(promoted), "still_proposed": kept})
+        audit.record_run(db, "promote", run_id, now, {"promoted": len(promoted), "still_proposed": kept})
     return report

@@ -38,21 +38,10 @@ from typing import Any, Callable
 from graphcons.core import audit
 from graphcons.core.config import Config, WeightsConfig
 from graphcons.core.db import Database
-from graphcons.core.errors import ValidationError
 from graphcons.core.memory import LIVE_STATUSES
+from graphcons.core.time import require_aware
 
 RULE = "effective = weighted_mean(manual, confidence, usage, feedback) * exp(-t/S); S = S0*(1 + r*accesses)"
-
-
-def native(value: Any) -> Any:
-    """Neo4j temporal values to Python datetimes (other values unchanged)."""
-    return value.to_native() if hasattr(value, "to_native") else value
-
-
-def require_aware(now: Any, field: str = "now") -> datetime:
-    if not isinstance(now, datetime) or now.tzinfo is None:
-        raise ValidationError(field, "must be a timezone-aware datetime (e.g. 2026-11-29T10:00:00+00:00)")
-    return now
 
 
 def usage_component(access_count: int, cfg: WeightsConfig) -> float:
@@ -82,7 +71,7 @@ def effective_weight(manual: float, confidence: float, usage: float, feedback: f
 def compute(props: dict[str, Any], now: datetime, cfg: WeightsConfig) -> dict[str, float]:
     """New usage, stability, decay and effective weight of one memory at time `now`."""
     n = int(props.get("access_count") or 0)
-    ref = native(props.get("last_accessed")) or native(props.get("created_at"))
+    ref = props.get("last_accessed") or props.get("created_at")
     elapsed = (now - ref).total_seconds() / 86400.0 if ref is not None else 0.0
     s = stability_days(n, cfg)
     decay = retention(elapsed, s)
@@ -109,8 +98,6 @@ def _changed(old: dict[str, Any], new: dict[str, float], tol: float) -> bool:
 def recompute(db: Database, cfg: Config, *, now: datetime, dry_run: bool = True, run_id: str | None = None,
               progress: Callable[[int], None] | None = None, job: str = "weights") -> dict[str, Any]:
     """Recompute every live memory's weights at `now`, in pages; audited per written batch."""
-    from graphcons.maintenance.health import record_run
-
     require_aware(now)
     wcfg = cfg.weights
     run_id = run_id or audit.new_run_id(job)
@@ -146,7 +133,7 @@ def recompute(db: Database, cfg: Config, *, now: datetime, dry_run: bool = True,
     report = {"job": job, "run_id": run_id, "dry_run": dry_run, "now": now.isoformat(), "scanned": scanned,
               "changed": changed, "below_deprecation_weight": below, "sample": sample}
     if not dry_run:
-        record_run(db, job, run_id, now, report)
+        audit.record_run(db, job, run_id, now, report)
     return report
 
 

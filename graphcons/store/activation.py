@@ -14,7 +14,8 @@ from typing import Any
 
 from graphcons.core import audit
 from graphcons.core.db import Database
-from graphcons.core.memory import LIVE_STATUSES, utcnow
+from graphcons.core.memory import LIVE_STATUSES
+from graphcons.core.time import utcnow
 
 DECAY = 0.5
 DEPTH = 3

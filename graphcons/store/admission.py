@@ -7,14 +7,27 @@ heavier (clustering, merging, synthesis) runs later as a background job.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
+
+from pydantic import ValidationError as PydanticValidationError
 
 from graphcons.core import audit
 from graphcons.core.config import Config
 from graphcons.core.db import Database
 from graphcons.core.embedders import Embedder
-from graphcons.core.errors import ValidationError
-from graphcons.core.memory import LIVE_STATUSES, MemoryInput, content_hash, derived_title, new_memory_id, parse_input, utcnow
+from graphcons.core.errors import NotFound, ValidationError
+from graphcons.core.memory import (
+    LIVE_STATUSES,
+    LinkInput,
+    MemoryInput,
+    content_hash,
+    derived_title,
+    embedded_text,
+    new_memory_id,
+    parse_input,
+)
+from graphcons.core.time import utcnow
 
 VERSION_FIELDS = ("title", "content", "kind", "subject", "scope", "status", "content_hash", "source")
 
@@ -30,8 +43,8 @@ class Admission:
     linked: int = 0
 
 
-def validate_links(db: Database, mem: MemoryInput) -> None:
-    targets = sorted({ln.target for ln in mem.links})
+def validate_links(db: Database, links: list[LinkInput]) -> None:
+    targets = sorted({ln.target for ln in links})
     if not targets:
         return
     found = set(db.run("memory/existing_ids", ids=targets)[0]["found"])
@@ -43,21 +56,33 @@ def validate_links(db: Database, mem: MemoryInput) -> None:
 def admit(db: Database, cfg: Config, embedder: Embedder, data: Any,
           embedding: list[float] | None = None) -> Admission:
     mem = parse_input(data, max_title=cfg.admission.max_title_chars, max_content=cfg.admission.max_content_chars)
-    validate_links(db, mem)
+    validate_links(db, mem.links)
     chash = content_hash(mem.content)
     dup = db.run("memory/find_duplicate", namespace=mem.namespace, subject=mem.subject, content_hash=chash)
     if dup:
         return _add_evidence(db, dup[0]["id"], mem)
     if mem.id is not None and db.run("memory/existing_ids", ids=[mem.id])[0]["found"]:
         raise ValidationError("id", f"a memory with id {mem.id!r} already exists with different content")
-    vec = embedding if embedding is not None else embedder.embed_one(embed_text(mem))
+    vec = embedding if embedding is not None else embedder.embed_one(embedded_text(mem.title, mem.content))
     if len(vec) != embedder.dimensions:
         raise ValidationError("embedding", f"has {len(vec)} dimensions; the store uses {embedder.dimensions}")
     return _create(db, cfg, mem, chash, vec)
 
 
-def embed_text(mem: MemoryInput) -> str:
-    return f"{mem.title}. {mem.content}" if mem.title else mem.content
+def link(db: Database, source_id: str, target_id: str, kind: str, *, by: str, now: datetime) -> int:
+    """Add an explicit LINKED {kind} edge between two existing memories; audited."""
+    if not db.run("memory/existing_ids", ids=[source_id])[0]["found"]:
+        raise NotFound(f"no memory with id {source_id!r}")
+    try:
+        ln = LinkInput(target=target_id, kind=kind)
+    except PydanticValidationError as exc:
+        err = exc.errors()[0]
+        raise ValidationError(str(err["loc"][-1]) if err["loc"] else "kind", err["msg"]) from None
+    validate_links(db, [ln])
+    with db.transaction() as tx:
+        n = tx.run("memory/link", id=source_id, links=[ln.model_dump()], now=now, source=by)[0]["linked"]
+        audit.record(tx, "link", [source_id, target_id], at=now, kind=kind, by=by)
+    return n
 
 
 def node_props(mem: MemoryInput, chash: str, vec: list[float]) -> dict[str, Any]:

@@ -12,11 +12,11 @@ from datetime import datetime
 from itertools import combinations
 
 from graphcons.core import audit
-from graphcons.store.activation import spread_in
 from graphcons.core.config import Config
 from graphcons.core.db import Database
 from graphcons.core.errors import NotFound, ValidationError
-from graphcons.core.memory import utcnow
+from graphcons.core.time import utcnow
+from graphcons.store.activation import spread_in
 
 
 def record_access(db: Database, cfg: Config, session: str, ids: list[str], *, now: datetime | None = None) -> dict:

@@ -5,12 +5,20 @@ from __future__ import annotations
 from typing import Any
 
 from graphcons.core import audit
-from graphcons.store.admission import version_props
 from graphcons.core.config import Config
 from graphcons.core.db import Database
 from graphcons.core.embedders import Embedder
 from graphcons.core.errors import Conflict, NotFound, ValidationError
-from graphcons.core.memory import LIVE_STATUSES, Memory, check_length, content_hash, utcnow
+from graphcons.core.memory import (
+    LIVE_STATUSES,
+    Memory,
+    check_length,
+    content_hash,
+    derived_title,
+    embedded_text,
+)
+from graphcons.core.time import utcnow
+from graphcons.store.admission import version_props
 
 EDITABLE = {"title", "content", "scope", "importance"}
 
@@ -45,9 +53,12 @@ def edit(db: Database, cfg: Config, embedder: Embedder, mem_id: str, *, source: 
         changes["title_derived"] = False
     if "content" in changes or "title" in changes:
         content = changes.get("content", current.content)
-        title = changes.get("title", current.title)
+        untitled = current.title_derived and "title" not in changes
+        if untitled:  # an untitled memory keeps deriving its title from its first sentence
+            changes["title"] = derived_title(content)
         changes["content_hash"] = content_hash(content)
-        changes["embedding"] = embedder.embed_one(f"{title}. {content}")
+        changes["embedding"] = embedder.embed_one(embedded_text(None if untitled else changes.get("title", current.title),
+                                                                content))
     now = utcnow()
     snapshot = current.model_dump(include={"title", "content", "kind", "subject", "scope", "status", "source"})
     snapshot.update({k: v for k, v in changes.items() if k in snapshot})
@@ -72,7 +83,5 @@ def history(db: Database, mem_id: str) -> list[dict[str, Any]]:
     out = []
     for row in db.run("memory/history", id=mem_id):
         v = dict(row["version"])
-        if hasattr(v.get("created_at"), "to_native"):
-            v["created_at"] = v["created_at"].to_native()
         out.append(v)
     return out

@@ -10,9 +10,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from graphcons.store.admission import admit, embed_text
+from graphcons.core.config import Config
+from graphcons.core.db import Database
+from graphcons.core.embedders import Embedder
 from graphcons.core.errors import GraphconsError
-from graphcons.core.memory import parse_input
+from graphcons.core.memory import embedded_text, parse_input
+from graphcons.store.admission import admit
 
 
 @dataclass
@@ -22,9 +25,9 @@ class ImportReport:
     errors: list[tuple[int, str]] = field(default_factory=list)
 
 
-def import_jsonl(g, path: str | Path, *, progress: Callable[[int], None] | None = None) -> ImportReport:
+def import_jsonl(db: Database, cfg: Config, embedder: Embedder, path: str | Path, *,
+                 progress: Callable[[int], None] | None = None) -> ImportReport:
     """Admit every line of `path` through the normal admission path (same checks)."""
-    cfg = g.config
     report = ImportReport()
     lines = Path(path).read_text(encoding="utf-8").splitlines()
     batch: list[tuple[int, dict]] = []
@@ -37,10 +40,10 @@ def import_jsonl(g, path: str | Path, *, progress: Callable[[int], None] | None 
                 parsed.append((lineno, obj, mem))
             except GraphconsError as exc:
                 report.errors.append((lineno, str(exc)))
-        vectors = g.embedder.embed([embed_text(m) for _, _, m in parsed]) if parsed else []
+        vectors = embedder.embed([embedded_text(m.title, m.content) for _, _, m in parsed]) if parsed else []
         for (lineno, obj, _), vec in zip(parsed, vectors):
             try:
-                result = admit(g.db, cfg, g.embedder, obj, embedding=vec)
+                result = admit(db, cfg, embedder, obj, embedding=vec)
                 if result.created:
                     report.admitted += 1
                 else:
@@ -51,7 +54,6 @@ def import_jsonl(g, path: str | Path, *, progress: Callable[[int], None] | None 
             progress(len(batch))
         batch.clear()
 
-    g._check_store()
     for lineno, line in enumerate(lines, start=1):
         if not line.strip():
             if progress:

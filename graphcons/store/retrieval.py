@@ -9,12 +9,12 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from graphcons.store.coaccess import record_access
 from graphcons.core.config import Config
 from graphcons.core.db import Database
 from graphcons.core.embedders import Embedder
 from graphcons.core.errors import ValidationError
 from graphcons.core.memory import LIVE_STATUSES, Memory
+from graphcons.store.coaccess import record_access
 
 
 def retrieve(db: Database, cfg: Config, embedder: Embedder, query: str, k: int = 5, *,

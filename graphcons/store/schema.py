@@ -11,7 +11,7 @@ from typing import Any
 from graphcons.core.cypher import names, statements
 from graphcons.core.db import Database
 from graphcons.core.errors import EmbedderMismatch
-from graphcons.core.memory import utcnow
+from graphcons.core.time import utcnow
 
 
 def apply_schema(db: Database, dimensions: int) -> list[str]:
@@ -46,3 +46,12 @@ def init(db: Database, model: str, dimensions: int) -> dict[str, Any]:
     applied = apply_schema(db, dimensions)
     store = db.run("store/claim", embedding_model=model, embedding_dimensions=dimensions, now=utcnow())[0]["store"]
     return {"schema": applied, "store": store}
+
+
+def stats(db: Database) -> dict[str, Any]:
+    """Counts of memories (by status, kind, namespace), versions, edges and sessions."""
+    row = db.run("memory/stats")[0]
+    for key in ("by_status", "by_kind", "by_namespace"):
+        row[key] = {k: n for k, n in sorted(row[key], key=lambda kv: str(kv[0]))}
+    row["store"] = identity(db)
+    return row

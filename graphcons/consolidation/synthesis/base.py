@@ -2,7 +2,7 @@
 
 Providers live one per module (`offline.py`, `openai.py`); `make_synthesizer` picks one from
 [llm].provider. A provider returns the *raw* typed synthesis; grounding, budgets and the
-proposal are the caller's business (graphcons.synthesis.run), so every provider gets
+proposal are the caller's business (graphcons.consolidation.consolidate), so every provider gets
 exactly the same checks.
 """
 

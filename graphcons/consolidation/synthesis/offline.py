@@ -23,7 +23,13 @@ import re
 from collections import Counter
 
 from graphcons.consolidation.synthesis.base import Synthesis, Synthesizer
-from graphcons.consolidation.synthesis.models import Claim, Insight, Tension, Theme, Themes
+from graphcons.consolidation.synthesis.models import (
+    Claim,
+    Insight,
+    Tension,
+    Theme,
+    Themes,
+)
 from graphcons.consolidation.synthesis.prompt import Shown, SynthesisPrompt
 
 STOPWORDS = frozenset("""

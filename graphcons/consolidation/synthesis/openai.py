@@ -22,12 +22,16 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic import ValidationError as PydanticValidationError
 
+from graphcons.consolidation.synthesis.base import Synthesis, Synthesizer
+from graphcons.consolidation.synthesis.models import (
+    Insight,
+    Themes,
+    call_models,
+    to_stored,
+)
+from graphcons.consolidation.synthesis.prompt import SynthesisPrompt
 from graphcons.core.config import LLMConfig
 from graphcons.core.errors import ConfigError, ProviderError
-from graphcons.consolidation.synthesis.base import Synthesis, Synthesizer
-from graphcons.consolidation.synthesis.models import Insight, Themes, call_models, to_stored
-from graphcons.consolidation.synthesis.prompt import SynthesisPrompt
-
 
 # instructor logs every failed attempt at ERROR; graphcons reports the failure itself (ProviderError,
 # audit record), so without logging configured by the application those lines are not printed.

@@ -66,8 +66,6 @@ class Shown:
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> "Shown":
         created = row.get("created_at")
-        if hasattr(created, "to_native"):
-            created = created.to_native()
         sources = tuple(row.get("sources") or [row.get("source") or "user"])
         return cls(id=row["id"], title=row.get("title") or "", content=row.get("content") or "",
                    kind=row.get("kind") or "episode", source=row.get("source") or "user", sources=sources,

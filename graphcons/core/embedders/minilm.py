@@ -15,8 +15,8 @@ os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")  # must be set before onnxru
 
 import numpy as np
 
-from graphcons.core.errors import ProviderError
 from graphcons.core.embedders.base import Embedder
+from graphcons.core.errors import ProviderError
 
 MAX_TOKENS = 256
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 import math
 
 from graphcons.core.config import EmbeddingConfig
-from graphcons.core.errors import ConfigError, ProviderError
 from graphcons.core.embedders.base import Embedder
+from graphcons.core.errors import ConfigError, ProviderError
 
 
 class OpenAIEmbedder(Embedder):

@@ -1,2 +1,0 @@
-MATCH (p:Proposal {id: $id})
-RETURN p {.*} AS proposal

@@ -1,0 +1,140 @@
+"""The one review queue on the command line: `graphcons proposals list|show|approve|reject|
+revert|resynthesize` for every kind of proposal (`graphcons merge list|approve|reject|revert`
+are aliases that call the same functions). Every action goes through Graphcons' queue verbs.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Optional
+
+import typer
+from rich.table import Table
+from rich.tree import Tree
+
+from graphcons.cli.app import JsonOpt, app, console, emit_json, open_store
+from graphcons.store.proposals import Decision
+
+
+def show_decision(d: Decision, json_out: bool) -> None:
+    """One line per review action, the same for every kind (or the typed result as JSON)."""
+    if json_out:
+        emit_json(d.model_dump())
+        return
+    if not d.changed:
+        console.print(f"{d.proposal_id} was already {d.status}; nothing changed")
+    elif d.kind == "merge":
+        verb = "merged" if d.status == "applied" else d.status
+        console.print(f"{d.proposal_id}: {verb}" + (f" ({d.loser} into {d.winner})" if d.winner else "")
+                      + (f": {d.reason}" if d.reason else ""))
+    elif d.status == "applied":
+        console.print(f"applied {d.proposal_id}: insight {d.insight_id} summarises {d.summarizes} "
+                      f"member(s), derived from {d.derived_from}")
+    elif d.status == "reverted":
+        console.print(f"reverted {d.proposal_id}: insight {d.insight_id} deprecated, {d.links_kept} link(s) kept")
+    else:
+        console.print(f"{d.status} {d.proposal_id}" + (f": {d.reason}" if d.reason else ""))
+
+
+proposals_app = typer.Typer(help="The review queue: list, show, approve, reject, revert proposals.",
+                            no_args_is_help=True)
+app.add_typer(proposals_app, name="proposals")
+
+
+@proposals_app.command("list")
+def proposals_list(status: str = typer.Option("pending", help="pending, applied, rejected, reverted, stale or all"),
+                   kind: Optional[str] = typer.Option(None, help="consolidate, merge, ... (default: every kind)"),
+                   limit: int = typer.Option(100, min=1), json_out: bool = JsonOpt) -> None:
+    """Proposals of every kind, oldest first."""
+    with open_store() as g:
+        rows = g.proposals(status=None if status == "all" else status, kind=kind, limit=limit)
+    if json_out:
+        emit_json(rows)
+        return
+    table = Table("id", "kind", "status", "created", "title / summary", "members")
+    for p in rows:
+        title = p.get("title") or p.get("summary") or p.get("rule") or ""
+        members = p.get("member_ids") or p.get("memory_ids") or []
+        table.add_row(p["id"], str(p.get("kind")), str(p.get("status")), str(p.get("created_at", ""))[:19],
+                      str(title)[:60], str(len(members)) if isinstance(members, list) else "")
+    console.print(table)
+    console.print(f"{len(rows)} proposal(s)")
+
+
+@proposals_app.command("show")
+def proposals_show(proposal_id: str, json_out: bool = JsonOpt) -> None:
+    """One proposal with its typed insight, members, model, prompt hash and gate figures."""
+    with open_store() as g:
+        p = g.proposal(proposal_id)
+    if json_out:
+        emit_json(p)
+        return
+    insight = p.get("insight") if isinstance(p.get("insight"), dict) else None
+    head = Table(show_header=False, box=None)
+    shown = ("id", "kind", "status", "cluster_key", "namespace", "subject", "provider", "model", "prompt_hash",
+             "membership_hash", "created_at", "reason", "insight_id")
+    for key in shown:
+        if p.get(key) is not None:
+            head.add_row(f"[bold]{key}[/]", str(p[key]))
+    if not insight:  # a proposal of another kind (e.g. merge): every field as stored
+        for key, value in sorted(p.items()):
+            if key not in shown and value is not None:
+                head.add_row(f"[bold]{key}[/]", json.dumps(value, default=str) if not isinstance(value, str) else value)
+        console.print(head)
+        return
+    console.print(head)
+    tree = Tree(f"[bold]{insight['title']}[/]  (confidence {insight['confidence']:.2f}, hypothesis)")
+    tree.add(insight["concept"])
+    claims = tree.add("claims")
+    for c in insight["claims"]:
+        n = c.get("confirmations") or 1
+        claims.add(f"{c['statement']}  [dim](confirmed {'once' if n == 1 else f'{n} times'}; "
+                   f"{', '.join(c['member_ids'])})[/]")
+    for label, key in (("tensions", "tensions"), ("gaps", "gaps"), ("implications", "implications")):
+        items = insight.get(key) or []
+        if items:
+            branch = tree.add(label)
+            for item in items:
+                branch.add(item["description"] if isinstance(item, dict) else str(item))
+    console.print(tree)
+    grounding = p.get("grounding") or {}
+    versions = p.get("member_versions") or {}
+    console.print(f"members: {', '.join(f'{m}@v{v}' for m, v in sorted(versions.items()))}")
+    console.print(f"cited: {', '.join(p.get('cited') or [])}; stripped unshown ids: "
+                  f"{grounding.get('stripped_count', 0)}; gate figures: {json.dumps(p.get('gate_figures'), default=str)}")
+
+
+@proposals_app.command("approve")
+def proposals_approve(proposal_id: str, by: str = typer.Option("user"), json_out: bool = JsonOpt) -> None:
+    """Apply a pending proposal in one transaction (approving twice changes nothing)."""
+    with open_store() as g:
+        show_decision(g.approve(proposal_id, by=by), json_out)
+
+
+@proposals_app.command("reject")
+def proposals_reject(proposal_id: str, reason: str = typer.Option(..., "--reason", help="Why (kept on the proposal)."),
+                     by: str = typer.Option("user"), json_out: bool = JsonOpt) -> None:
+    """Reject a pending proposal; it is kept with the reason."""
+    with open_store() as g:
+        show_decision(g.reject(proposal_id, reason, by=by), json_out)
+
+
+@proposals_app.command("revert")
+def proposals_revert(proposal_id: str, reason: str = typer.Option("reverted", "--reason"),
+                     by: str = typer.Option("user"), json_out: bool = JsonOpt) -> None:
+    """Undo an applied proposal: the insight is deprecated, every link stays (nothing deleted)."""
+    with open_store() as g:
+        show_decision(g.revert(proposal_id, reason, by=by), json_out)
+
+
+@proposals_app.command("resynthesize")
+def proposals_resynthesize(proposal_id: str, json_out: bool = JsonOpt) -> None:
+    """Re-synthesize a stale proposal from its members' current versions (a new proposal)."""
+    with open_store() as g:
+        out = g.resynthesize(proposal_id)
+    if json_out:
+        emit_json(out.to_dict())
+    else:
+        console.print(f"{out.cluster_key}: {out.status} {out.proposal_id or ''} {out.reason}")
+
+

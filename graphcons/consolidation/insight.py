@@ -1,0 +1,179 @@
+"""The `consolidate` proposal kind: an insight applied with its provenance, or reverted.
+
+Synthesis (consolidation.consolidate) queues a pending proposal holding the typed insight,
+the cluster key, each member's version, the model, a prompt hash, the gate's figures and
+the grounding report. The review queue (graphcons.review.queue) then calls this module:
+
+- approve: ONE transaction inserts the insight memory (kind insight, epistemic status
+  hypothesis, tensions, gaps and implications folded into its text; embedded and given
+  SIMILAR edges like any memory), SUMMARIZES {version} to each member's current version,
+  DERIVED_FROM to each cited member, marks the proposal applied and writes the audit record.
+  A failure anywhere inside leaves nothing. If a member changed since the proposal was made,
+  approval refuses (Conflict) and offers re-synthesis. Members stay active, never archived.
+- reject: the cluster's synthesis task remembers the rejection (no re-synthesis until it changes).
+- revert: the insight is deprecated (a new version), every link stays, marked reverted.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Any, Callable
+
+from graphcons.consolidation.grounding import confirmation_phrase
+from graphcons.consolidation.synthesis.models import Insight
+from graphcons.core import audit
+from graphcons.core.config import Config
+from graphcons.core.db import Database
+from graphcons.core.embedders import Embedder
+from graphcons.core.errors import Conflict
+from graphcons.core.memory import (
+    LIVE_STATUSES,
+    Kind,
+    MemoryInput,
+    content_hash,
+    embedded_text,
+)
+from graphcons.store import proposals
+from graphcons.store.admission import node_props, version_props
+from graphcons.store.proposals import Decision
+
+KIND = "consolidate"
+INSIGHT_SOURCE = "graphcons:consolidate"
+
+
+def proposal_id(cluster_key: str, membership_hash: str) -> str:
+    return proposals.digest_id("p-", KIND, cluster_key, membership_hash)
+
+
+def insight_id_for(pid: str) -> str:
+    return proposals.digest_id("ins-", pid)
+
+
+def render(insight: Insight, *, member_count: int, sources: list[str]) -> tuple[str, str]:
+    """(title, content) of the insight memory: everything a retrieval should surface."""
+    main = insight.claims[0]
+    title = f"{insight.title} ({confirmation_phrase(main.confirmations or 1)})"
+    lines = [insight.concept.strip(), "", "Claims:"]
+    for c in insight.claims:
+        lines.append(f"- {c.statement} ({confirmation_phrase(c.confirmations or 1)}; members {', '.join(c.member_ids)})")
+    if insight.tensions:
+        lines += ["", "Tensions:"] + [f"- {t.description}" + (f" [{', '.join(t.member_ids)}]" if t.member_ids else "")
+                                       for t in insight.tensions]
+    if insight.gaps:
+        lines += ["", "Gaps and open questions:"] + [f"- {x}" for x in insight.gaps]
+    if insight.implications:
+        lines += ["", "Implications:"] + [f"- {x}" for x in insight.implications]
+    lines += ["", f"Epistemic status: hypothesis (confidence {insight.confidence:.2f}); consolidated from "
+                  f"{member_count} memories, {len(sources)} distinct source(s): {', '.join(sources)}."]
+    return title, "\n".join(lines)
+
+
+def stale_members(runner: Any, versions: dict[str, int]) -> list[str]:
+    """Why a proposal no longer matches its members (empty: every member is as it was)."""
+    problems = []
+    for r in runner.run("proposals/member_versions", ids=sorted(versions)):
+        if r["version"] is None:
+            problems.append(f"{r['id']} no longer exists")
+        elif r["version"] != versions[r["id"]]:
+            problems.append(f"{r['id']} changed (version {versions[r['id']]} -> {r['version']})")
+        elif r["status"] not in LIVE_STATUSES:
+            problems.append(f"{r['id']} is now {r['status']}")
+    return problems
+
+
+def _stale_message(pid: str, problems: list[str]) -> str:
+    return (f"proposal {pid} is stale: {'; '.join(problems)} since it was made. Nothing was applied. "
+            f"Re-synthesize it from the current versions with `graphcons proposals resynthesize {pid}` "
+            "(Python: g.resynthesize(proposal_id)), then review the new proposal.")
+
+
+def _task(runner: Any, p: dict[str, Any], status: str, reason: str, now: datetime) -> None:
+    runner.run("synthesis/task_set", key=p["cluster_key"], status=status, reason=reason, now=now,
+               run_id=p.get("run_id"), membership_hash=p.get("membership_hash"), member_ids=None, namespace=None,
+               subject=None, proposal_id=p["id"], attempt=0)
+
+
+class _AlreadyApplied(Exception):
+    pass
+
+
+def approve(db: Database, cfg: Config, embedder: Embedder, p: dict[str, Any], *, by: str, now: datetime,
+            checkpoint: Callable[[str], None] | None = None) -> Decision:
+    """Apply a pending consolidate proposal in one transaction (see the module docstring).
+
+    `checkpoint(step)` is called after each step inside the transaction ("insight",
+    "links", "proposal", "audit"); an exception there rolls everything back (fault injection).
+    """
+    pid = p["id"]
+    versions: dict[str, int] = p["member_versions"]
+    problems = stale_members(db, versions)
+    if problems:
+        raise Conflict(_stale_message(pid, problems))
+    insight = Insight.model_validate(p["insight"])
+    sources = list((p.get("grounding") or {}).get("sources") or [])
+    title, content = render(insight, member_count=len(versions), sources=sources)
+    iid = insight_id_for(pid)
+    mem = MemoryInput(content=content[: cfg.admission.max_content_chars], title=title[: cfg.admission.max_title_chars],
+                      kind=Kind.insight, subject=p.get("subject") or "general", namespace=p["namespace"],
+                      source=INSIGHT_SOURCE, confidence=float(insight.confidence), id=iid, created_at=now)
+    vec = embedder.embed_one(embedded_text(mem.title, mem.content))
+    props = node_props(mem, content_hash(mem.content), vec)
+    props.update(epistemic_status="hypothesis", proposal_id=pid, cluster_key=p["cluster_key"],
+                 summarizes=sorted(versions), derived_from=list(p["cited"]), member_sources=sources,
+                 activation=0.0, insight_json=json.dumps(p["insight"], sort_keys=True))
+    claims_per_member: dict[str, int] = {}
+    for c in insight.claims:
+        for mid in c.member_ids:
+            claims_per_member[mid] = claims_per_member.get(mid, 0) + 1
+    step = checkpoint or (lambda _s: None)
+    k = cfg.admission.similar_k
+    try:
+        with db.transaction() as tx:
+            locked = proposals.lock(tx, pid)
+            if locked["status"] == "applied":
+                raise _AlreadyApplied(locked.get("insight_id"))
+            if locked["status"] != "pending":
+                raise Conflict(f"proposal {pid} is {locked['status']}; only a pending proposal can be approved")
+            problems = stale_members(tx, versions)
+            if problems:
+                raise Conflict(_stale_message(pid, problems))
+            tx.run("memory/create", props=props, version_props=version_props(props, now), candidates=max(4 * k, 10),
+                   k=k, floor=cfg.consolidation.sim_floor, live=list(LIVE_STATUSES))
+            step("insight")
+            links = tx.run("insights/apply_links", insight_id=iid, proposal_id=pid, now=now,
+                           members=[{"id": m, "version": v} for m, v in sorted(versions.items())],
+                           cited=[{"id": m, "version": versions[m], "claims": claims_per_member.get(m, 0)}
+                                  for m in p["cited"]])[0]
+            step("links")
+            proposals.transition(tx, pid, "pending", "applied", now=now, by=by, insight_id=iid)
+            _task(tx, p, "applied", f"approved by {by}", now)
+            step("proposal")
+            audit.record(tx, "approve", [pid, iid, *sorted(versions)], at=now, kind=KIND, by=by,
+                         cluster_key=p["cluster_key"], summarizes=links["summarizes"], derived_from=links["derived"],
+                         model=p.get("model"), prompt_hash=p.get("prompt_hash"))
+            step("audit")
+    except _AlreadyApplied as done:
+        return Decision(proposal_id=pid, kind=KIND, status="applied", changed=False, insight_id=done.args[0])
+    return Decision(proposal_id=pid, kind=KIND, status="applied", changed=True, insight_id=iid,
+                    summarizes=links["summarizes"], derived_from=links["derived"])
+
+
+def on_reject(tx: Any, p: dict[str, Any], reason: str, now: datetime) -> None:
+    """Inside the queue's reject transaction: the cluster is not synthesized again until it changes."""
+    _task(tx, p, "rejected", reason, now)
+
+
+def revert(db: Database, p: dict[str, Any], reason: str, *, by: str, now: datetime) -> Decision:
+    """Deprecate the insight of an applied proposal; every link stays, marked reverted."""
+    pid = p["id"]
+    with db.transaction() as tx:
+        proposals.transition(tx, pid, "applied", "reverted", now=now, by=by, reason=reason)
+        rows = tx.run("insights/revert", proposal_id=pid, now=now, by=by, reason=reason)
+        if not rows:
+            raise Conflict(f"proposal {pid} names no insight it created; nothing was reverted")
+        _task(tx, p, "reverted", reason, now)
+        audit.record(tx, "revert", [pid, rows[0]["insight_id"]], at=now, kind=KIND, by=by, reason=reason,
+                     links_kept=rows[0]["links"])
+    return Decision(proposal_id=pid, kind=KIND, status="reverted", changed=True, insight_id=rows[0]["insight_id"],
+                    links_kept=rows[0]["links"], reason=reason)

@@ -1,0 +1,50 @@
+"""The one home for time: the clock, Neo4j temporal values, and parsing `--now`.
+
+Decisions never read the wall clock themselves (principle 4): callers pass `now`, and only
+the outermost layer (API facade, CLI, worker) fills it from `utcnow()` when none is given.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any
+
+from graphcons.core.errors import ValidationError
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def native(value: Any) -> Any:
+    """Neo4j temporal values to Python ones, through lists and maps; other values unchanged.
+
+    The database boundary (Database.run / Tx.run) applies it to every row, so no other
+    module converts temporal values.
+    """
+    if hasattr(value, "to_native"):
+        return value.to_native()
+    if isinstance(value, dict):
+        return {k: native(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [native(v) for v in value]
+    return value
+
+
+def require_aware(now: Any, field: str = "now") -> datetime:
+    if not isinstance(now, datetime) or now.tzinfo is None:
+        raise ValidationError(field, "must be a timezone-aware datetime (e.g. 2026-11-29T10:00:00+00:00)")
+    return now
+
+
+def parse_instant(value: str | None, field: str = "now") -> datetime | None:
+    """An ISO-8601 date-time with its timezone (the command line's `--now`)."""
+    if value is None:
+        return None
+    try:
+        dt = datetime.fromisoformat(value)
+    except ValueError:
+        raise ValidationError(field, f"not an ISO-8601 date-time: {value!r}") from None
+    if dt.tzinfo is None:
+        raise ValidationError(field, "must carry a timezone (e.g. 2026-11-29T10:00:00+00:00)")
+    return dt

@@ -1,0 +1,67 @@
+"""The `merge` proposal kind: apply a reviewed merge, or revert one.
+
+Applying: `(winner)-[:SUPERSEDES {proposal}]->(loser)`; the loser becomes deprecated, still
+addressable; distinct sources and access statistics add up on the winner; retrieval
+follows SUPERSEDES to the winner. Reverting keeps the edge, marked `reverted: true`, and
+gives the loser its status back. The review queue (graphcons.review.queue) calls these;
+the merge job calls `apply` directly when `[merge] auto_apply = true`.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from graphcons.core import audit
+from graphcons.core.db import Database
+from graphcons.core.errors import Conflict
+from graphcons.core.memory import LIVE_STATUSES
+from graphcons.store import proposals
+from graphcons.store.proposals import Decision
+
+KIND = "merge"
+
+
+def apply(tx: Any, p: dict[str, Any], *, now: datetime, run_id: str, by: str) -> Decision:
+    """Apply one pending merge proposal inside the caller's transaction."""
+    pid, payload = p["id"], p["payload"]
+    out = tx.run("merge/apply", winner=payload["winner"], loser=payload["loser"], proposal_id=pid, now=now,
+                 run_id=run_id, score=payload["score"], live=list(LIVE_STATUSES))
+    if not out:
+        raise Conflict(f"merge proposal {pid!r} is stale: {payload['winner']} or {payload['loser']} is no "
+                       "longer live (or they no longer share subject and namespace); reject it")
+    proposals.transition(tx, pid, "pending", "applied", now=now, by=by, run_id=run_id)
+    audit.record(tx, "merge", [payload["winner"], payload["loser"]], run_id=run_id, at=now, proposal=pid, by=by,
+                 rule=payload.get("rule_text"), winner=payload["winner"], loser=payload["loser"],
+                 before={"winner": out[0]["before"], "loser_status": out[0]["loser_status"]},
+                 after={"winner": out[0]["after"], "loser_status": "deprecated"})
+    return Decision(proposal_id=pid, kind=KIND, status="applied", changed=True, winner=payload["winner"],
+                    loser=payload["loser"])
+
+
+def approve(db: Database, p: dict[str, Any], *, by: str, now: datetime) -> Decision:
+    """Apply a pending merge in one transaction; approving an applied one changes nothing."""
+    with db.transaction() as tx:
+        locked = proposals.lock(tx, p["id"])
+        if locked["status"] == "applied":
+            return Decision(proposal_id=p["id"], kind=KIND, status="applied", changed=False,
+                            winner=locked["payload"]["winner"], loser=locked["payload"]["loser"])
+        if locked["status"] != "pending":
+            raise Conflict(f"merge proposal {p['id']!r} is {locked['status']}, not pending")
+        return apply(tx, locked, now=now, run_id=audit.new_run_id("merge-approve"), by=by)
+
+
+def revert(db: Database, p: dict[str, Any], reason: str, *, by: str, now: datetime) -> Decision:
+    """Undo an applied merge; the SUPERSEDES edge stays, marked reverted."""
+    pid = p["id"]
+    run_id = audit.new_run_id("merge-revert")
+    with db.transaction() as tx:
+        proposals.transition(tx, pid, "applied", "reverted", now=now, by=by, reason=reason, run_id=run_id)
+        out = tx.run("merge/revert", proposal_id=pid, now=now, run_id=run_id)
+        row = out[0] if out else {}
+        audit.record(tx, "merge_reverted", p.get("memory_ids") or [], run_id=run_id, at=now, proposal=pid, by=by,
+                     rule="revert merge", reason=reason,
+                     before={"winner": row.get("before"), "loser_status": row.get("loser_was")},
+                     after={"winner": row.get("after"), "loser_status": row.get("loser_now")})
+    return Decision(proposal_id=pid, kind=KIND, status="reverted", changed=True, winner=row.get("winner"),
+                    loser=row.get("loser"), reason=reason)
