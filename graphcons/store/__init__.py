@@ -1,1 +1,1 @@
-"""store"""
+"""Layer 1: the store itself (schema, admission, import, history, co-access, retrieval, activation, the proposal record)."""
