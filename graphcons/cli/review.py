@@ -138,3 +138,14 @@ def proposals_resynthesize(proposal_id: str, json_out: bool = JsonOpt) -> None:
         console.print(f"{out.cluster_key}: {out.status} {out.proposal_id or ''} {out.reason}")
 
 
+
+
+@app.command("review")
+def review(namespace: Optional[str] = typer.Option(None, help="Only this namespace."),
+           kind: Optional[str] = typer.Option(None, help="consolidate, merge, ... (default: every kind)"),
+           by: str = typer.Option("user", help="Reviewer name recorded on each action.")) -> None:
+    """The review queue as a terminal app: approve, reject, revert, resynthesize with one key."""
+    from graphcons.cli.tui import ReviewApp  # Textual loads only for this command
+
+    with open_store() as g:
+        ReviewApp(g, namespace=namespace, kind=kind, by=by).run()

@@ -1,0 +1,253 @@
+"""`graphcons review`: the review queue as a terminal app (Textual), usable over SSH at 80x24.
+
+A list of proposals on the left, the one under the cursor on the right: for a consolidation,
+the insight's claims each followed by the members it cites (members nobody cites dimmed),
+tensions, gaps and the labelled context; for a merge, the two texts as a word diff with the
+score parts. Every key calls the same Graphcons verbs as `graphcons proposals ...` (no second
+code path), so each action is validated and audited exactly as on the command line.
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import Any
+
+from rich.markup import escape
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import DataTable, Footer, Input, Label, Static
+
+from graphcons.api import Graphcons
+from graphcons.core.errors import GraphconsError
+
+STATUS_FILTERS = ("pending", "stale", "applied", "rejected", "reverted", None)  # None = every status
+
+
+def word_diff(a: str, b: str) -> str:
+    """Rich markup of b against a, word by word: removed words struck in red, added in green."""
+    wa, wb = a.split(), b.split()
+    out: list[str] = []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=wa, b=wb, autojunk=False).get_opcodes():
+        if op in ("delete", "replace"):
+            out.append(f"[strike red]{escape(' '.join(wa[i1:i2]))}[/]")
+        if op in ("insert", "replace"):
+            out.append(f"[bold green]{escape(' '.join(wb[j1:j2]))}[/]")
+        if op == "equal":
+            out.append(escape(" ".join(wa[i1:i2])))
+    return " ".join(out)
+
+
+def _snippet(text: str, width: int = 160) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def describe(g: Graphcons, p: dict[str, Any]) -> str:
+    """The detail pane of one proposal, as Rich markup."""
+    head = (f"[b]{escape(str(p.get('title') or p['id']))}[/]\n[dim]{p['id']} · {p.get('kind')} · {p.get('status')}"
+            f" · {p.get('namespace') or ''}/{p.get('subject') or ''}[/]\n")
+    if p.get("kind") == "merge":
+        return head + _merge(g, p)
+    if isinstance(p.get("insight"), dict):
+        return head + _consolidation(g, p)
+    return head + "\n".join(f"{k}: {escape(str(v))}" for k, v in sorted(p.items()) if v is not None)
+
+
+def _memory(g: Graphcons, mid: str) -> tuple[str, str]:
+    try:
+        m = g.get(mid)
+    except GraphconsError:
+        return mid, "(missing)"
+    return m.title, m.content
+
+
+def _consolidation(g: Graphcons, p: dict[str, Any]) -> str:
+    ins, lines = p["insight"], []
+    lines.append(f"{escape(ins.get('concept', ''))}\n[dim]confidence {ins.get('confidence', 0):.2f} · hypothesis[/]\n")
+    cited: set[str] = set()
+    for c in ins.get("claims", []):
+        lines.append(f"[b]• {escape(c['statement'])}[/]")
+        for mid in c.get("member_ids", []):
+            cited.add(mid)
+            title, content = _memory(g, mid)
+            lines.append(f"    [cyan]{mid}[/]: {escape(_snippet(content, 120))}")
+    uncited = [m for m in p.get("member_ids") or [] if m not in cited]
+    if uncited:
+        lines.append("\n[dim]members shown but not cited:[/]")
+        lines += [f"[dim]    {m} {escape(_snippet(_memory(g, m)[1], 100))}[/]" for m in uncited]
+    for label, key in (("tensions", "tensions"), ("gaps", "gaps")):
+        items = ins.get(key) or []
+        if items:
+            lines.append(f"\n[b]{label}[/]")
+            lines += [f"  - {escape(i['description'] if isinstance(i, dict) else str(i))}" for i in items]
+    ctx = p.get("context_ids") or []
+    if ctx:
+        lines.append("\n[b yellow]context (conflicts / exceptions, never support)[/]")
+        lines += [f"  [yellow]{m}[/] {escape(_snippet(_memory(g, m)[1], 100))}" for m in ctx]
+    figures = p.get("gate_figures") or {}
+    if figures:
+        lines.append("\n[dim]gate: " + ", ".join(f"{k} {v}" for k, v in sorted(figures.items())
+                                                   if isinstance(v, (int, float))) + "[/]")
+    return "\n".join(lines)
+
+
+def _merge(g: Graphcons, p: dict[str, Any]) -> str:
+    pay = p.get("payload") or {}
+    (_, a), (_, b) = _memory(g, pay.get("winner", "")), _memory(g, pay.get("loser", ""))
+    parts = (f"score {pay.get('score', 0):.3f} = {pay.get('title_weight')}·JW {pay.get('title_sim', 0):.3f}"
+             f" + {pay.get('content_weight')}·cos {pay.get('cosine', 0):.3f}  (threshold {pay.get('threshold')})")
+    guard = ", ".join(pay.get("contradictions") or []) or "none"
+    return (f"{parts}\n[dim]guard: {guard} · rule {pay.get('rule')}[/]\n\n"
+            f"[b]keeps[/] {pay.get('winner')}\n{escape(a)}\n\n[b]deprecates[/] {pay.get('loser')} (diff against the kept text)\n"
+            f"{word_diff(a, b)}")
+
+
+class ReasonScreen(ModalScreen[str | None]):
+    """Asks why (rejecting needs a reason); Escape cancels."""
+
+    BINDINGS = [Binding("escape", "cancel", "cancel")]
+
+    def __init__(self, prompt: str):
+        super().__init__()
+        self.prompt = prompt
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="reason"):
+            yield Label(self.prompt)
+            yield Input(placeholder="reason", id="reason-input")
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.dismiss(event.value.strip() or None)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class ReviewApp(App[None]):
+    """The review queue. Keys: a approve, r reject, v revert, s resynthesize, o open in Browser,
+    f cycle the status filter, n/p or arrows move, q quit."""
+
+    CSS = """
+    #queue { width: 38%; min-width: 30; }
+    #detail-box { width: 1fr; border-left: solid $accent; padding: 0 1; }
+    #status { height: 1; background: $boost; }
+    #reason { padding: 1 2; width: 70; height: auto; border: round $accent; background: $panel; }
+    ReasonScreen { align: center middle; }
+    """
+    BINDINGS = [
+        Binding("a", "approve", "approve"), Binding("r", "reject", "reject"), Binding("v", "revert", "revert"),
+        Binding("s", "resynthesize", "resynth"), Binding("o", "browser", "Browser"),
+        Binding("f", "filter", "filter"), Binding("n", "move(1)", "next", show=False),
+        Binding("p", "move(-1)", "prev", show=False), Binding("q", "quit", "quit"),
+    ]
+
+    def __init__(self, g: Graphcons, *, namespace: str | None = None, kind: str | None = None, by: str = "user"):
+        super().__init__()
+        self.g, self.namespace, self.kind, self.by = g, namespace, kind, by
+        self.status_filter = 0
+        self.rows: list[dict[str, Any]] = []
+
+    def compose(self) -> ComposeResult:
+        with Horizontal():
+            yield DataTable(id="queue", cursor_type="row", zebra_stripes=True)
+            with VerticalScroll(id="detail-box"):
+                yield Static(id="detail")
+        yield Static(id="status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        table.add_columns("kind", "title", "n", "age")
+        self.reload()
+
+    # -- data ------------------------------------------------------------------------------
+    @property
+    def status(self) -> str | None:
+        return STATUS_FILTERS[self.status_filter]
+
+    def reload(self, keep: str | None = None) -> None:
+        rows = self.g.proposals(status=self.status, kind=self.kind, limit=500)
+        self.rows = [r for r in rows if self.namespace is None or r.get("namespace") == self.namespace]
+        table = self.query_one(DataTable)
+        table.clear()
+        for r in self.rows:
+            size = len(r.get("member_ids") or r.get("memory_ids") or [])
+            age = str(r.get("created_at") or "")[:10]
+            table.add_row(r.get("kind", "")[:5], _snippet(str(r.get("title") or r["id"]), 40), str(size), age, key=r["id"])
+        if keep and any(r["id"] == keep for r in self.rows):
+            table.move_cursor(row=[r["id"] for r in self.rows].index(keep))
+        self.say(f"{len(self.rows)} proposal(s) · status {self.status or 'all'}"
+                 + (f" · kind {self.kind}" if self.kind else "") + (f" · namespace {self.namespace}" if self.namespace else ""))
+        self.show_current()
+
+    def current(self) -> dict[str, Any] | None:
+        table = self.query_one(DataTable)
+        if not self.rows or table.cursor_row is None or table.cursor_row >= len(self.rows):
+            return None
+        return self.rows[table.cursor_row]
+
+    def show_current(self) -> None:
+        p = self.current()
+        detail = self.query_one("#detail", Static)
+        detail.update(describe(self.g, self.g.proposal(p["id"])) if p else "[dim]nothing to review[/]")
+
+    def on_data_table_row_highlighted(self, _event: DataTable.RowHighlighted) -> None:
+        self.show_current()
+
+    def say(self, text: str) -> None:
+        self.query_one("#status", Static).update(text)
+
+    def _act(self, label: str, fn: Any) -> None:
+        p = self.current()
+        if p is None:
+            return
+        try:
+            d = fn(p["id"])
+        except GraphconsError as exc:  # the same message the CLI prints, never a traceback
+            self.say(f"[red]{escape(str(exc))}[/]")
+            return
+        changed = getattr(d, "changed", True)
+        self.reload(keep=p["id"])
+        self.say(f"{label} {p['id']}" + ("" if changed else " (nothing changed)"))
+
+    # -- actions ---------------------------------------------------------------------------
+    def action_move(self, step: int) -> None:
+        table = self.query_one(DataTable)
+        if self.rows:
+            table.move_cursor(row=max(0, min(len(self.rows) - 1, table.cursor_row + step)))
+
+    def action_approve(self) -> None:
+        self._act("approved", lambda pid: self.g.approve(pid, by=self.by))
+
+    def action_revert(self) -> None:
+        self._act("reverted", lambda pid: self.g.revert(pid, "reverted in review", by=self.by))
+
+    def action_resynthesize(self) -> None:
+        self._act("re-synthesized", lambda pid: self.g.resynthesize(pid))
+
+    def action_reject(self) -> None:
+        p = self.current()
+        if p is None:
+            return
+
+        def done(reason: str | None) -> None:
+            if reason:
+                self._act("rejected", lambda pid: self.g.reject(pid, reason, by=self.by))
+            else:
+                self.say("not rejected: a reason is needed")
+
+        self.push_screen(ReasonScreen(f"Why reject {p['id']}?"), done)
+
+    def action_filter(self) -> None:
+        self.status_filter = (self.status_filter + 1) % len(STATUS_FILTERS)
+        self.reload()
+
+    def action_browser(self) -> None:
+        p = self.current()
+        if p is None:
+            return
+        target = p.get("insight_id") or p["id"]
+        self.say(f":param id => '{target}'  then paste cypher/provenance/graph.cypher (or MATCH (p:Proposal {{id: $id}}) "
+                 "RETURN p) in the Neo4j Browser")
