@@ -31,7 +31,7 @@ from graphcons.core.db import Database
 from graphcons.core.embedders import Embedder, embedder_identity, make_embedder
 from graphcons.core.memory import Memory
 from graphcons.core.time import utcnow
-from graphcons.maintenance import deprecation, health, promotion, weights
+from graphcons.maintenance import deprecation, feedback, health, promotion, weights
 from graphcons.maintenance.merge import job as merge_job
 from graphcons.review import queue
 from graphcons.store import (
@@ -195,6 +195,11 @@ class Graphcons:
     def restore(self, memory_id: str, *, by: str = "user", now: datetime | None = None) -> dict[str, Any]:
         """Bring back a deprecated or archived memory (a merged one by reverting its merge)."""
         return deprecation.restore(self.db, memory_id, now=now or utcnow(), by=by)
+
+    def feedback(self, memory_id: str, verdict: str, *, note: str | None = None, by: str = "user",
+                 now: datetime | None = None) -> dict[str, Any]:
+        """Rate a memory or an insight `useful` or `wrong`: its feedback weight and effective weight follow."""
+        return feedback.rate(self.db, self.config, memory_id, verdict, note=note, by=by, now=now or utcnow())
 
     def health(self, *, now: datetime | None = None, scan: bool = False) -> dict[str, Any]:
         """Seed 003's health figures and quality metrics with their targets."""

@@ -28,7 +28,7 @@ def test_health_figures_metrics_and_audit_trail(g):
     h0 = g.health(now=NOW)
     assert h0["figures"]["active"] == 3 and h0["figures"]["proposed"] == 2
     assert h0["last_runs"]["merge"] is None and set(h0["quality"]) == {
-        "duplicate_rate", "promotion_rate", "stale_ratio", "merge_false_rate"}
+        "duplicate_rate", "promotion_rate", "stale_ratio", "merge_false_rate", "insight_quality", "weight_stability"}
     assert h0["quality"]["duplicate_rate"]["target"] == "< 0.05"
 
     g.merge(dry_run=False, now=NOW)
@@ -98,3 +98,43 @@ def test_maintenance_commands_are_dry_runs_by_default(cli, g):
     assert cli("merge", "approve", "merge-nope").returncode == 3
     assert cli("deprecate", a).returncode == 2  # needs --replaced-by
     assert out.returncode == 0
+
+
+def test_feedback_moves_the_weight_as_the_formula_says_and_feeds_insight_quality(g):
+    from graphcons.maintenance.weights import compute
+
+    mid = g.add({"content": "Warm the cache before switching traffic", "subject": "checkout",
+                 "created_at": NOW - timedelta(days=1)}).id
+    g.decay(dry_run=False, now=NOW)
+    before = g.get(mid)
+    out = g.feedback(mid, "useful", note="saved an outage", now=NOW)
+    after = g.get(mid)
+    assert after.weight_feedback == pytest.approx(2 / 3)  # (1 useful + 1) / (1 rated + 2)
+    expected = compute({**before.model_dump(), "weight_feedback": 2 / 3}, NOW, g.config.weights)["effective_weight"]
+    assert after.effective_weight == pytest.approx(expected) and after.effective_weight > before.effective_weight
+    assert out["effective_weight_before"] == pytest.approx(before.effective_weight)
+    g.feedback(mid, "wrong", now=NOW)
+    g.feedback(mid, "wrong", now=NOW)
+    assert g.get(mid).weight_feedback == pytest.approx(2 / 5) and g.get(mid).effective_weight < after.effective_weight
+    assert [a["details"]["verdict"] for a in g.audit_log(op="feedback")] == ["wrong", "wrong", "useful"]
+
+    ins = g.add({"content": "Checkout: 503 after deploy", "kind": "insight", "subject": "checkout"}).id
+    assert g.health(now=NOW)["quality"]["insight_quality"]["value"] is None  # nothing rated yet
+    g.feedback(ins, "useful", now=NOW)
+    q = g.health(now=NOW)["quality"]
+    assert q["insight_quality"] == {"value": 1.0, "target": "> 0.7", "ok": True}
+    g.decay(dry_run=False, now=NOW + timedelta(days=3))
+    g.decay(dry_run=False, now=NOW + timedelta(days=3))  # nothing changed: the weights are stable
+    stability = g.health(now=NOW)["quality"]["weight_stability"]
+    assert stability["value"] == 0.0 and stability["recent"][1] > 0 and stability["ok"] is True
+
+
+def test_bad_feedback_names_the_field_and_writes_nothing(g):
+    from graphcons.core.errors import NotFound, ValidationError
+
+    mid = g.add({"content": "A memory to rate", "subject": "x"}).id
+    with pytest.raises(ValidationError, match="verdict"):
+        g.feedback(mid, "meh", now=NOW)
+    with pytest.raises(NotFound):
+        g.feedback("m-nope", "useful", now=NOW)
+    assert g.get(mid).weight_feedback == 0.5 and g.audit_log(op="feedback") == []

@@ -218,3 +218,21 @@ def health(now: Optional[str] = NowOpt, scan: bool = typer.Option(False, "--scan
     for job, at in report["last_runs"].items():
         runs.add_row(job, str(at) if at else "never")
     console.print(runs)
+
+
+@app.command("feedback")
+def feedback(memory_id: str, useful: bool = typer.Option(False, "--useful", help="It helped."),
+             wrong: bool = typer.Option(False, "--wrong", help="It is wrong or misleading."),
+             note: Optional[str] = typer.Option(None, "--note", help="Why (kept with the rating)."),
+             by: str = typer.Option("user"), json_out: bool = JsonOpt) -> None:
+    """Rate a memory or an insight: feeds the feedback weight and the insight-quality metric."""
+    if useful == wrong:
+        err_console.print("[bold red]error[/]: verdict: give exactly one of --useful or --wrong")
+        raise typer.Exit(2)
+    with open_store() as g:
+        out = g.feedback(memory_id, "useful" if useful else "wrong", note=note, by=by)
+    if json_out:
+        emit_json(out)
+    else:
+        console.print(f"{memory_id}: rated {out['verdict']} ({out['useful']} useful, {out['wrong']} wrong); "
+                      f"effective weight {out['effective_weight_before']:.3f} -> {out['effective_weight']:.3f}")

@@ -9,6 +9,8 @@ Quality metrics, each with seed 003's target beside it:
     promotion_rate   promoted / (promoted + still proposed)        > 60 %
     stale_ratio      (deprecated + archived) / active              < 20 %
     merge_false_rate (rejected + reverted) / reviewed merges       < 2 %   (merge accuracy)
+    insight_quality  rated-useful insights / rated insights        > 70 %
+    weight_stability mean squared change of effective weights per weights run: decreasing
 """
 
 from __future__ import annotations
@@ -16,17 +18,32 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from graphcons.core import audit
 from graphcons.core.config import Config
 from graphcons.core.db import Database
 from graphcons.core.time import require_aware
+from graphcons.maintenance import deprecation, feedback
+from graphcons.maintenance.merge import job as merge
 
 TARGETS = {
     "duplicate_rate": ("<", 0.05),
     "promotion_rate": (">", 0.60),
     "stale_ratio": ("<", 0.20),
     "merge_false_rate": ("<", 0.02),
+    "insight_quality": (">", 0.70),
 }
 JOBS = ("merge", "weights", "decay", "promote", "deprecate")
+
+
+def weight_stability(db: Database) -> dict[str, Any]:
+    """Mean squared change of effective weights per weights run, newest first; seed 003 wants it
+    decreasing (a store whose weights keep swinging has a formula or a signal out of tune)."""
+    runs = [a for a in audit.read(db, op="maintenance_run", limit=200)
+            if a["details"].get("job") in ("weights", "decay")][:5]
+    values = [a["details"]["summary"].get("weight_change_variance") for a in runs]
+    values = [v for v in values if v is not None]
+    ok = None if len(values) < 2 else values[0] <= values[1]
+    return {"value": values[0] if values else None, "recent": values, "target": "decreasing", "ok": ok}
 
 
 def _ratio(num: float, den: float) -> float | None:
@@ -34,9 +51,6 @@ def _ratio(num: float, den: float) -> float | None:
 
 
 def health(db: Database, cfg: Config, *, now: datetime, scan: bool = False) -> dict[str, Any]:
-    from graphcons.maintenance import deprecation
-    from graphcons.maintenance.merge import job as merge
-
     require_aware(now)
     f = db.run("health/figures")[0]
     stale = deprecation.candidates(db, cfg, now=now)
@@ -52,12 +66,14 @@ def health(db: Database, cfg: Config, *, now: datetime, scan: bool = False) -> d
         "promotion_rate": _ratio(f["promoted"], f["promoted"] + f["proposed"]),
         "stale_ratio": _ratio(f["deprecated"] + f["archived"], f["active"]),
         "merge_false_rate": _ratio(f["merge_rejected"] + f["merge_reverted"], reviewed),
+        "insight_quality": feedback.insight_quality(db),
     }
     quality = {}
     for name, value in metrics.items():
         op, target = TARGETS[name]
         ok = None if value is None else (value < target if op == "<" else value > target)
         quality[name] = {"value": value, "target": f"{op} {target:g}", "ok": ok}
+    quality["weight_stability"] = weight_stability(db)
     return {
         "now": now.isoformat(),
         "figures": {

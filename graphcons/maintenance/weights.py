@@ -104,6 +104,7 @@ def recompute(db: Database, cfg: Config, *, now: datetime, dry_run: bool = True,
     after: str | None = None
     scanned = changed = 0
     below = 0
+    squared_change = 0.0  # sum of (new - old effective weight)^2: the run's weight stability
     sample: list[dict[str, Any]] = []
     while True:
         rows = db.run("weights/page", live=list(LIVE_STATUSES), after=after, limit=wcfg.batch_size)
@@ -113,6 +114,7 @@ def recompute(db: Database, cfg: Config, *, now: datetime, dry_run: bool = True,
         updates, diffs = [], {}
         for row in rows:
             new = compute(row, now, wcfg)
+            squared_change += (new["effective_weight"] - float(row.get("effective_weight") or 0.0)) ** 2
             if new["effective_weight"] < cfg.deprecation.max_weight:
                 below += 1
             if _changed(row, new, wcfg.tolerance):
@@ -131,7 +133,8 @@ def recompute(db: Database, cfg: Config, *, now: datetime, dry_run: bool = True,
         if progress:
             progress(len(rows))
     report = {"job": job, "run_id": run_id, "dry_run": dry_run, "now": now.isoformat(), "scanned": scanned,
-              "changed": changed, "below_deprecation_weight": below, "sample": sample}
+              "changed": changed, "below_deprecation_weight": below, "sample": sample,
+              "weight_change_variance": round(squared_change / scanned, 12) if scanned else 0.0}
     if not dry_run:
         audit.record_run(db, job, run_id, now, report)
     return report
