@@ -72,3 +72,21 @@ def test_a_refused_action_shows_the_message_and_changes_nothing(g):
 def test_merge_detail_is_a_word_diff():
     marked = word_diff("checkout returned 503 after deploy 4.2", "checkout returned 500 after deploy 4.2")
     assert "[strike red]503[/]" in marked and "[bold green]500[/]" in marked
+
+
+def test_tables_fit_an_80_column_terminal_and_never_cut_an_id(g, neo4j_settings, tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    pid = g.synthesize(add_incidents(g), now=NOW).proposal_id
+    env = dict(os.environ, NEO4J_URI=neo4j_settings.uri, NEO4J_USER=neo4j_settings.user,
+               NEO4J_PASSWORD=neo4j_settings.resolved_password(), COLUMNS="80")
+    env.pop("GRAPHCONS_CONFIG", None)
+    for args in (["proposals", "list"], ["clusters"]):
+        out = subprocess.run([sys.executable, "-m", "graphcons", *args], capture_output=True, text=True, env=env,
+                             cwd=tmp_path, timeout=300)
+        assert out.returncode == 0, out.stderr
+        assert max(len(line) for line in out.stdout.splitlines()) <= 80, out.stdout
+        if args[0] == "proposals":
+            assert pid in out.stdout  # the id the next command needs is whole

@@ -14,28 +14,39 @@ def _short(text: str, n: int = 40) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
-def render_report(report, *, show_all: bool = True) -> None:
-    """A rich table of the scan's decisions, then consolidation_due and the warnings."""
-    table = Table(title=f"cluster scan {report.run_id} ({report.algorithm}, "
-                        f"{report.nodes} memories, {report.relationships} fused edges)")
-    table.add_column("cluster", no_wrap=True)
-    for col in ("size", "cohesion", "salience", "trigger"):
-        table.add_column(col, justify="right" if col != "trigger" else "left")
-    table.add_column("verdict", ratio=2, overflow="fold")
-    table.add_column("members", ratio=2, overflow="fold")
+def render_report(report, *, wide: bool = False) -> None:
+    """A rich table of the scan's decisions, then consolidation_due and the warnings.
+
+    On a terminal narrower than 120 columns the low-value columns go first (salience, trigger,
+    the second member) and every cell stays on one line, cut with an ellipsis; --wide shows all.
+    """
+    wide = wide or console.width >= 120
+    table = Table(title=f"scan {report.run_id} ({report.algorithm}, {report.nodes} memories, "
+                        f"{report.relationships} fused edges)")
+    table.add_column("cluster", no_wrap=True, min_width=18)  # keys are never cut: commands take them
+    table.add_column("size", justify="right", no_wrap=True, min_width=4)
+    table.add_column("coh", justify="right", no_wrap=True, min_width=4)
+    if wide:
+        table.add_column("salience", justify="right")
+        table.add_column("trigger")
+    free = max(20, console.width - 18 - 4 - 4 - 3 * 5 - 1)  # what the fixed columns and borders leave
+    table.add_column("verdict", ratio=1, no_wrap=not wide, overflow="fold" if wide else "ellipsis",
+                     max_width=None if wide else free // 3)
+    table.add_column("members", ratio=2, no_wrap=not wide, overflow="fold" if wide else "ellipsis",
+                     max_width=None if wide else free - free // 3)
     for d in report.decisions:
         f = d.figures
         verdict = "[green]accepted[/]" if d.accepted else "[red]rejected[/]: " + "; ".join(d.reasons)
         if d.split_from:
             verdict += f" [dim](part of {d.split_from})[/]"
-        table.add_row(
-            d.key, str(d.cluster.size),
-            f"{f['cohesion']:.2f}" if "cohesion" in f else "-",
-            f"{f['salience']:.2f}" if "salience" in f else "-",
-            d.trigger or "-", verdict,
-            "\n".join(_short(t) for t in d.titles[:2])
-            + (f"\n… +{d.cluster.size - min(2, len(d.titles))} more" if d.cluster.size > 2 else ""),
-        )
+        shown = 2 if wide else 1
+        members = ("\n" if wide else "; ").join(_short(t) for t in d.titles[:shown])
+        if d.cluster.size > shown:
+            members += f"{chr(10) if wide else ' '}… +{d.cluster.size - min(shown, len(d.titles))} more"
+        cells = [d.key, str(d.cluster.size), f"{f['cohesion']:.2f}" if "cohesion" in f else "-"]
+        if wide:
+            cells += [f"{f['salience']:.2f}" if "salience" in f else "-", d.trigger or "-"]
+        table.add_row(*cells, verdict, members)
     console.print(table)
     console.print(f"accepted {len(report.accepted)}, rejected {len(report.rejected)}, "
                   f"consolidation_due {report.consolidation_due}"
@@ -49,6 +60,7 @@ def clusters(
     namespace: Optional[str] = typer.Option(None, help="Scan one namespace only (default: all, never mixed)."),
     algorithm: Optional[str] = typer.Option(None, help="label_propagation or leiden (default: [consolidation] algorithm)."),
     accepted_only: bool = typer.Option(False, "--accepted", help="Show accepted clusters only."),
+    wide: bool = typer.Option(False, "--wide", help="Every column, wrapped (default fits the terminal)."),
     json_out: bool = JsonOpt,
 ) -> None:
     """Dry-run cluster scan: fused graph -> communities -> value gate. Writes only its audit record."""
@@ -59,7 +71,7 @@ def clusters(
     if json_out:
         emit_json(report.to_dict())
     else:
-        render_report(report)
+        render_report(report, wide=wide)
 
 
 scenario_app = typer.Typer(help="Seed a demonstration scenario and show what graphcons makes of it.",

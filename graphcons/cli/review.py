@@ -44,19 +44,32 @@ app.add_typer(proposals_app, name="proposals")
 @proposals_app.command("list")
 def proposals_list(status: str = typer.Option("pending", help="pending, applied, rejected, reverted, stale or all"),
                    kind: Optional[str] = typer.Option(None, help="consolidate, merge, ... (default: every kind)"),
-                   limit: int = typer.Option(100, min=1), json_out: bool = JsonOpt) -> None:
+                   limit: int = typer.Option(100, min=1),
+                   wide: bool = typer.Option(False, "--wide", help="Every column (default fits the terminal)."),
+                   json_out: bool = JsonOpt) -> None:
     """Proposals of every kind, oldest first."""
     with open_store() as g:
         rows = g.proposals(status=None if status == "all" else status, kind=kind, limit=limit)
     if json_out:
         emit_json(rows)
         return
-    table = Table("id", "kind", "status", "created", "title / summary", "members")
+    wide = wide or console.width >= 120  # narrow terminals: one line per proposal, cut with an ellipsis
+    table = Table()
+    table.add_column("id", no_wrap=True, min_width=18)  # ids are never cut: the next command takes one
+    table.add_column("kind", no_wrap=True, min_width=5, max_width=None if wide else 11)
+    table.add_column("status", no_wrap=True, min_width=7)
+    if wide:
+        table.add_column("created")
+    table.add_column("title / summary", ratio=1, no_wrap=not wide, overflow="ellipsis",
+                     max_width=None if wide else max(12, console.width - 18 - 11 - 7 - 3 - 3 * 5 - 1))
+    table.add_column("n", justify="right")
     for p in rows:
         title = p.get("title") or p.get("summary") or p.get("rule") or ""
         members = p.get("member_ids") or p.get("memory_ids") or []
-        table.add_row(p["id"], str(p.get("kind")), str(p.get("status")), str(p.get("created_at", ""))[:19],
-                      str(title)[:60], str(len(members)) if isinstance(members, list) else "")
+        cells = [p["id"], str(p.get("kind")), str(p.get("status"))]
+        if wide:
+            cells.append(str(p.get("created_at", ""))[:19])
+        table.add_row(*cells, str(title), str(len(members)) if isinstance(members, list) else "")
     console.print(table)
     console.print(f"{len(rows)} proposal(s)")
 
