@@ -64,7 +64,7 @@ def clusters(
     json_out: bool = JsonOpt,
 ) -> None:
     """Dry-run cluster scan: fused graph -> communities -> value gate. Writes only its audit record."""
-    with open_store() as g:
+    with open_store() as g, err_console.status("scanning: fused projection, communities, value gate"):
         report = g.scan(namespace=namespace, algorithm=algorithm)
     if accepted_only:
         report.decisions = report.accepted

@@ -162,3 +162,19 @@ def review(namespace: Optional[str] = typer.Option(None, help="Only this namespa
 
     with open_store() as g:
         ReviewApp(g, namespace=namespace, kind=kind, by=by).run()
+
+
+@app.command("viz")
+def viz(what: str = typer.Argument(..., help="insight | cluster | subject | memory"),
+        target: str = typer.Argument(..., help="The insight id, cluster key, subject or memory id."),
+        out: str = typer.Option("graphcons-viz.html", "--out", help="The HTML file to write."),
+        depth: int = typer.Option(1, "--depth", help="memory: how many hops around it (0-5)."),
+        namespace: Optional[str] = typer.Option(None, help="subject: only this namespace.")) -> None:
+    """An interactive picture (neo4j-viz) of a provenance tree, a cluster, a subject or a neighbourhood."""
+    from graphcons import viz as pictures  # neo4j-viz loads only for this command
+
+    with open_store() as g:
+        vg, counts = pictures.graph(g.db, what, target, depth=depth, namespace=namespace)
+        path = pictures.write_html(vg, out, f"graphcons: {what} {target}")
+    console.print(f"wrote {path} ({counts['nodes']} memories, {counts['relationships']} relationships); "
+                  "open it in a browser")
