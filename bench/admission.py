@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from bench import query  # noqa: E402
+from bench import plots, query  # noqa: E402
 from bench.server import bench_server, stop_bench_server  # noqa: E402
 from graphcons.store.admission import admit, node_props, version_props  # noqa: E402
 from graphcons.api import Graphcons  # noqa: E402
@@ -120,6 +120,7 @@ def main() -> None:
         stop_bench_server()
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(results, indent=2) + "\n")
+    plots.render(RESULTS)  # charts next to the figures
     print(f"saved {RESULTS}")
 
 

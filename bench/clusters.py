@@ -44,6 +44,7 @@ from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from bench import plots  # noqa: E402
 from graphcons.consolidation import communities, fusion  # noqa: E402
 from graphcons.core.config import Config, Neo4jConfig  # noqa: E402
 from graphcons.core.db import Database  # noqa: E402
@@ -563,6 +564,7 @@ def main() -> None:
         results["wall_s"] = round(time.perf_counter() - T_START, 1)
         out_path.write_text(json.dumps(results, indent=2))
         db.close()
+    plots.render(out_path)  # charts next to the figures
     log(f"saved {out_path}")
 
 

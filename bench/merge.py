@@ -45,7 +45,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from graphcons.maintenance.merge import job as merge  # noqa: E402
-from bench import query  # noqa: E402
+from bench import plots, query  # noqa: E402
 from graphcons.core.memory import embedded_text  # noqa: E402
 from graphcons.store.admission import node_props  # noqa: E402
 from graphcons.api import Graphcons  # noqa: E402
@@ -345,6 +345,7 @@ def main() -> None:
             if key in previous and key not in out:
                 out[key] = previous[key]
     RESULTS.write_text(json.dumps(out, indent=2) + "\n")
+    plots.render(RESULTS)  # charts next to the figures
     print(f"saved {RESULTS}")
 
 
