@@ -42,6 +42,10 @@ def test_approve_one_and_reject_another_with_a_reason(g):
             await pilot.press("enter")
             await pilot.pause()
             assert app.rows == []
+            await pilot.press("f", "f")  # show applied proposals
+            await pilot.pause()
+            await pilot.press("u")  # rate the approved insight useful
+            await pilot.pause()
             OUT.mkdir(exist_ok=True)
             app.save_screenshot(filename="review-tui.svg", path=str(OUT))
 
@@ -49,7 +53,8 @@ def test_approve_one_and_reject_another_with_a_reason(g):
     first, second = g.proposal(listed[0]), g.proposal(listed[1])
     assert first["status"] == "applied" and first["applied_by"] == "ana" and first["insight_id"]
     assert second["status"] == "rejected" and second["reason"] == "too vague" and second["rejected_by"] == "ana"
-    assert {a["op"] for a in g.audit_log(limit=20)} >= {"approve", "reject"}  # audited as the CLI would
+    assert {a["op"] for a in g.audit_log(limit=20)} >= {"approve", "reject", "feedback"}  # audited as the CLI would
+    assert g.get(first["insight_id"]).weight_feedback > 0.5
     assert sorted(ids) == sorted(listed) and (OUT / "review-tui.svg").stat().st_size > 1000
 
 

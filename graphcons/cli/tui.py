@@ -127,7 +127,8 @@ class ReasonScreen(ModalScreen[str | None]):
 
 class ReviewApp(App[None]):
     """The review queue. Keys: a approve, r reject, v revert, s resynthesize, o open in Browser,
-    f cycle the status filter, n/p or arrows move, q quit."""
+    u / w rate an applied proposal's insight useful / wrong, f cycle the status filter,
+    n/p or arrows move, q quit."""
 
     CSS = """
     #queue { width: 38%; min-width: 30; }
@@ -139,6 +140,7 @@ class ReviewApp(App[None]):
     BINDINGS = [
         Binding("a", "approve", "approve"), Binding("r", "reject", "reject"), Binding("v", "revert", "revert"),
         Binding("s", "resynthesize", "resynth"), Binding("o", "browser", "Browser"),
+        Binding("u", "rate('useful')", "useful", show=False), Binding("w", "rate('wrong')", "wrong", show=False),
         Binding("f", "filter", "filter"), Binding("n", "move(1)", "next", show=False),
         Binding("p", "move(-1)", "prev", show=False), Binding("q", "quit", "quit"),
     ]
@@ -239,6 +241,13 @@ class ReviewApp(App[None]):
                 self.say("not rejected: a reason is needed")
 
         self.push_screen(ReasonScreen(f"Why reject {p['id']}?"), done)
+
+    def action_rate(self, verdict: str) -> None:
+        p = self.current()
+        if p is None or not p.get("insight_id"):
+            self.say("rate an applied consolidation's insight (press f to show applied proposals)")
+            return
+        self._act(f"rated {verdict}:", lambda pid: self.g.feedback(p["insight_id"], verdict, by=self.by))
 
     def action_filter(self) -> None:
         self.status_filter = (self.status_filter + 1) % len(STATUS_FILTERS)
