@@ -103,15 +103,18 @@ class Graphcons:
         """Record that these memories were used together in a session."""
         return coaccess.record_access(self.db, self.config, session, ids)
 
-    def retrieve(self, query: str, k: int = 5, *, namespace: str | None = None,
-                 session: str | None = None, record: bool = True) -> list[dict[str, Any]]:
-        """Ranked nearest memories; their use is recorded as co-access."""
-        return retrieval.retrieve(self.db, self.config, self.embedder, query, k,
-                                  namespace=namespace, session=session, record=record)
+    def retrieve(self, query: str, k: int = 5, *, namespace: str | None = None, subject: str | None = None,
+                 session: str | None = None, record: bool = True, mode: str | None = None,
+                 insights: str | None = None) -> list[dict[str, Any]]:
+        """Ranked memories in the scope (mode hybrid|vector|keyword, insights group|plain;
+        defaults from [retrieval]); their use is recorded as co-access."""
+        return retrieval.retrieve(self.db, self.config, self.embedder, query, k, namespace=namespace,
+                                  subject=subject, session=session, record=record, mode=mode, insights=insights)
 
-    def search(self, text: str, k: int = 10, *, namespace: str | None = None) -> list[dict[str, Any]]:
-        """Keyword search (full-text index); records nothing."""
-        return retrieval.search_text(self.db, text, k, namespace=namespace)
+    def search(self, text: str, k: int = 10, *, namespace: str | None = None,
+               subject: str | None = None) -> list[dict[str, Any]]:
+        """Plain keyword search (full-text index, any text is a valid query); records nothing."""
+        return retrieval.search_text(self.db, text, k, namespace=namespace, subject=subject)
 
     # -- clusters (issue 3) -------------------------------------------------------------
     def clusters(self, *, namespace: str | None = None, algorithm: str | None = None) -> list["Cluster"]:

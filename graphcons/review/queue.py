@@ -27,6 +27,7 @@ from datetime import datetime
 from typing import Any, Callable
 
 from graphcons.core import audit
+from graphcons.store import neighbours
 from graphcons.store.admission import node_props, version_props
 from graphcons.core.config import Config
 from graphcons.core.db import Database
@@ -166,7 +167,6 @@ def approve(db: Database, cfg: Config, embedder: Embedder, pid: str, *, by: str 
         for mid in c.member_ids:
             claims_per_member[mid] = claims_per_member.get(mid, 0) + 1
     step = checkpoint or (lambda _s: None)
-    k = cfg.admission.similar_k
     try:
         with db.transaction() as tx:
             locked = tx.run("proposals/lock", id=pid)[0]["proposal"]
@@ -177,8 +177,7 @@ def approve(db: Database, cfg: Config, embedder: Embedder, pid: str, *, by: str 
             problems = _stale(tx, versions)
             if problems:
                 raise Conflict(_stale_message(pid, problems))
-            tx.run("memory/create", props=props, version_props=version_props(props, now), candidates=max(4 * k, 10),
-                   k=k, floor=cfg.consolidation.sim_floor, live=list(LIVE_STATUSES))
+            neighbours.create(tx, cfg, props, version_props(props, now))  # insight node + SIMILAR (issue 9)
             step("insight")
             links = tx.run("proposals/apply_links", insight_id=iid, proposal_id=pid, now=now,
                            members=[{"id": m, "version": v} for m, v in sorted(versions.items())],

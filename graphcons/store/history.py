@@ -5,12 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from graphcons.core import audit
+from graphcons.store import neighbours
 from graphcons.store.admission import version_props
 from graphcons.core.config import Config
 from graphcons.core.db import Database
 from graphcons.core.embedders import Embedder
 from graphcons.core.errors import Conflict, NotFound, ValidationError
-from graphcons.core.memory import LIVE_STATUSES, Memory, check_length, content_hash, utcnow
+from graphcons.core.memory import Memory, check_length, content_hash, utcnow
 
 EDITABLE = {"title", "content", "scope", "importance"}
 
@@ -55,13 +56,12 @@ def edit(db: Database, cfg: Config, embedder: Embedder, mem_id: str, *, source: 
     snapshot["edited_by"] = source
     vprops = version_props({**snapshot, "id": mem_id}, now)
     vprops["edited_by"] = source
-    k = cfg.admission.similar_k
     with db.transaction() as tx:
         rows = tx.run("memory/edit", id=mem_id, expected_version=current.version, changes=changes,
-                      version_props=vprops, now=now, candidates=max(4 * k, 10), k=k,
-                      floor=cfg.consolidation.sim_floor, live=list(LIVE_STATUSES))
+                      version_props=vprops, now=now)
         if not rows:
             raise Conflict(f"memory {mem_id!r} changed while it was being edited; try again")
+        neighbours.link(tx, cfg, mem_id)
         audit.record(tx, "edit", [mem_id], at=now, source=source, fields=sorted(changes.keys() - {"embedding"}),
                      from_version=current.version, to_version=current.version + 1)
     return Memory.from_node(rows[0]["memory"])
