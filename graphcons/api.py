@@ -116,6 +116,14 @@ class Graphcons:
         """Plain keyword search (full-text index, any text is a valid query); records nothing."""
         return retrieval.search_text(self.db, text, k, namespace=namespace, subject=subject)
 
+    def migrate_similar(self, *, batch_size: int = 200, limit: int | None = None,
+                        progress: Any = None) -> dict[str, Any]:
+        """Rebuild SIMILAR per subject for a store admitted before issue 12 (resumable, audited)."""
+        from graphcons.store import migrations
+
+        self.init()  # the schema gains the (namespace, subject) index the rebuild reads
+        return migrations.rebuild_similar(self.db, self.config, batch_size=batch_size, limit=limit, progress=progress)
+
     # -- clusters (issue 3) -------------------------------------------------------------
     def clusters(self, *, namespace: str | None = None, algorithm: str | None = None) -> list["Cluster"]:
         """Communities of the fused graph (>= 2 members, canonical keys); writes nothing."""

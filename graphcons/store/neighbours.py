@@ -22,6 +22,9 @@ from typing import Any
 from graphcons.core.config import Config
 from graphcons.core.memory import LIVE_STATUSES
 
+#: Marks a memory whose SIMILAR edges follow this module (`graphcons migrate similar`).
+SCHEME = "subject-v1"
+
 
 def choose(tx: Any, cfg: Config, mem_id: str, *, earlier_only: bool = False) -> list[dict[str, Any]]:
     """The neighbours memory `mem_id` should link to: [{id, score}], best first."""
@@ -53,5 +56,5 @@ def link(tx: Any, cfg: Config, mem_id: str, *, earlier_only: bool = False) -> li
 
 def create(tx: Any, cfg: Config, props: dict[str, Any], version_props: dict[str, Any]) -> list[dict[str, Any]]:
     """Insert a memory node with its first version, then its SIMILAR edges (one transaction)."""
-    tx.run("memory/create", props=props, version_props=version_props)
+    tx.run("memory/create", props={**props, "similar_scheme": SCHEME}, version_props=version_props)
     return link(tx, cfg, props["id"])
