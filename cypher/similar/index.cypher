@@ -2,8 +2,10 @@
 // $candidates memories store-wide from the vector index, kept when they share namespace
 // and subject, re-scored exactly. pool/lowest tell the caller whether to widen the pool.
 MATCH (m:Memory {id: $id})
-CALL db.index.vector.queryNodes('memory_embedding', $candidates, m.embedding) YIELD node, score
-WITH m, collect(node) AS pool, min(score) * 2 - 1 AS lowest
+CALL (m) {
+  CALL db.index.vector.queryNodes('memory_embedding', $candidates, m.embedding) YIELD node, score
+  RETURN collect(node) AS pool, min(score) * 2 - 1 AS lowest
+}
 RETURN size(pool) AS pool, coalesce(lowest, -1.0) AS lowest,
        [n IN pool WHERE n.id <> m.id AND n.namespace = m.namespace AND n.subject = m.subject
           AND n.status IN $live
