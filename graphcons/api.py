@@ -40,6 +40,7 @@ from graphcons.store import (
     coaccess,
     history,
     importer,
+    migrations,
     retrieval,
 )
 from graphcons.store import schema as store
@@ -118,17 +119,26 @@ class Graphcons:
         """Record that these memories were used together in a session."""
         return coaccess.record_access(self.db, self.config, session, ids)
 
-    def retrieve(self, query: str, k: int = 5, *, namespace: str | None = None,
-                 session: str | None = None, record: bool = True) -> list[dict[str, Any]]:
-        """Ranked nearest memories; their use is recorded as co-access."""
+    def retrieve(self, query: str, k: int = 5, *, namespace: str | None = None, subject: str | None = None,
+                 session: str | None = None, record: bool = True, mode: str | None = None,
+                 insights: str | None = None) -> list[dict[str, Any]]:
+        """Ranked memories in the scope (mode hybrid|vector|keyword, insights group|plain;
+        defaults from [retrieval]); their use is recorded as co-access."""
         self._check_store()
-        return retrieval.retrieve(self.db, self.config, self.embedder, query, k,
-                                  namespace=namespace, session=session, record=record)
+        return retrieval.retrieve(self.db, self.config, self.embedder, query, k, namespace=namespace,
+                                  subject=subject, session=session, record=record, mode=mode, insights=insights)
 
-    def search(self, text: str, k: int = 10, *, namespace: str | None = None) -> list[dict[str, Any]]:
-        """Keyword search (full-text index); records nothing."""
+    def search(self, text: str, k: int = 10, *, namespace: str | None = None,
+               subject: str | None = None) -> list[dict[str, Any]]:
+        """Plain keyword search (full-text index, any text is a valid query); records nothing."""
         self._check_store()
-        return retrieval.search_text(self.db, text, k, namespace=namespace)
+        return retrieval.search_text(self.db, text, k, namespace=namespace, subject=subject)
+
+    def migrate_similar(self, *, batch_size: int = 200, limit: int | None = None,
+                        progress: Callable[[int], None] | None = None) -> dict[str, Any]:
+        """Rebuild SIMILAR per subject for a store admitted before issue 12 (resumable, audited)."""
+        self.init()  # the schema gains the (namespace, subject) index the rebuild reads
+        return migrations.rebuild_similar(self.db, self.config, batch_size=batch_size, limit=limit, progress=progress)
 
     # -- clusters -------------------------------------------------------------------------
     def clusters(self, *, namespace: str | None = None, algorithm: str | None = None) -> list[Cluster]:

@@ -1,11 +1,14 @@
-// Nearest memories to a query vector; a deprecated hit is replaced by the live memory
-// that SUPERSEDES it (following the chain), so retrieval always lands on the winner.
-// Reverted SUPERSEDES edges (an undone merge or a restore) are kept but ignored.
-CALL db.index.vector.queryNodes('memory_embedding', $candidates, $embedding) YIELD node, score
-WHERE $namespace IS NULL OR node.namespace = $namespace
+// Nearest memories to a query vector in a scope too large for the exact scan: the nearest
+// $candidates store-wide from the vector index, kept when inside the scope ($namespace
+// and/or $subject, null = any), re-scored exactly; the caller widens $candidates until k
+// rows come back. A deprecated hit is replaced by the live memory that SUPERSEDES it
+// (following the chain); reverted SUPERSEDES edges are ignored. Ties are broken by id.
+CALL db.index.vector.queryNodes('memory_embedding', $candidates, $embedding) YIELD node
+WHERE ($namespace IS NULL OR node.namespace = $namespace) AND ($subject IS NULL OR node.subject = $subject)
+WITH node, vector.similarity.cosine($embedding, node.embedding) * 2 - 1 AS cosine
 OPTIONAL MATCH path = (winner:Memory)-[:SUPERSEDES*1..5]->(node)
 WHERE winner.status IN $live AND none(r IN relationships(path) WHERE coalesce(r.reverted, false))
-WITH node, 2 * score - 1 AS cosine, winner, path
+WITH node, cosine, winner, path
 ORDER BY length(path) DESC
 WITH node, cosine, head(collect(winner)) AS winner
 WITH coalesce(winner, node) AS hit, cosine, CASE WHEN winner IS NULL THEN null ELSE node.id END AS via

@@ -3,6 +3,7 @@
 CREATE INDEX memory_dedup IF NOT EXISTS FOR (m:Memory) ON (m.namespace, m.subject, m.content_hash);
 CREATE INDEX memory_status IF NOT EXISTS FOR (m:Memory) ON (m.status);
 CREATE INDEX memory_namespace IF NOT EXISTS FOR (m:Memory) ON (m.namespace);
+CREATE INDEX memory_scope IF NOT EXISTS FOR (m:Memory) ON (m.namespace, m.subject);
 CREATE INDEX memory_version_of IF NOT EXISTS FOR (v:MemoryVersion) ON (v.memory_id, v.version);
 CREATE INDEX audit_op_at IF NOT EXISTS FOR (a:Audit) ON (a.op, a.at);
 CREATE INDEX proposal_status IF NOT EXISTS FOR (p:Proposal) ON (p.status);

@@ -163,23 +163,38 @@ def access(ids: List[str] = typer.Argument(..., help="Memory ids used together."
 
 @app.command()
 def search(query: str, k: int = typer.Option(5, min=1, max=1000), namespace: Optional[str] = typer.Option(None),
-           keyword: bool = typer.Option(False, "--keyword", help="Full-text instead of semantic search."),
+           subject: Optional[str] = typer.Option(None),
+           mode: Optional[str] = typer.Option(None, help="hybrid | vector | keyword (default: [retrieval] mode)."),
+           keyword: bool = typer.Option(False, "--keyword", help="Same as --mode keyword."),
+           plain: bool = typer.Option(False, "--plain", help="Do not group insight members under insights."),
            session: Optional[str] = typer.Option(None, help="Record the hits as used in this session."),
            json_out: bool = JsonOpt) -> None:
-    """Find memories: semantic (records co-access) or --keyword full-text."""
+    """Find memories in a scope: hybrid (default), vector or keyword; insights bring their members."""
     with open_store() as g:
-        if keyword:
-            hits = g.search(query, k, namespace=namespace)
-        else:
-            hits = g.retrieve(query, k, namespace=namespace, session=session, record=session is not None)
+        hits = g.retrieve(query, k, namespace=namespace, subject=subject, session=session,
+                          record=session is not None, mode="keyword" if keyword else mode,
+                          insights="plain" if plain else None)
     if json_out:
-        emit_json([{"score": h["score"], **h["memory"].model_dump(mode="json")} for h in hits])
+        emit_json([_hit_json(h) for h in hits])
         return
     table = Table("score", "id", "kind", "subject", "title")
     for h in hits:
         m = h["memory"]
-        table.add_row(f"{h['score']:.3f}", m.id, m.kind, m.subject, m.title)
+        status = f" [{m.epistemic_status}]" if m.epistemic_status else ""
+        above = "".join(f"  (in {i['id']})" for i in h.get("insights", []))
+        table.add_row(f"{h['score']:.4f}", m.id, m.kind, m.subject, m.title + status + above)
+        for sub in h.get("members", []):
+            table.add_row("", "  " + sub["memory"].id, sub["memory"].kind, sub["memory"].subject, "  " + sub["memory"].title)
     console.print(table)
+
+
+def _hit_json(h: dict) -> dict:
+    out = {"score": h["score"], "vector": h.get("vector"), "keyword": h.get("keyword"), **h["memory"].model_dump(mode="json")}
+    if "members" in h:
+        out["members"] = [{"relevance": s["relevance"], **s["memory"].model_dump(mode="json")} for s in h["members"]]
+    if "insights" in h:
+        out["summarised_by"] = h["insights"]
+    return out
 
 
 @app.command()

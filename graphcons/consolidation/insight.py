@@ -34,7 +34,7 @@ from graphcons.core.memory import (
     content_hash,
     embedded_text,
 )
-from graphcons.store import proposals
+from graphcons.store import neighbours, proposals
 from graphcons.store.admission import node_props, version_props
 from graphcons.store.proposals import Decision
 
@@ -127,7 +127,6 @@ def approve(db: Database, cfg: Config, embedder: Embedder, p: dict[str, Any], *,
         for mid in c.member_ids:
             claims_per_member[mid] = claims_per_member.get(mid, 0) + 1
     step = checkpoint or (lambda _s: None)
-    k = cfg.admission.similar_k
     try:
         with db.transaction() as tx:
             locked = proposals.lock(tx, pid)
@@ -138,8 +137,7 @@ def approve(db: Database, cfg: Config, embedder: Embedder, p: dict[str, Any], *,
             problems = stale_members(tx, versions)
             if problems:
                 raise Conflict(_stale_message(pid, problems))
-            tx.run("memory/create", props=props, version_props=version_props(props, now), candidates=max(4 * k, 10),
-                   k=k, floor=cfg.consolidation.sim_floor, live=list(LIVE_STATUSES))
+            neighbours.create(tx, cfg, props, version_props(props, now))  # the insight + its SIMILAR edges
             step("insight")
             links = tx.run("insights/apply_links", insight_id=iid, proposal_id=pid, now=now,
                            members=[{"id": m, "version": v} for m, v in sorted(versions.items())],

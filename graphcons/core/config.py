@@ -76,10 +76,33 @@ class AdmissionConfig(Section):
     max_content_chars: int = Field(default=20_000, ge=1)
     # SIMILAR edges: top-k neighbours above the consolidation sim_floor (sparse by design).
     similar_k: int = Field(default=5, ge=0, le=100)
+    # Neighbours are chosen per subject (graphcons/store/neighbours.py): exactly when the
+    # namespace+subject scope holds at most this many memories, else from a vector-index pool
+    # of at least index_pool candidates that widens until k are found (bench/retrieval.py).
+    exact_scope_max: int = Field(default=2_000, ge=0)  # ~20 us per memory scanned; index ~30 ms (bench/scope_scan.py)
+    index_pool: int = Field(default=100, ge=1, le=100_000)
     # Co-access: at most this many memories of one session take part in pairs,
     # so a session writes at most window*(window-1)/2 CO_ACCESSED pairs.
     coaccess_window: int = Field(default=20, ge=2, le=200)
     import_batch_size: int = Field(default=100, ge=1, le=10_000)
+
+
+class RetrievalConfig(Section):
+    """retrieve(): modes, scope and insight grouping (graphcons/store/retrieval.py)."""
+
+    mode: Literal["hybrid", "vector", "keyword"] = "hybrid"
+    # Exact cosine over the namespace/subject scope up to this many memories; larger
+    # scopes read the vector index with a pool that widens until k results are found.
+    exact_scope_max: int = Field(default=2_000, ge=0)  # ~20 us per memory scanned; index ~30 ms (bench/scope_scan.py)
+    index_pool: int = Field(default=100, ge=1, le=100_000)
+    # Hybrid: each of vector and keyword contributes its top max(pool, 4k); fused by
+    # reciprocal rank, 1 / (rrf_k + rank).
+    hybrid_pool: int = Field(default=50, ge=1, le=10_000)
+    rrf_k: int = Field(default=60, ge=1)
+    # "group": an insight brings up to members_per_insight of the members it SUMMARIZES
+    # (most relevant first), each counted in k; a member shows its insights. "plain": off.
+    insights: Literal["group", "plain"] = "group"
+    members_per_insight: int = Field(default=3, ge=0, le=100)
 
 
 class ConsolidationConfig(Section):
@@ -170,6 +193,7 @@ class Config(BaseModel):
     llm: LLMConfig = Field(default_factory=LLMConfig)
     admission: AdmissionConfig = Field(default_factory=AdmissionConfig)
     consolidation: ConsolidationConfig = Field(default_factory=ConsolidationConfig)
+    retrieval: RetrievalConfig = Field(default_factory=RetrievalConfig)
     merge: MergeConfig = Field(default_factory=MergeConfig)
     weights: WeightsConfig = Field(default_factory=WeightsConfig)
     promotion: PromotionConfig = Field(default_factory=PromotionConfig)

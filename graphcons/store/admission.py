@@ -18,7 +18,6 @@ from graphcons.core.db import Database
 from graphcons.core.embedders import Embedder
 from graphcons.core.errors import NotFound, ValidationError
 from graphcons.core.memory import (
-    LIVE_STATUSES,
     LinkInput,
     MemoryInput,
     content_hash,
@@ -28,6 +27,7 @@ from graphcons.core.memory import (
     parse_input,
 )
 from graphcons.core.time import utcnow
+from graphcons.store import neighbours
 
 VERSION_FIELDS = ("title", "content", "kind", "subject", "scope", "status", "content_hash", "source")
 
@@ -128,24 +128,15 @@ def version_props(props: dict[str, Any], at: Any) -> dict[str, Any]:
 
 def _create(db: Database, cfg: Config, mem: MemoryInput, chash: str, vec: list[float]) -> Admission:
     props = node_props(mem, chash, vec)
-    k = cfg.admission.similar_k
     with db.transaction() as tx:
-        row = tx.run(
-            "memory/create",
-            props=props,
-            version_props=version_props(props, props["admitted_at"]),
-            candidates=max(4 * k, 10),
-            k=k,
-            floor=cfg.consolidation.sim_floor,
-            live=list(LIVE_STATUSES),
-        )[0]
+        similar = neighbours.create(tx, cfg, props, version_props(props, props["admitted_at"]))
         linked = 0
         if mem.links:
             linked = tx.run("memory/link", id=props["id"], links=[ln.model_dump() for ln in mem.links],
                             now=props["admitted_at"], source=mem.source)[0]["linked"]
         audit.record(tx, "add", [props["id"]], at=props["admitted_at"], source=mem.source,
-                     namespace=mem.namespace, subject=mem.subject, similar=len(row["similar"]), links=linked)
-    return Admission(id=row["id"], created=True, similar=row["similar"], linked=linked)
+                     namespace=mem.namespace, subject=mem.subject, similar=len(similar), links=linked)
+    return Admission(id=props["id"], created=True, similar=similar, linked=linked)
 
 
 def _add_evidence(db: Database, mem_id: str, mem: MemoryInput) -> Admission:

@@ -10,7 +10,6 @@ from graphcons.core.db import Database
 from graphcons.core.embedders import Embedder
 from graphcons.core.errors import Conflict, NotFound, ValidationError
 from graphcons.core.memory import (
-    LIVE_STATUSES,
     Memory,
     check_length,
     content_hash,
@@ -18,6 +17,7 @@ from graphcons.core.memory import (
     embedded_text,
 )
 from graphcons.core.time import utcnow
+from graphcons.store import neighbours
 from graphcons.store.admission import version_props
 
 EDITABLE = {"title", "content", "scope", "importance"}
@@ -66,13 +66,12 @@ def edit(db: Database, cfg: Config, embedder: Embedder, mem_id: str, *, source: 
     snapshot["edited_by"] = source
     vprops = version_props({**snapshot, "id": mem_id}, now)
     vprops["edited_by"] = source
-    k = cfg.admission.similar_k
     with db.transaction() as tx:
         rows = tx.run("memory/edit", id=mem_id, expected_version=current.version, changes=changes,
-                      version_props=vprops, now=now, candidates=max(4 * k, 10), k=k,
-                      floor=cfg.consolidation.sim_floor, live=list(LIVE_STATUSES))
+                      version_props=vprops, now=now)
         if not rows:
             raise Conflict(f"memory {mem_id!r} changed while it was being edited; try again")
+        neighbours.link(tx, cfg, mem_id)
         audit.record(tx, "edit", [mem_id], at=now, source=source, fields=sorted(changes.keys() - {"embedding"}),
                      from_version=current.version, to_version=current.version + 1)
     return Memory.from_node(rows[0]["memory"])

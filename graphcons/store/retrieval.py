@@ -1,7 +1,25 @@
-"""Retrieval: nearest live memories to a query; a use is recorded as co-access.
+"""Retrieval: the memories that answer a query, within a scope, in a reproducible order.
 
-Deprecated memories are never returned themselves: a hit on one lands on the memory
-that SUPERSEDES it. Keyword search uses the full-text index and records nothing.
+Modes (config `retrieval.mode`, or `mode=`):
+- vector:  cosine to the query embedding.
+- keyword: full-text (BM25) over title and content; the user's text is escaped, so any
+  string is a valid query.
+- hybrid (default): both lists fused by reciprocal rank, sum of 1 / (rrf_k + rank).
+
+Scope: namespace and/or subject filter the candidates BEFORE the top-k is taken. Scopes of
+up to `retrieval.exact_scope_max` memories are scanned exactly; larger ones read the vector
+index with a pool that widens until k in-scope results are found (or the pool is the
+whole store), so a scope holding k live memories always returns k.
+
+Insights (`retrieval.insights`): "group" (default) lists, under each insight hit, up to
+`members_per_insight` of the members it SUMMARIZES (most relevant to the query first); a
+member hit shows the insights that summarise it. Budget: k is the number of memories
+returned, nested members included, so grouping never returns more memories than plain
+mode; a member already shown under an insight is not repeated. "plain" turns this off.
+An insight whose epistemic_status is "unsupported" ranks below every other hit.
+
+Deprecated memories are never returned themselves: a hit on one lands on the memory that
+SUPERSEDES it. Using results records co-access (record=True, not in `search_text`).
 """
 
 from __future__ import annotations
@@ -16,30 +34,158 @@ from graphcons.core.errors import ValidationError
 from graphcons.core.memory import LIVE_STATUSES, Memory
 from graphcons.store.coaccess import record_access
 
+MODES = ("hybrid", "vector", "keyword")
+INSIGHT_MODES = ("group", "plain")
+LUCENE_SPECIAL = set('\\+-!():^[]"{}~*?|&/')
+LUCENE_OPERATORS = {"AND", "OR", "NOT", "TO"}
+MAX_QUERY_TERMS = 512  # Lucene refuses more than 1024 clauses
+
+
+def lucene_escape(text: str) -> str:
+    """User text as a Lucene query of plain terms: metacharacters escaped, operator words
+    lower-cased (the analyzer lower-cases anyway), at most MAX_QUERY_TERMS terms."""
+    words = []
+    for word in text.split()[:MAX_QUERY_TERMS]:
+        if word in LUCENE_OPERATORS:
+            word = word.lower()
+        words.append("".join("\\" + c if c in LUCENE_SPECIAL else c for c in word))
+    return " ".join(words)
+
 
 def retrieve(db: Database, cfg: Config, embedder: Embedder, query: str, k: int = 5, *,
-             namespace: str | None = None, session: str | None = None, record: bool = True) -> list[dict[str, Any]]:
-    if not isinstance(query, str) or not query.strip():
-        raise ValidationError("query", "must be a non-empty string")
-    if not isinstance(k, int) or not 1 <= k <= 1000:
-        raise ValidationError("k", "must be an integer between 1 and 1000")
-    rows = db.run(
-        "retrieval/vector",
-        embedding=embedder.embed_one(query),
-        candidates=max(4 * k, 20),
-        k=k,
-        namespace=namespace,
-        live=list(LIVE_STATUSES),
-    )
-    hits = [{"memory": Memory.from_node(r["memory"]), "score": r["cosine"], "superseded": r["superseded"]}
-            for r in rows]
+             namespace: str | None = None, subject: str | None = None, session: str | None = None,
+             record: bool = True, mode: str | None = None, insights: str | None = None) -> list[dict[str, Any]]:
+    """Ranked hits: {memory, score, superseded, vector, keyword} (+ members / insights when grouped)."""
+    rc = cfg.retrieval
+    mode = mode or rc.mode
+    insights = insights or rc.insights
+    _check(query, k, namespace, subject, mode, insights)
+    embedding = embedder.embed_one(query) if mode != "keyword" else None
+    pool = k if mode == "vector" and insights == "plain" else max(rc.hybrid_pool, 4 * k)
+    ranked = _ranked(db, cfg, query, embedding, pool, namespace, subject, mode)
+    hits = _group(db, ranked, k, embedding, rc.members_per_insight) if insights == "group" else ranked[:k]
     if record and hits:
-        record_access(db, cfg, session or f"retrieve-{uuid.uuid4().hex[:12]}", [h["memory"].id for h in hits])
+        ids = [h["memory"].id for h in hits] + [m["memory"].id for h in hits for m in h.get("members", [])]
+        record_access(db, cfg, session or f"retrieve-{uuid.uuid4().hex[:12]}", ids)
     return hits
 
 
-def search_text(db: Database, text: str, k: int = 10, *, namespace: str | None = None) -> list[dict[str, Any]]:
-    if not isinstance(text, str) or not text.strip():
-        raise ValidationError("text", "must be a non-empty string")
-    rows = db.run("retrieval/fulltext", text=text, k=k, namespace=namespace, live=list(LIVE_STATUSES))
-    return [{"memory": Memory.from_node(r["memory"]), "score": r["score"]} for r in rows]
+def search_text(db: Database, text: str, k: int = 10, *, namespace: str | None = None,
+                subject: str | None = None) -> list[dict[str, Any]]:
+    """Plain keyword search; records nothing."""
+    _check(text, k, namespace, subject, "keyword", "plain", field="text")
+    return [{"memory": h["memory"], "score": h["keyword"]} for h in _keyword(db, text, k, namespace, subject)]
+
+
+def _check(query: Any, k: Any, namespace: Any, subject: Any, mode: Any, insights: Any, *, field: str = "query") -> None:
+    if not isinstance(query, str) or not query.strip():
+        raise ValidationError(field, "must be a non-empty string")
+    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= 1000:
+        raise ValidationError("k", "must be an integer between 1 and 1000")
+    for name, value in (("namespace", namespace), ("subject", subject)):
+        if value is not None and (not isinstance(value, str) or not value.strip()):
+            raise ValidationError(name, "must be a non-empty string or None")
+    if mode not in MODES:
+        raise ValidationError("mode", f"must be one of {', '.join(MODES)}")
+    if insights not in INSIGHT_MODES:
+        raise ValidationError("insights", f"must be one of {', '.join(INSIGHT_MODES)}")
+
+
+def _ranked(db: Database, cfg: Config, query: str, embedding: list[float] | None, pool: int,
+            namespace: str | None, subject: str | None, mode: str) -> list[dict[str, Any]]:
+    vec = _vector(db, cfg, embedding, pool, namespace, subject) if mode != "keyword" else []
+    kw = _keyword(db, query, pool, namespace, subject) if mode != "vector" else []
+    if mode == "vector":
+        hits = [dict(h, score=h["vector"]) for h in vec]
+    elif mode == "keyword":
+        hits = [dict(h, score=h["keyword"]) for h in kw]
+    else:
+        hits = _fuse(vec, kw, cfg.retrieval.rrf_k)
+    # Unsupported insights after everything else; then score, then id (deterministic).
+    hits.sort(key=lambda h: (h["memory"].epistemic_status == "unsupported", -h["score"], h["memory"].id))
+    return hits
+
+
+def _fuse(vec: list[dict[str, Any]], kw: list[dict[str, Any]], rrf_k: int) -> list[dict[str, Any]]:
+    """Reciprocal rank fusion: each list adds 1 / (rrf_k + rank) to a memory's score."""
+    fused: dict[str, dict[str, Any]] = {}
+    for hits in (vec, kw):
+        for rank, h in enumerate(hits, start=1):
+            entry = fused.setdefault(h["memory"].id, {"memory": h["memory"], "score": 0.0, "superseded": [],
+                                                      "vector": None, "keyword": None})
+            entry["score"] += 1.0 / (rrf_k + rank)
+            entry["superseded"] = sorted(set(entry["superseded"]) | set(h["superseded"]))
+            for key in ("vector", "keyword"):
+                if h[key] is not None:
+                    entry[key] = h[key]
+    return list(fused.values())
+
+
+def _vector(db: Database, cfg: Config, embedding: list[float], k: int, namespace: str | None,
+            subject: str | None) -> list[dict[str, Any]]:
+    scope = dict(namespace=namespace, subject=subject, live=list(LIVE_STATUSES), embedding=embedding, k=k)
+    size = db.run("retrieval/scope_size", namespace=namespace, subject=subject)[0]["size"]
+    if size <= cfg.retrieval.exact_scope_max:
+        rows = db.run("retrieval/vector_exact", **scope)
+    else:  # widen the index pool until the scope yields k (or the pool is the whole store)
+        store = db.run("similar/store_size")[0]["size"]
+        pool = max(cfg.retrieval.index_pool, 4 * k)
+        while True:
+            rows = db.run("retrieval/vector", candidates=min(pool, store), **scope)
+            if len(rows) >= k or pool >= store:
+                break
+            pool *= 4
+    return [{"memory": Memory.from_node(r["memory"]), "vector": r["cosine"], "keyword": None,
+             "superseded": list(r["superseded"])} for r in rows]
+
+
+def _keyword(db: Database, text: str, k: int, namespace: str | None, subject: str | None) -> list[dict[str, Any]]:
+    escaped = lucene_escape(text)
+    if not escaped.strip():
+        return []
+    rows = db.run("retrieval/fulltext", text=escaped, k=k, namespace=namespace, subject=subject,
+                  live=list(LIVE_STATUSES))
+    return [{"memory": Memory.from_node(r["memory"]), "keyword": r["score"], "vector": None, "superseded": []}
+            for r in rows]
+
+
+def _group(db: Database, ranked: list[dict[str, Any]], k: int, embedding: list[float] | None,
+           per_insight: int) -> list[dict[str, Any]]:
+    """Walk the ranking; each memory shown (insight, nested member or plain hit) takes one of k."""
+    live = list(LIVE_STATUSES)
+    insight_ids = [h["memory"].id for h in ranked if h["memory"].kind == "insight"]
+    members = {r["insight"]: r["members"] for r in
+               db.run("retrieval/insight_members", ids=insight_ids, embedding=embedding, live=live)} if insight_ids else {}
+    out: list[dict[str, Any]] = []
+    shown: set[str] = set()
+    used = 0
+    for h in ranked:
+        if used >= k:
+            break
+        mid = h["memory"].id
+        if mid in shown:
+            continue
+        hit = dict(h)
+        shown.add(mid)
+        used += 1
+        if h["memory"].kind == "insight":
+            nested = []
+            for m in members.get(mid, []):
+                if len(nested) >= per_insight or used >= k:
+                    break
+                if m["memory"]["id"] in shown:
+                    continue
+                nested.append({"memory": Memory.from_node(m["memory"]), "relevance": m["relevance"]})
+                shown.add(m["memory"]["id"])
+                used += 1
+            hit["members"] = nested
+        out.append(hit)
+    plain_ids = [h["memory"].id for h in out if h["memory"].kind != "insight"]
+    plain_ids += [m["memory"].id for h in out for m in h.get("members", [])]
+    above = {r["id"]: r["insights"] for r in db.run("retrieval/summarised_by", ids=plain_ids, live=live)} if plain_ids else {}
+    for h in out:
+        if h["memory"].kind != "insight":
+            h["insights"] = above.get(h["memory"].id, [])
+        for m in h.get("members", []):
+            m["insights"] = above.get(m["memory"].id, [])
+    return out

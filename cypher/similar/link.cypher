@@ -1,0 +1,12 @@
+// Write the chosen SIMILAR edges from memory $id (score = exact cosine). A pair already
+// linked, in either direction, keeps its one edge with the new score (re-runs are idempotent).
+MATCH (m:Memory {id: $id})
+UNWIND $neighbours AS nb
+MATCH (n:Memory {id: nb.id})
+CALL (m, n, nb) {
+  OPTIONAL MATCH (m)-[e:SIMILAR]-(n)
+  WITH m, n, nb, collect(e) AS existing
+  FOREACH (e IN existing | SET e.score = nb.score)
+  FOREACH (_ IN CASE WHEN size(existing) = 0 THEN [1] ELSE [] END | CREATE (m)-[:SIMILAR {score: nb.score}]->(n))
+}
+RETURN count(n) AS linked

@@ -1,0 +1,60 @@
+"""SIMILAR neighbours: per subject, exact, reproducible (issues 9 and 12).
+
+A memory's SIMILAR edges go to the top-k live memories of the same namespace AND subject
+whose cosine is at least the floor, ties broken by id. Choosing per subject means common
+sentences of other users cannot take a memory's slots; cross-subject similarity is not
+stored at all (seed 002: generalising across subjects needs explicit rules, clustering
+must not fuse it, and merge does its own blocking), which also keeps admission to one
+search.
+
+Scopes up to `admission.exact_scope_max` memories are scanned exactly (cosine against every
+member of the scope), so the same memories in the same order give the same edges on every
+fresh store. Larger scopes read the vector index with a pool that widens (x4) until k
+in-scope neighbours above the floor are found, the pool's weakest candidate is under the
+floor, or the pool is the whole store; candidates are re-scored exactly
+(bench/retrieval.py measures both paths).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from graphcons.core.config import Config
+from graphcons.core.memory import LIVE_STATUSES
+
+#: Marks a memory whose SIMILAR edges follow this module (`graphcons migrate similar`).
+SCHEME = "subject-v1"
+
+
+def choose(tx: Any, cfg: Config, mem_id: str, *, earlier_only: bool = False) -> list[dict[str, Any]]:
+    """The neighbours memory `mem_id` should link to: [{id, score}], best first."""
+    k = cfg.admission.similar_k
+    if k == 0:
+        return []
+    params = dict(id=mem_id, k=k, floor=cfg.consolidation.sim_floor, live=list(LIVE_STATUSES),
+                  earlier_only=earlier_only)
+    if tx.run("similar/scope_size", id=mem_id)[0]["size"] <= cfg.admission.exact_scope_max:
+        return [dict(r) for r in tx.run("similar/exact", **params)]
+    params.pop("k")
+    store = tx.run("similar/store_size")[0]["size"]
+    pool = max(cfg.admission.index_pool, 4 * k)
+    while True:
+        row = tx.run("similar/index", candidates=min(pool, store), **params)[0]
+        found = sorted((c for c in row["scoped"] if c["score"] >= params["floor"]), key=lambda c: (-c["score"], c["id"]))
+        if len(found) >= k or row["lowest"] < params["floor"] or pool >= store:
+            return found[:k]
+        pool *= 4
+
+
+def link(tx: Any, cfg: Config, mem_id: str, *, earlier_only: bool = False) -> list[dict[str, Any]]:
+    """Choose and write memory `mem_id`'s SIMILAR edges; returns the neighbours linked."""
+    chosen = choose(tx, cfg, mem_id, earlier_only=earlier_only)
+    if chosen:
+        tx.run("similar/link", id=mem_id, neighbours=chosen)
+    return chosen
+
+
+def create(tx: Any, cfg: Config, props: dict[str, Any], version_props: dict[str, Any]) -> list[dict[str, Any]]:
+    """Insert a memory node with its first version, then its SIMILAR edges (one transaction)."""
+    tx.run("memory/create", props={**props, "similar_scheme": SCHEME}, version_props=version_props)
+    return link(tx, cfg, props["id"])
