@@ -3,7 +3,7 @@ with the reason and the figures recorded; a scan writes only its audit record.""
 
 from __future__ import annotations
 
-from clusters_helpers import DISTINCT, add_all, cluster_of
+from clusters_helpers import DISTINCT, add_all
 from graphcons.consolidation.cluster import Cluster
 
 
@@ -65,7 +65,7 @@ def test_cohesion_rule_rejects_a_loosely_connected_cluster(g):
 
 
 def test_link_kind_weights_change_cohesion(g):
-    ids = add_all(g, DISTINCT[:3], subject="ops")
+    ids = add_all(g, DISTINCT[:2], subject="ops")
     _clique(g, ids, kind="mentions")
     g.config.consolidation.link_kind_weights = {"mentions": 0.3}
     d = _one(g.gate([Cluster(tuple(ids), "default")]), ids)
@@ -206,6 +206,11 @@ def test_gate_names_a_member_that_does_not_exist(g):
     from graphcons.core.errors import NotFound
 
     ids = add_all(g, DISTINCT[:2], subject="ops")
+    size = g.db.run("synthesis/graph_size")[0]
+    audits = len(g.audit_log(limit=1000))
     with pytest.raises(NotFound, match="m-nope"):
         g.gate([Cluster((*ids, "m-nope"), "default")])
-    assert cluster_of([], ids[0]) is None
+    # the refused gate wrote nothing, and the same members without the unknown id are gated
+    assert g.db.run("synthesis/graph_size")[0] == size and len(g.audit_log(limit=1000)) == audits
+    (decision,) = g.gate([Cluster(tuple(ids), "default")])
+    assert not decision.accepted and decision.rejected_by[0] == "size"
