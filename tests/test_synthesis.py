@@ -161,33 +161,51 @@ def test_failures_store_nothing_and_leave_the_cluster_pending(g, llm, case):
         assert again.status == "proposed" and proposals_count(g) == 1
 
 
-def check_endpoint_outcome(g, cluster, out):
-    """What one synthesis by an endpoint left in the store, checked; a one-line summary.
+class Recording:
+    """Passes a synthesis through unchanged and keeps the endpoint's raw answer (before grounding)."""
 
-    Tolerant of a weak model (a failed or rejected synthesis is an acceptable outcome), never
-    of the store: a rejected or failed synthesis must store nothing, and a stored proposal
-    must cite only the members it was shown."""
+    def __init__(self, inner):
+        self.inner, self.answers = inner, []
+        self.provider, self.model, self.calls_per_synthesis = inner.provider, inner.model, inner.calls_per_synthesis
+
+    def synthesize(self, prompt):
+        out = self.inner.synthesize(prompt)
+        self.answers.append(out)
+        return out
+
+
+def check_endpoint_outcome(g, cluster, out, answers):
+    """What one synthesis by an endpoint left in the store, checked against what the endpoint
+    answered (`answers`: its raw syntheses, none if it failed); returns a one-line summary.
+
+    Tolerant of a weak model (a failed call, or an answer citing nothing it was shown, is an
+    acceptable outcome), never of the store: an answer citing no shown member must be rejected
+    with nothing stored, and a stored proposal cites only shown members the answer cited."""
     (audit,) = synth_audits(g)
     members = set(cluster.member_ids)
+    answered = {i for a in answers for c in a.insight.claims for i in c.member_ids}
+    if not answers:  # the endpoint failed: nothing may be stored
+        assert out.status == "failed" and audit["outcome"] == "provider_error", (out.status, audit)
+    elif not answered & members:  # the answer cites no member it was shown: it must not be stored
+        assert out.status == "ungrounded" and audit["outcome"] == "rejected_ungrounded", (
+            f"the endpoint cited none of the {len(members)} members it was shown ({sorted(answered)}), "
+            f"yet the synthesis was {out.status}")
+    else:
+        assert out.status == "proposed" and audit["outcome"] == "proposed", (out.status, out.reason)
     if out.status == "proposed":
         p = g.proposal(out.proposal_id)
         claims = p["insight"]["claims"]
-        assert audit["outcome"] == "proposed" and p["status"] == "pending"
-        assert claims and all(c["member_ids"] and set(c["member_ids"]) <= members for c in claims), claims
-        assert p["cited"] and set(p["cited"]) <= members, p["cited"]
+        assert p["status"] == "pending" and claims
+        assert all(c["member_ids"] and set(c["member_ids"]) <= members & answered for c in claims), claims
+        assert p["cited"] and set(p["cited"]) <= members & answered, p["cited"]
         assert all(set(t["member_ids"]) <= members for t in p["themes"]["themes"])
         assert all(set(t["member_ids"]) <= members | set(p["context_ids"]) for t in p["insight"]["tensions"])
         res = g.approve(out.proposal_id, now=NOW)
         sources = {s["id"] for s in g.explain(res.insight_id)["sources"]}
         assert sources and sources <= members, sources
-        summary = f"proposed and applied, citing {len(p['cited'])} of {len(members)} members: {p['title']!r}"
-    else:
-        assert out.status in ("ungrounded", "failed"), out.status
-        assert audit["outcome"] == {"ungrounded": "rejected_ungrounded", "failed": "provider_error"}[out.status]
-        # rejected or failed: nothing may have been stored
-        assert out.proposal_id is None and proposals_count(g) == 0 and insights(g) == 0
-        summary = f"{out.status}, nothing stored: {out.reason}"
-    return summary
+        return f"proposed and applied, citing {len(p['cited'])} of {len(members)} members: {p['title']!r}"
+    assert out.proposal_id is None and proposals_count(g) == 0 and insights(g) == 0  # nothing stored
+    return f"{out.status}, nothing stored: {out.reason}"
 
 
 REPLIES = {
@@ -201,10 +219,10 @@ REPLIES = {
 @pytest.mark.parametrize("reply", sorted(REPLIES))
 def test_the_endpoint_outcome_check_on_recorded_replies(g, llm, reply):
     """The checks of test_real_openai_compatible_endpoint, on replies whose outcome is known."""
-    synth = use_llm(g, llm, timeout_s=2.0, max_retries=1)
+    synth = Recording(use_llm(g, llm, timeout_s=2.0, max_retries=1))
     llm.fallback = REPLIES[reply]
     cluster = add_incidents(g)
-    summary = check_endpoint_outcome(g, cluster, g.synthesize(cluster, now=NOW, synthesizer=synth))
+    summary = check_endpoint_outcome(g, cluster, g.synthesize(cluster, now=NOW, synthesizer=synth), synth.answers)
     expected = {"grounded": "proposed", "some_invented_ids": "proposed", "only_invented_ids": "ungrounded",
                 "http_503": "failed"}[reply]
     assert summary.startswith(expected), summary
@@ -223,9 +241,10 @@ def test_real_openai_compatible_endpoint(g):
                              instructor_mode=os.environ.get("GRAPHCONS_TEST_LLM_MODE", "TOOLS"),
                              timeout_s=float(os.environ.get("GRAPHCONS_TEST_LLM_TIMEOUT", "300")), max_retries=2)
     cluster = add_incidents(g)
-    out = g.synthesize(cluster, now=NOW, synthesizer=make_synthesizer(g.config.llm))
+    synth = Recording(make_synthesizer(g.config.llm))
+    out = g.synthesize(cluster, now=NOW, synthesizer=synth)
     print(json.dumps(out.to_dict(), indent=2, default=str))
-    summary = check_endpoint_outcome(g, cluster, out)
+    summary = check_endpoint_outcome(g, cluster, out, synth.answers)
     warnings.warn(f"real endpoint {g.config.llm.model} at {g.config.llm.base_url}: {summary}", UserWarning)
 
 
