@@ -39,8 +39,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any, Callable
 
 from graphcons.consolidation import consolidate as consolidation
-from graphcons.consolidation import precompute
-from graphcons.consolidation import provenance
+from graphcons.consolidation import precompute, provenance
 from graphcons.consolidation.budget import Budget, used_today
 from graphcons.consolidation.cluster import Cluster
 from graphcons.consolidation.synthesis.base import Synthesis, Synthesizer
@@ -250,8 +249,8 @@ def run_battery(g: Any, *, now: datetime | None = None) -> BatteryResults:
         if not outcome["removed"]:
             return False, f"no provenance link from {iid} to {lost} to remove"
         if "raised" not in outcome:
-            return False, f"{lost} made unreachable from {iid} ({outcome['removed']} link(s) removed), " \
-                          "but explain did not notice"
+            return False, (f"{lost} made unreachable from {iid} ({outcome['removed']} link(s) removed), "
+                           "but explain did not notice")
         return restored == sorted(GROUPS["deadline"]), (
             f"{outcome['removed']} link(s) to {lost} removed (rolled back): {outcome['raised']}; "
             f"restored: explain lists {len(restored)} sources")
@@ -275,8 +274,8 @@ def run_battery(g: Any, *, now: datetime | None = None) -> BatteryResults:
         g.edit(iid, importance=g.get(iid).importance, source="benchmark")  # a changed insight: a new version
         stale = precompute.stored(g.db, [iid])
         if stale:
-            return False, f"{iid} edited (version {version} -> {g.get(iid).version}) but its inferences " \
-                          "of the old version are still served"
+            return False, (f"{iid} edited (version {version} -> {g.get(iid).version}) but its inferences "
+                           "of the old version are still served")
         fresh = g.precompute(insight_ids=[iid], inference_fn=counting, now=now)
         if list(fresh) != [iid] or calls != [iid, iid] or precompute.stored(g.db, [iid]) != fresh:
             return False, f"the edited insight was not recomputed ({len(calls)} inference call(s))"
