@@ -65,7 +65,7 @@ def test_cohesion_rule_rejects_a_loosely_connected_cluster(g):
 
 
 def test_link_kind_weights_change_cohesion(g):
-    ids = add_all(g, DISTINCT[:2], subject="ops")
+    ids = add_all(g, DISTINCT[:3], subject="ops")
     _clique(g, ids, kind="mentions")
     g.config.consolidation.link_kind_weights = {"mentions": 0.3}
     d = _one(g.gate([Cluster(tuple(ids), "default")]), ids)
