@@ -4,8 +4,15 @@ It seeds a small episode history in its own namespace (`graphcons-benchmark`, fi
 re-running reuses it: graphcons never deletes, and a second run finds the same memories),
 runs the real pipeline on the connected store (scan -> gate -> offline synthesis ->
 proposals -> approve -> explain -> precompute) and checks what a user would check. Run it
-against a scratch database if you do not want its memories in yours; its syntheses count
-toward the day's [consolidation] daily_cap.
+against a scratch database if you do not want its memories in yours.
+
+Budget: the battery's syntheses are real syntheses, audited like any other, so they count
+toward the day's [consolidation] daily_cap. The battery is not refused by the cap (it runs
+offline, zero LLM calls, and must be able to run on a store whose cap is spent), and it
+reports exactly how many of today's syntheses it used (`BatteryResults.spent`, printed by
+`graphcons benchmark`). It does not exempt its namespace from the cap: a cap that a
+namespace name can bypass is not a cap. A re-run on an unchanged store spends 1 (the
+fabricated synthesis of check 11, forced so that the rejection is exercised every time).
 
 Checks (seed 001's list first):
  1. related episodes cluster           (the deadline episodes form one accepted cluster)
@@ -16,27 +23,29 @@ Checks (seed 001's list first):
  6. repetition is not confirmation     (one source planting a claim 3 times: confirmed once)
  7. full provenance is recorded        (SUMMARIZES to every member version, DERIVED_FROM to the cited)
  8. provenance round-trips             (explain returns exactly the source episodes)
- 9. dangling provenance raises         (the walk with one source missing raises DanglingProvenance)
-10. precompute keyed by fact id        (stored per insight id; retrieval computes nothing)
-11. fabricated synthesis is rejected   (citing no shown member: Ungrounded, nothing stored)
+ 9. dangling provenance raises         (the battery insight's links to one source removed in a
+                                        rolled-back transaction: explain raises; afterwards it works)
+10. precompute keyed by fact id        (stored under the insight id; a second run computes nothing;
+                                        an edit of the insight invalidates them until recomputed)
+11. fabricated synthesis is rejected   (a synthesizer inventing every citation, through the real
+                                        synthesis path: ungrounded, nothing stored, rejection audited)
 12. apply is atomic                    (a failure injected mid-apply leaves no partial insight)
 """
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any, Callable
 
 from graphcons.consolidation import consolidate as consolidation
 from graphcons.consolidation import precompute, provenance
-from graphcons.consolidation.budget import Budget
+from graphcons.consolidation.budget import Budget, used_today
 from graphcons.consolidation.cluster import Cluster
-from graphcons.consolidation.grounding import ground
-from graphcons.consolidation.synthesis.models import Claim, Insight
+from graphcons.consolidation.synthesis.base import Synthesis, Synthesizer
 from graphcons.consolidation.synthesis.offline import OfflineSynthesizer
-from graphcons.core.errors import DanglingProvenance, Ungrounded
+from graphcons.consolidation.synthesis.prompt import SynthesisPrompt
+from graphcons.core.errors import DanglingProvenance
 
 NAMESPACE = "graphcons-benchmark"
 SOURCE_T0 = datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc)
@@ -72,6 +81,44 @@ class Check:
     detail: str
 
 
+class BatteryResults(list):
+    """The checks, in order, plus what the battery spent of today's synthesis cap."""
+
+    spent: int = 0  # syntheses the battery started today (each counts toward daily_cap)
+    used_before: int = 0  # syntheses already started today before the battery ran
+    daily_cap: int = 0
+
+    def budget_line(self) -> str:
+        return (f"budget: the battery started {self.spent} synthesis(es) today, counted toward "
+                f"[consolidation] daily_cap ({self.used_before + self.spent} of {self.daily_cap} used today)")
+
+
+class InventingSynthesizer(Synthesizer):
+    """Answers like a model that invents its citations: the offline synthesis of the members
+    shown, with every cited id replaced by an id it was never shown (check 11)."""
+
+    provider = "battery"
+    model = "invents-citations"
+    calls_per_synthesis = 0
+
+    def synthesize(self, prompt: SynthesisPrompt) -> Synthesis:
+        real = OfflineSynthesizer().synthesize(prompt)
+
+        def invent(ids: list[str]) -> list[str]:
+            return [f"bench-invented-{n}" for n, _ in enumerate(ids, 1)]
+
+        insight = real.insight.model_copy(update={
+            "claims": [c.model_copy(update={"member_ids": invent(c.member_ids)}) for c in real.insight.claims],
+            "tensions": [t.model_copy(update={"member_ids": invent(t.member_ids)}) for t in real.insight.tensions]})
+        themes = real.themes.model_copy(update={
+            "themes": [t.model_copy(update={"member_ids": invent(t.member_ids)}) for t in real.themes.themes]})
+        return Synthesis(themes=themes, insight=insight, provider=self.provider, model=self.model, calls=0)
+
+
+class _RollBack(Exception):
+    """Raised to leave a transaction without committing it."""
+
+
 def seed(g: Any) -> int:
     """Admit the battery's episodes, links and sessions once (idempotent)."""
     ids = [e[0] for e in EPISODES]
@@ -95,10 +142,11 @@ def _decision_for(decisions: list[Any], members: list[str]) -> Any:
     return next((d for d in decisions if set(d.cluster.member_ids) == want), None)
 
 
-def run_battery(g: Any, *, now: datetime | None = None) -> list[Check]:
+def run_battery(g: Any, *, now: datetime | None = None) -> BatteryResults:
     now = now or datetime.now(timezone.utc)
     seed(g)
-    results: list[Check] = []
+    results = BatteryResults()
+    results.used_before, results.daily_cap = used_today(g.db, now), g.config.consolidation.daily_cap
 
     def check(name: str, fn: Callable[[], tuple[bool, str]]) -> None:
         try:
@@ -133,7 +181,9 @@ def run_battery(g: Any, *, now: datetime | None = None) -> list[Check]:
         [(d.key, d.accepted) for d in first.decisions] == [(d.key, d.accepted) for d in second.decisions],
         f"two scans: {len(first.decisions)} identical decisions"))
 
-    budget = Budget(daily_cap=10_000, used_today=0, max_calls=0)  # the battery runs offline: no LLM spend
+    # Not refused by the user's cap (the battery runs offline: no LLM spend); what it spends of
+    # the cap is measured from the audit trail at the end and reported (BatteryResults.spent).
+    budget = Budget(daily_cap=10_000, used_today=0, max_calls=0)
     synth = OfflineSynthesizer()
 
     def proposal_for(members: list[str]) -> dict[str, Any]:
@@ -178,36 +228,79 @@ def run_battery(g: Any, *, now: datetime | None = None) -> list[Check]:
     check("provenance round-trips", round_trip)
 
     def dangling() -> tuple[bool, str]:
-        iid = state["insight"]
-        links, nodes = provenance.walk(g.db, iid)
-        broken = copy.deepcopy(nodes)
-        broken[GROUPS["deadline"][0]]["found"] = False  # as if a source episode had been removed
+        # Break the real graph the way a store that lost data would look: the battery insight's
+        # SUMMARIZES and DERIVED_FROM links to one source episode removed by a raw write (battery
+        # namespace only), then walk it in the same transaction; the transaction is rolled back.
+        iid, lost = state["insight"], GROUPS["deadline"][0]
+        outcome: dict[str, Any] = {}
         try:
-            provenance.build(iid, links, broken)
-        except DanglingProvenance as exc:
-            return True, f"raised: {exc}"
-        return False, "a missing source episode was not noticed"
+            with g.db.transaction() as tx:
+                outcome["removed"] = tx.run("battery/unlink_source", insight=iid, source=lost,
+                                            namespace=NAMESPACE)[0]["removed"]
+                try:
+                    provenance.explain(tx, iid)
+                except DanglingProvenance as exc:
+                    outcome["raised"] = str(exc)
+                raise _RollBack
+        except _RollBack:
+            pass
+        restored = sorted(s["id"] for s in g.explain(iid)["sources"])  # rolled back: intact again
+        if not outcome["removed"]:
+            return False, f"no provenance link from {iid} to {lost} to remove"
+        if "raised" not in outcome:
+            return False, (f"{lost} made unreachable from {iid} ({outcome['removed']} link(s) removed), "
+                           "but explain did not notice")
+        return restored == sorted(GROUPS["deadline"]), (
+            f"{outcome['removed']} link(s) to {lost} removed (rolled back): {outcome['raised']}; "
+            f"restored: explain lists {len(restored)} sources")
     check("dangling provenance raises", dangling)
 
     def precomputed() -> tuple[bool, str]:
         iid = state["insight"]
-        before = g.db.run("precompute/count")[0]["n"]
-        g.retrieve("Apollo deadline", k=3, namespace=NAMESPACE, record=False)
-        after = g.db.run("precompute/count")[0]["n"]
-        out = precompute.precompute(g.db, insight_ids=[iid], now=now, force=True)
-        kept = precompute.stored(g.db, [iid])
-        return list(out) == [iid] and kept == out and before == after, (
-            f"{len(out[iid])} inference(s) stored under {iid}; retrieval computed none")
+        calls: list[str] = []
+
+        def counting(row: dict[str, Any]) -> list[dict[str, str]]:
+            calls.append(row["id"])
+            return precompute.default_inferences(row)
+
+        first = g.precompute(insight_ids=[iid], inference_fn=counting, now=now, force=True)
+        if list(first) != [iid] or precompute.stored(g.db, [iid]) != first:
+            return False, f"inferences not stored under {iid}: computed {sorted(first)}"
+        again = g.precompute(insight_ids=[iid], inference_fn=counting, now=now)
+        if again or calls != [iid] or precompute.stored(g.db, [iid]) != first:
+            return False, f"an unchanged insight was recomputed ({len(calls)} inference call(s) for 2 runs)"
+        version = g.get(iid).version
+        g.edit(iid, importance=g.get(iid).importance, source="benchmark")  # a changed insight: a new version
+        stale = precompute.stored(g.db, [iid])
+        if stale:
+            return False, (f"{iid} edited (version {version} -> {g.get(iid).version}) but its inferences "
+                           "of the old version are still served")
+        fresh = g.precompute(insight_ids=[iid], inference_fn=counting, now=now)
+        if list(fresh) != [iid] or calls != [iid, iid] or precompute.stored(g.db, [iid]) != fresh:
+            return False, f"the edited insight was not recomputed ({len(calls)} inference call(s))"
+        return True, (f"{len(first[iid])} inference(s) stored under {iid}; a second run computed none; "
+                      f"the edit to version {version + 1} invalidated them until recomputed")
     check("sleep-time precompute is keyed by fact id", precomputed)
 
     def fabricated() -> tuple[bool, str]:
-        fake = Insight(title="x", concept="x", claims=[Claim(statement="x", member_ids=["bench-invented"])],
-                       confidence=0.9)
-        try:
-            ground(fake, None, GROUPS["503"], {m: ("s",) for m in GROUPS["503"]})
-        except Ungrounded as exc:
-            return True, str(exc)
-        return False, "an insight citing no member was accepted"
+        cluster = Cluster(tuple(GROUPS["cert"]), NAMESPACE)
+
+        def rejections() -> int:
+            return sum(1 for a in g.audit_log(op="synthesize", target=cluster.key, limit=10_000)
+                       if a["details"].get("outcome") == "rejected_ungrounded")
+        before, audited = g.db.run("synthesis/graph_size")[0], rejections()
+        out = consolidation.synthesize_cluster(g.db, g.config, cluster, synthesizer=InventingSynthesizer(),
+                                               budget=budget, now=now, force=True)
+        stored = g.db.run("battery/cluster_outputs", key=cluster.key)[0]
+        after = g.db.run("synthesis/graph_size")[0]
+        if out.status != "ungrounded" or out.proposal_id:
+            return False, f"an insight citing only invented ids was {out.status} (proposal {out.proposal_id})"
+        if stored["proposals"] or stored["insights"] or after["relationships"] != before["relationships"]:
+            return False, (f"rejected, but stored {stored['proposals']} proposal(s), {stored['insights']} insight(s), "
+                           f"{after['relationships'] - before['relationships']} relationship(s)")
+        if rejections() != audited + 1:
+            return False, "rejected and nothing stored, but the rejection was not audited"
+        return True, f"ungrounded, nothing stored, rejection audited: {out.reason}"
     check("a synthesis citing no member is rejected", fabricated)
 
     def atomic() -> tuple[bool, str]:
@@ -228,4 +321,5 @@ def run_battery(g: Any, *, now: datetime | None = None) -> list[Check]:
         left = after["nodes"] - before["nodes"]
         return before == after and status == "pending", f"failure injected after the links step: {left} node(s) left"
     check("apply is atomic", atomic)
+    results.spent = used_today(g.db, now) - results.used_before
     return results

@@ -3,8 +3,7 @@ with the reason and the figures recorded; a scan writes only its audit record.""
 
 from __future__ import annotations
 
-from clusters_helpers import DISTINCT, add_all, cluster_of
-
+from clusters_helpers import DISTINCT, add_all
 from graphcons.consolidation.cluster import Cluster
 
 
@@ -207,6 +206,11 @@ def test_gate_names_a_member_that_does_not_exist(g):
     from graphcons.core.errors import NotFound
 
     ids = add_all(g, DISTINCT[:2], subject="ops")
+    size = g.db.run("synthesis/graph_size")[0]
+    audits = len(g.audit_log(limit=1000))
     with pytest.raises(NotFound, match="m-nope"):
         g.gate([Cluster((*ids, "m-nope"), "default")])
-    assert cluster_of([], ids[0]) is None
+    # the refused gate wrote nothing, and the same members without the unknown id are gated
+    assert g.db.run("synthesis/graph_size")[0] == size and len(g.audit_log(limit=1000)) == audits
+    (decision,) = g.gate([Cluster(tuple(ids), "default")])
+    assert not decision.accepted and decision.rejected_by[0] == "size"

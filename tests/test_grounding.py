@@ -1,7 +1,9 @@
 """The grounding guard: only shown ids count; no member cited, nothing stored; sources, not repetitions."""
 
+import json
+
 import pytest
-from synthesis_helpers import NOW, add_incidents, insights, proposals_count
+from synthesis_helpers import NOW, add_incidents, insights
 
 from graphcons.consolidation.grounding import distinct_sources, ground
 from graphcons.consolidation.synthesis.models import (
@@ -105,5 +107,29 @@ def test_offline_synthesis_is_grounded_and_deterministic():
     ground(one.insight, one.themes, prompt.member_ids, {m.id: m.sources for m in members})
 
 
-def test_nothing_stored_before_grounding(g):
-    assert insights(g) == 0 and proposals_count(g) == 0
+class _AddsInventedIds(OfflineSynthesizer):
+    """The offline synthesis, plus ids it was never shown in every citation (a sloppy model)."""
+
+    def synthesize(self, prompt):
+        out = super().synthesize(prompt)
+        claims = [c.model_copy(update={"member_ids": c.member_ids + ["m-ghost", "inc-99"]}) for c in out.insight.claims]
+        out.insight = out.insight.model_copy(update={"claims": claims})
+        return out
+
+
+def test_only_grounded_citations_reach_the_store(g):
+    cluster = add_incidents(g)
+    out = g.synthesize(cluster, now=NOW, synthesizer=_AddsInventedIds())
+    assert out.status == "proposed"
+    # grounding ran before anything was stored: the queued insight cites no invented id ...
+    p = g.proposal(out.proposal_id)
+    cited = json.dumps([p["insight"], p["themes"], p["cited"]])
+    assert "m-ghost" not in cited and "inc-99" not in cited and set(p["cited"]) == set(cluster.member_ids)
+    assert set(p["grounding"]["stripped"]) == {"m-ghost", "inc-99"}  # recorded as stripped, not as citations
+    # ... the audit says what was stripped ...
+    (audit,) = [a["details"] for a in g.audit_log(op="synthesize")]
+    assert audit["stripped_count"] > 0 and set(audit["stripped"]) == {"m-ghost", "inc-99"}
+    # ... and the applied insight derives from real members only
+    iid = g.approve(out.proposal_id, now=NOW).insight_id
+    derived = g.db.run_text("MATCH (:Memory {id: $id})-[:DERIVED_FROM]->(m) RETURN m.id AS id ORDER BY id", id=iid)
+    assert [r["id"] for r in derived] == sorted(cluster.member_ids) and insights(g) == 1

@@ -156,6 +156,37 @@ def test_insights_over_insights(g):
     assert all(s["kind"] == "incident" for s in tree["sources"])
 
 
+def test_a_scan_finds_insights_over_the_insights_the_product_created(g):
+    groups = [add_incidents(g), add_incidents(g, [
+        ("db-1", "Payments database pool exhausted during the nightly batch.", "pagerduty", "2026-11-03"),
+        ("db-2", "Nightly batch exhausted the payments database pool again.", "oncall-ana", "2026-11-10"),
+        ("db-3", "Payments database pool exhausted by the nightly batch, raised the pool size.", "oncall-bo",
+         "2026-11-17")]), add_incidents(g, [
+        ("tls-1", "The edge proxy TLS certificate expired at midnight.", "pagerduty", "2026-11-04"),
+        ("tls-2", "Edge proxy TLS certificate expired again; renewed by hand.", "oncall-bo", "2026-11-11"),
+        ("tls-3", "TLS certificate on the edge proxy expired, the renewal job had failed.", "oncall-ana",
+         "2026-11-18")])]
+    made = [g.approve(g.synthesize(c, now=NOW).proposal_id, now=NOW).insight_id for c in groups]
+    for s in range(3):  # an agent reads the three incident insights together in three sessions
+        g.access(f"weekly-review-{s}", made)
+    report = g.scan(now=NOW)
+    found = [d for d in report.decisions if set(made) <= set(d.cluster.member_ids)]
+    assert len(found) == 1 and set(found[0].cluster.member_ids) == set(made), [d.cluster.member_ids for d in found]
+    decision = found[0]
+    assert decision.accepted, decision.reasons
+    # the episodes' own clusters are covered by the insights already: not proposed twice
+    episodes = {m for c in groups for m in c.member_ids}
+    assert not any(set(d.cluster.member_ids) & episodes for d in report.accepted)
+    assert [d.rejected_by for d in report.decisions if set(d.cluster.member_ids) == set(groups[1].member_ids)] \
+        == [["novelty"]]
+    out = g.synthesize(decision.cluster, figures=decision.figures, now=NOW)
+    assert out.status == "proposed"
+    top = g.approve(out.proposal_id, now=NOW).insight_id
+    tree = g.explain(top)
+    assert [c["id"] for c in tree["tree"]["children"]] == sorted(made)
+    assert {s["id"] for s in tree["sources"]} == {m for c in groups for m in c.member_ids}
+
+
 def test_the_queue_lists_every_kind_but_applies_consolidations_only(g, pending):
     _, pid = pending
     g.db.run_text("CREATE (:Proposal {id: 'p-merge-x', kind: 'other-kind', status: 'pending', created_at: $now})",

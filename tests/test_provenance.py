@@ -86,18 +86,32 @@ def test_touching_an_insight_warms_its_members_with_decay(g, applied):
     assert g.activate([top]) == {}
 
 
-def test_sleep_time_precompute_is_keyed_by_insight_id_and_off_the_response_path(g, applied):
-    _, iid = applied
-    g.retrieve("503 after deploy", k=5)  # the response path computes nothing
-    assert g.db.run_text("MATCH (p:Precomputed) RETURN count(p) AS n")[0]["n"] == 0
-    out = g.precompute(now=NOW)
-    assert list(out) == [iid] and out[iid][0]["question"].startswith("What do we know about")
-    from graphcons.consolidation.precompute import stored
+def test_sleep_time_precompute_is_keyed_by_insight_id_and_invalidated_by_an_edit(g, applied):
+    from graphcons.consolidation.precompute import default_inferences, stored
 
-    assert stored(g.db, [iid]) == out
-    assert g.precompute(now=NOW) == {}  # unchanged insight: nothing recomputed
-    assert g.precompute(now=NOW, inference_fn=lambda row: [{"question": "q", "answer": row["id"]}],
-                        force=True) == {iid: [{"question": "q", "answer": iid}]}
+    _, iid = applied
+    calls = []
+
+    def counting(row):
+        calls.append((row["id"], row["version"]))
+        return default_inferences(row)
+
+    assert stored(g.db, [iid]) == {}  # approval alone computes nothing: precompute is a background step
+    out = g.precompute(now=NOW, inference_fn=counting)
+    assert list(out) == [iid] and out[iid][0]["question"].startswith("What do we know about")
+    assert stored(g.db, [iid]) == out and calls == [(iid, 1)]  # stored under the insight id
+    # a second run (and any number of reads) uses what is stored: the inference is not called again
+    assert g.precompute(now=NOW, inference_fn=counting) == {}
+    assert stored(g.db, [iid]) == out and calls == [(iid, 1)]
+    # an edited insight is a new version: its old inferences are no longer served ...
+    g.edit(iid, content="Checkout returns 503 after every deploy until the cache is warm.")
+    assert g.get(iid).version == 2 and stored(g.db, [iid]) == {}
+    # ... and the next run recomputes them from the new version
+    again = g.precompute(now=NOW, inference_fn=counting)
+    assert list(again) == [iid] and calls == [(iid, 1), (iid, 2)] and stored(g.db, [iid]) == again
+    # a reverted (deprecated) insight's inferences are not served either
+    g.revert(iid, "wrong")
+    assert stored(g.db, [iid]) == {}
 
 
 def test_cli_explain_json_and_tree(g, applied, neo4j_settings, tmp_path):
@@ -124,7 +138,11 @@ def test_cli_explain_json_and_tree(g, applied, neo4j_settings, tmp_path):
 def test_benchmark_battery_passes_and_is_rerunnable(g):
     from graphcons.battery import run_battery
 
-    for _ in range(2):
+    for run in range(2):
+        before = len(g.audit_log(op="synthesize", limit=1000))
         results = run_battery(g, now=NOW)
         assert [r.name for r in results if not r.passed] == [], [r.detail for r in results if not r.passed]
         assert len(results) == 12
+        # what it reports spending of today's cap is what the audit trail (the cap's count) shows
+        assert results.spent == len(g.audit_log(op="synthesize", limit=1000)) - before
+        assert results.spent == (4 if run == 0 else 1)  # a re-run only repeats the forced fabricated synthesis

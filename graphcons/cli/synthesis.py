@@ -115,11 +115,14 @@ def benchmark(json_out: bool = JsonOpt) -> None:
         results = run_battery(g)
     passed = sum(1 for r in results if r.passed)
     if json_out:
-        emit_json({"passed": passed, "total": len(results), "checks": [r.__dict__ for r in results]})
+        emit_json({"passed": passed, "total": len(results), "checks": [r.__dict__ for r in results],
+                   "budget": {"spent": results.spent, "used_before": results.used_before,
+                              "daily_cap": results.daily_cap}})
     else:
         for r in results:
             mark = "[green]PASS[/]" if r.passed else "[red]FAIL[/]"
             console.print(f"{mark} {r.name}: {r.detail}", highlight=False)
+        console.print(results.budget_line(), highlight=False, markup=False)
         console.print(f"{passed}/{len(results)} passed")
     if passed != len(results):
         raise typer.Exit(1)

@@ -3,8 +3,10 @@
 Run as a background step (after `consolidate`, or `graphcons precompute`), never on the
 response path: retrieval only reads what is stored. For each live insight the inference
 function returns a list of {question, answer} pairs anticipating what an agent will ask;
-they are stored on one (:Precomputed {insight_id}) node per insight and recomputed only
-when the insight's version changed.
+they are stored on one (:Precomputed {insight_id}) node per insight, keyed by the insight's
+version, and recomputed only when that version changed. An edit of the insight (a new
+version) invalidates them at once: `stored` returns only inferences computed from the
+current version of a live insight, so the response path never serves stale ones.
 
 The default inference function is deterministic and extractive (from the typed insight:
 what the pattern is, how we know it, what is open, what to do); pass your own (for example
@@ -68,5 +70,7 @@ def precompute(db: Database, *, insight_ids: list[str] | None = None, inference_
 
 
 def stored(db: Database, insight_ids: list[str]) -> dict[str, list[Inference]]:
-    """What precompute stored, keyed by insight id (what the response path reads)."""
-    return {r["insight_id"]: json.loads(r["inferences"]) for r in db.run("precompute/get", ids=sorted(insight_ids))}
+    """What precompute stored, keyed by insight id (what the response path reads): only
+    inferences computed from the insight's current version, and only for live insights."""
+    return {r["insight_id"]: json.loads(r["inferences"])
+            for r in db.run("precompute/get", ids=sorted(insight_ids), live=list(LIVE_STATUSES))}
