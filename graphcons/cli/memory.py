@@ -104,13 +104,18 @@ def show(memory_id: str, json_out: bool = JsonOpt) -> None:
     """Show one memory (current version)."""
     with open_store() as g:
         mem = g.get(memory_id)
+        ep = g.epistemics(memory_id) if mem.kind == "insight" else None  # issue 13
     if json_out:
-        emit_json(mem.model_dump(mode="json"))
+        emit_json({**mem.model_dump(mode="json"), **(ep or {})})
         return
     table = Table(show_header=False, box=None)
     for key, value in mem.model_dump().items():
         table.add_row(f"[bold]{key}[/]", str(value))
     console.print(table)
+    if ep:
+        from graphcons.cli.beliefs import print_epistemics
+
+        print_epistemics(ep)
 
 
 @app.command("history")
@@ -173,12 +178,15 @@ def search(query: str, k: int = typer.Option(5, min=1, max=1000), namespace: Opt
         else:
             hits = g.retrieve(query, k, namespace=namespace, session=session, record=session is not None)
     if json_out:
-        emit_json([{"score": h["score"], **h["memory"].model_dump(mode="json")} for h in hits])
+        emit_json([{"score": h["score"], **h["memory"].model_dump(mode="json"),
+                    **({"exceptions": h["exceptions"]} if "exceptions" in h else {})} for h in hits])
         return
     table = Table("score", "id", "kind", "subject", "title")
     for h in hits:
         m = h["memory"]
-        table.add_row(f"{h['score']:.3f}", m.id, m.kind, m.subject, m.title)
+        label = f" [magenta]({h['epistemic_status']}{'; scoped exceptions' if h.get('exceptions') else ''})[/]" \
+            if h.get("epistemic_status") else ""
+        table.add_row(f"{h['score']:.3f}", m.id, m.kind, m.subject, m.title + label)
     console.print(table)
 
 

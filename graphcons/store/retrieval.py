@@ -15,6 +15,7 @@ from graphcons.core.embedders import Embedder
 from graphcons.core.errors import ValidationError
 from graphcons.core.memory import LIVE_STATUSES, Memory
 from graphcons.store.coaccess import record_access
+from graphcons.store.justification import annotate
 
 
 def retrieve(db: Database, cfg: Config, embedder: Embedder, query: str, k: int = 5, *,
@@ -35,11 +36,11 @@ def retrieve(db: Database, cfg: Config, embedder: Embedder, query: str, k: int =
             for r in rows]
     if record and hits:
         record_access(db, cfg, session or f"retrieve-{uuid.uuid4().hex[:12]}", [h["memory"].id for h in hits])
-    return hits
+    return annotate(db, hits)  # issue 13: epistemic status + scoped exceptions of insight hits
 
 
 def search_text(db: Database, text: str, k: int = 10, *, namespace: str | None = None) -> list[dict[str, Any]]:
     if not isinstance(text, str) or not text.strip():
         raise ValidationError("text", "must be a non-empty string")
     rows = db.run("retrieval/fulltext", text=text, k=k, namespace=namespace, live=list(LIVE_STATUSES))
-    return [{"memory": Memory.from_node(r["memory"]), "score": r["score"]} for r in rows]
+    return annotate(db, [{"memory": Memory.from_node(r["memory"]), "score": r["score"]} for r in rows])  # issue 13
