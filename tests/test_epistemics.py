@@ -330,3 +330,27 @@ def cli(g, neo4j_settings, tmp_path):
                               cwd=tmp_path, timeout=180)
     return run
 
+
+
+def test_conflicts_and_exceptions_are_labelled_context_never_support(g, insight):
+    from graphcons.consolidation.consolidate import load_prompt
+    from graphcons.consolidation.grounding import ground
+    from graphcons.consolidation.synthesis.models import Claim, Insight
+
+    iid, p = insight
+    add(g, "inc-canary", "Canary deploys of checkout never returned 503: traffic shifts slowly.", "oncall-cy")
+    g.add_exception(iid, "inc-canary", {"deploy_strategy": "canary"}, now=LATER)
+    member = sorted(p["cited"])[0]
+    add(g, "inc-disagree", g.get(member).content.replace("12 minutes", "45 minutes"), "oncall-cy")
+    g.merge(dry_run=False, now=LATER)
+    members = tuple(p["member_versions"])
+    prompt, _ = load_prompt(g.db, Cluster(members, "default", "checkout"))
+    relation = {c.id: c.relation for c in prompt.context}
+    assert relation["inc-canary"].startswith(f"exception_to {iid} where")
+    assert relation["inc-disagree"] == f"conflicts_with {member}"
+    assert "known conflicts and exceptions - NOT support" in prompt.data_section()
+    claim = Claim(statement="503 after deploy", member_ids=[member, "inc-canary", "inc-disagree"])
+    out = ground(Insight(title="t", concept="c", claims=[claim], confidence=0.5), None, list(members),
+                 {m: ("s",) for m in members}, prompt.context_ids)
+    assert out.insight.claims[0].member_ids == [member]
+    assert sorted(out.context_as_support) == ["inc-canary", "inc-disagree"]

@@ -9,7 +9,14 @@ from typing import Any, List, Optional
 import typer
 from rich.table import Table
 
-from graphcons.cli.app import JsonOpt, app, console, emit_json, errors_to_exit, open_store
+from graphcons.cli.app import (
+    JsonOpt,
+    app,
+    console,
+    emit_json,
+    errors_to_exit,
+    open_store,
+)
 from graphcons.cli.clusters import scenario_app
 
 

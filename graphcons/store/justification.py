@@ -51,7 +51,7 @@ def premises_changed(tx: Any, memory_ids: list[str], *, op: str, cause: str, now
     lost = tx.run("justification/lose_premises", ids=ids, live=list(LIVE_STATUSES), now=now, op=op, cause=cause)
     if lost:
         audit.record(tx, "premises_lost", ids + sorted({r["insight_id"] for r in lost}), run_id=run_id, at=now,
-                     op=op, cause=cause,
+                     change=op, cause=cause,
                      justifications=[{"id": r["justification"], "insight": r["insight_id"], "kind": r["kind"],
                                       "before": r["before"], "after": r["after"], "lost": r["lost"]} for r in lost])
     insights = {r["insight_id"] for r in lost}
