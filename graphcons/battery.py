@@ -253,8 +253,8 @@ def epistemic_checks(g: Any, *, now: datetime) -> list[Check]:
     results: list[Check] = []
 
     def mem(name: str, source: str, content: str, **extra: Any) -> str:
-        mid = f"ep-{tag}-{name}"
-        g.add({"id": mid, "content": content, "source": source, "subject": "ana-travel", "kind": "decision",
+        mid = f"ep-{tag}-{name}"  # the run tag in the text too: the same text would be admitted as a duplicate
+        g.add({"id": mid, "content": f"{content} (benchmark {tag}-{name})", "source": source, "subject": "ana-travel", "kind": "decision",
                "namespace": EPISTEMIC_NAMESPACE, "created_at": SOURCE_T0, **extra})
         return mid
 
