@@ -354,3 +354,13 @@ def test_conflicts_and_exceptions_are_labelled_context_never_support(g, insight)
                  {m: ("s",) for m in members}, prompt.context_ids)
     assert out.insight.claims[0].member_ids == [member]
     assert sorted(out.context_as_support) == ["inc-canary", "inc-disagree"]
+
+
+def test_auto_merge_never_retires_a_member_an_insight_rests_on(g, insight):
+    iid, p = insight
+    member = sorted(p["cited"])[0]
+    add(g, "inc-copy", g.get(member).content.replace("rolled back", "rolled it back"), "oncall-cy", importance=0.9)
+    report = g.merge(dry_run=False, now=LATER, auto_apply=True)
+    assert all(a["loser"] != member for a in report["applied"])
+    assert any(q["loser"] == member for q in report["proposed"])  # it waits for a reviewer instead
+    assert g.get(member).status == "consolidated" and g.get(iid).epistemic_status == "hypothesis"

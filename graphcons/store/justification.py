@@ -103,6 +103,12 @@ def rederive(tx: Any, insight_ids: list[str], *, cause: str, now: datetime,
     return changes
 
 
+def rested_on(runner: Any, memory_id: str) -> bool:
+    """True when a live insight summarises this memory: no job retires it unreviewed."""
+    rows = runner.run("justification/rested_on", id=memory_id, live=list(LIVE_STATUSES))
+    return bool(rows and rows[0]["rested_on"])
+
+
 def add_exception(tx: Any, insight_id: str, memory_id: str, scope: dict[str, str], *, now: datetime, by: str,
                   run_id: str | None = None) -> dict[str, Any]:
     """Link a scoped exception (validated by the caller) and re-derive the insight."""

@@ -99,7 +99,7 @@ def run(db: Database, cfg: Config, *, now: datetime, dry_run: bool = True, run_i
                                                    cause=f"open CONFLICTS_WITH between {p.a} and {p.b}: "
                                                          + ", ".join(p.contradictions))
             continue
-        if auto:
+        if auto and not justification.rested_on(db, p.loser):  # issue 13: a member an insight rests on waits for review
             applied.append(asdict(p))
             retired.add(p.loser)
             if not dry_run:
