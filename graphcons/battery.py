@@ -243,12 +243,13 @@ def epistemic_checks(g: Any, *, now: datetime) -> list[Check]:
     """Seed 002: hypotheses, required premises, independent justifications, scoped exceptions.
     Every run builds its own small insights (ids tagged with `now`), so the checks start clean."""
     import json as _json
+    import uuid
 
     from graphcons.core.errors import ValidationError
     from graphcons.maintenance import deprecation
     from graphcons.store import justification
 
-    tag = now.strftime("%Y%m%d%H%M%S%f")
+    tag = f"{now:%Y%m%d%H%M%S}-{uuid.uuid4().hex[:6]}"  # a fresh set per run, even at the same `now`
     budget = Budget(daily_cap=10_000, used_today=0, max_calls=0)
     results: list[Check] = []
 
