@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from graphcons.consolidation import consolidate as consolidation
+from graphcons.consolidation import epistemics, rules
 from graphcons.consolidation import precompute as precomputing
 from graphcons.consolidation import provenance
 from graphcons.consolidation.cluster import Cluster
@@ -272,3 +273,30 @@ class Graphcons:
         """Sleep-time precompute: inferences stored per insight id, off the response path."""
         return precomputing.precompute(self.db, insight_ids=insight_ids, inference_fn=inference_fn,
                                        now=now or utcnow(), force=force)
+
+    # -- what graphcons believes, and why (seed 002) ----------------------------------------------
+    def confirm(self, insight_id: str, evidence_id: str, *, by: str = "user", now: datetime | None = None) -> dict[str, Any]:
+        """Attach independent evidence (a source none of the premises came from): a second justification."""
+        return epistemics.confirm(self.db, insight_id, evidence_id, now=now or utcnow(), by=by)
+
+    def add_exception(self, insight_id: str, memory_id: str, scope: dict[str, Any] | str, *, by: str = "user",
+                      now: datetime | None = None) -> dict[str, Any]:
+        """A scoped exception: defeats the insight within `scope` (uncertain there while contested)."""
+        return epistemics.except_(self.db, insight_id, memory_id, scope, now=now or utcnow(), by=by)
+
+    def justify(self, insight_id: str, rule: str, premises: list[str], *, by: str = "user",
+                now: datetime | None = None) -> dict[str, Any]:
+        """A registered rule derives the insight from these premises (see `rules()`)."""
+        return epistemics.justify_by_rule(self.db, insight_id, rule, premises, now=now or utcnow(), by=by)
+
+    def epistemics(self, memory_id: str) -> dict[str, Any]:
+        """Status, per-scope statuses, justifications (with exact premises) and exceptions of an insight."""
+        return epistemics.describe(self.db, memory_id)
+
+    def status_in(self, insight_id: str, context: dict[str, Any]) -> dict[str, Any]:
+        """The insight's status in one situation (defeated / uncertain inside an exception's scope)."""
+        return epistemics.status_in(self.db, insight_id, context)
+
+    def rules(self) -> list[dict[str, Any]]:
+        """The registered rules that may derive a generalisation (name, version, description)."""
+        return rules.listing()
