@@ -9,6 +9,8 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+from neo4j.exceptions import ClientError
+
 from graphcons.core.config import Config
 from graphcons.core.db import Database
 from graphcons.core.embedders import Embedder
@@ -41,5 +43,11 @@ def retrieve(db: Database, cfg: Config, embedder: Embedder, query: str, k: int =
 def search_text(db: Database, text: str, k: int = 10, *, namespace: str | None = None) -> list[dict[str, Any]]:
     if not isinstance(text, str) or not text.strip():
         raise ValidationError("text", "must be a non-empty string")
-    rows = db.run("retrieval/fulltext", text=text, k=k, namespace=namespace, live=list(LIVE_STATUSES))
+    try:
+        rows = db.run("retrieval/fulltext", text=text, k=k, namespace=namespace, live=list(LIVE_STATUSES))
+    except ClientError as exc:  # Lucene query syntax ("AND (", unbalanced quotes): bad input, not a crash
+        if "ParseException" not in (exc.message or "") and "TokenMgrError" not in (exc.message or ""):
+            raise
+        raise ValidationError("text", "is not a valid full-text query (Lucene syntax); quote or escape "
+                                      "operators such as AND, OR, (, [, \"") from None
     return [{"memory": Memory.from_node(r["memory"]), "score": r["score"]} for r in rows]
