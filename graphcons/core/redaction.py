@@ -23,6 +23,7 @@ _OWN = (
     ("private_key", re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?"
                                r"(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\Z)")),
     ("password_in_url", re.compile(r"://[^:/?#\[\]@\s]+:([^:/?#\[\]@\s]+)@")),
+    ("github_token", re.compile(r"\bgithub_pat_[A-Za-z0-9_]{22,}")),  # fine-grained tokens
     ("openai_key", re.compile(r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}")),
     ("bearer_token", re.compile(r"(?i)\bbearer\s+([A-Za-z0-9\-._~+/]{12,}=*)")),
     ("password", re.compile(r"(?i)\b(?:password|passwd|pwd|passphrase|secret|api[_-]?key|access[_-]?token)"
