@@ -10,7 +10,8 @@ ever shows a stack trace (it is logged on the server with an id the response nam
     413 too_large        the body is over [service] max_body_bytes
     422 invalid_request  the body or a parameter does not fit the schema; Ungrounded (exit 10)
     502 provider_error   ProviderError (exit 7)
-    503 unavailable      Neo4j / GDS down (exit 5), embedder mismatch (exit 6)
+    503 unavailable      Neo4j / GDS down (exit 5), embedder mismatch (exit 6); 503 transient with
+                         Retry-After when Neo4j rolled back a deadlocked transaction (nothing written)
     500 internal         anything else (ConfigError, a bug): a message and an id, no trace
 """
 
@@ -23,7 +24,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from neo4j.exceptions import DriverError, ServiceUnavailable, SessionExpired
+from neo4j.exceptions import DriverError, Neo4jError, ServiceUnavailable, SessionExpired, TransientError
 from starlette.exceptions import HTTPException
 
 from graphcons.core import errors as e
@@ -97,6 +98,15 @@ def install(app: FastAPI) -> None:
     async def _neo4j(request: Request, exc: DriverError) -> JSONResponse:
         if isinstance(exc, (ServiceUnavailable, SessionExpired)):
             return problem(503, "unavailable", f"Neo4j is unavailable: {exc}")
+        return _internal(request, exc)
+
+    @app.exception_handler(Neo4jError)
+    async def _transient(request: Request, exc: Neo4jError) -> JSONResponse:
+        # concurrent admissions can deadlock on shared SIMILAR neighbours; Neo4j rolled the
+        # transaction back whole, so the caller may simply retry
+        if isinstance(exc, TransientError):
+            return problem(503, "transient", f"Neo4j rolled the request back ({exc.code}); nothing was "
+                                             "written, retry it", headers={"Retry-After": "1"})
         return _internal(request, exc)
 
     @app.exception_handler(Exception)
