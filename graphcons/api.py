@@ -30,7 +30,7 @@ from graphcons.core import audit
 from graphcons.core.config import Config, load_config
 from graphcons.core.db import Database
 from graphcons.core.embedders import Embedder, embedder_identity, make_embedder
-from graphcons.core.memory import Memory
+from graphcons.core.memory import Memory, parse_input
 from graphcons.core.time import utcnow
 from graphcons.maintenance import deprecation, feedback, health, promotion, weights
 from graphcons.maintenance.merge import job as merge_job
@@ -43,6 +43,7 @@ from graphcons.store import (
     importer,
     migrations,
     retrieval,
+    tokens,
 )
 from graphcons.store import schema as store
 from graphcons.store.proposals import Decision
@@ -232,9 +233,10 @@ class Graphcons:
         return consolidation.consolidate(self.db, self.config, now=now or utcnow(), namespace=namespace,
                                          synthesizer=synthesizer, progress=progress)
 
-    def proposals(self, *, status: str | None = None, kind: str | None = None, limit: int = 100) -> list[dict[str, Any]]:
-        """The review queue: proposals of every kind (or one `kind`), oldest first."""
-        return queue.list_(self.db, status=status, kind=kind, limit=limit)
+    def proposals(self, *, status: str | None = None, kind: str | None = None, limit: int = 100,
+                  namespaces: list[str] | None = None) -> list[dict[str, Any]]:
+        """The review queue: proposals of every kind (or one `kind`; of some `namespaces`), oldest first."""
+        return queue.list_(self.db, status=status, kind=kind, limit=limit, namespaces=namespaces)
 
     def proposal(self, proposal_id: str) -> dict[str, Any]:
         return queue.get(self.db, proposal_id)
@@ -300,3 +302,27 @@ class Graphcons:
     def rules(self) -> list[dict[str, Any]]:
         """The registered rules that may derive a generalisation (name, version, description)."""
         return rules.listing()
+    # -- API tokens (issue 16) ---------------------------------------------------------------
+    # The HTTP service (graphcons/service/) authenticates every request with one of these.
+    def create_token(self, name: str, namespaces: list[str], role: str, *, by: str = "user",
+                     now: datetime | None = None) -> tuple[str, dict[str, Any]]:
+        """A new API token: (the plain token, shown only now; its record). Only a hash is stored."""
+        self._check_store()
+        return tokens.create(self.db, name, namespaces, role, by=by, now=now or utcnow())
+
+    def tokens(self) -> list[dict[str, Any]]:
+        return tokens.list_(self.db)
+
+    def revoke_token(self, token_id: str, *, by: str = "user", reason: str = "revoked",
+                     now: datetime | None = None) -> dict[str, Any]:
+        return tokens.revoke(self.db, token_id, by=by, reason=reason, now=now or utcnow())
+
+    def authenticate(self, token: str) -> tokens.Principal | None:
+        """The principal of an active token, or None."""
+        return tokens.authenticate(self.db, token)
+
+    def check(self, memory: dict[str, Any]) -> None:
+        """Validate one memory as `add` would (fields, sizes, link targets) without writing it."""
+        mem = parse_input(memory, max_title=self.config.admission.max_title_chars,
+                          max_content=self.config.admission.max_content_chars)
+        admission.validate_links(self.db, mem.links)

@@ -7,6 +7,7 @@ from graphcons.cli import (
     memory,  # noqa: F401  (registers the foundation commands)
     migrate,  # noqa: F401  (migrate similar)
     review,  # noqa: F401  (the one review queue: proposals ...)
+    service,  # noqa: F401  (issue 16: serve, tokens)
     synthesis,  # noqa: F401  (consolidate, explain, precompute, benchmark)
 )
 from graphcons.cli.app import app

@@ -27,6 +27,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+
 from graphcons.core.config import Config
 from graphcons.core.db import Database
 from graphcons.core.embedders import Embedder
