@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from graphcons.consolidation import consolidate as consolidation
+from graphcons.consolidation import epistemics, rules
 from graphcons.consolidation import precompute as precomputing
 from graphcons.consolidation import provenance
 from graphcons.consolidation.cluster import Cluster
@@ -29,7 +30,7 @@ from graphcons.core import audit
 from graphcons.core.config import Config, load_config
 from graphcons.core.db import Database
 from graphcons.core.embedders import Embedder, embedder_identity, make_embedder
-from graphcons.core.memory import Memory
+from graphcons.core.memory import Memory, parse_input
 from graphcons.core.time import utcnow
 from graphcons.maintenance import deprecation, feedback, health, promotion, weights
 from graphcons.maintenance.merge import job as merge_job
@@ -42,6 +43,7 @@ from graphcons.store import (
     importer,
     migrations,
     retrieval,
+    tokens,
 )
 from graphcons.store import schema as store
 from graphcons.store.proposals import Decision
@@ -231,9 +233,10 @@ class Graphcons:
         return consolidation.consolidate(self.db, self.config, now=now or utcnow(), namespace=namespace,
                                          synthesizer=synthesizer, progress=progress)
 
-    def proposals(self, *, status: str | None = None, kind: str | None = None, limit: int = 100) -> list[dict[str, Any]]:
-        """The review queue: proposals of every kind (or one `kind`), oldest first."""
-        return queue.list_(self.db, status=status, kind=kind, limit=limit)
+    def proposals(self, *, status: str | None = None, kind: str | None = None, limit: int = 100,
+                  namespaces: list[str] | None = None) -> list[dict[str, Any]]:
+        """The review queue: proposals of every kind (or one `kind`; of some `namespaces`), oldest first."""
+        return queue.list_(self.db, status=status, kind=kind, limit=limit, namespaces=namespaces)
 
     def proposal(self, proposal_id: str) -> dict[str, Any]:
         return queue.get(self.db, proposal_id)
@@ -272,3 +275,54 @@ class Graphcons:
         """Sleep-time precompute: inferences stored per insight id, off the response path."""
         return precomputing.precompute(self.db, insight_ids=insight_ids, inference_fn=inference_fn,
                                        now=now or utcnow(), force=force)
+
+    # -- what graphcons believes, and why (seed 002) ----------------------------------------------
+    def confirm(self, insight_id: str, evidence_id: str, *, by: str = "user", now: datetime | None = None) -> dict[str, Any]:
+        """Attach independent evidence (a source none of the premises came from): a second justification."""
+        return epistemics.confirm(self.db, insight_id, evidence_id, now=now or utcnow(), by=by)
+
+    def add_exception(self, insight_id: str, memory_id: str, scope: dict[str, Any] | str, *, by: str = "user",
+                      now: datetime | None = None) -> dict[str, Any]:
+        """A scoped exception: defeats the insight within `scope` (uncertain there while contested)."""
+        return epistemics.except_(self.db, insight_id, memory_id, scope, now=now or utcnow(), by=by)
+
+    def justify(self, insight_id: str, rule: str, premises: list[str], *, by: str = "user",
+                now: datetime | None = None) -> dict[str, Any]:
+        """A registered rule derives the insight from these premises (see `rules()`)."""
+        return epistemics.justify_by_rule(self.db, insight_id, rule, premises, now=now or utcnow(), by=by)
+
+    def epistemics(self, memory_id: str) -> dict[str, Any]:
+        """Status, per-scope statuses, justifications (with exact premises) and exceptions of an insight."""
+        return epistemics.describe(self.db, memory_id)
+
+    def status_in(self, insight_id: str, context: dict[str, Any]) -> dict[str, Any]:
+        """The insight's status in one situation (defeated / uncertain inside an exception's scope)."""
+        return epistemics.status_in(self.db, insight_id, context)
+
+    def rules(self) -> list[dict[str, Any]]:
+        """The registered rules that may derive a generalisation (name, version, description)."""
+        return rules.listing()
+    # -- API tokens (issue 16) ---------------------------------------------------------------
+    # The HTTP service (graphcons/service/) authenticates every request with one of these.
+    def create_token(self, name: str, namespaces: list[str], role: str, *, by: str = "user",
+                     now: datetime | None = None) -> tuple[str, dict[str, Any]]:
+        """A new API token: (the plain token, shown only now; its record). Only a hash is stored."""
+        self._check_store()
+        return tokens.create(self.db, name, namespaces, role, by=by, now=now or utcnow())
+
+    def tokens(self) -> list[dict[str, Any]]:
+        return tokens.list_(self.db)
+
+    def revoke_token(self, token_id: str, *, by: str = "user", reason: str = "revoked",
+                     now: datetime | None = None) -> dict[str, Any]:
+        return tokens.revoke(self.db, token_id, by=by, reason=reason, now=now or utcnow())
+
+    def authenticate(self, token: str) -> tokens.Principal | None:
+        """The principal of an active token, or None."""
+        return tokens.authenticate(self.db, token)
+
+    def check(self, memory: dict[str, Any]) -> None:
+        """Validate one memory as `add` would (fields, sizes, link targets) without writing it."""
+        mem = parse_input(memory, max_title=self.config.admission.max_title_chars,
+                          max_content=self.config.admission.max_content_chars)
+        admission.validate_links(self.db, mem.links)

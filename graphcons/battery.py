@@ -321,5 +321,151 @@ def run_battery(g: Any, *, now: datetime | None = None) -> BatteryResults:
         left = after["nodes"] - before["nodes"]
         return before == after and status == "pending", f"failure injected after the links step: {left} node(s) left"
     check("apply is atomic", atomic)
+    results += epistemic_checks(g, now=now)  # issue 13
     results.spent = used_today(g.db, now) - results.used_before
+    return results
+
+
+# -- seed 002's evaluation list (issue 13): self-contained, its own namespace and ids per run -------
+EPISTEMIC_NAMESPACE = "graphcons-benchmark-epistemics"
+_TRIPS = [("train-1", "booking-app", "Ana chose the train for the short trip from Lisbon to Porto."),
+          ("train-2", "calendar", "Ana chose the train for the short trip from Madrid to Valencia."),
+          ("train-3", "ana-chat", "Ana chose the train for the short trip from Paris to Lyon.")]
+
+
+def epistemic_checks(g: Any, *, now: datetime) -> list[Check]:
+    """Seed 002: hypotheses, required premises, independent justifications, scoped exceptions.
+    Every run builds its own small insights (ids tagged with `now`), so the checks start clean."""
+    import json as _json
+    import uuid
+
+    from graphcons.core.errors import ValidationError
+    from graphcons.maintenance import deprecation
+    from graphcons.store import justification
+
+    tag = f"{now:%Y%m%d%H%M%S}-{uuid.uuid4().hex[:6]}"  # a fresh set per run, even at the same `now`
+    budget = Budget(daily_cap=10_000, used_today=0, max_calls=0)
+    results: list[Check] = []
+
+    def mem(name: str, source: str, content: str, **extra: Any) -> str:
+        mid = f"ep-{tag}-{name}"  # the run tag in the text too: the same text would be admitted as a duplicate
+        g.add({"id": mid, "content": f"{content} (benchmark {tag}-{name})", "source": source, "subject": "ana-travel", "kind": "decision",
+               "namespace": EPISTEMIC_NAMESPACE, "created_at": SOURCE_T0, **extra})
+        return mid
+
+    def new_insight(name: str, importance: float = 0.5) -> tuple[str, list[str]]:
+        ids = [mem(f"{name}-{t}", s, c, importance=importance) for t, s, c in _TRIPS]
+        out = consolidation.synthesize_cluster(g.db, g.config, Cluster(tuple(ids), EPISTEMIC_NAMESPACE, "ana-travel"),
+                                               synthesizer=OfflineSynthesizer(), budget=budget, now=now)
+        return g.approve(out.proposal_id, now=now, by="benchmark").insight_id, ids
+
+    def js(iid: str) -> dict[str, dict[str, Any]]:
+        return {j["kind"]: j for j in g.epistemics(iid)["justifications"]}
+
+    def check(name: str, fn: Callable[[], tuple[bool, str]]) -> None:
+        try:
+            ok, detail = fn()
+        except Exception as exc:  # a check that crashes fails, with the reason
+            ok, detail = False, f"{type(exc).__name__}: {exc}"
+        results.append(Check(name, bool(ok), detail))
+
+    def stays_hypothesis() -> tuple[bool, str]:
+        iid, ids = new_insight("h")
+        echo = mem("h-echo", "booking-app", "Ana chose the train again for a short trip to Coimbra.")
+        try:
+            g.confirm(iid, echo, now=now)
+            refused = False
+        except ValidationError:
+            refused = True
+        ep = g.epistemics(iid)
+        return ep["epistemic_status"] == "hypothesis" and refused, (
+            f"{len(ids)} supported members -> {ep['epistemic_status']}; same-source confirmation refused: {refused}")
+    check("an unsupported generalisation stays a hypothesis", stays_hypothesis)
+
+    def required_premise() -> tuple[bool, str]:
+        seen = {}
+        for path in ("edit", "merge", "deprecate", "archive", "conflict"):
+            iid, ids = new_insight(f"r{path}")
+            m = ids[0]
+            if path == "edit":
+                g.edit(m, content="Ana chose the plane for the short trip from Lisbon to Porto.")
+            elif path == "merge":
+                twin = mem(f"r{path}-twin", "travel-agency", "Ana took the train for the short trip Lisbon-Porto.")
+                from graphcons.maintenance.merge import job as merge_job
+                from graphcons.maintenance.merge.score import Pair
+                pair = Pair(a=min(twin, m), b=max(twin, m), score=0.95, title_sim=0.95, cosine=0.95, rule="benchmark",
+                            winner=twin, loser=m, namespace=EPISTEMIC_NAMESPACE, subject="ana-travel", versions=(1, 1))
+                with g.db.transaction() as tx:
+                    merge_job._propose(tx, pair, now, f"benchmark-{tag}", g.config.merge)
+                g.approve(pair.proposal_id, now=now, by="benchmark")
+            elif path == "deprecate":
+                rep = mem(f"r{path}-rep", "travel-agency", "Ana's trips are now booked by the travel agency.")
+                g.deprecate(m, replaced_by=rep, dry_run=False, now=now, by="benchmark")
+            else:  # the status change the deprecate / merge job makes, then the call it makes in that transaction
+                with g.db.transaction() as tx:
+                    if path == "archive":
+                        tx.run("deprecation/retire", rows=[{"id": m, "status": "archived", "rule": "benchmark",
+                                                            "replacement": None}], now=now, run_id=f"benchmark-{tag}",
+                               statuses=["consolidated"])
+                    else:
+                        other = ids[1]
+                        tx.run("merge/conflict", a=m, b=other, reasons=["benchmark"], score=0.95, now=now,
+                               run_id=f"benchmark-{tag}")
+                    justification.premises_changed(tx, [m], op=path, cause="benchmark", now=now)
+            seen[path] = (js(iid)["synthesis"]["status"], g.epistemics(iid)["epistemic_status"])
+        ok = all(v == ("withdrawn", "unsupported") for v in seen.values())
+        return ok, "; ".join(f"{p}: {s}/{e}" for p, (s, e) in seen.items())
+    check("a required premise is enforced", required_premise)
+
+    def independent() -> tuple[bool, str]:
+        iid, ids = new_insight("i")
+        ev = mem("i-agency", "travel-agency", "The travel agency books rail for Ana's short trips.")
+        g.confirm(iid, ev, now=now, by="benchmark")
+        g.edit(ids[1], content="Ana chose the bus for the short trip from Madrid to Valencia.")
+        j = js(iid)
+        status = g.epistemics(iid)["epistemic_status"]
+        return (j["synthesis"]["status"] == "withdrawn" and j["evidence"]["status"] == "standing"
+                and status == "supported"), (f"synthesis {j['synthesis']['status']}, evidence {j['evidence']['status']}"
+                                             f" -> {status}")
+    check("independent justifications survive separately", independent)
+
+    state: dict[str, Any] = {}
+
+    def defeats_in_scope() -> tuple[bool, str]:
+        iid, ids = new_insight("x")
+        need = mem("x-need", "ana-chat", "With her wheelchair Ana flies: regional trains lack step-free boarding.")
+        g.add_exception(iid, need, {"context": "accessibility need"}, now=now, by="benchmark")
+        inside = g.status_in(iid, {"context": "accessibility need"})["status"]
+        outside = g.status_in(iid, {"context": "business trip"})["status"]
+        state.update(iid=iid, need=need, ids=ids)
+        return inside == "defeated" and outside == "hypothesis", f"inside the scope {inside}, outside {outside}"
+    check("a supported exception defeats within its scope only", defeats_in_scope)
+
+    def contested() -> tuple[bool, str]:
+        iid, need = state["iid"], state["need"]
+        g.edit(need, content="Ana sometimes flies with her wheelchair; some regional trains lack step-free boarding.")
+        inside = g.status_in(iid, {"context": "accessibility need"})["status"]
+        outside = g.status_in(iid, {})["status"]
+        return inside == "uncertain" and outside == "hypothesis", f"exception edited: inside {inside}, outside {outside}"
+    check("a contested exception makes its scope uncertain", contested)
+
+    def self_derived() -> tuple[bool, str]:
+        iid = state["iid"]
+        try:
+            g.add_exception(iid, iid, {"context": "anything"}, now=now)
+        except ValidationError as exc:
+            n = g.db.run_text("MATCH (:Memory {id: $id})-[x:EXCEPTION_TO]->() RETURN count(x) AS n", id=iid)[0]["n"]
+            return n == 0, f"refused: {exc}"
+        return False, "an exception derived from the insight itself was accepted"
+    check("a self-derived exception is refused", self_derived)
+
+    def not_archived() -> tuple[bool, str]:
+        iid, ids = new_insight("a", importance=0.01)  # as weak as a memory the job would archive
+        control = mem("a-control", "ana-chat", "Ana once asked about sleeper trains.", importance=0.01)
+        far = now + timedelta(days=3650)
+        found = {c["id"] for c in deprecation.candidates(g.db, g.config, now=far)}
+        return control in found and not found & set(ids), (
+            f"archive candidates at +10y: the unconsolidated control is one; members among them: "
+            f"{sorted(found & set(ids))}; insight {_json.dumps(g.get(iid).status)}")
+    check("a consolidated member cannot be archived by deprecate", not_archived)
     return results

@@ -90,3 +90,78 @@ def incident_consolidation(g: Any, *, now: datetime | None = None, synthesize: b
     if synthesize:
         out["synthesis"] = synthesize_accepted(g.db, g.config, report.accepted, now=now)[0]
     return out
+
+
+# -- travel-preferences (seed 002's own example) ---------------------------------------------------
+TRAVEL_NAMESPACE = "scenario-travel"
+TRAVEL_SUBJECT = "traveller-ana"
+_TRAVEL_T0 = datetime(2026, 2, 2, 8, 0, tzinfo=timezone.utc)
+_TRAVEL_NOW = datetime(2026, 4, 1, 12, 0, tzinfo=timezone.utc)
+# (id, kind, source, content): four supported travel decisions from different sources
+TRIPS: list[tuple[str, str, str, str]] = [
+    ("trip-porto", "decision", "booking-app", "Ana chose the train for the short trip from Lisbon to Porto (310 km)."),
+    ("trip-valencia", "decision", "calendar", "Ana chose the train for the short trip from Madrid to Valencia (300 km)."),
+    ("trip-lyon", "decision", "ana-chat", "Ana chose the train for the short trip from Paris to Lyon (390 km)."),
+    ("trip-turin", "decision", "expense-report", "Ana chose the train for the short trip from Milan to Turin (140 km)."),
+]
+ACCESS_NEED = ("ana-access-need", "fact", "ana-chat",
+               "When Ana travels with her wheelchair she flies even on short trips: the regional trains on her "
+               "routes have no step-free boarding.")
+AGENCY = ("agency-report", "observation", "travel-agency",
+          "The travel agency reports that Ana books rail for short trips and flights only for long ones.")
+ACCESS_SCOPE = {"context": "accessibility need"}
+
+
+def _travel_state(g: Any, iid: str, step: str, note: str) -> dict[str, Any]:
+    ep = g.epistemics(iid)
+    return {"step": step, "note": note, "epistemic_status": ep["epistemic_status"], "scopes": ep["scopes"],
+            "justifications": [{"id": j["id"], "kind": j["kind"], "status": j["status"],
+                                "premises": [{"id": p["id"], "version": p["version"], "required": p["required"],
+                                              "status": p["status"]} for p in j["premises"]]}
+                               for j in ep["justifications"]],
+            "exceptions": [{"memory_id": e["memory_id"], "scope": e["scope"], "status": e["status"]}
+                           for e in ep["exceptions"]],
+            "in_accessibility_context": g.status_in(iid, {"context": "accessibility need"})["status"],
+            "elsewhere": g.status_in(iid, {})["status"]}
+
+
+def travel_preferences(g: Any) -> dict[str, Any]:
+    """Seed 002's example, step by step: supported trips -> hypothesis "chooses trains for short
+    trips" -> an accessibility-need exception (defeated within its scope only) -> independent
+    evidence (supported) -> one required premise withdrawn (the other justification stands).
+    Runs once on a fresh store; a second run reports the insight's current state."""
+    from graphcons.consolidation import insight as insight_kind
+    from graphcons.consolidation.budget import Budget
+    from graphcons.consolidation.cluster import Cluster, membership_hash
+    from graphcons.consolidation.consolidate import synthesize_cluster
+    from graphcons.consolidation.synthesis.offline import OfflineSynthesizer
+
+    source = "scenario:travel-preferences"
+    cluster = Cluster(tuple(t[0] for t in TRIPS), TRAVEL_NAMESPACE, TRAVEL_SUBJECT)
+    pid = insight_kind.proposal_id(cluster.key, membership_hash({t[0]: 1 for t in TRIPS}))
+    iid = insight_kind.insight_id_for(pid)
+    if g.db.run("memory/existing_ids", ids=[iid])[0]["found"]:
+        return {"insight_id": iid, "namespace": TRAVEL_NAMESPACE, "already_ran": True,
+                "steps": [_travel_state(g, iid, "current", "the scenario ran before: its insight as it stands")]}
+    existing = set(g.db.run("memory/existing_ids", ids=[t[0] for t in TRIPS] + [ACCESS_NEED[0], AGENCY[0]])[0]["found"])
+    for n, (mid, kind, src, content) in enumerate([*TRIPS, ACCESS_NEED, AGENCY]):
+        if mid not in existing:
+            g.add({"id": mid, "content": content, "kind": kind, "subject": TRAVEL_SUBJECT, "source": src,
+                   "namespace": TRAVEL_NAMESPACE, "created_at": _TRAVEL_T0 + timedelta(days=7 * n)})
+    steps = []
+    out = synthesize_cluster(g.db, g.config, cluster, synthesizer=OfflineSynthesizer(), now=_TRAVEL_NOW,
+                             budget=Budget(daily_cap=10_000, used_today=0, max_calls=0))
+    if out.proposal_id != pid:
+        raise RuntimeError(f"travel scenario: synthesis gave {out.status} {out.reason}")
+    g.approve(pid, by=source, now=_TRAVEL_NOW)
+    steps.append(_travel_state(g, iid, "approved", "a model-proposed generalisation: a hypothesis, however many "
+                                                   "supported trips it rests on"))
+    g.add_exception(iid, ACCESS_NEED[0], ACCESS_SCOPE, by=source, now=_TRAVEL_NOW + timedelta(hours=1))
+    steps.append(_travel_state(g, iid, "exception", "a supported exception defeats it within its scope only"))
+    g.confirm(iid, AGENCY[0], by=source, now=_TRAVEL_NOW + timedelta(hours=2))
+    steps.append(_travel_state(g, iid, "confirmed", "independent evidence (a source no premise came from): supported"))
+    g.edit("trip-valencia", source=source,
+           content="Ana chose the bus, not the train, for the short trip from Madrid to Valencia (300 km).")
+    steps.append(_travel_state(g, iid, "premise withdrawn", "a required premise changed: the synthesis "
+                                                            "justification is withdrawn, the evidence stands"))
+    return {"insight_id": iid, "namespace": TRAVEL_NAMESPACE, "title": g.get(iid).title, "steps": steps}

@@ -48,7 +48,8 @@ def test_approve_creates_exactly_one_insight_with_full_provenance(g, pending):
     cosines = g.db.run_text("MATCH (:Memory {id: $id})-[s:SIMILAR]->(m) RETURN min(s.score) AS n", id=res.insight_id)
     assert cosines[0]["n"] >= 0.5
     assert p["status"] == "applied" and p["insight_id"] == res.insight_id and p["applied_by"] == "ana"
-    assert all(g.get(m).status == "active" for m in cluster.member_ids)  # members are never retired by consolidation
+    # members are never retired by consolidation: they become `consolidated` (seed 004), still live
+    assert all(g.get(m).status == "consolidated" for m in cluster.member_ids)
     audit = g.audit_log(op="approve")
     assert len(audit) == 1 and pid in audit[0]["targets"] and audit[0]["details"]["summarizes"] == 4
     # an insight is retrievable like any memory

@@ -70,8 +70,9 @@ def test_consolidate_respects_enabled_and_dry_run(cli, g):
 def test_benchmark_prints_n_of_n(cli, g):
     out = cli("benchmark")
     assert out.returncode == 0, out.stdout + out.stderr
-    assert "12/12 passed" in out.stdout and "dangling provenance raises" in out.stdout
-    assert "budget: the battery started 4 synthesis(es) today, counted toward [consolidation] daily_cap" in out.stdout
+    assert "19/19 passed" in out.stdout and "dangling provenance raises" in out.stdout
+    assert "counted toward [consolidation] daily_cap" in out.stdout
+    assert "a self-derived exception is refused" in out.stdout
 
 
 def test_help_describes_the_tool(cli, g):

@@ -1,6 +1,7 @@
 // Stale memories (seed 003): old enough, weight under the floor, (almost) never accessed,
 // not accessed or restored since the cutoff; with the active memory that SUPERSEDES each
 // one, if any (reverted edges do not count; the smallest id when there are several).
+// A member that a live insight rests on (SUMMARIZES, not reverted) is never a candidate (seed 002).
 MATCH (m:Memory)
 WHERE m.status IN $statuses
   AND coalesce(m.effective_weight, 0.0) < $max_weight
@@ -8,6 +9,7 @@ WHERE m.status IN $statuses
   AND m.created_at <= $cutoff
   AND (m.last_accessed IS NULL OR m.last_accessed <= $cutoff)
   AND (m.restored_at IS NULL OR m.restored_at <= $cutoff)
+  AND NOT EXISTS { (i:Memory)-[sm:SUMMARIZES]->(m) WHERE i.status IN $live AND sm.reverted_at IS NULL }
 OPTIONAL MATCH (r:Memory)-[s:SUPERSEDES]->(m)
 WHERE r.status = 'active' AND NOT coalesce(s.reverted, false)
 WITH m, r ORDER BY m.id, r.id

@@ -2,10 +2,12 @@
 
 from graphcons.cli import (
     clusters,  # noqa: F401  (issue 3: clusters, scenario)
+    epistemics,  # noqa: F401  (issue 13: except, confirm, justify, status-in, rules, travel scenario)
     maintenance,  # noqa: F401  (issue 5: merge, promote, deprecate, decay, weights, health, restore)
     memory,  # noqa: F401  (registers the foundation commands)
     migrate,  # noqa: F401  (migrate similar)
     review,  # noqa: F401  (the one review queue: proposals ...)
+    service,  # noqa: F401  (issue 16: serve, tokens)
     synthesis,  # noqa: F401  (consolidate, explain, precompute, benchmark)
 )
 from graphcons.cli.app import app

@@ -104,13 +104,18 @@ def show(memory_id: str, json_out: bool = JsonOpt) -> None:
     """Show one memory (current version)."""
     with open_store() as g:
         mem = g.get(memory_id)
+        ep = g.epistemics(memory_id) if mem.kind == "insight" else None  # issue 13
     if json_out:
-        emit_json(mem.model_dump(mode="json"))
+        emit_json({**mem.model_dump(mode="json"), **(ep or {})})
         return
     table = Table(show_header=False, box=None)
     for key, value in mem.model_dump().items():
         table.add_row(f"[bold]{key}[/]", str(value))
     console.print(table)
+    if ep:
+        from graphcons.cli.beliefs import print_epistemics
+
+        print_epistemics(ep)
 
 
 @app.command("history")
@@ -180,7 +185,8 @@ def search(query: str, k: int = typer.Option(5, min=1, max=1000), namespace: Opt
     table = Table("score", "id", "kind", "subject", "title")
     for h in hits:
         m = h["memory"]
-        status = f" [{m.epistemic_status}]" if m.epistemic_status else ""
+        status = f" [{m.epistemic_status}{'; scoped exceptions' if h.get('exceptions') else ''}]" \
+            if m.epistemic_status else ""
         above = "".join(f"  (in {i['id']})" for i in h.get("insights", []))
         table.add_row(f"{h['score']:.4f}", m.id, m.kind, m.subject, m.title + status + above)
         for sub in h.get("members", []):
@@ -194,6 +200,8 @@ def _hit_json(h: dict) -> dict:
         out["members"] = [{"relevance": s["relevance"], **s["memory"].model_dump(mode="json")} for s in h["members"]]
     if "insights" in h:
         out["summarised_by"] = h["insights"]
+    if "exceptions" in h:  # scoped exceptions travel with an insight (issue 13)
+        out["exceptions"] = h["exceptions"]
     return out
 
 

@@ -65,7 +65,7 @@ def _tree_label(node: dict[str, Any]) -> str:
     rel = "+".join(r.lower() for r in link.get("relations", []))
     tag = f"[dim]{rel}{' v' + str(link['summarized_version']) if link.get('summarized_version') else ''}[/] " if rel else ""
     status = "" if node.get("status") == "active" else f" [yellow]({node.get('status')})[/]"
-    hyp = " [magenta]hypothesis[/]" if node.get("epistemic_status") == "hypothesis" else ""
+    hyp = f" [magenta]{node['epistemic_status']}[/]" if node.get("epistemic_status") else ""
     date = (node.get("created_at") or "")[:10]
     sources = ", ".join(node.get("sources") or [])
     return (f"{tag}[bold]{node['id']}[/] [cyan]{node.get('kind')}[/]{hyp}{status} {node.get('title') or ''} "
@@ -92,6 +92,10 @@ def explain(memory_id: str, json_out: bool = JsonOpt) -> None:
     console.print(f"{len(src)} source episode(s), {len({s for n in src for s in n['sources']})} distinct source(s)")
     if out.get("summarized_by"):
         console.print("summarised by: " + ", ".join(f"{r['id']} ({r['status']})" for r in out["summarized_by"]))
+    if out.get("epistemics"):  # issue 13: what graphcons believes about it, and why
+        from graphcons.cli.beliefs import print_epistemics
+
+        print_epistemics(out["epistemics"])
 
 
 @app.command()

@@ -28,7 +28,7 @@ from graphcons.consolidation.scan import scan
 from graphcons.consolidation.synthesis import Synthesizer, make_synthesizer
 from graphcons.consolidation.synthesis.prompt import Shown, SynthesisPrompt
 from graphcons.core import audit
-from graphcons.core.config import Config
+from graphcons.core.config import Config, RedactionConfig
 from graphcons.core.db import Database
 from graphcons.core.errors import (
     Conflict,
@@ -83,7 +83,8 @@ class ConsolidateReport:
                 "counts": {s: self.count(s) for s in sorted({o.status for o in self.outcomes})}}
 
 
-def load_prompt(db: Database, cluster: Cluster) -> tuple[SynthesisPrompt, dict[str, int]]:
+def load_prompt(db: Database, cluster: Cluster,
+                redaction: RedactionConfig | None = None) -> tuple[SynthesisPrompt, dict[str, int]]:
     rows = db.run("synthesis/members", ids=list(cluster.member_ids))
     missing = [r["id"] for r in rows if not r["found"]]
     if missing:
@@ -94,7 +95,8 @@ def load_prompt(db: Database, cluster: Cluster) -> tuple[SynthesisPrompt, dict[s
     subjects = sorted({r["subject"] for r in rows})
     subject = cluster.subject or (subjects[0] if len(subjects) == 1 else None)
     versions = {r["id"]: int(r["version"]) for r in rows}
-    return SynthesisPrompt(members=members, context=ctx, subject=subject, namespace=cluster.namespace), versions
+    return SynthesisPrompt(members=members, context=ctx, subject=subject, namespace=cluster.namespace,
+                           redaction=redaction), versions
 
 
 def _task(db: Database, key: str) -> dict[str, Any] | None:
@@ -119,7 +121,7 @@ def synthesize_cluster(db: Database, cfg: Config, cluster: Cluster, *, synthesiz
     run_id = run_id or audit.new_run_id("synthesize")
     synth = synthesizer or make_synthesizer(cfg.llm)
     budget = budget or Budget.for_run(db, cfg, now)
-    prompt, versions = load_prompt(db, cluster)
+    prompt, versions = load_prompt(db, cluster, cfg.redaction)
     mhash = membership_hash(versions)
     task = _task(db, cluster.key)
     if not force and not needs_synthesis(task, mhash):
@@ -134,7 +136,7 @@ def synthesize_cluster(db: Database, cfg: Config, cluster: Cluster, *, synthesiz
         return Outcome(cluster.key, "pending", refusal, None, mhash)
     budget.start()
     base = {"cluster_key": cluster.key, "membership_hash": mhash, "provider": synth.provider, "model": synth.model,
-            "members": len(versions)}
+            "members": len(versions), "redactions": dict(sorted(prompt.redactions.items()))}
     try:
         result = synth.synthesize(prompt)
     except ProviderError as exc:

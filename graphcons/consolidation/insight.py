@@ -9,9 +9,13 @@ the grounding report. The review queue (graphcons.review.queue) then calls this 
   SIMILAR edges like any memory), SUMMARIZES {version} to each member's current version,
   DERIVED_FROM to each cited member, marks the proposal applied and writes the audit record.
   A failure anywhere inside leaves nothing. If a member changed since the proposal was made,
-  approval refuses (Conflict) and offers re-synthesis. Members stay active, never archived.
+  approval refuses (Conflict) and offers re-synthesis. The same transaction records the
+  synthesis justification (seed 002: premises = the cited members at their versions, all
+  required), marks the members `consolidated` (seed 004; never archived while the insight
+  stands) and gives the insight the highest importance among them.
 - reject: the cluster's synthesis task remembers the rejection (no re-synthesis until it changes).
-- revert: the insight is deprecated (a new version), every link stays, marked reverted.
+- revert: the insight is deprecated (a new version), every link stays, marked reverted; members
+  no other live insight summarises get their previous status back.
 """
 
 from __future__ import annotations
@@ -34,7 +38,9 @@ from graphcons.core.memory import (
     content_hash,
     embedded_text,
 )
-from graphcons.store import neighbours, proposals
+from graphcons.store import neighbours
+from graphcons.core import epistemics
+from graphcons.store import justification, proposals
 from graphcons.store.admission import node_props, version_props
 from graphcons.store.proposals import Decision
 
@@ -143,6 +149,12 @@ def approve(db: Database, cfg: Config, embedder: Embedder, p: dict[str, Any], *,
                            members=[{"id": m, "version": v} for m, v in sorted(versions.items())],
                            cited=[{"id": m, "version": versions[m], "claims": claims_per_member.get(m, 0)}
                                   for m in p["cited"]])[0]
+            # seed 002: the synthesis justification requires exactly the members its claims cite
+            # (shown but uncited members are context, not premises); members become consolidated
+            justification.create(tx, iid, epistemics.SYNTHESIS,
+                                 [{"id": m, "version": versions[m], "required": True} for m in sorted(p["cited"])],
+                                 basis=[pid], now=now, by=by, proposal_id=pid)
+            tx.run("insights/consolidate_members", insight_id=iid, proposal_id=pid, now=now)
             step("links")
             proposals.transition(tx, pid, "pending", "applied", now=now, by=by, insight_id=iid)
             _task(tx, p, "applied", f"approved by {by}", now)
@@ -170,6 +182,7 @@ def revert(db: Database, p: dict[str, Any], reason: str, *, by: str, now: dateti
         rows = tx.run("insights/revert", proposal_id=pid, now=now, by=by, reason=reason)
         if not rows:
             raise Conflict(f"proposal {pid} names no insight it created; nothing was reverted")
+        tx.run("insights/release_members", insight_id=rows[0]["insight_id"], now=now, live=list(LIVE_STATUSES))
         _task(tx, p, "reverted", reason, now)
         audit.record(tx, "revert", [pid, rows[0]["insight_id"]], at=now, kind=KIND, by=by, reason=reason,
                      links_kept=rows[0]["links"])

@@ -17,6 +17,7 @@ from typing import Any
 
 from graphcons.core.db import Database
 from graphcons.core.errors import DanglingProvenance, NotFound
+from graphcons.store import justification
 
 MAX_DEPTH = 8
 
@@ -115,4 +116,7 @@ def explain(db: Database, mem_id: str) -> dict[str, Any]:
     links, nodes = walk(db, mem_id)
     out = build(mem_id, links, nodes)
     out["summarized_by"] = db.run("provenance/above", id=mem_id)
+    ep = justification.view(db, mem_id)
+    if ep and ep["epistemic_status"]:  # an insight: its status, justifications and exceptions (seed 002)
+        out["epistemics"] = ep
     return out

@@ -10,11 +10,12 @@ falling back to a plain string), e.g. GRAPHCONS__CONSOLIDATION__DAILY_CAP=5.
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic import ValidationError as PydanticValidationError
 
 from graphcons.core.errors import ConfigError
@@ -185,6 +186,35 @@ class DeprecationConfig(Section):
     statuses: list[Literal["proposed", "active"]] = Field(default_factory=lambda: ["active", "proposed"])
 
 
+# -- the HTTP service and redaction (issue 16) ----------------------------------------------
+class ServiceConfig(Section):
+    """`graphcons serve`: where it listens and how much one request may carry."""
+
+    host: str = "127.0.0.1"  # loopback by default: exposing the API is a deliberate choice
+    port: int = Field(default=8765, ge=1, le=65535)
+    max_body_bytes: int = Field(default=1_048_576, ge=1024)  # a larger request is refused with 413
+    max_batch: int = Field(default=100, ge=1, le=1000)  # memories per POST /v1/memories/batch
+    max_k: int = Field(default=100, ge=1, le=1000)  # hits per retrieve / search
+
+
+class RedactionConfig(Section):
+    """Secrets are replaced by typed placeholders before any model sees memory text."""
+
+    enabled: bool = True
+    emails: bool = True  # e-mail addresses too ([REDACTED:email])
+    patterns: list[str] = Field(default_factory=list)  # extra regexes; a match becomes [REDACTED:custom]
+
+    @field_validator("patterns")
+    @classmethod
+    def _compiles(cls, v: list[str]) -> list[str]:
+        for pattern in v:
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise ValueError(f"{pattern!r} is not a valid regular expression: {exc}") from None
+        return v
+
+
 class Config(BaseModel):
     model_config = ConfigDict(extra="forbid")  # a misspelt [section] is an error, never silently ignored
 
@@ -198,6 +228,8 @@ class Config(BaseModel):
     weights: WeightsConfig = Field(default_factory=WeightsConfig)
     promotion: PromotionConfig = Field(default_factory=PromotionConfig)
     deprecation: DeprecationConfig = Field(default_factory=DeprecationConfig)
+    service: ServiceConfig = Field(default_factory=ServiceConfig)
+    redaction: RedactionConfig = Field(default_factory=RedactionConfig)
 
     source_path: Path | None = Field(default=None, exclude=True)
 

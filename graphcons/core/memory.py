@@ -86,6 +86,7 @@ class MemoryInput(BaseModel):
     namespace: str = Field(default="default", min_length=1, max_length=100, pattern=r"^[A-Za-z0-9_.-]+$")
     scope: str = Field(default="global", min_length=1, max_length=200)
     source: str = Field(default="user", min_length=1, max_length=200)
+    origin: str | None = Field(default=None, max_length=200)  # display label; the API binds `source` (issue 16)
     session: str | None = Field(default=None, max_length=200)
     importance: float = Field(default=0.5, ge=0.0, le=1.0)
     confidence: float = Field(default=0.5, ge=0.0, le=1.0)
@@ -165,6 +166,7 @@ class Memory(BaseModel):
     namespace: str
     scope: str
     source: str
+    origin: str | None = None
     session: str | None = None
     created_at: datetime
     updated_at: datetime | None = None

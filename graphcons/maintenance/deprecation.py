@@ -20,9 +20,10 @@ from graphcons.core import audit
 from graphcons.core.config import Config
 from graphcons.core.db import Database
 from graphcons.core.errors import Conflict, NotFound, ValidationError
+from graphcons.core.memory import LIVE_STATUSES
 from graphcons.core.time import require_aware
 from graphcons.maintenance.merge import review as merge_review
-from graphcons.store import proposals
+from graphcons.store import justification, proposals
 
 RULE_REPLACED = "replaced: stale and an active memory SUPERSEDES it"
 RULE_ARCHIVED = "archived: stale (decayed below the retention threshold) and no active replacement"
@@ -31,7 +32,7 @@ RULE_ARCHIVED = "archived: stale (decayed below the retention threshold) and no 
 def candidates(db: Database, cfg: Config, *, now: datetime) -> list[dict[str, Any]]:
     require_aware(now)
     d = cfg.deprecation
-    return db.run("deprecation/candidates", statuses=list(d.statuses), max_weight=d.max_weight,
+    return db.run("deprecation/candidates", statuses=list(d.statuses), live=list(LIVE_STATUSES), max_weight=d.max_weight,
                   max_access=d.max_access_count, cutoff=now - timedelta(days=d.min_age_days))
 
 
@@ -60,6 +61,11 @@ def run(db: Database, cfg: Config, *, now: datetime, dry_run: bool = True,
                                      replacement=row["replacement"], effective_weight=row["effective_weight"],
                                      settings=cfg.deprecation.model_dump(),
                                      before={"status": row["before"]}, after={"status": row["status"]})
+                for op in ("deprecate", "archive"):  # what rested on them is withdrawn (seed 002)
+                    ids = [r["id"] for r in chunk if r["id"] in done and (r["status"] == "deprecated") == (op == "deprecate")]
+                    if ids:
+                        justification.premises_changed(tx, ids, op=op, now=now, run_id=run_id,
+                                                       cause=f"{op}d by the deprecation job")
     report = {"job": "deprecate", "run_id": run_id, "dry_run": dry_run, "now": now.isoformat(),
               "deprecated": [r for r in rows if r["status"] == "deprecated"],
               "archived": [r for r in rows if r["status"] == "archived"]}
@@ -110,6 +116,8 @@ def deprecate_memory(db: Database, memory_id: str, replaced_by: str, *, now: dat
         audit.record(tx, "deprecate", [memory_id, replaced_by], run_id=run_id, at=now, by=by,
                      rule="manual: replaced", replacement=replaced_by,
                      before={"status": mem["status"]}, after={"status": "deprecated"})
+        justification.premises_changed(tx, [memory_id], op="deprecate", now=now, run_id=run_id,
+                                       cause=f"{memory_id} deprecated by {by}, replaced by {replaced_by}")
     return out
 
 
@@ -132,4 +140,5 @@ def restore(db: Database, memory_id: str, *, now: datetime, by: str = "user", ru
         audit.record(tx, "restore", [memory_id], run_id=run_id, at=now, by=by, rule="restore",
                      superseding_edges_reverted=row["edges"], before={"status": row["was"]},
                      after={"status": row["status"]})
+        justification.premises_restored(tx, [memory_id], now=now, run_id=run_id, cause=f"{memory_id} restored by {by}")
     return {"id": memory_id, "status": row["status"], "changed": True, "before": row["was"]}

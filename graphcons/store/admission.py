@@ -99,6 +99,7 @@ def node_props(mem: MemoryInput, chash: str, vec: list[float]) -> dict[str, Any]
         "namespace": mem.namespace,
         "scope": mem.scope,
         "source": mem.source,
+        "origin": mem.origin,
         "session": mem.session,
         "created_at": created,
         "admitted_at": now,
@@ -134,7 +135,7 @@ def _create(db: Database, cfg: Config, mem: MemoryInput, chash: str, vec: list[f
         if mem.links:
             linked = tx.run("memory/link", id=props["id"], links=[ln.model_dump() for ln in mem.links],
                             now=props["admitted_at"], source=mem.source)[0]["linked"]
-        audit.record(tx, "add", [props["id"]], at=props["admitted_at"], source=mem.source,
+        audit.record(tx, "add", [props["id"]], at=props["admitted_at"], source=mem.source, origin=mem.origin,
                      namespace=mem.namespace, subject=mem.subject, similar=len(similar), links=linked)
     return Admission(id=props["id"], created=True, similar=similar, linked=linked)
 
@@ -146,6 +147,6 @@ def _add_evidence(db: Database, mem_id: str, mem: MemoryInput) -> Admission:
         if mem.links:
             linked = tx.run("memory/link", id=mem_id, links=[ln.model_dump() for ln in mem.links],
                             now=utcnow(), source=mem.source)[0]["linked"]
-        audit.record(tx, "add_evidence", [mem_id], source=mem.source, new_source=row["is_new"],
+        audit.record(tx, "add_evidence", [mem_id], source=mem.source, origin=mem.origin, new_source=row["is_new"],
                      evidence_count=row["evidence_count"])
     return Admission(id=mem_id, created=False, evidence_count=row["evidence_count"], linked=linked)

@@ -18,6 +18,7 @@ from graphcons.core.memory import (
 )
 from graphcons.core.time import utcnow
 from graphcons.store import neighbours
+from graphcons.store import justification
 from graphcons.store.admission import version_props
 
 EDITABLE = {"title", "content", "scope", "importance"}
@@ -74,6 +75,9 @@ def edit(db: Database, cfg: Config, embedder: Embedder, mem_id: str, *, source: 
         neighbours.link(tx, cfg, mem_id)
         audit.record(tx, "edit", [mem_id], at=now, source=source, fields=sorted(changes.keys() - {"embedding"}),
                      from_version=current.version, to_version=current.version + 1)
+        # what rested on the old version no longer does (seed 002), in this same transaction
+        justification.premises_changed(tx, [mem_id], op="edit", now=now,
+                                       cause=f"{mem_id} edited (v{current.version} -> v{current.version + 1}) by {source}")
     return Memory.from_node(rows[0]["memory"])
 
 

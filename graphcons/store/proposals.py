@@ -79,12 +79,14 @@ def lock(tx: Any, pid: str) -> dict[str, Any]:
     return decode(rows[0]["proposal"])
 
 
-def list_(db: Database, *, status: str | None = None, kind: str | None = None, limit: int = 100) -> list[dict[str, Any]]:
+def list_(db: Database, *, status: str | None = None, kind: str | None = None, limit: int = 100,
+          namespaces: list[str] | None = None) -> list[dict[str, Any]]:
     if status is not None and status not in STATUSES:
         raise ValidationError("status", f"unknown value {status!r}; allowed: {', '.join(STATUSES)}")
     if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
         raise ValidationError("limit", "must be a positive integer")
-    return [decode(r["proposal"]) for r in db.run("proposals/list", status=status, kind=kind, limit=limit)]
+    return [decode(r["proposal"]) for r in db.run("proposals/list", status=status, kind=kind, limit=limit,
+                                                     namespaces=namespaces)]
 
 
 def resolve(db: Database, any_id: str) -> dict[str, Any]:

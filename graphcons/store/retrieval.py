@@ -27,12 +27,14 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+
 from graphcons.core.config import Config
 from graphcons.core.db import Database
 from graphcons.core.embedders import Embedder
 from graphcons.core.errors import ValidationError
 from graphcons.core.memory import LIVE_STATUSES, Memory
 from graphcons.store.coaccess import record_access
+from graphcons.store.justification import annotate
 
 MODES = ("hybrid", "vector", "keyword")
 INSIGHT_MODES = ("group", "plain")
@@ -67,14 +69,14 @@ def retrieve(db: Database, cfg: Config, embedder: Embedder, query: str, k: int =
     if record and hits:
         ids = [h["memory"].id for h in hits] + [m["memory"].id for h in hits for m in h.get("members", [])]
         record_access(db, cfg, session or f"retrieve-{uuid.uuid4().hex[:12]}", ids)
-    return hits
+    return annotate(db, hits)  # epistemic status and scoped exceptions travel with each insight
 
 
 def search_text(db: Database, text: str, k: int = 10, *, namespace: str | None = None,
                 subject: str | None = None) -> list[dict[str, Any]]:
     """Plain keyword search; records nothing."""
     _check(text, k, namespace, subject, "keyword", "plain", field="text")
-    return [{"memory": h["memory"], "score": h["keyword"]} for h in _keyword(db, text, k, namespace, subject)]
+    return annotate(db, [{"memory": h["memory"], "score": h["keyword"]} for h in _keyword(db, text, k, namespace, subject)])
 
 
 def _check(query: Any, k: Any, namespace: Any, subject: Any, mode: Any, insights: Any, *, field: str = "query") -> None:

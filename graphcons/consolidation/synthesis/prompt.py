@@ -1,6 +1,8 @@
 """The synthesis prompt: members with explicit ids, labelled context, text fenced as data.
 
-Memory text is untrusted (principle 10). Every member is shown inside a fence whose marker
+Memory text is untrusted (principle 10), and may hold secrets: each member's title and text
+are redacted (core/redaction.py) when the prompt is built, before any model or synthesizer
+sees them. Every member is shown inside a fence whose marker
 is derived from the text itself (a hash), and any occurrence of the marker inside a memory
 is removed, so nothing in a memory can close its fence or add instructions. The system
 message says the same to the model: text inside fences is data to summarise, never
@@ -15,9 +17,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
+
+from graphcons.core.config import RedactionConfig
+from graphcons.core.redaction import redact
 
 PROMPT_VERSION = "synthesis-v1"
 MAX_SHOWN_CHARS = 1500  # per memory
@@ -80,6 +85,21 @@ class SynthesisPrompt:
     context: list[Shown] = field(default_factory=list)
     subject: str | None = None
     namespace: str = "default"
+    redaction: RedactionConfig | None = None  # None: the defaults (on); see core/redaction.py
+    redactions: dict[str, int] = field(default_factory=dict, init=False)
+
+    def __post_init__(self) -> None:
+        # -- redaction (issue 16): no secret in any memory reaches a model, nor the insight
+        # written from what the model saw; the stored memories keep their text.
+        self.members = [self._redacted(m) for m in self.members]
+        self.context = [self._redacted(c) for c in self.context]
+
+    def _redacted(self, m: Shown) -> Shown:
+        title, content = redact(m.title, self.redaction), redact(m.content, self.redaction)
+        for found in (title, content):
+            for label, n in found.counts.items():
+                self.redactions[label] = self.redactions.get(label, 0) + n
+        return replace(m, title=title.text, content=content.text) if title.total + content.total else m
 
     @property
     def member_ids(self) -> tuple[str, ...]:

@@ -26,7 +26,7 @@ from graphcons.core.memory import LIVE_STATUSES
 from graphcons.core.time import require_aware
 from graphcons.maintenance.merge import review
 from graphcons.maintenance.merge.score import Pair, rule_text, score_pair
-from graphcons.store import proposals
+from graphcons.store import justification, proposals
 
 
 def candidate_pairs(db: Database, cfg: Config, *, progress: Callable[[int], None] | None = None) -> Iterator[Pair]:
@@ -95,8 +95,11 @@ def run(db: Database, cfg: Config, *, now: datetime, dry_run: bool = True, run_i
                     audit.record(tx, "merge_conflict", [p.a, p.b], run_id=run_id, at=now,
                                  rule="contradiction guard: " + ", ".join(p.contradictions), score=p.score,
                                  title_sim=p.title_sim, cosine=p.cosine, threshold=mcfg.threshold)
+                    justification.premises_changed(tx, [p.a, p.b], op="conflict", now=now, run_id=run_id,
+                                                   cause=f"open CONFLICTS_WITH between {p.a} and {p.b}: "
+                                                         + ", ".join(p.contradictions))
             continue
-        if auto:
+        if auto and not justification.rested_on(db, p.loser):  # issue 13: a member an insight rests on waits for review
             applied.append(asdict(p))
             retired.add(p.loser)
             if not dry_run:

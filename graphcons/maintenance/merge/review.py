@@ -16,7 +16,7 @@ from graphcons.core import audit
 from graphcons.core.db import Database
 from graphcons.core.errors import Conflict
 from graphcons.core.memory import LIVE_STATUSES
-from graphcons.store import proposals
+from graphcons.store import justification, proposals
 from graphcons.store.proposals import Decision
 
 KIND = "merge"
@@ -35,6 +35,8 @@ def apply(tx: Any, p: dict[str, Any], *, now: datetime, run_id: str, by: str) ->
                  rule=payload.get("rule_text"), winner=payload["winner"], loser=payload["loser"],
                  before={"winner": out[0]["before"], "loser_status": out[0]["loser_status"]},
                  after={"winner": out[0]["after"], "loser_status": "deprecated"})
+    justification.premises_changed(tx, [payload["loser"]], op="merge", now=now, run_id=run_id,
+                                   cause=f"{payload['loser']} merged into {payload['winner']} (proposal {pid})")
     return Decision(proposal_id=pid, kind=KIND, status="applied", changed=True, winner=payload["winner"],
                     loser=payload["loser"])
 
@@ -63,5 +65,8 @@ def revert(db: Database, p: dict[str, Any], reason: str, *, by: str, now: dateti
                      rule="revert merge", reason=reason,
                      before={"winner": row.get("before"), "loser_status": row.get("loser_was")},
                      after={"winner": row.get("after"), "loser_status": row.get("loser_now")})
+        if row.get("loser"):
+            justification.premises_restored(tx, [row["loser"]], now=now, run_id=run_id,
+                                            cause=f"merge {pid} reverted: {reason}")
     return Decision(proposal_id=pid, kind=KIND, status="reverted", changed=True, winner=row.get("winner"),
                     loser=row.get("loser"), reason=reason)

@@ -1,0 +1,59 @@
+"""The HTTP API: `graphcons serve` (FastAPI + uvicorn), versioned under /v1.
+
+    create_app(config)   the ASGI app (tests mount it in uvicorn or a TestClient)
+    serve(config, ...)   run it with uvicorn on host:port ([service] host / port)
+
+Every route calls one verb of the Graphcons facade, like the CLI; the routes live by area:
+memories.py (add, batch, get, history, edit, link, access, retrieve, search, explain),
+review.py (proposals, clusters), ops.py (/healthz, health, stats, jobs, tokens).
+Reflection and profiles (issue 14) get their own module here, added to ROUTERS.
+"""
+
+from __future__ import annotations
+
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI
+
+from graphcons.core.config import Config, load_config
+from graphcons.core.embedders import Embedder
+from graphcons.service import errors, memories, ops, review
+from graphcons.service.deps import Store
+from graphcons.service.limits import BodyLimit
+from graphcons.service.models import Problem
+
+ROUTERS = (ops.router, memories.router, review.router)  # issue 14: + reflection.router
+ERRORS: dict[int | str, dict[str, Any]] = {
+    status: {"model": Problem} for status in (400, 401, 403, 404, 409, 413, 422, 500, 503)
+}
+
+
+def create_app(config: Config | str | Path | None = None, *, embedder: Embedder | None = None) -> FastAPI:
+    cfg = config if isinstance(config, Config) else load_config(config)
+    holder = Store(cfg, embedder)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI):
+        yield
+        holder.close()
+
+    app = FastAPI(title="graphcons", version="1", lifespan=lifespan,
+                  description="Memory consolidation in Neo4j: add, retrieve, review. Every /v1 route needs a "
+                              "bearer token (`graphcons tokens create`); see the README's trust model.")
+    app.state.store = holder
+    for router in ROUTERS:
+        app.include_router(router, responses=ERRORS)
+    errors.install(app)
+    app.add_middleware(BodyLimit, max_bytes=cfg.service.max_body_bytes)
+    return app
+
+
+def serve(config: Config | str | Path | None = None, *, host: str | None = None, port: int | None = None,
+          log_level: str = "info") -> None:
+    import uvicorn
+
+    cfg = config if isinstance(config, Config) else load_config(config)
+    uvicorn.run(create_app(cfg), host=host or cfg.service.host, port=port or cfg.service.port,
+                log_level=log_level)

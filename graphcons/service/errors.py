@@ -1,0 +1,120 @@
+"""Errors as HTTP responses: graphcons' own errors keep their meaning (the CLI's exit codes
+become statuses), every body is a `Problem` {error, message, field}, and nothing unexpected
+ever shows a stack trace (it is logged on the server with an id the response names).
+
+    400 bad_input        ValidationError (exit 2): the field is named, nothing was written
+    401 unauthenticated  no or unknown bearer token
+    403 forbidden        the token's role or namespaces do not allow it
+    404 not_found        NotFound (exit 3), and another namespace's memory or proposal
+    409 conflict        Conflict (exit 8), DanglingProvenance (exit 9)
+    413 too_large        the body is over [service] max_body_bytes
+    422 invalid_request  the body or a parameter does not fit the schema; Ungrounded (exit 10)
+    502 provider_error   ProviderError (exit 7)
+    503 unavailable      Neo4j / GDS down (exit 5), embedder mismatch (exit 6); 503 transient with
+                         Retry-After when Neo4j rolled back a deadlocked transaction (nothing written)
+    500 internal         anything else (ConfigError, a bug): a message and an id, no trace
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from neo4j.exceptions import DriverError, Neo4jError, ServiceUnavailable, SessionExpired, TransientError
+from starlette.exceptions import HTTPException
+
+from graphcons.core import errors as e
+
+log = logging.getLogger("graphcons.service")
+
+STATUS: list[tuple[type[Exception], int, str]] = [  # first match wins (subclasses first)
+    (e.ValidationError, 400, "bad_input"),
+    (e.NotFound, 404, "not_found"),
+    (e.Conflict, 409, "conflict"),
+    (e.DanglingProvenance, 409, "dangling_provenance"),
+    (e.Ungrounded, 422, "ungrounded"),
+    (e.ProviderError, 502, "provider_error"),
+    (e.ServerUnavailable, 503, "unavailable"),
+    (e.EmbedderMismatch, 503, "unavailable"),
+]
+HTTP_NAMES = {400: "bad_input", 401: "unauthenticated", 403: "forbidden", 404: "not_found", 405: "method_not_allowed",
+              409: "conflict", 413: "too_large", 415: "unsupported_media_type", 422: "invalid_request",
+              503: "unavailable"}
+
+
+class Forbidden(Exception):
+    """The caller is known but its role or namespaces do not allow this (403)."""
+
+    def __init__(self, message: str, field: str | None = None):
+        super().__init__(message)
+        self.field = field
+
+
+def problem(status: int, error: str, message: str, field: str | None = None,
+            headers: dict[str, str] | None = None) -> JSONResponse:
+    body: dict[str, Any] = {"error": error, "message": message, "field": field}
+    return JSONResponse(body, status_code=status, headers=headers)
+
+
+def _field(loc: tuple[Any, ...]) -> str:
+    parts = [str(p) for p in loc]
+    if parts and parts[0] in ("body", "query", "path", "header"):
+        parts = parts[1:]
+    return ".".join(parts) or "body"
+
+
+def install(app: FastAPI) -> None:
+    @app.exception_handler(e.GraphconsError)
+    async def _graphcons(request: Request, exc: e.GraphconsError) -> JSONResponse:
+        for cls, status, name in STATUS:
+            if isinstance(exc, cls):
+                return problem(status, name, str(exc), getattr(exc, "field", None))
+        return _internal(request, exc)
+
+    @app.exception_handler(Forbidden)
+    async def _forbidden(request: Request, exc: Forbidden) -> JSONResponse:
+        return problem(403, "forbidden", str(exc), exc.field)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        err = (exc.errors() or [{}])[0]
+        field = _field(tuple(err.get("loc", ())))
+        msg = err.get("msg", "invalid")
+        if err.get("type") == "extra_forbidden":
+            msg = "unknown field" + ("; the source of what you write is your token (use origin for a label)"
+                                     if field.endswith("source") else "")
+        return problem(422, "invalid_request", f"{field}: {msg}", field)
+
+    @app.exception_handler(HTTPException)
+    async def _http(request: Request, exc: HTTPException) -> JSONResponse:
+        return problem(exc.status_code, HTTP_NAMES.get(exc.status_code, "error"), str(exc.detail),
+                       headers=getattr(exc, "headers", None))
+
+    @app.exception_handler(DriverError)
+    async def _neo4j(request: Request, exc: DriverError) -> JSONResponse:
+        if isinstance(exc, (ServiceUnavailable, SessionExpired)):
+            return problem(503, "unavailable", f"Neo4j is unavailable: {exc}")
+        return _internal(request, exc)
+
+    @app.exception_handler(Neo4jError)
+    async def _transient(request: Request, exc: Neo4jError) -> JSONResponse:
+        # concurrent admissions can deadlock on shared SIMILAR neighbours; Neo4j rolled the
+        # transaction back whole, so the caller may simply retry
+        if isinstance(exc, TransientError):
+            return problem(503, "transient", f"Neo4j rolled the request back ({exc.code}); nothing was "
+                                             "written, retry it", headers={"Retry-After": "1"})
+        return _internal(request, exc)
+
+    @app.exception_handler(Exception)
+    async def _anything(request: Request, exc: Exception) -> JSONResponse:
+        return _internal(request, exc)
+
+
+def _internal(request: Request, exc: Exception) -> JSONResponse:
+    ref = uuid.uuid4().hex[:12]
+    log.error("internal error %s on %s %s", ref, request.method, request.url.path, exc_info=exc)
+    return problem(500, "internal", f"internal error (logged on the server as {ref})")

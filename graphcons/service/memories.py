@@ -1,0 +1,137 @@
+"""/v1 routes over memories: add (one, batch), get, history, edit, link, access, retrieve,
+search, explain. Each calls one verb of the Graphcons facade; what the caller writes is
+sourced to its token (principal), never to a string it sends."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Depends, Query, Response
+
+from graphcons.api import Graphcons
+from graphcons.core.errors import NotFound, ValidationError
+from graphcons.core.memory import Memory
+from graphcons.service import models as m
+from graphcons.service.deps import own_memory, read_namespace, role, store, unseen, write_namespace
+from graphcons.store.tokens import Principal
+
+router = APIRouter(prefix="/v1", tags=["memories"])
+reader, writer = role("reader"), role("writer")
+
+
+def _session(p: Principal, session: str) -> str:
+    """Sessions are per caller, so one caller cannot add its memories to another's session."""
+    return f"{p.source}/{session}"
+
+
+def _memory_input(g: Graphcons, p: Principal, body: m.MemoryCreate) -> dict[str, Any]:
+    data = body.model_dump(exclude_unset=True)
+    data["namespace"] = write_namespace(p, body.namespace)
+    data["source"] = p.source
+    if body.session is not None:
+        data["session"] = _session(p, body.session)
+    data["links"] = [ln.model_dump() for ln in body.links]
+    hidden = unseen(g, p, [ln.target for ln in body.links])
+    if hidden:  # the same answer as for an id that does not exist
+        raise ValidationError("links.target", f"unknown memory id(s): {', '.join(sorted(hidden))}")
+    return data
+
+
+def _admitted(a: Any) -> m.Admitted:
+    return m.Admitted(id=a.id, created=a.created, evidence_count=a.evidence_count, similar=a.similar, linked=a.linked)
+
+
+@router.post("/memories", response_model=m.Admitted, status_code=201,
+             responses={200: {"model": m.Admitted, "description": "an exact duplicate: evidence added"}})
+def add(body: m.MemoryCreate, response: Response, g: Graphcons = Depends(store),
+        p: Principal = Depends(writer)) -> m.Admitted:
+    """Admit one memory (201), or add the caller as evidence to an exact duplicate (200)."""
+    admitted = g.add(_memory_input(g, p, body))
+    if not admitted.created:
+        response.status_code = 200
+    return _admitted(admitted)
+
+
+@router.post("/memories/batch", response_model=m.BatchAdmitted)
+def add_batch(body: m.MemoryBatch, g: Graphcons = Depends(store),
+              p: Principal = Depends(writer)) -> m.BatchAdmitted:
+    """Admit several memories. Every one is validated first; one bad memory refuses the whole
+    batch (400 naming `memories[i].field`) and nothing is written."""
+    limit = g.config.service.max_batch
+    if len(body.memories) > limit:
+        raise ValidationError("memories", f"{len(body.memories)} memories; the limit is {limit} per batch")
+    inputs = []
+    for i, item in enumerate(body.memories):
+        try:
+            data = _memory_input(g, p, item)
+            g.check(data)
+        except ValidationError as exc:
+            raise ValidationError(f"memories[{i}].{exc.field}", exc.problem) from None
+        inputs.append(data)
+    return m.BatchAdmitted(results=[_admitted(g.add(data)) for data in inputs])
+
+
+@router.get("/memories/{memory_id}", response_model=Memory)
+def get(memory_id: str, g: Graphcons = Depends(store), p: Principal = Depends(reader)) -> Memory:
+    return own_memory(g, p, memory_id)
+
+
+@router.get("/memories/{memory_id}/history", response_model=list[dict[str, Any]])
+def history(memory_id: str, g: Graphcons = Depends(store), p: Principal = Depends(reader)) -> list[dict[str, Any]]:
+    """Every version of the memory, oldest first."""
+    own_memory(g, p, memory_id)
+    return g.history(memory_id)
+
+
+@router.patch("/memories/{memory_id}", response_model=Memory)
+def edit(memory_id: str, body: m.MemoryEdit, g: Graphcons = Depends(store), p: Principal = Depends(writer)) -> Memory:
+    """A new version with these changes (title, content, scope, importance); the old one is kept."""
+    own_memory(g, p, memory_id)
+    return g.edit(memory_id, source=p.source, **body.model_dump(exclude_unset=True))
+
+
+@router.post("/memories/{memory_id}/links", response_model=m.Linked)
+def link(memory_id: str, body: m.LinkCreate, g: Graphcons = Depends(store), p: Principal = Depends(writer)) -> m.Linked:
+    own_memory(g, p, memory_id)
+    if unseen(g, p, [body.target]):
+        raise ValidationError("links.target", f"unknown memory id(s): {body.target}")
+    return m.Linked(linked=g.link(memory_id, body.target, body.kind, by=p.source))
+
+
+@router.get("/memories/{memory_id}/explain", response_model=dict[str, Any])
+def explain(memory_id: str, g: Graphcons = Depends(store), p: Principal = Depends(reader)) -> dict[str, Any]:
+    """How do you know X? The provenance tree down to the source episodes."""
+    own_memory(g, p, memory_id)
+    return g.explain(memory_id)
+
+
+@router.post("/access", response_model=m.AccessOut)
+def access(body: m.AccessCreate, g: Graphcons = Depends(store), p: Principal = Depends(writer)) -> m.AccessOut:
+    """Record that these memories were used together in one of the caller's sessions."""
+    hidden = unseen(g, p, body.ids)
+    if hidden:
+        raise NotFound(f"unknown memory id(s): {', '.join(hidden)}")
+    return m.AccessOut(**g.access(_session(p, body.session), body.ids))
+
+
+@router.post("/retrieve", response_model=m.Hits)
+def retrieve(body: m.RetrieveQuery, g: Graphcons = Depends(store), p: Principal = Depends(reader)) -> m.Hits:
+    """Nearest memories to a query; a writer's retrieval is recorded as co-access (a reader's never)."""
+    if body.k > g.config.service.max_k:
+        raise ValidationError("k", f"must be at most {g.config.service.max_k}")
+    namespace = read_namespace(p, body.namespace)
+    record = body.record and p.has("writer")
+    session = _session(p, body.session) if body.session else None
+    hits = g.retrieve(body.query, k=body.k, namespace=namespace, session=session, record=record)
+    return m.Hits(hits=[m.Hit(**h) for h in hits if p.sees(h["memory"].namespace)])
+
+
+@router.get("/search", response_model=m.Hits)
+def search(text: str = Query(min_length=1, max_length=2000), k: int = Query(10, ge=1, le=1000),
+           namespace: str | None = Query(None, max_length=100),
+           g: Graphcons = Depends(store), p: Principal = Depends(reader)) -> m.Hits:
+    """Keyword search (full-text index); records nothing."""
+    if k > g.config.service.max_k:
+        raise ValidationError("k", f"must be at most {g.config.service.max_k}")
+    hits = g.search(text, k=k, namespace=read_namespace(p, namespace))
+    return m.Hits(hits=[m.Hit(**h) for h in hits if p.sees(h["memory"].namespace)])

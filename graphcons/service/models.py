@@ -1,0 +1,161 @@
+"""Request and response bodies of the HTTP API (pydantic; they make /openapi.json).
+
+Request bodies are strict about types (a number is not a string) and refuse unknown fields,
+like the Python API; their values are then checked once more by the same code the Python
+API runs (admission, editing, review), so both give the same errors for the same input.
+There is no `source` field: through the API the source is the caller's token (`origin` is a
+free display label).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from graphcons.core.memory import Kind, LinkInput, Memory, Status
+
+KindName = Literal.__getitem__(tuple(k.value for k in Kind))
+StatusName = Literal.__getitem__(tuple(s.value for s in Status))
+HARD_BATCH_LIMIT = 1000  # the schema's bound; [service] max_batch is the one enforced (<= this)
+
+
+class Body(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    @model_validator(mode="after")
+    def _unicode(self) -> "Body":
+        # JSON may carry lone surrogates ("\ud800"); Neo4j stores only valid Unicode
+        for name, value in self:
+            for item in value if isinstance(value, list) else [value]:
+                texts = item.model_dump().values() if isinstance(item, BaseModel) else [item]
+                for text in texts:
+                    if isinstance(text, str) and not _encodable(text):
+                        raise ValueError(f"{name}: not valid Unicode (a lone surrogate)")
+        return self
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+        return True
+    except UnicodeEncodeError:
+        return False
+
+
+class MemoryCreate(Body):
+    content: str = Field(min_length=1, description="The memory's text (stored verbatim).")
+    title: str | None = None
+    kind: KindName = "episode"  # type: ignore[valid-type]
+    subject: str = Field(default="general", min_length=1, max_length=200)
+    namespace: str | None = Field(default=None, min_length=1, max_length=100, pattern=r"^[A-Za-z0-9_.-]+$",
+                                  description="Default: the token's namespace when it has exactly one.")
+    scope: str = Field(default="global", min_length=1, max_length=200)
+    origin: str | None = Field(default=None, max_length=200,
+                               description="Free display label; the evidence source is your token.")
+    session: str | None = Field(default=None, max_length=200)
+    importance: float = Field(default=0.5, ge=0.0, le=1.0)
+    confidence: float = Field(default=0.5, ge=0.0, le=1.0)
+    status: StatusName = "active"  # type: ignore[valid-type]
+    id: str | None = Field(default=None, max_length=128)
+    created_at: str | None = Field(default=None, max_length=64, description="ISO-8601 with a timezone.")
+    links: list[LinkInput] = Field(default_factory=list, max_length=50)
+
+
+class MemoryBatch(Body):
+    memories: list[MemoryCreate] = Field(min_length=1, max_length=HARD_BATCH_LIMIT)
+
+
+class Admitted(BaseModel):
+    id: str
+    created: bool
+    evidence_count: int
+    similar: list[dict[str, Any]] = Field(default_factory=list)
+    linked: int = 0
+
+
+class BatchAdmitted(BaseModel):
+    results: list[Admitted]
+
+
+class MemoryEdit(Body):
+    title: str | None = None
+    content: str | None = None
+    scope: str | None = None
+    importance: float | None = Field(default=None, ge=0.0, le=1.0)
+
+
+class LinkCreate(Body):
+    target: str = Field(min_length=1, max_length=128)
+    kind: str = Field(default="related", min_length=1, max_length=64)
+
+
+class Linked(BaseModel):
+    linked: int
+
+
+class AccessCreate(Body):
+    session: str = Field(min_length=1, max_length=200)
+    ids: list[str] = Field(min_length=1, max_length=200)
+
+
+class AccessOut(BaseModel):
+    session: str
+    accessed: int
+    pairs: int
+    warmed: int
+
+
+class RetrieveQuery(Body):
+    query: str = Field(min_length=1, max_length=10_000)
+    k: int = Field(default=5, ge=1, le=1000)
+    namespace: str | None = Field(default=None, max_length=100)
+    session: str | None = Field(default=None, max_length=200)
+    record: bool = True  # writers: record the hits as used together (readers never record)
+
+
+class Hit(BaseModel):
+    memory: Memory
+    score: float
+    superseded: Any = None
+
+
+class Hits(BaseModel):
+    hits: list[Hit]
+
+
+class ClusterOut(BaseModel):
+    key: str
+    member_ids: list[str]
+    namespace: str | None = None
+    subject: str | None = None
+    figures: dict[str, Any] = Field(default_factory=dict)
+
+
+class Reason(Body):
+    reason: str = Field(min_length=1, max_length=2000)
+
+
+class JobRun(Body):
+    dry_run: bool = True
+    now: str | None = Field(default=None, max_length=64, description="Decision time, ISO-8601 with a timezone.")
+    namespace: str | None = Field(default=None, max_length=100)
+
+
+class TokenCreate(Body):
+    name: str = Field(min_length=1, max_length=64)
+    namespaces: list[str] = Field(min_length=1, max_length=100)
+    role: Literal["reader", "writer", "reviewer", "admin"]
+
+
+class TokenCreated(BaseModel):
+    token: str = Field(description="Shown only now; graphcons keeps only its hash.")
+    record: dict[str, Any]
+
+
+class Problem(BaseModel):
+    """Every error response: what went wrong, and the field when the input was at fault."""
+
+    error: str
+    message: str
+    field: str | None = None
