@@ -113,16 +113,25 @@ class ConsolidationConfig(Section):
 
 # -- maintenance (issue 5) ---------------------------------------------------------------
 class MergeConfig(Section):
-    """Near-duplicate merge: score = title_weight * jaro_winkler(title) + content_weight * cosine."""
+    """Near-duplicate merge, in stages (graphcons/maintenance/merge/score.py): the seed score
+    title_weight * jaro_winkler(title) + content_weight * cosine >= threshold makes a candidate;
+    the difference check may make it a conflict; the verifier's p_duplicate places it against
+    the two operating points (bench/merge_quality.py picks them; bench/results/merge-quality.json)."""
 
-    # 0.92: bench/merge.py's sweep (seed 003's 0.90 let 2.3 % of STS-B merges join different meanings)
-    threshold: float = Field(default=0.92, ge=0, le=1)
+    # stage (b), the candidate floor: the verifier runs only on pairs at or over it
+    threshold: float = Field(default=0.80, ge=0, le=1)
     title_weight: float = Field(default=0.4, ge=0, le=1)
     content_weight: float = Field(default=0.6, ge=0, le=1)
+    verifier: Literal["rules"] = "rules"  # stage (d): rules = offline logistic regression (merge/verify.py)
+    # operating point `propose` (recall-oriented, a human reviews): PROPOSE_RULE in bench/merge_quality.py
+    propose_at: float = Field(default=0.5, ge=0, le=1)
+    # operating point `auto_apply` (precision-oriented): AUTO_RULE in bench/merge_quality.py
+    auto_apply_at: float = Field(default=0.9, ge=0, le=1)
     top_k: int = Field(default=5, ge=1, le=100)  # neighbours kept per memory (same subject + namespace)
     search_width: int = Field(default=50, ge=1, le=1000)  # vector-index candidates read before the filter
-    auto_apply: bool = False  # apply merges directly instead of queueing proposals
-    contradiction_guard: bool = True  # negation / numbers / dates / names -> CONFLICTS_WITH, not a merge
+    auto_apply: bool = False  # apply pairs over auto_apply_at directly instead of queueing proposals
+    contradiction_guard: bool = True  # negation / antonym / role reversal / numbers / dates / names -> CONFLICTS_WITH
+    related_links: bool = True  # near paraphrases with a difference -> RELATED link (never a merge)
     batch_size: int = Field(default=500, ge=1, le=10_000)
 
 
