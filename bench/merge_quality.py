@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.merge_train import memory  # noqa: E402
-from bench.merge_data import load_all  # noqa: E402
+from bench.merge_data import SETS, load_all  # noqa: E402
 from graphcons.core.config import load_config  # noqa: E402
 from graphcons.maintenance.merge import verify  # noqa: E402
 from graphcons.maintenance.merge.score import CONFLICT, DUPLICATE, NOTHING, RELATED, score_pair  # noqa: E402
@@ -114,7 +114,7 @@ def pick(by: dict, rule: str) -> float | None:
 def main() -> None:
     cfg = load_config().merge
     decided = cfg.model_copy(update={"propose_at": 0.0, "auto_apply_at": 0.0})
-    data = load_all()
+    data = load_all(SETS)
     rows = {name: [(dp, score_pair(memory(f"{name}-{i:05d}-a", dp.a), memory(f"{name}-{i:05d}-b", dp.b),
                                    dp.cosine, decided)) for i, dp in enumerate(pairs)] for name, pairs in data.items()}
     split = {s: {name: [r for r in rs if r[0].split == s] for name, rs in rows.items()} for s in ("dev", "held_out")}

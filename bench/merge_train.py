@@ -20,7 +20,7 @@ import numpy as np
 from sklearn.linear_model import LogisticRegression
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from bench.merge_data import load_all  # noqa: E402
+from bench.merge_data import SETS, load_all  # noqa: E402
 from graphcons.core.config import MergeConfig  # noqa: E402
 from graphcons.maintenance.merge import verify  # noqa: E402
 from graphcons.maintenance.merge.score import score_pair  # noqa: E402
@@ -37,7 +37,7 @@ def memory(pid: str, text: str) -> dict:
 def scored_pairs(cfg: MergeConfig) -> list[tuple]:
     """(DevPair, Pair) for every dev pair, the Pair decided as the merge job would with `cfg`."""
     out = []
-    for name, pairs in load_all().items():
+    for name, pairs in load_all(SETS).items():
         for i, dp in enumerate(pairs):
             p = score_pair(memory(f"{name}-{i:05d}-a", dp.a), memory(f"{name}-{i:05d}-b", dp.b), dp.cosine, cfg)
             out.append((dp, p))

@@ -164,10 +164,11 @@ class Graphcons:
     # Jobs are dry runs by default (they report what they would do). `now` is the decision
     # time (decay, ages, cutoffs); the wall clock is read here only when none is given.
     def merge(self, *, dry_run: bool = True, now: datetime | None = None, auto_apply: bool | None = None,
-              progress: Callable[[int], None] | None = None) -> dict[str, Any]:
-        """Near-duplicate merge pass: proposals (or merges with [merge] auto_apply) and conflict links."""
+              progress: Callable[[int], None] | None = None, namespace: str | None = None,
+              subject: str | None = None) -> dict[str, Any]:
+        """Near-duplicate merge pass: proposals (or merges with [merge] auto_apply), conflict and RELATED links."""
         return merge_job.run(self.db, self.config, now=now or utcnow(), dry_run=dry_run, auto_apply=auto_apply,
-                             progress=progress)
+                             progress=progress, namespace=namespace, subject=subject)
 
     def decay(self, *, dry_run: bool = True, now: datetime | None = None,
               progress: Callable[[int], None] | None = None) -> dict[str, Any]:

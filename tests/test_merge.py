@@ -200,3 +200,53 @@ def test_the_shared_review_queue_lists_and_applies_merge_proposals(g):
     assert len(g.audit_log(op="merge")) == 1
     g.revert(queued[0]["id"], now=NOW + timedelta(hours=1))
     assert g.get(b).status == "active" and g.proposals(kind="merge", status="reverted")[0]["id"] == queued[0]["id"]
+
+
+# -- issue 11: the staged decision on a real store ----------------------------------------------
+def test_a_true_paraphrase_is_proposed_with_every_stage_on_the_proposal(g):
+    a = g.add({"content": "The user prefers TypeScript.", "subject": "prefs", "created_at": T0}).id
+    b = g.add({"content": "TypeScript is the user's preferred language.", "subject": "prefs", "created_at": T0}).id
+    report = g.merge(dry_run=False, now=NOW)
+    (p,) = report["proposed"]
+    assert {p["a"], p["b"]} == {a, b} and p["outcome"] == "duplicate" and p["contradictions"] == []
+    payload = g.proposals(kind="merge", status="pending")[0]["payload"]
+    assert payload["verifier"] == "rules" and payload["p_duplicate"] >= payload["propose_at"]
+    assert payload["score"] >= payload["threshold"] and set(payload["features"]) >= {"cosine", "jaccard"}
+    assert "p_duplicate" in payload["rule_text"]
+    # the longer text wins the tie; what only the loser says is named for the reviewer
+    assert payload["winner"] == b and payload["loser_adds"] == []
+
+
+def test_opposites_are_linked_as_conflicts_in_the_same_shape_dry_or_applied(g):
+    g.config.merge.threshold = 0.7
+    x = g.add({"content": "The staging database is in the Frankfurt region and is backed up before each deploy.",
+               "subject": "db", "created_at": T0}).id
+    y = g.add({"content": "The staging database is in the Frankfurt region and is backed up after each deploy.",
+               "subject": "db", "created_at": T0}).id
+    dry = g.merge(now=NOW)
+    wet = g.merge(dry_run=False, now=NOW)
+    strip = lambda r: [{k: v for k, v in c.items()} for c in r["conflicts"]]  # noqa: E731
+    assert strip(dry) == strip(wet) and len(wet["conflicts"]) == 1
+    (c,) = wet["conflicts"]
+    assert c["contradictions"] == ["antonym"] and c["opposites"] == ["after/before"] or \
+        c["opposites"] == ["before/after"]
+    link = g.db.run_text("MATCH (a)-[c:CONFLICTS_WITH]->(b) RETURN a.id AS a, b.id AS b, c.reasons AS r")
+    assert [(r["a"], r["b"], r["r"]) for r in link] == [(min(x, y), max(x, y), ["antonym"])]
+    assert wet["proposed"] == [] and g.proposals(kind="merge") == []
+
+
+def test_merge_is_limited_to_a_namespace_or_subject(g):
+    g.add(A), g.add(B)
+    g.add({**A, "subject": "other"}), g.add({**B, "subject": "other"})
+    assert len(g.merge(now=NOW)["proposed"]) == 2
+    only = g.merge(now=NOW, subject="other")
+    assert [p["subject"] for p in only["proposed"]] == ["other"] and only["subject"] == "other"
+    assert g.merge(now=NOW, namespace="nowhere")["proposed"] == []
+
+
+def test_auto_apply_applies_only_over_its_point_and_proposes_the_rest(g):
+    g.add(A), g.add(B)
+    g.config.merge.auto_apply_at = 1.0  # nothing is that sure: everything waits for a person
+    report = g.merge(dry_run=False, now=NOW, auto_apply=True)
+    assert report["applied"] == [] and len(report["proposed"]) == 1
+    assert g.proposals(kind="merge", status="pending")

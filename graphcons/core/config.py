@@ -119,7 +119,7 @@ class MergeConfig(Section):
     the two operating points (bench/merge_quality.py picks them; bench/results/merge-quality.json)."""
 
     # stage (b), the candidate floor: the verifier runs only on pairs at or over it
-    threshold: float = Field(default=0.80, ge=0, le=1)
+    threshold: float = Field(default=0.65, ge=0, le=1)
     title_weight: float = Field(default=0.4, ge=0, le=1)
     content_weight: float = Field(default=0.6, ge=0, le=1)
     verifier: Literal["rules"] = "rules"  # stage (d): rules = offline logistic regression (merge/verify.py)

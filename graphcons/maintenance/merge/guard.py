@@ -19,11 +19,12 @@ A difference in meaning, any of which keeps a pair apart (`CONFLICTS_WITH`, neve
   before or after it is the same in both: "deploy 4.2" / "deploy 4.3", "by Alice" / "by Bob");
   one text adding a detail the other leaves out is not a contradiction.
 A negation counts only when it governs shared content (one of the three content words after
-the cue is in the other text): "did not identify" added in a longer clause is a detail.
+the cue is in the other text) or stands for an argument (nobody, nothing, none): "did not identify" added in a longer clause is a detail.
 """
 
 from __future__ import annotations
 
+import difflib
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -84,7 +85,10 @@ _OPPOSITES = [
     ("father", "mother"), ("son", "daughter"), ("brother", "sister"), ("king", "queen"),
     ("black", "white"), ("accept", "decline"), ("approve", "reject"), ("agree", "refuse"),
     ("import", "export"), ("input", "output"), ("upload", "download"), ("lock", "unlock"),
-    ("win", "defeat"), ("victory", "defeat"), ("profit", "loss"), ("asc", "desc"), ("ascending", "descending"),
+    ("win", "defeat"), ("victory", "defeat"), ("near", "far"), ("close", "far"), ("huge", "tiny"),
+    ("huge", "small"), ("large", "tiny"), ("big", "tiny"), ("catch", "miss"), ("hit", "miss"),
+    ("remember", "forget"), ("find", "lose"), ("loud", "quiet"), ("loud", "silent"), ("notice", "ignore"),
+    ("obey", "disobey"), ("most", "fewest"), ("sunny", "cloudy"), ("same", "different"), ("profit", "loss"), ("asc", "desc"), ("ascending", "descending"),
     ("inbound", "outbound"), ("send", "receive"),
 ]
 _NEG_PREFIXES = ("un", "in", "im", "ir", "il", "dis", "non", "non-", "de")
@@ -93,6 +97,7 @@ _NUM_RE = re.compile(r"\d+(?:[.,]\d+)*")
 _ABBR_RE = re.compile(r"\b(?:[A-Za-z]\.){2,}")
 _NOT_RE = re.compile(r"\b(do|does|did|is|are|was|were|has|have|had|could|would|should|must|need|ca|wo|ai|sha)"
                      r"n['’]?t\b", re.IGNORECASE)
+_PRONOUN_NEGATIONS = {"nobody", "nothing", "none", "noone", "nowhere"}  # they replace an argument
 _BE = {"is", "are", "was", "were", "be", "been", "being", "get", "gets", "got", "getting"}
 
 
@@ -234,19 +239,24 @@ def _opposites(only_a: set[str], only_b: set[str]) -> list[str]:
     return found
 
 
-def _pivot_swap(seq_a: list[str], seq_b: list[str], window: int = 2) -> bool:
-    """The two content words around a shared word v exchange sides (x v y -> y v x, each within
-    `window` words of v in the second text).
-
-    Moving a whole clause or a long quote never does this (a block swap keeps each block's
-    inner order and moves it far), so it separates swapped roles from reordered paraphrases."""
-    if len(set(seq_a)) != len(seq_a) or len(set(seq_b)) != len(seq_b):
-        return False  # repeated words: positions are ambiguous
-    pos_b = {w: i for i, w in enumerate(seq_b)}
-    for i in range(1, len(seq_a) - 1):
-        x, v, y = seq_a[i - 1], seq_a[i], seq_a[i + 1]
-        if 0 < pos_b[v] - pos_b[y] <= window and 0 < pos_b[x] - pos_b[v] <= window:
-            return True
+def _swapped_roles(seq_a: list[str], seq_b: list[str], max_role: int = 3, max_pivot: int = 3) -> bool:
+    """Two short spans exchange places around a shared pivot: A = P X V Y S and B = P Y V X S
+    (X, Y at most `max_role` words, V at most `max_pivot`): "the turtle follows the fish" /
+    "the fish follows the turtle". Moving a whole clause (X Y -> Y X, no pivot) is a paraphrase."""
+    i = 0
+    while i < min(len(seq_a), len(seq_b)) and seq_a[i] == seq_b[i]:
+        i += 1
+    j = 0
+    while j < min(len(seq_a), len(seq_b)) - i and seq_a[-1 - j] == seq_b[-1 - j]:
+        j += 1
+    a, b = seq_a[i:len(seq_a) - j], seq_b[i:len(seq_b) - j]
+    if len(a) != len(b) or not a:
+        return False
+    for lx in range(1, max_role + 1):
+        for lv in range(1, max_pivot + 1):
+            ly = len(a) - lx - lv
+            if 1 <= ly <= max_role and b == a[lx + lv:] + a[lx:lx + lv] + a[:lx]:
+                return True
     return False
 
 
@@ -278,6 +288,8 @@ def _same_slot(wa: list[str], ua: set[str], wb: list[str], ub: set[str]) -> bool
 def _governs_shared(ws: list[str], other: set[str]) -> bool:
     """A negation cue followed, within three content words, by a word the other text has."""
     for i, w in enumerate(ws):
+        if w in _PRONOUN_NEGATIONS:
+            return True
         if w in _NEGATIONS:
             following = [x for x in ws[i + 1:] if x not in STOPWORDS and x not in _NEGATIONS][:3]
             if any(stem(x) in other for x in following):
@@ -296,6 +308,10 @@ class Differences:
     content_a: int = 0  # distinct content stems per text
     content_b: int = 0
     shared: int = 0
+    bigram_overlap: float = 0.0  # shared / all distinct content-word bigrams (phrasing kept)
+    order_ratio: float = 0.0  # difflib ratio of the two content-word sequences (order kept)
+    unmatched: int = 0  # one-sided content words with no close spelling on the other side
+    detail_added: float = 0.0  # a number, date or name only one text has (a detail, not a conflict)
 
 
 def differences(text_a: str, text_b: str) -> Differences:
@@ -311,7 +327,7 @@ def differences(text_a: str, text_b: str) -> Differences:
     opp = _opposites(all_a - all_b, all_b - all_a)
     if opp:
         reasons.append("antonym")
-    if sa == sb and len(sa) >= 3 and _pivot_swap(_active_order(wa), _active_order(wb)):
+    if sa == sb and len(sa) >= 3 and _swapped_roles(_active_order(wa), _active_order(wb)):
         reasons.append("role_reversal")
     na_, nb_ = normalise(text_a), normalise(text_b)
     xa, xb = _numbers(na_, wa), _numbers(nb_, wb)
@@ -324,8 +340,15 @@ def differences(text_a: str, text_b: str) -> Differences:
     only_na, only_nb = _absent_names(na, wb, sb), _absent_names(nb, wa, sa)
     if only_na and only_nb and _same_slot(wa, only_na, wb, only_nb):
         reasons.append("names")
+    ba, bb = set(zip(ca, ca[1:])), set(zip(cb, cb[1:]))
+    unmatched = sum(1 for x, other in [(x, only_b) for x in only_a] + [(y, only_a) for y in only_b]
+                    if not any(jellyfish.jaro_winkler_similarity(x, y) >= 0.88 for y in other))
+    detail = bool(xa ^ xb) or bool(da ^ db) or bool(only_na or only_nb)
     return Differences(conflicts=reasons, opposites=opp, only_a=sorted(only_a), only_b=sorted(only_b),
-                       content_a=len(sa), content_b=len(sb), shared=len(sa & sb))
+                       content_a=len(sa), content_b=len(sb), shared=len(sa & sb),
+                       bigram_overlap=len(ba & bb) / len(ba | bb) if ba | bb else 1.0,
+                       order_ratio=difflib.SequenceMatcher(None, ca, cb, autojunk=False).ratio(),
+                       unmatched=unmatched, detail_added=float(detail))
 
 
 def contradictions(text_a: str, text_b: str) -> list[str]:

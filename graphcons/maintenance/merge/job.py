@@ -33,15 +33,17 @@ from graphcons.maintenance.merge.score import CONFLICT, DUPLICATE, RELATED, Pair
 from graphcons.store import proposals
 
 
-def candidate_pairs(db: Database, cfg: Config, *, progress: Callable[[int], None] | None = None) -> Iterator[Pair]:
-    """Every scored candidate pair (any score), each once, in page order."""
+def candidate_pairs(db: Database, cfg: Config, *, progress: Callable[[int], None] | None = None,
+                    namespace: str | None = None, subject: str | None = None) -> Iterator[Pair]:
+    """Every scored candidate pair (any score), each once, in page order; optionally one namespace / subject."""
     mcfg = cfg.merge
     seen: set[tuple[str, str]] = set()
     after: str | None = None
     cache: dict[str, dict[str, Any]] = {}
     while True:
         rows = db.run("merge/candidates", live=list(LIVE_STATUSES), after=after, limit=mcfg.batch_size,
-                      width=max(mcfg.search_width, mcfg.top_k + 1), k=mcfg.top_k)
+                      width=max(mcfg.search_width, mcfg.top_k + 1), k=mcfg.top_k, namespace=namespace,
+                      subject=subject)
         if not rows:
             break
         after = rows[-1]["memory"]["id"]
@@ -67,13 +69,16 @@ def candidate_pairs(db: Database, cfg: Config, *, progress: Callable[[int], None
 
 # -- the job ----------------------------------------------------------------------------------
 def run(db: Database, cfg: Config, *, now: datetime, dry_run: bool = True, run_id: str | None = None,
-        auto_apply: bool | None = None, progress: Callable[[int], None] | None = None) -> dict[str, Any]:
-    """One merge pass. Dry run: report what would be proposed, applied or flagged; write nothing."""
+        auto_apply: bool | None = None, progress: Callable[[int], None] | None = None,
+        namespace: str | None = None, subject: str | None = None) -> dict[str, Any]:
+    """One merge pass. Dry run: report what would be proposed, applied, flagged or linked, in the same
+    shape as a run that writes; write nothing. `namespace` / `subject` limit the pass like the cluster scan."""
     require_aware(now)
     mcfg = cfg.merge
     auto = mcfg.auto_apply if auto_apply is None else auto_apply
     run_id = run_id or audit.new_run_id("merge")
-    over = [p for p in candidate_pairs(db, cfg, progress=progress) if p.score >= mcfg.threshold]
+    over = [p for p in candidate_pairs(db, cfg, progress=progress, namespace=namespace, subject=subject)
+            if p.score >= mcfg.threshold]
     over.sort(key=lambda p: (-p.score, p.a, p.b))
     known = {}
     for start in range(0, len(over), 1000):
@@ -129,6 +134,7 @@ def run(db: Database, cfg: Config, *, now: datetime, dry_run: bool = True, run_i
                     audit.record(tx, "merge_proposed", [p.winner, p.loser], run_id=run_id, at=now,
                                  proposal=p.proposal_id, rule=rule_text(p, mcfg), score=p.score)
     report = {"job": "merge", "run_id": run_id, "dry_run": dry_run, "now": now.isoformat(),
+              "namespace": namespace, "subject": subject,
               "auto_apply": auto, "threshold": mcfg.threshold, "verifier": mcfg.verifier,
               "propose_at": mcfg.propose_at, "auto_apply_at": mcfg.auto_apply_at, "over_threshold": len(over),
               "proposed": proposed, "applied": applied, "conflicts": flagged, "related": related,

@@ -15,14 +15,16 @@ from typing import Protocol
 
 from graphcons.maintenance.merge.guard import Differences
 
+# A pair with a difference in meaning never reaches the verifier, so the guard's conflict
+# signals are not inputs here; its softer signals (details one text adds) are.
 FEATURES = ("cosine", "title_sim", "jaccard", "only_share_max", "only_share_min", "both_sides_differ",
-            "length_ratio", "negation", "antonym", "role_reversal", "numbers", "dates", "names")
+            "length_ratio", "log_unmatched", "bigram_overlap", "order_ratio", "detail_added")
 
 # Fitted by bench/merge_train.py (see its output in bench/results/merge-quality.json). Do not edit by hand.
-RULES_INTERCEPT = 0.0
-RULES_COEFFICIENTS = dict.fromkeys(FEATURES, 0.0)
-RULES_MEAN = dict.fromkeys(FEATURES, 0.0)
-RULES_SCALE = dict.fromkeys(FEATURES, 1.0)
+RULES_INTERCEPT = 0.332082
+RULES_COEFFICIENTS = {"cosine": 0.833994, "title_sim": -0.343489, "jaccard": 0.836496, "only_share_max": -0.031879, "only_share_min": 0.319440, "both_sides_differ": 0.070840, "length_ratio": -0.022692, "log_unmatched": 0.380758, "bigram_overlap": 0.175959, "order_ratio": 0.213404, "detail_added": 0.268809}
+RULES_MEAN = {"cosine": 0.815824, "title_sim": 0.829669, "jaccard": 0.580701, "only_share_max": 0.335086, "only_share_min": 0.223701, "both_sides_differ": 0.767952, "length_ratio": 0.858280, "log_unmatched": 1.444017, "bigram_overlap": 0.317783, "order_ratio": 0.656213, "detail_added": 0.357143}
+RULES_SCALE = {"cosine": 0.117208, "title_sim": 0.101684, "jaccard": 0.211202, "only_share_max": 0.182259, "only_share_min": 0.180118, "both_sides_differ": 0.422140, "length_ratio": 0.133270, "log_unmatched": 0.674813, "bigram_overlap": 0.246448, "order_ratio": 0.182723, "detail_added": 0.479157}
 
 
 def features(cosine: float, title_sim: float, d: Differences) -> dict[str, float]:
@@ -34,9 +36,8 @@ def features(cosine: float, title_sim: float, d: Differences) -> dict[str, float
     out = {"cosine": cosine, "title_sim": title_sim, "jaccard": d.shared / union if union else 1.0,
            "only_share_max": max(share_a, share_b), "only_share_min": min(share_a, share_b),
            "both_sides_differ": float(bool(d.only_a) and bool(d.only_b)),
-           "length_ratio": small / big if big else 1.0}
-    for reason in ("negation", "antonym", "role_reversal", "numbers", "dates", "names"):
-        out[reason] = float(reason in d.conflicts)
+           "length_ratio": small / big if big else 1.0, "log_unmatched": math.log1p(d.unmatched),
+           "bigram_overlap": d.bigram_overlap, "order_ratio": d.order_ratio, "detail_added": d.detail_added}
     return out
 
 
