@@ -71,11 +71,18 @@ def proposal_id(a: str, b: str) -> str:
     return "merge-" + hashlib.sha256(f"{lo}\n{hi}".encode()).hexdigest()[:16]
 
 
-def _rank(mem: dict[str, Any]) -> tuple:
+def _winner_loser(ma: dict[str, Any], mb: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     """Winner order: higher effective weight, then more evidence, then the more informative text
-    (more distinct content words: a longer text's extra clause stays in the live view), then the smaller id."""
-    info = len(set(content_stems(words(guard_text(mem)))))
-    return (-round(mem.get("effective_weight") or 0.0, 9), -(mem.get("evidence_count") or 1), -info, mem["id"])
+    (more distinct content words: a longer text's extra clause stays in the live view), then the
+    smaller id. The texts are read only on a tie (the pass scores every candidate pair)."""
+    def rank(m: dict[str, Any]) -> tuple:
+        return (-round(m.get("effective_weight") or 0.0, 9), -(m.get("evidence_count") or 1))
+    ra, rb = rank(ma), rank(mb)
+    if ra == rb:
+        ra, rb = (-len(set(content_stems(words(guard_text(m))))) for m in (ma, mb))
+    if ra != rb:
+        return (ma, mb) if ra < rb else (mb, ma)
+    return (ma, mb) if ma["id"] < mb["id"] else (mb, ma)
 
 
 def score_pair(ma: dict[str, Any], mb: dict[str, Any], cosine: float, cfg: MergeConfig) -> Pair:
@@ -85,7 +92,7 @@ def score_pair(ma: dict[str, Any], mb: dict[str, Any], cosine: float, cfg: Merge
     ta, da = compare_title(ma)
     tb, db_ = compare_title(mb)
     tsim = title_similarity(ta, tb)
-    winner, loser = sorted((ma, mb), key=_rank)
+    winner, loser = _winner_loser(ma, mb)
     p = Pair(a=ma["id"], b=mb["id"], score=round(pair_score(tsim, cosine, cfg), 12), title_sim=round(tsim, 12),
              cosine=round(cosine, 12), rule="derived-title" if (da or db_) else "title",
              winner=winner["id"], loser=loser["id"], namespace=ma.get("namespace", ""),
