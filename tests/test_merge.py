@@ -271,3 +271,25 @@ def test_auto_apply_applies_only_over_its_point_and_proposes_the_rest(g):
     report = g.merge(dry_run=False, now=NOW, auto_apply=True)
     assert report["applied"] == [] and len(report["proposed"]) == 1
     assert g.proposals(kind="merge", status="pending")
+
+
+def test_conflicts_are_listed_and_a_person_settles_one_keeping_both(g):
+    g.config.merge.threshold = 0.7
+    x = g.add({"content": "Invoices are archived before month end.", "subject": "inv", "created_at": T0}).id
+    y = g.add({"content": "Invoices are archived after month end.", "subject": "inv", "created_at": T0}).id
+    g.merge(dry_run=False, now=NOW)
+    (c,) = g.conflicts()
+    assert {c["a"], c["b"]} == {x, y} and c["status"] == "open" and c["reasons"] == ["antonym"]
+    with pytest.raises(ValidationError) as exc:
+        g.resolve_conflict(x, y, holds="neither", now=NOW)
+    assert exc.value.field == "holds"
+    out = g.resolve_conflict(y, x, holds=y, scope="since the 2026 audit", note="finance confirmed", now=NOW)
+    assert out["holds"] == y and g.conflicts() == []
+    (done,) = g.conflicts(status="resolved")
+    assert done["holds"] == y and done["scope"] == "since the 2026 audit" and done["resolved_by"] == "user"
+    assert g.get(x).status == g.get(y).status == "active"  # both memories kept
+    with pytest.raises(Conflict):
+        g.resolve_conflict(x, y, holds=x, now=NOW)
+    with pytest.raises(NotFound):
+        g.resolve_conflict(x, "m-nothing", holds=x, now=NOW)
+    assert len(g.audit_log(op="conflict_resolved")) == 1

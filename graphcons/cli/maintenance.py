@@ -222,3 +222,37 @@ def health(now: Optional[str] = NowOpt, scan: bool = typer.Option(False, "--scan
     for job, at in report["last_runs"].items():
         runs.add_row(job, str(at) if at else "never")
     console.print(runs)
+
+
+# -- conflicts (issue 11) ---------------------------------------------------------------------
+conflicts_app = typer.Typer(help="Pairs the merge guard kept apart: list them, settle one (both memories are kept).")
+app.add_typer(conflicts_app, name="conflicts")
+
+
+@conflicts_app.command("list")
+def conflicts_list(status: Optional[str] = typer.Option("open", help="open, resolved or all"),
+                   limit: int = typer.Option(100, min=1), json_out: bool = JsonOpt) -> None:
+    """CONFLICTS_WITH links found by the merge pass."""
+    with open_store() as g:
+        rows = g.conflicts(status=None if status == "all" else status, limit=limit)
+    if json_out:
+        emit_json(rows)
+        return
+    table = Table("a", "b", "status", "reasons", "holds", "scope")
+    for r in rows:
+        table.add_row(r["a"], r["b"], r["status"], ", ".join(r["reasons"] or []), r["holds"] or "", r["scope"] or "")
+    console.print(table)
+
+
+@conflicts_app.command("resolve")
+def conflicts_resolve(a: str, b: str, holds: str = typer.Option(..., help="The id that holds, or 'both'."),
+                      scope: str = typer.Option("", help="Where it holds (required with 'both')."),
+                      note: str = typer.Option("", help="Why."), by: str = typer.Option("user"),
+                      json_out: bool = JsonOpt) -> None:
+    """Settle one conflict; both memories stay as they are."""
+    with open_store() as g:
+        out = g.resolve_conflict(a, b, holds=holds, scope=scope, note=note, by=by)
+    if json_out:
+        emit_json(out)
+        return
+    console.print(f"resolved: {out['holds']} holds{(' in ' + out['scope']) if out['scope'] else ''}")

@@ -324,7 +324,8 @@ def differences(text_a: str, text_b: str) -> Differences:
     if neg_a != neg_b and (_governs_shared(wa, sb) if neg_a else _governs_shared(wb, sa)):
         reasons.append("negation")
     all_a, all_b = {stem(w) for w in wa}, {stem(w) for w in wb}  # function words too: in/out, on/off
-    opp = _opposites(all_a - all_b, all_b - all_a)
+    surface = {stem(w): w for w in reversed(wa + wb)}  # report words as written, not stems
+    opp = ["/".join(surface.get(x, x) for x in pair.split("/")) for pair in _opposites(all_a - all_b, all_b - all_a)]
     if opp:
         reasons.append("antonym")
     if sa == sb and len(sa) >= 3 and _swapped_roles(_active_order(wa), _active_order(wb)):
