@@ -134,6 +134,7 @@ def main() -> None:
                          "over_threshold": sum(1 for _, p in rs if p.score >= cfg.threshold),
                          "at_propose": figures(rs, cfg.propose_at), "at_auto_apply": figures(rs, cfg.auto_apply_at),
                          "confusion_at_propose": confusion(rs, cfg.propose_at),
+                         "confusion_at_auto_apply": confusion(rs, cfg.auto_apply_at),
                          "false_conflicts_on_duplicates": false_conflicts(rs), "sweep": sweep[s][name]}
             if name == "sick":
                 res[name]["contradictions"] = sick_conflicts(rs, cfg.threshold)
