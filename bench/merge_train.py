@@ -61,9 +61,10 @@ def main() -> None:
              f"RULES_INTERCEPT = {model.intercept_[0]:.6f}\n"
              f"RULES_COEFFICIENTS = {_fmt(coef)}\n"
              f"RULES_MEAN = {_fmt(dict(zip(verify.FEATURES, mean)))}\n"
-             f"RULES_SCALE = {_fmt(dict(zip(verify.FEATURES, scale)))}\n")
+             f"RULES_SCALE = {_fmt(dict(zip(verify.FEATURES, scale)))}\n"
+             "# end of fitted numbers\n")
     text = VERIFY.read_text()
-    text = re.sub(r"# Fitted by bench/merge_train\.py.*?\nRULES_SCALE = [^\n]*\n", lambda _: block, text,
+    text = re.sub(r"# Fitted by bench/merge_train\.py.*?# end of fitted numbers\n", lambda _: block, text,
                   count=1, flags=re.S)
     VERIFY.write_text(text)
     print(f"wrote {VERIFY}")
@@ -75,8 +76,7 @@ def replace_cfg(cfg: MergeConfig) -> MergeConfig:
 
 
 def _fmt(d: dict) -> str:
-    inner = ", ".join(f'"{k}": {float(v):.6f}' for k, v in d.items())
-    return "{" + inner + "}"
+    return "{\n" + "".join(f'    "{k}": {float(v):.6f},\n' for k, v in d.items()) + "}"
 
 
 if __name__ == "__main__":
