@@ -1,6 +1,11 @@
 """Near-duplicate merge: quality on labelled paraphrase pairs, the threshold sweep, and the
 time of a full merge pass over 100k memories.
 
+Since issue 11 the decision's quality (difference check, verifier, the two operating points,
+dev and held-out halves, SICK) is measured by bench/merge_quality.py without a database; this
+script's quality part still measures the index's candidate retrieval and the seed score's
+sweep, and its scale part times the pass.
+
 Quality. Each pair of MRPC (label 1 = duplicate) and STS-B (score >= 4 = duplicate) is
 stored as two untitled memories of one subject (one subject per pair, so the derived-title
 rule applies), validated by graphcons' input model and built by admission's node_props

@@ -33,6 +33,7 @@ from graphcons.core.embedders import Embedder, embedder_identity, make_embedder
 from graphcons.core.memory import Memory, parse_input
 from graphcons.core.time import utcnow
 from graphcons.maintenance import deprecation, feedback, health, promotion, weights
+from graphcons.maintenance.merge import conflicts as merge_conflicts
 from graphcons.maintenance.merge import job as merge_job
 from graphcons.review import queue
 from graphcons.store import (
@@ -176,10 +177,21 @@ class Graphcons:
     # Jobs are dry runs by default (they report what they would do). `now` is the decision
     # time (decay, ages, cutoffs); the wall clock is read here only when none is given.
     def merge(self, *, dry_run: bool = True, now: datetime | None = None, auto_apply: bool | None = None,
-              progress: Callable[[int], None] | None = None) -> dict[str, Any]:
-        """Near-duplicate merge pass: proposals (or merges with [merge] auto_apply) and conflict links."""
+              progress: Callable[[int], None] | None = None, namespace: str | None = None,
+              subject: str | None = None) -> dict[str, Any]:
+        """Near-duplicate merge pass: proposals (or merges with [merge] auto_apply), conflict and RELATED links."""
         return merge_job.run(self.db, self.config, now=now or utcnow(), dry_run=dry_run, auto_apply=auto_apply,
-                             progress=progress)
+                             progress=progress, namespace=namespace, subject=subject)
+
+    def conflicts(self, *, status: str | None = "open", limit: int = 100) -> list[dict[str, Any]]:
+        """Pairs the merge guard kept apart (`CONFLICTS_WITH`), open ones by default."""
+        return merge_conflicts.list_conflicts(self.db, status=status, limit=limit)
+
+    def resolve_conflict(self, a: str, b: str, *, holds: str, scope: str = "", note: str = "", by: str = "user",
+                         now: datetime | None = None) -> dict[str, Any]:
+        """Settle a conflict: which memory holds (a, b or 'both'), where; both memories are kept."""
+        return merge_conflicts.resolve(self.db, a, b, holds=holds, scope=scope, note=note, by=by,
+                                       now=now or utcnow())
 
     def decay(self, *, dry_run: bool = True, now: datetime | None = None,
               progress: Callable[[int], None] | None = None) -> dict[str, Any]:

@@ -409,7 +409,7 @@ def epistemic_checks(g: Any, *, now: datetime) -> list[Check]:
                                statuses=["consolidated"])
                     else:
                         other = ids[1]
-                        tx.run("merge/conflict", a=m, b=other, reasons=["benchmark"], score=0.95, now=now,
+                        tx.run("merge/conflict", a=m, b=other, reasons=["benchmark"], score=0.95, contests=True, now=now,
                                run_id=f"benchmark-{tag}")
                     justification.premises_changed(tx, [m], op=path, cause="benchmark", now=now)
             seen[path] = (js(iid)["synthesis"]["status"], g.epistemics(iid)["epistemic_status"])

@@ -70,3 +70,20 @@ def test_config_show_masks_secrets(cli):
     data = json.loads(out.stdout)
     assert data["neo4j"]["password"] == "***"
     assert data["consolidation"]["enabled"] is False and data["consolidation"]["dry_run"] is True
+
+
+def test_merge_by_subject_then_conflicts_list_and_resolve(cli):  # issue 11
+    ids = [json.loads(cli("add", text, "--subject", "inv", "--json").stdout)["id"]
+           for text in ("Invoices are archived before month end.", "Invoices are archived after month end.")]
+    out = cli("merge", "--apply", "--subject", "inv", "--json")
+    assert out.returncode == 0, out.stderr
+    report = json.loads(out.stdout)
+    assert report["subject"] == "inv" and [c["contradictions"] for c in report["conflicts"]] == [["antonym"]]
+    listed = json.loads(cli("conflicts", "list", "--json").stdout)
+    assert [{r["a"], r["b"]} for r in listed] == [set(ids)]
+    done = cli("conflicts", "resolve", ids[0], ids[1], "--holds", ids[1], "--note", "finance confirmed", "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["holds"] == ids[1]
+    assert json.loads(cli("conflicts", "list", "--json").stdout) == []
+    assert cli("conflicts", "resolve", ids[0], "m-missing", "--holds", ids[0]).returncode == 3
+    assert cli("conflicts", "resolve", ids[0], ids[1], "--holds", "nobody").returncode == 2

@@ -346,8 +346,8 @@ def test_conflicts_and_exceptions_are_labelled_context_never_support(g, insight)
     members = tuple(p["member_versions"])
     prompt, _ = load_prompt(g.db, Cluster(members, "default", "checkout"))
     relation = {c.id: c.relation for c in prompt.context}
-    assert relation["inc-canary"].startswith(f"exception_to {iid} where")
-    assert relation["inc-disagree"] == f"conflicts_with {member}"
+    assert f"exception_to {iid} where" in relation["inc-canary"]  # (it may also conflict with a member)
+    assert f"conflicts_with {member}" in relation["inc-disagree"].split(", ")  # labelled context, never support
     assert "known conflicts and exceptions - NOT support" in prompt.data_section()
     claim = Claim(statement="503 after deploy", member_ids=[member, "inc-canary", "inc-disagree"])
     out = ground(Insight(title="t", concept="c", claims=[claim], confidence=0.5), None, list(members),

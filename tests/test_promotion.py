@@ -40,7 +40,7 @@ def test_each_rule_fires_on_its_case_and_not_otherwise(g):
     just_under = proposed(g, "Canary lasts 20 minutes", created_at=NOW - timedelta(hours=23))
     old_conflicted = proposed(g, "Retry budget is 3", created_at=NOW - timedelta(hours=48))
     other = proposed(g, "Retry budget is 5", created_at=NOW - timedelta(hours=48), subject="other")
-    g.db.run("merge/conflict", a=old_conflicted, b=other, reasons=["numbers"], score=0.95, now=NOW, run_id="t")
+    g.db.run("merge/conflict", a=old_conflicted, b=other, reasons=["numbers"], score=0.95, contests=True, now=NOW, run_id="t")
 
     report = g.promote(dry_run=False, now=NOW)
     got = promoted(report)

@@ -1,11 +1,14 @@
 // Premise invalidation: every holding premise on these memories that no longer holds (the
-// memory has a new version, is no longer live, or is in an open CONFLICTS_WITH) is marked
-// lost with its cause; a justification that loses a REQUIRED premise is withdrawn. Other
+// memory has a new version, is no longer live, or is in an open, contesting CONFLICTS_WITH with a memory
+// that is not itself a premise of the same justification: premises that differ among
+// themselves, e.g. two incidents with different version numbers, were shown to synthesis
+// together and are its tensions, not a reason to withdraw it) is marked lost with its cause; a justification that loses a REQUIRED premise is withdrawn. Other
 // justifications of the same insight are untouched. Returns what changed.
 UNWIND $ids AS mid
 MATCH (j:Justification)-[p:PREMISE {status: 'holding'}]->(m:Memory {id: mid})
 WHERE m.version <> p.version OR NOT m.status IN $live
-   OR EXISTS { (m)-[c:CONFLICTS_WITH]-(:Memory) WHERE c.status = 'open' }
+   OR EXISTS { (m)-[c:CONFLICTS_WITH]-(o:Memory)
+              WHERE c.status = 'open' AND coalesce(c.contests, true) AND NOT (j)-[:PREMISE]->(o) }
 SET p.status = 'lost', p.lost_at = $now, p.lost_op = $op, p.lost_cause = $cause
 WITH j, collect({id: m.id, version: p.version, required: p.required}) AS lost
 WITH j, lost, j.status AS before

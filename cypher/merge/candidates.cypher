@@ -1,9 +1,11 @@
 // Near-duplicate candidates for one page of live memories (paged by id): the vector
 // index's `$width` nearest neighbours, kept only within the same subject and namespace
-// and live, best `$k` by cosine (ties by id). Never all pairs. The index reports
+// and live, best `$k` by cosine (ties by id). Never all pairs. `$namespace` / `$subject`
+// (null = all) limit the pass. The index reports
 // (1 + cosine) / 2 and is built without quantization, so `cosine` is exact.
 MATCH (m:Memory)
 WHERE m.status IN $live AND ($after IS NULL OR m.id > $after)
+  AND ($namespace IS NULL OR m.namespace = $namespace) AND ($subject IS NULL OR m.subject = $subject)
 WITH m ORDER BY m.id LIMIT $limit
 CALL (m) {
   CALL db.index.vector.queryNodes('memory_embedding', $width, m.embedding) YIELD node, score

@@ -46,6 +46,8 @@ app.add_typer(merge_app, name="merge")
 def merge(ctx: typer.Context, apply: bool = ApplyOpt, now: Optional[str] = NowOpt,
           auto: Optional[bool] = typer.Option(None, "--auto-apply/--propose",
                                               help="Override [merge] auto_apply for this run."),
+          namespace: Optional[str] = typer.Option(None, help="Only this namespace."),
+          subject: Optional[str] = typer.Option(None, help="Only this subject."),
           json_out: bool = JsonOpt) -> None:
     """Find near-duplicates (same subject and namespace) and propose merges; flag contradicting pairs."""
     if ctx.invoked_subcommand is not None:
@@ -57,19 +59,21 @@ def merge(ctx: typer.Context, apply: bool = ApplyOpt, now: Optional[str] = NowOp
                       console=err_console, disable=json_out) as bar:
             task = bar.add_task("merge", total=count_live(g.db))
             report = g.merge(dry_run=not apply, now=parse_now(now), auto_apply=auto,
-                             progress=lambda n: bar.advance(task, n))
+                             progress=lambda n: bar.advance(task, n), namespace=namespace, subject=subject)
     if json_out:
         emit_json(report)
         return
     table = Table("action", "score", "winner", "loser", "rule / reasons")
-    for action in ("applied", "proposed", "conflicts", "deferred"):
+    for action in ("applied", "proposed", "conflicts", "related", "deferred"):
         for p in report[action]:
-            why = ", ".join(p["contradictions"]) if action == "conflicts" else p["rule"]
+            why = (", ".join(p["contradictions"] + p["opposites"]) if action == "conflicts" else
+                   p["rule"] if p["p_duplicate"] is None else f"{p['rule']}, p_duplicate {p['p_duplicate']:.3f}")
             table.add_row(action, f"{p['score']:.3f}", p["winner"], p["loser"], why)
     console.print(table)
     console.print(f"over threshold {report['threshold']}: {report['over_threshold']}; proposed "
                   f"{len(report['proposed'])}, applied {len(report['applied'])}, conflicts "
-                  f"{len(report['conflicts'])}, deferred {len(report['deferred'])} {_dry(report)}")
+                  f"{len(report['conflicts'])}, related {len(report['related'])}, deferred {len(report['deferred'])} "
+                  f"{_dry(report)}")
 
 
 @merge_app.command("list")
@@ -236,3 +240,35 @@ def feedback(memory_id: str, useful: bool = typer.Option(False, "--useful", help
     else:
         console.print(f"{memory_id}: rated {out['verdict']} ({out['useful']} useful, {out['wrong']} wrong); "
                       f"effective weight {out['effective_weight_before']:.3f} -> {out['effective_weight']:.3f}")
+# -- conflicts (issue 11) ---------------------------------------------------------------------
+conflicts_app = typer.Typer(help="Pairs the merge guard kept apart: list them, settle one (both memories are kept).")
+app.add_typer(conflicts_app, name="conflicts")
+
+
+@conflicts_app.command("list")
+def conflicts_list(status: Optional[str] = typer.Option("open", help="open, resolved or all"),
+                   limit: int = typer.Option(100, min=1), json_out: bool = JsonOpt) -> None:
+    """CONFLICTS_WITH links found by the merge pass."""
+    with open_store() as g:
+        rows = g.conflicts(status=None if status == "all" else status, limit=limit)
+    if json_out:
+        emit_json(rows)
+        return
+    table = Table("a", "b", "status", "reasons", "holds", "scope")
+    for r in rows:
+        table.add_row(r["a"], r["b"], r["status"], ", ".join(r["reasons"] or []), r["holds"] or "", r["scope"] or "")
+    console.print(table)
+
+
+@conflicts_app.command("resolve")
+def conflicts_resolve(a: str, b: str, holds: str = typer.Option(..., help="The id that holds, or 'both'."),
+                      scope: str = typer.Option("", help="Where it holds (required with 'both')."),
+                      note: str = typer.Option("", help="Why."), by: str = typer.Option("user"),
+                      json_out: bool = JsonOpt) -> None:
+    """Settle one conflict; both memories stay as they are."""
+    with open_store() as g:
+        out = g.resolve_conflict(a, b, holds=holds, scope=scope, note=note, by=by)
+    if json_out:
+        emit_json(out)
+        return
+    console.print(f"resolved: {out['holds']} holds{(' in ' + out['scope']) if out['scope'] else ''}")

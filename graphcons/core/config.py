@@ -137,16 +137,35 @@ class ConsolidationConfig(Section):
 
 # -- maintenance (issue 5) ---------------------------------------------------------------
 class MergeConfig(Section):
-    """Near-duplicate merge: score = title_weight * jaro_winkler(title) + content_weight * cosine."""
+    """Near-duplicate merge, in stages (graphcons/maintenance/merge/score.py): the seed score
+    title_weight * jaro_winkler(title) + content_weight * cosine >= threshold makes a candidate;
+    the difference check may make it a conflict; the verifier's p_duplicate places it against
+    the two operating points (bench/merge_quality.py picks them; bench/results/merge-quality.json)."""
 
-    # 0.92: bench/merge.py's sweep (seed 003's 0.90 let 2.3 % of STS-B merges join different meanings)
-    threshold: float = Field(default=0.92, ge=0, le=1)
+    # stage (b), the candidate floor: the verifier runs only on pairs at or over it (0.65 keeps 93 % of
+    # MRPC duplicates as candidates; the seed's 0.92 kept 14 %)
+    threshold: float = Field(default=0.65, ge=0, le=1)
     title_weight: float = Field(default=0.4, ge=0, le=1)
     content_weight: float = Field(default=0.6, ge=0, le=1)
+    verifier: Literal["rules"] = "rules"  # stage (d): rules = offline logistic regression (merge/verify.py)
+    # operating point `propose` (recall-oriented, a human reviews): the lowest p_duplicate whose dev-half
+    # merges have MRPC precision >= 0.85, < 2 % STS-B pairs graded < 3, <= 0.5 % SICK contradictions
+    # (bench/merge_quality.py PROPOSE_RULE; held-out MRPC P 0.87 R 0.44)
+    propose_at: float = Field(default=0.73, ge=0, le=1)
+    # operating point `auto_apply` (precision-oriented): the lowest p_duplicate whose dev-half merges have
+    # MRPC precision >= 0.95 over >= 50 merges, no STS-B pair graded < 3, no SICK contradiction
+    # (AUTO_RULE; held-out MRPC P 0.95 R 0.08)
+    auto_apply_at: float = Field(default=0.89, ge=0, le=1)
     top_k: int = Field(default=5, ge=1, le=100)  # neighbours kept per memory (same subject + namespace)
     search_width: int = Field(default=50, ge=1, le=1000)  # vector-index candidates read before the filter
-    auto_apply: bool = False  # apply merges directly instead of queueing proposals
-    contradiction_guard: bool = True  # negation / numbers / dates / names -> CONFLICTS_WITH, not a merge
+    auto_apply: bool = False  # apply pairs over auto_apply_at directly instead of queueing proposals
+    contradiction_guard: bool = True  # negation / antonym / role reversal / numbers / dates / names -> CONFLICTS_WITH
+    related_links: bool = True  # near paraphrases with a difference -> RELATED link (never a merge)
+    # A conflict contests a premise of an insight (seed 002) only between near-identical texts:
+    # over the candidate floor many pairs merely share a topic (two incidents of different
+    # deploys differ "in the same place"); those are shown for review but withdraw nothing.
+    # 0.92 was the seed-score threshold the old merge rule used for near-duplicates.
+    contest_at: float = Field(default=0.92, ge=0, le=1)
     batch_size: int = Field(default=500, ge=1, le=10_000)
 
 

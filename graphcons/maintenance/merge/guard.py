@@ -1,34 +1,162 @@
-"""The contradiction guard: why two near-identical texts may still disagree.
+"""The difference check: why two near-identical texts may still disagree.
 
-A pair the merge score would join is kept apart, and linked `CONFLICTS_WITH` for review,
-when one text negates what the other states, or each mentions a number, a date or a name
-the other lacks. Cosine similarity cannot see any of these (seed 003; MODELS.md).
+Cosine similarity cannot see a flipped direction, a negation or swapped roles (seed 003;
+MODELS.md), so both texts are normalised and aligned word by word first:
+- normalisation: case, `U.K.` -> `uk`, possessives, `n't` / `dont` -> `not`, a light
+  inflection stemmer (plurals, -ing, -ed), and capitalisation ignored as a name signal in a
+  text written in title case;
+- the content words present in one text and absent from the other (`only_a`, `only_b`).
+
+A difference in meaning, any of which keeps a pair apart (`CONFLICTS_WITH`, never a merge):
+- negation: one text negates (not, no, never, without, ...) and the other does not;
+- antonym / direction: the texts differ by a pair of opposites (top/bottom, into/out of,
+  on/off, hot/cold, open/closed, before/after, increase/decrease, ...; or a negating prefix,
+  happy/unhappy, agree/disagree) where each side has its own half;
+- role reversal: the same words with the roles around a shared word swapped ("the turtle
+  follows the fish" / "the fish follows the turtle"), compared in active-voice order, so an
+  active/passive pair ("the fish is followed by the turtle") is the same claim, not a reversal;
+- numbers / dates / names: each text has one the other lacks IN THE SAME SLOT (the word
+  before or after it is the same in both: "deploy 4.2" / "deploy 4.3", "by Alice" / "by Bob");
+  one text adding a detail the other leaves out is not a contradiction.
+A negation counts only when it governs shared content (one of the three content words after
+the cue is in the other text) or stands for an argument (nobody, nothing, none): "did not identify" added in a longer clause is a detail.
 """
 
 from __future__ import annotations
 
+import difflib
 import re
+import unicodedata
+from dataclasses import dataclass, field
 from typing import Any
+
+import jellyfish
 
 from graphcons.core.memory import derived_title
 
 _NEGATIONS = {"not", "no", "never", "none", "nothing", "nobody", "neither", "nor", "cannot", "without",
-              "não", "nunca", "nem", "nenhum", "nenhuma"}
+              "não", "nunca", "nem", "nenhum", "nenhuma", "nowhere"}
 _NUMBER_WORDS = {"zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
-                 "seven": "7", "eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12"}
+                 "seven": "7", "eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12",
+                 "twenty": "20", "thirty": "30", "forty": "40", "fifty": "50", "hundred": "100"}
 _MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
            "november", "december"]
 _MONTH_ABBR = {m[:3]: m for m in _MONTHS} | {"sept": "september"}
 _WEEKDAYS = {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"}
 _RELATIVE_DAYS = {"yesterday", "today", "tomorrow"}
-_NOT_NAMES = {"i", "the", "a", "an", "it", "he", "she", "they", "we", "you", "this", "that", "these", "those",
-              "in", "on", "at", "but", "and", "or", "if", "mr", "mrs", "ms", "dr", "his", "her", "its", "their",
-              "our", "my", "as", "for", "of", "to", "by", "with", "after", "before", "when", "while"}
-_WORD_RE = re.compile(r"[A-Za-zÀ-ÿ][A-Za-zÀ-ÿ'’-]*|\d+(?:[.,:]\d+)*")
+# Function words: never content, never names. English closed classes (articles, pronouns,
+# auxiliaries, common prepositions and conjunctions), not fitted to any data set.
+STOPWORDS = set("""a an the this that these those there here it its he him his she her hers they them their theirs
+we us our ours you your yours i me my mine one ones someone somebody something
+is are was were be been being am do does did doing done has have had having will would shall should can could
+may might must of to in on at by for with from as into onto about than then so and or but if while when
+because also just very too quite really some any each every all both either other another such own same
+which who whom whose what where how why up down out over under off again further once more most
+s t d ll m o re ve y mr mrs ms dr""".split())
+_NOT_NAMES = STOPWORDS | {"in", "on", "at", "but", "and", "or", "if", "after", "before", "when", "while"}
+# Opposites: general English antonym and direction pairs (closed-class directions first),
+# chosen as a lexicon, not from the dev sentences. Matched on stems, either way round.
+_OPPOSITES = [
+    ("top", "bottom"), ("up", "down"), ("upstairs", "downstairs"), ("into", "out"), ("in", "out"),
+    ("inside", "outside"), ("on", "off"), ("onto", "off"), ("above", "below"), ("over", "under"),
+    ("before", "after"), ("front", "behind"), ("front", "back"), ("left", "right"), ("north", "south"),
+    ("east", "west"), ("toward", "away"), ("towards", "away"), ("upward", "downward"), ("ascend", "descend"),
+    ("rise", "fall"), ("increase", "decrease"), ("raise", "lower"), ("gain", "lose"), ("win", "lose"),
+    ("push", "pull"), ("open", "close"), ("open", "shut"), ("start", "stop"), ("start", "finish"),
+    ("begin", "end"), ("enter", "exit"), ("enter", "leave"), ("arrive", "leave"), ("arrive", "depart"),
+    ("come", "go"), ("give", "take"), ("buy", "sell"), ("accept", "reject"), ("allow", "forbid"),
+    ("allow", "deny"), ("enable", "disable"), ("include", "exclude"), ("add", "remove"), ("attach", "detach"),
+    ("appear", "disappear"), ("pass", "fail"), ("succeed", "fail"), ("success", "failure"), ("true", "false"),
+    ("yes", "no"), ("always", "never"), ("all", "none"), ("everyone", "nobody"), ("many", "few"),
+    ("more", "less"), ("more", "fewer"), ("most", "least"), ("max", "min"), ("maximum", "minimum"),
+    ("first", "last"), ("early", "late"), ("earlier", "later"), ("old", "new"), ("old", "young"),
+    ("new", "used"), ("hot", "cold"), ("warm", "cold"), ("warm", "cool"), ("wet", "dry"), ("light", "dark"),
+    ("light", "heavy"), ("big", "small"), ("large", "small"), ("big", "little"), ("tall", "short"),
+    ("long", "short"), ("high", "low"), ("higher", "lower"), ("fast", "slow"), ("faster", "slower"),
+    ("quick", "slow"), ("strong", "weak"), ("hard", "soft"), ("hard", "easy"), ("thick", "thin"),
+    ("fat", "thin"), ("wide", "narrow"), ("deep", "shallow"), ("full", "empty"), ("clean", "dirty"),
+    ("rich", "poor"), ("cheap", "expensive"), ("good", "bad"), ("better", "worse"), ("best", "worst"),
+    ("right", "wrong"), ("correct", "incorrect"), ("safe", "dangerous"), ("happy", "sad"),
+    ("laugh", "cry"), ("love", "hate"), ("like", "dislike"), ("friend", "enemy"), ("alive", "dead"),
+    ("live", "die"), ("present", "absent"), ("public", "private"), ("internal", "external"),
+    ("online", "offline"), ("healthy", "sick"), ("awake", "asleep"),
+    ("sit", "stand"), ("day", "night"), ("morning", "evening"),
+    ("man", "woman"), ("men", "women"), ("boy", "girl"), ("male", "female"), ("husband", "wife"),
+    ("father", "mother"), ("son", "daughter"), ("brother", "sister"), ("king", "queen"),
+    ("black", "white"), ("accept", "decline"), ("approve", "reject"), ("agree", "refuse"),
+    ("import", "export"), ("input", "output"), ("upload", "download"), ("lock", "unlock"),
+    ("win", "defeat"), ("victory", "defeat"), ("near", "far"), ("close", "far"), ("huge", "tiny"),
+    ("huge", "small"), ("large", "tiny"), ("big", "tiny"), ("catch", "miss"), ("hit", "miss"),
+    ("remember", "forget"), ("find", "lose"), ("loud", "quiet"), ("loud", "silent"), ("notice", "ignore"),
+    ("obey", "disobey"), ("most", "fewest"), ("sunny", "cloudy"), ("same", "different"), ("profit", "loss"), ("asc", "desc"), ("ascending", "descending"),
+    ("inbound", "outbound"), ("send", "receive"),
+]
+_NEG_PREFIXES = ("un", "in", "im", "ir", "il", "dis", "non", "non-", "de")
+_WORD_RE = re.compile(r"[^\W\d_][\w'’-]*|\d+(?:[.,:]\d+)*", re.UNICODE)
 _NUM_RE = re.compile(r"\d+(?:[.,]\d+)*")
+_ABBR_RE = re.compile(r"\b(?:[A-Za-z]\.){2,}")
+_NOT_RE = re.compile(r"\b(do|does|did|is|are|was|were|has|have|had|could|would|should|must|need|ca|wo|ai|sha)"
+                     r"n['’]?t\b", re.IGNORECASE)
+_PRONOUN_NEGATIONS = {"nobody", "nothing", "none", "noone", "nowhere"}  # they replace an argument
+_BE = {"is", "are", "was", "were", "be", "been", "being", "get", "gets", "got", "getting"}
 
 
-def _numbers(text: str, words: list[str]) -> set[str]:
+def stem(word: str) -> str:
+    """A light inflection stemmer: plurals, -ing, -ed (enough to align `runs`/`running`/`ran`? no: the
+    regular forms only, which is what paraphrases mostly change)."""
+    w = word
+    if len(w) > 4 and w.endswith("ies"):
+        return w[:-3] + "y"
+    if len(w) > 4 and w.endswith(("sses", "shes", "ches", "xes")):
+        return w[:-2]
+    if len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
+        w = w[:-1]
+    for suf in ("ing", "ed"):
+        if len(w) > len(suf) + 2 and w.endswith(suf):
+            w = w[: -len(suf)]
+            if len(w) > 2 and w[-1] == w[-2] and w[-1] not in "lsz":
+                w = w[:-1]  # running -> run
+            return w
+    if len(w) > 3 and w.endswith("e"):
+        w = w[:-1]  # close / closed / closing align
+    return w
+
+
+_OPP = {}
+for _x, _y in _OPPOSITES:
+    _OPP.setdefault(stem(_x), set()).add(stem(_y))
+    _OPP.setdefault(stem(_y), set()).add(stem(_x))
+
+
+def normalise(text: str) -> str:
+    text = unicodedata.normalize("NFKC", text)
+    text = _ABBR_RE.sub(lambda m: m.group(0).replace(".", ""), text)  # U.K. -> UK
+    text = _NOT_RE.sub(lambda m: {"ca": "can", "wo": "will", "ai": "is", "sha": "shall"}.get(
+        m.group(1).lower(), m.group(1)) + " not", text)
+    text = re.sub(r"\bcannot\b", "can not", text, flags=re.IGNORECASE)
+    return text.replace("’", "'")
+
+
+def words(text: str) -> list[str]:
+    """Case-folded word tokens of a normalised text, possessives dropped."""
+    out = []
+    for w in _WORD_RE.findall(normalise(text).replace("-", " ")):  # double-decker = double decker
+        w = w.casefold()
+        if w.endswith("'s"):
+            w = w[:-2]
+        w = w.strip("'").replace("'", "")  # O'Neill = ONeill
+        if w:
+            out.append(w)
+    return out
+
+
+def content_stems(ws: list[str]) -> list[str]:
+    """Content words (no function words, negations or numbers: those have their own checks), stemmed."""
+    return [stem(w) for w in ws if w not in STOPWORDS and w not in _NEGATIONS and w not in _NUMBER_WORDS
+            and not w[0].isdigit()]
+
+
+def _numbers(text: str, ws: list[str]) -> set[str]:
     out = set()
     for raw in _NUM_RE.findall(text):
         norm = re.sub(r",(?=\d{3}\b)", "", raw).replace(",", ".")
@@ -36,13 +164,13 @@ def _numbers(text: str, words: list[str]) -> set[str]:
             out.add(repr(float(norm)) if norm.count(".") <= 1 else norm)
         except ValueError:
             out.add(norm)
-    out.update(repr(float(_NUMBER_WORDS[w])) for w in words if w in _NUMBER_WORDS)
+    out.update(repr(float(_NUMBER_WORDS[w])) for w in ws if w in _NUMBER_WORDS)
     return out
 
 
-def _dates(words: list[str]) -> set[str]:
+def _dates(ws: list[str]) -> set[str]:
     out = set()
-    for w in words:
+    for w in ws:
         w = w.rstrip(".")
         if w in _MONTHS or w in _WEEKDAYS or w in _RELATIVE_DAYS:
             out.add(w)
@@ -51,12 +179,41 @@ def _dates(words: list[str]) -> set[str]:
     return out
 
 
+def _absent_names(names: set[str], ws: list[str], other_stems: set[str]) -> set[str]:
+    """Names of one text the other lacks altogether: not as a word (any case or inflection),
+    not written together ("VisualBasic"), not spelt a little differently (Jaro-Winkler >= 0.9)."""
+    return {n for n in names if not _name_in(n, ws, other_stems)}
+
+
+def _name_in(name: str, ws: list[str], other_stems: set[str]) -> bool:
+    squashed = "".join(ws)
+    return (name in ws or stem(name) in other_stems or (len(name) >= 3 and name in squashed)
+            or any(jellyfish.jaro_winkler_similarity(name, w) >= 0.9 for w in ws if abs(len(w) - len(name)) <= 2))
+
+
+def _number_tokens(ws: list[str], values: set[str]) -> set[str]:
+    """The tokens of `ws` that spell one of `values` (as _numbers normalises them)."""
+    return {w for w in ws if _numbers(w, [w]) & values}
+
+
+def _date_tokens(ws: list[str], values: set[str]) -> set[str]:
+    return {w for w in ws if _dates([w]) & values}
+
+
+def _title_case(text: str) -> bool:
+    """Most longer words capitalised: capitals then carry no name signal (a headline)."""
+    long = [w for w in _WORD_RE.findall(text)[1:] if len(w) > 3 and not w[0].isdigit()]
+    return len(long) >= 3 and sum(w[0].isupper() for w in long) >= 0.75 * len(long)
+
+
 def _names(text: str) -> set[str]:
+    if _title_case(text):
+        return set()
     names = set()
-    for sentence in re.split(r"(?<=[.!?:;])\s+|\n+", text):
+    for sentence in re.split(r"(?<=[.!?:;])\s+|\n+", normalise(text).replace("-", " ")):
         tokens = _WORD_RE.findall(sentence)
         for i, tok in enumerate(tokens):
-            low = tok.casefold().strip("'’-")
+            low = tok.casefold().replace("’", "'").removesuffix("'s").strip("'").replace("'", "")
             if i == 0 or not tok[0].isupper() or low in _NOT_NAMES:
                 continue
             if low in _MONTHS or low in _WEEKDAYS or low in _MONTH_ABBR:
@@ -65,33 +222,139 @@ def _names(text: str) -> set[str]:
     return names
 
 
-def _words(text: str) -> list[str]:
-    text = re.sub(r"n['’]t\b", " not", text, flags=re.IGNORECASE)
-    return [w.casefold() for w in _WORD_RE.findall(text)]
+def _opposites(only_a: set[str], only_b: set[str]) -> list[str]:
+    """Pairs of opposites with one half only in each text (or a negating-prefix pair)."""
+    found = []
+    for x in sorted(only_a):
+        for y in sorted(_OPP.get(x, ())):
+            if y in only_b:
+                found.append(f"{x}/{y}")
+        for p in _NEG_PREFIXES:
+            if x.startswith(p) and len(x) - len(p) >= 4 and x[len(p):] in only_b:
+                found.append(f"{x}/{x[len(p):]}")
+    for y in sorted(only_b):
+        for p in _NEG_PREFIXES:
+            if y.startswith(p) and len(y) - len(p) >= 4 and y[len(p):] in only_a:
+                found.append(f"{y[len(p):]}/{y}")
+    return found
+
+
+def _swapped_roles(seq_a: list[str], seq_b: list[str], max_role: int = 3, max_pivot: int = 3) -> bool:
+    """Two short spans exchange places around a shared pivot: A = P X V Y S and B = P Y V X S
+    (X, Y at most `max_role` words, V at most `max_pivot`): "the turtle follows the fish" /
+    "the fish follows the turtle". Moving a whole clause (X Y -> Y X, no pivot) is a paraphrase."""
+    i = 0
+    while i < min(len(seq_a), len(seq_b)) and seq_a[i] == seq_b[i]:
+        i += 1
+    j = 0
+    while j < min(len(seq_a), len(seq_b)) - i and seq_a[-1 - j] == seq_b[-1 - j]:
+        j += 1
+    a, b = seq_a[i:len(seq_a) - j], seq_b[i:len(seq_b) - j]
+    if len(a) != len(b) or not a:
+        return False
+    for lx in range(1, max_role + 1):
+        for lv in range(1, max_pivot + 1):
+            ly = len(a) - lx - lv
+            if 1 <= ly <= max_role and b == a[lx + lv:] + a[lx:lx + lv] + a[:lx]:
+                return True
+    return False
+
+
+def _active_order(ws: list[str]) -> list[str]:
+    """Content stems in active-voice order: a passive "patient is VERB-ed ... by agent" becomes
+    "agent VERB-ed ... patient", so "the fish is followed by the turtle" reads as "the turtle follows
+    the fish" and only a real exchange of roles remains a swap."""
+    be = next((i for i, w in enumerate(ws) if w in _BE), None)
+    by = next((i for i, w in enumerate(ws) if w == "by" and be is not None and i > be), None)
+    if by is None:
+        return content_stems(ws)
+    return content_stems(ws[by + 1:]) + content_stems(ws[be + 1:by]) + content_stems(ws[:be])
+
+
+def _same_slot(wa: list[str], ua: set[str], wb: list[str], ub: set[str]) -> bool:
+    """A unique item of each text in the same slot: the word before or after it is the same."""
+    def slots(ws: list[str], items: set[str]) -> set[tuple[str, str]]:
+        out = set()
+        for i, w in enumerate(ws):
+            if w in items:
+                if i > 0 and ws[i - 1] not in items:
+                    out.add(("before", ws[i - 1]))
+                if i + 1 < len(ws) and ws[i + 1] not in items:
+                    out.add(("after", ws[i + 1]))
+        return out
+    return bool(slots(wa, ua) & slots(wb, ub))
+
+
+def _governs_shared(ws: list[str], other: set[str]) -> bool:
+    """A negation cue followed, within three content words, by a word the other text has."""
+    for i, w in enumerate(ws):
+        if w in _PRONOUN_NEGATIONS:
+            return True
+        if w in _NEGATIONS:
+            following = [x for x in ws[i + 1:] if x not in STOPWORDS and x not in _NEGATIONS][:3]
+            if any(stem(x) in other for x in following):
+                return True
+    return False
+
+
+@dataclass
+class Differences:
+    """What the two texts do not share; `conflicts` are differences in meaning."""
+
+    conflicts: list[str] = field(default_factory=list)
+    opposites: list[str] = field(default_factory=list)
+    only_a: list[str] = field(default_factory=list)  # content stems only in the first text
+    only_b: list[str] = field(default_factory=list)
+    content_a: int = 0  # distinct content stems per text
+    content_b: int = 0
+    shared: int = 0
+    bigram_overlap: float = 0.0  # shared / all distinct content-word bigrams (phrasing kept)
+    order_ratio: float = 0.0  # difflib ratio of the two content-word sequences (order kept)
+    unmatched: int = 0  # one-sided content words with no close spelling on the other side
+    detail_added: float = 0.0  # a number, date or name only one text has (a detail, not a conflict)
+
+
+def differences(text_a: str, text_b: str) -> Differences:
+    wa, wb = words(text_a), words(text_b)
+    ca, cb = content_stems(wa), content_stems(wb)
+    sa, sb = set(ca), set(cb)
+    only_a, only_b = sa - sb, sb - sa
+    reasons = []
+    neg_a, neg_b = bool(_NEGATIONS & set(wa)), bool(_NEGATIONS & set(wb))
+    if neg_a != neg_b and (_governs_shared(wa, sb) if neg_a else _governs_shared(wb, sa)):
+        reasons.append("negation")
+    all_a, all_b = {stem(w) for w in wa}, {stem(w) for w in wb}  # function words too: in/out, on/off
+    surface = {stem(w): w for w in reversed(wa + wb)}  # report words as written, not stems
+    opp = ["/".join(surface.get(x, x) for x in pair.split("/")) for pair in _opposites(all_a - all_b, all_b - all_a)]
+    if opp:
+        reasons.append("antonym")
+    if sa == sb and len(sa) >= 3 and _swapped_roles(_active_order(wa), _active_order(wb)):
+        reasons.append("role_reversal")
+    na_, nb_ = normalise(text_a), normalise(text_b)
+    xa, xb = _numbers(na_, wa), _numbers(nb_, wb)
+    if xa - xb and xb - xa and _same_slot(wa, _number_tokens(wa, xa - xb), wb, _number_tokens(wb, xb - xa)):
+        reasons.append("numbers")
+    da, db = _dates(wa), _dates(wb)
+    if da - db and db - da and _same_slot(wa, _date_tokens(wa, da - db), wb, _date_tokens(wb, db - da)):
+        reasons.append("dates")
+    na, nb = _names(text_a), _names(text_b)
+    only_na, only_nb = _absent_names(na, wb, sb), _absent_names(nb, wa, sa)
+    if only_na and only_nb and _same_slot(wa, only_na, wb, only_nb):
+        reasons.append("names")
+    ba, bb = set(zip(ca, ca[1:])), set(zip(cb, cb[1:]))
+    unmatched = sum(1 for x, other in [(x, only_b) for x in only_a] + [(y, only_a) for y in only_b]
+                    if not any(jellyfish.jaro_winkler_similarity(x, y) >= 0.88 for y in other))
+    detail = bool(xa ^ xb) or bool(da ^ db) or bool(only_na or only_nb)
+    return Differences(conflicts=reasons, opposites=opp, only_a=sorted(only_a), only_b=sorted(only_b),
+                       content_a=len(sa), content_b=len(sb), shared=len(sa & sb),
+                       bigram_overlap=len(ba & bb) / len(ba | bb) if ba | bb else 1.0,
+                       order_ratio=difflib.SequenceMatcher(None, ca, cb, autojunk=False).ratio(),
+                       unmatched=unmatched, detail_added=float(detail))
 
 
 def contradictions(text_a: str, text_b: str) -> list[str]:
-    """Why two near-identical texts may still disagree; empty when nothing is found.
-
-    - negation: one text has a negation cue (not, n't, no, never, without, ...) the other lacks;
-    - numbers / dates / names: EACH text mentions one the other does not (one text merely adding
-      a detail the other leaves out is not a contradiction).
-    """
-    wa, wb = _words(text_a), _words(text_b)
-    reasons = []
-    if bool(_NEGATIONS & set(wa)) != bool(_NEGATIONS & set(wb)):
-        reasons.append("negation")
-    for label, sa, sb in (("numbers", _numbers(text_a, wa), _numbers(text_b, wb)),
-                          ("dates", _dates(wa), _dates(wb))):
-        if sa - sb and sb - sa:
-            reasons.append(label)
-    na, nb = _names(text_a), _names(text_b)
-    # a name absent from the other text altogether (capitalised or not)
-    only_a, only_b = na - set(wb), nb - set(wa)
-    if only_a and only_b:
-        reasons.append("names")
-    return reasons
-
+    """Why two near-identical texts may disagree (the `conflicts` of `differences`); empty when none."""
+    return differences(text_a, text_b).conflicts
 
 
 def compare_title(mem: dict[str, Any]) -> tuple[str, bool]:

@@ -1,12 +1,18 @@
-"""The merge score of a pair of memories (seed 003, deferred operation 1).
+"""The merge decision for one candidate pair, in stages (each recorded on the pair):
 
+(b) the seed's score (seed 003, deferred operation 1), kept and reported:
     score = title_weight * jaro_winkler(title_a, title_b) + content_weight * cosine(a, b)
-
-(0.4 and 0.6 by default; jellyfish's Jaro-Winkler on case-folded titles; the cosine of the
-stored embeddings.) Derived-title rule: a memory admitted without a title is compared by
-its derived title, the first sentence of its current content; the pair's `rule` then says
-"derived-title". The winner of a pair is the higher effective weight, then more evidence,
-then the smaller id.
+    (0.4 and 0.6 by default; jellyfish's Jaro-Winkler on case-folded titles; the cosine of the
+    stored embeddings). A pair under `[merge] threshold` stops here (`nothing`).
+(c) the difference check (merge.guard): a difference in meaning makes it a `conflict`;
+(d) the verifier (merge.verify): `p_duplicate` >= `[merge] propose_at` makes it a `duplicate`
+    (a merge proposal; applied at once only with `auto_apply` and p >= `auto_apply_at`);
+    under it, a pair whose texts differ in content is a `near_paraphrase_with_difference`
+    (a RELATED link, not a merge); otherwise `nothing`.
+Derived-title rule: a memory admitted without a title is compared by its derived title, the
+first sentence of its current content; the pair's `rule` then says "derived-title". The
+winner of a pair is the higher effective weight, then more evidence, then the more
+informative text (more content words), then the smaller id.
 """
 
 from __future__ import annotations
@@ -18,7 +24,10 @@ from typing import Any
 import jellyfish
 
 from graphcons.core.config import MergeConfig
-from graphcons.maintenance.merge.guard import compare_title, contradictions, guard_text
+from graphcons.maintenance.merge import verify
+from graphcons.maintenance.merge.guard import compare_title, content_stems, differences, guard_text, words
+
+DUPLICATE, RELATED, CONFLICT, NOTHING = "duplicate", "near_paraphrase_with_difference", "conflict", "nothing"
 
 
 def title_similarity(a: str, b: str) -> float:
@@ -43,6 +52,14 @@ class Pair:
     namespace: str = ""
     subject: str = ""
     versions: tuple[int, int] = (1, 1)  # (winner, loser) versions the pair was scored at
+    outcome: str = NOTHING
+    p_duplicate: float | None = None  # the verifier's figure (None: the pair stopped before it)
+    verifier: str = ""
+    features: dict[str, float] = field(default_factory=dict)
+    only_winner: list[str] = field(default_factory=list)  # content words (stemmed) one text has, the other not
+    only_loser: list[str] = field(default_factory=list)  # what a merge would drop from the live view
+    opposites: list[str] = field(default_factory=list)
+    auto_apply_ok: bool = False  # p_duplicate >= auto_apply_at (and no difference in meaning)
 
     @property
     def proposal_id(self) -> str:
@@ -54,28 +71,64 @@ def proposal_id(a: str, b: str) -> str:
     return "merge-" + hashlib.sha256(f"{lo}\n{hi}".encode()).hexdigest()[:16]
 
 
-def _rank(mem: dict[str, Any]) -> tuple:
-    """Winner order: higher effective weight, then more evidence, then the smaller id."""
-    return (-(mem.get("effective_weight") or 0.0), -(mem.get("evidence_count") or 1), mem["id"])
+def _winner_loser(ma: dict[str, Any], mb: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Winner order: higher effective weight, then more evidence, then the more informative text
+    (more distinct content words: a longer text's extra clause stays in the live view), then the
+    smaller id. The texts are read only on a tie (the pass scores every candidate pair)."""
+    def rank(m: dict[str, Any]) -> tuple:
+        return (-round(m.get("effective_weight") or 0.0, 9), -(m.get("evidence_count") or 1))
+    ra, rb = rank(ma), rank(mb)
+    if ra == rb:
+        ra, rb = (-len(set(content_stems(words(guard_text(m))))) for m in (ma, mb))
+    if ra != rb:
+        return (ma, mb) if ra < rb else (mb, ma)
+    return (ma, mb) if ma["id"] < mb["id"] else (mb, ma)
 
 
 def score_pair(ma: dict[str, Any], mb: dict[str, Any], cosine: float, cfg: MergeConfig) -> Pair:
+    """Stage (b) for every candidate; (c) and (d) only for a pair at or over `threshold`."""
     if ma["id"] > mb["id"]:
         ma, mb = mb, ma
     ta, da = compare_title(ma)
     tb, db_ = compare_title(mb)
     tsim = title_similarity(ta, tb)
-    winner, loser = sorted((ma, mb), key=_rank)
-    reasons = contradictions(guard_text(ma), guard_text(mb)) if cfg.contradiction_guard else []
-    return Pair(a=ma["id"], b=mb["id"], score=round(pair_score(tsim, cosine, cfg), 12), title_sim=round(tsim, 12),
-                cosine=round(cosine, 12), rule="derived-title" if (da or db_) else "title",
-                winner=winner["id"], loser=loser["id"], contradictions=reasons,
-                namespace=ma.get("namespace", ""), subject=ma.get("subject", ""),
-                versions=(int(winner.get("version") or 1), int(loser.get("version") or 1)))
+    winner, loser = _winner_loser(ma, mb)
+    p = Pair(a=ma["id"], b=mb["id"], score=round(pair_score(tsim, cosine, cfg), 12), title_sim=round(tsim, 12),
+             cosine=round(cosine, 12), rule="derived-title" if (da or db_) else "title",
+             winner=winner["id"], loser=loser["id"], namespace=ma.get("namespace", ""),
+             subject=ma.get("subject", ""), versions=(int(winner.get("version") or 1), int(loser.get("version") or 1)))
+    if p.score >= cfg.threshold:
+        decide(p, guard_text(winner), guard_text(loser), cfg)
+    return p
+
+
+def decide(p: Pair, text_winner: str, text_loser: str, cfg: MergeConfig) -> Pair:
+    """Stages (c) and (d): the differences, the verifier, the outcome."""
+    d = differences(text_winner, text_loser)
+    p.contradictions = d.conflicts if cfg.contradiction_guard else []
+    p.opposites, p.only_winner, p.only_loser = d.opposites, d.only_a, d.only_b
+    p.features = {k: round(v, 6) for k, v in verify.features(p.cosine, p.title_sim, d).items()}
+    if p.contradictions:
+        p.outcome = CONFLICT
+        return p
+    verifier = verify.get(cfg.verifier)
+    p.verifier = verifier.name
+    p.p_duplicate = round(verifier.p_duplicate(p.features, text_winner, text_loser), 6)
+    if p.p_duplicate >= cfg.propose_at:
+        p.outcome = DUPLICATE
+        p.auto_apply_ok = p.p_duplicate >= cfg.auto_apply_at
+    elif d.only_a or d.only_b:
+        p.outcome = RELATED
+    return p
 
 
 
 
 def rule_text(p: Pair, cfg: MergeConfig) -> str:
-    return (f"{p.rule}: {cfg.title_weight}*jaro_winkler(title) + {cfg.content_weight}*cosine(content) "
+    text = (f"{p.rule}: {cfg.title_weight}*jaro_winkler(title) + {cfg.content_weight}*cosine(content) "
             f"= {p.score:.4f} >= {cfg.threshold}")
+    if p.p_duplicate is not None:
+        text += f"; no difference in meaning; {p.verifier} verifier p_duplicate = {p.p_duplicate:.4f} >= {cfg.propose_at}"
+        if p.auto_apply_ok:
+            text += f" (>= auto_apply_at {cfg.auto_apply_at})"
+    return text

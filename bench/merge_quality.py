@@ -1,0 +1,168 @@
+"""Merge decision quality on the dev data, both operating points, the sweep, the confusion.
+
+Every labelled pair of MRPC, STS-B and SICK train (bench/merge_data.py: two untitled memories,
+offline MiniLM cosine) goes through the merge job's own decision (merge.score.score_pair:
+seed score, difference check, verifier) with the configured `[merge]` settings. The vector
+index's retrieval is not re-run here: each pair is the candidate (bench/merge.py measured
+that the index returns 3,528 of MRPC's 3,576 pairs within a subject; the scale part of that
+script times the pass). Figures are given for the `dev` half (where the verifier is fitted
+and the points are picked) and the `held_out` half (reported only), by a fixed hash split.
+
+The operating points are picked on the dev half by the rules below (PROPOSE_RULE, AUTO_RULE)
+and saved with both halves' figures to bench/results/merge-quality.json:
+
+    PYTHONPATH=. python bench/merge_train.py && PYTHONPATH=. python bench/merge_quality.py
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from bench.merge_train import memory  # noqa: E402
+from bench.merge_data import SETS, load_all  # noqa: E402
+from graphcons.core.config import load_config  # noqa: E402
+from graphcons.maintenance.merge import verify  # noqa: E402
+from graphcons.maintenance.merge.score import CONFLICT, DUPLICATE, NOTHING, RELATED, score_pair  # noqa: E402
+
+RESULTS = Path(__file__).resolve().parent / "results" / "merge-quality.json"
+SWEEP = [round(0.30 + 0.01 * i, 2) for i in range(70)]  # 0.30 .. 0.99
+DIFFERENT_MEANING = 3.0
+PROPOSE_RULE = ("lowest p_duplicate whose dev-half merges have MRPC precision >= 0.85 (what cosine alone "
+                "reaches at its best), include < 2 % STS-B pairs graded < 3 and <= 0.5 % of SICK CONTRADICTION pairs")
+AUTO_RULE = ("lowest p_duplicate whose dev-half merges have MRPC precision >= 0.95 over at least 50 merges, no "
+             "STS-B pair graded < 3 and no SICK CONTRADICTION pair (the issue's 0.97 is reached by no point with "
+             "50 merges: see the sweep)")
+
+
+def outcome_at(p, t: float) -> str:
+    """The job's outcome for a pair decided with propose_at = 0, at operating point t."""
+    if p.outcome != DUPLICATE:
+        return p.outcome
+    if p.p_duplicate >= t:
+        return DUPLICATE
+    return RELATED if (p.only_winner or p.only_loser) else NOTHING
+
+
+def figures(rows: list[tuple], t: float) -> dict:
+    """Merge figures at point t over (DevPair, Pair) rows of one data set and split."""
+    merged = [(dp, p) for dp, p in rows if outcome_at(p, t) == DUPLICATE]
+    tp = sum(dp.label for dp, _ in merged)
+    fp = len(merged) - tp
+    pos = sum(dp.label for dp, _ in rows)
+    out = {"point": t, "merged": len(merged), "precision": round(tp / len(merged), 4) if merged else 1.0,
+           "recall": round(tp / pos, 4) if pos else 0.0, "tp": tp, "fp": fp}
+    out["false_merge_rate"] = round(1 - out["precision"], 4)
+    if rows and rows[0][0].data == "stsb":
+        low = sum(1 for dp, _ in merged if dp.grade < DIFFERENT_MEANING)
+        out["graded_lt3_share_of_merges"] = round(low / len(merged), 4) if merged else 0.0
+        all_low = sum(1 for dp, _ in rows if dp.grade < DIFFERENT_MEANING)
+        out["graded_lt3_pairs_merged_rate"] = round(low / all_low, 4) if all_low else 0.0
+    if rows and rows[0][0].data == "sick":
+        contra = [(dp, p) for dp, p in rows if dp.nli == "CONTRADICTION"]
+        out["contradictions_merged"] = sum(1 for _, p in contra if outcome_at(p, t) == DUPLICATE)
+        out["contradictions_merged_rate"] = round(out["contradictions_merged"] / len(contra), 4)
+    return out
+
+
+def confusion(rows: list[tuple], t: float) -> dict:
+    """Outcome counts by ground truth (label; SICK by its entailment judgment)."""
+    out: dict[str, Counter] = {}
+    for dp, p in rows:
+        truth = dp.nli.lower() if dp.nli else ("duplicate" if dp.label else "not_duplicate")
+        if dp.nli and dp.label:
+            truth = "entailment_duplicate"
+        out.setdefault(truth, Counter())[outcome_at(p, t)] += 1
+    return {k: dict(sorted(v.items())) for k, v in sorted(out.items())}
+
+
+def sick_conflicts(rows: list[tuple], threshold: float) -> dict:
+    contra = [p for dp, p in rows if dp.nli == "CONTRADICTION"]
+    over = [p for p in contra if p.score >= threshold]
+    got = [p for p in over if p.outcome == CONFLICT]
+    reasons = Counter(r for p in got for r in p.contradictions)
+    return {"contradiction_pairs": len(contra), "over_threshold": len(over), "conflict": len(got),
+            "conflict_share_over_threshold": round(len(got) / len(over), 4) if over else 1.0,
+            "reasons": dict(reasons.most_common())}
+
+
+def false_conflicts(rows: list[tuple]) -> dict:
+    dups = [p for dp, p in rows if dp.label]
+    got = [p for p in dups if p.outcome == CONFLICT]
+    return {"duplicates_over_threshold": sum(1 for p in dups if p.outcome != NOTHING or p.p_duplicate is not None),
+            "conflict": len(got), "reasons": dict(Counter(r for p in got for r in p.contradictions).most_common())}
+
+
+def pick(by: dict, rule: str) -> float | None:
+    """by[data] = dev-half sweep rows; the lowest point meeting PROPOSE_RULE or AUTO_RULE."""
+    for i, t in enumerate(SWEEP):
+        m, s, k = by["mrpc"][i], by["stsb"][i], by["sick"][i]
+        if rule == "auto" and m["precision"] >= 0.95 and m["merged"] >= 50 \
+                and s["graded_lt3_share_of_merges"] == 0 and k["contradictions_merged"] == 0:
+            return t
+        if rule == "propose" and m["precision"] >= 0.85 and s["graded_lt3_share_of_merges"] < 0.02 \
+                and k["contradictions_merged_rate"] <= 0.005:
+            return t
+    return None
+
+
+def main() -> None:
+    cfg = load_config().merge
+    decided = cfg.model_copy(update={"propose_at": 0.0, "auto_apply_at": 0.0})
+    data = load_all(SETS)
+    rows = {name: [(dp, score_pair(memory(f"{name}-{i:05d}-a", dp.a), memory(f"{name}-{i:05d}-b", dp.b),
+                                   dp.cosine, decided)) for i, dp in enumerate(pairs)] for name, pairs in data.items()}
+    split = {s: {name: [r for r in rs if r[0].split == s] for name, rs in rows.items()} for s in ("dev", "held_out")}
+    sweep = {s: {name: [figures(rs, t) for t in SWEEP] for name, rs in by.items()} for s, by in split.items()}
+    points = {"propose": pick(sweep["dev"], "propose"), "auto_apply": pick(sweep["dev"], "auto")}
+    load = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+    out = {"command": "PYTHONPATH=. python bench/merge_train.py && PYTHONPATH=. python bench/merge_quality.py",
+           "machine": {"platform": platform.platform(), "python": platform.python_version(), "uptime": load},
+           "config": cfg.model_dump(), "verifier_features": list(verify.FEATURES),
+           "verifier_coefficients": verify.RULES_COEFFICIENTS, "verifier_intercept": verify.RULES_INTERCEPT,
+           "rules": {"propose": PROPOSE_RULE, "auto_apply": AUTO_RULE}, "picked_on_dev": points,
+           "configured": {"propose_at": cfg.propose_at, "auto_apply_at": cfg.auto_apply_at}}
+    for s, by in split.items():
+        res = out.setdefault(s, {})
+        for name, rs in by.items():
+            res[name] = {"pairs": len(rs), "duplicates": sum(dp.label for dp, _ in rs),
+                         "over_threshold": sum(1 for _, p in rs if p.score >= cfg.threshold),
+                         "at_propose": figures(rs, cfg.propose_at), "at_auto_apply": figures(rs, cfg.auto_apply_at),
+                         "confusion_at_propose": confusion(rs, cfg.propose_at),
+                         "confusion_at_auto_apply": confusion(rs, cfg.auto_apply_at),
+                         "false_conflicts_on_duplicates": false_conflicts(rs), "sweep": sweep[s][name]}
+            if name == "sick":
+                res[name]["contradictions"] = sick_conflicts(rs, cfg.threshold)
+    # the seed's rule alone (score >= t, old guard semantics aside) for comparison: cosine-only baseline
+    for s, by in split.items():
+        m = by["mrpc"]
+        base = []
+        for t in (0.80, 0.85, 0.90, 0.92, 0.95):
+            merged = [dp for dp, p in m if p.score >= t]
+            tp = sum(dp.label for dp in merged)
+            base.append({"seed_score_at": t, "precision": round(tp / len(merged), 4) if merged else 1.0,
+                         "recall": round(tp / sum(dp.label for dp, _ in m), 4)})
+        out[s]["mrpc_seed_score_only"] = base
+    RESULTS.write_text(json.dumps(out, indent=2) + "\n")
+    print("picked on dev:", points, "configured:", out["configured"])
+    for s in ("dev", "held_out"):
+        for name in ("mrpc", "stsb", "sick"):
+            r = out[s][name]
+            for pt in ("at_propose", "at_auto_apply"):
+                f = r[pt]
+                extra = {k: f[k] for k in f if k.startswith(("graded", "contradictions"))}
+                print(f"{s:8s} {name:4s} {pt:13s} p>={f['point']}: merged {f['merged']} P={f['precision']} "
+                      f"R={f['recall']} {extra}")
+        print(f"{s:8s} sick contradictions: {out[s]['sick']['contradictions']}")
+        print(f"{s:8s} false conflicts on duplicates: " +
+              str({n: out[s][n]['false_conflicts_on_duplicates']['conflict'] for n in ('mrpc', 'stsb', 'sick')}))
+    print(f"saved {RESULTS}")
+
+
+if __name__ == "__main__":
+    main()

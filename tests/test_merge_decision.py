@@ -1,0 +1,111 @@
+"""The merge decision's stages without storage: the difference check and the verifier.
+
+Each difference class has its own examples (none from the dev data); a pair that looks like a
+duplicate to the embedding (cosine and title similarity set high here on purpose) must never
+come out `duplicate` when the texts differ in meaning."""
+
+import pytest
+
+from graphcons.core.config import MergeConfig, load_config
+from graphcons.core.errors import ConfigError
+from graphcons.maintenance.merge import verify
+from graphcons.maintenance.merge.guard import contradictions, differences
+from graphcons.maintenance.merge.score import CONFLICT, DUPLICATE, score_pair
+
+DIFFERENT = {
+    "antonym": [("The backup job runs before the nightly deploy.", "The backup job runs after the nightly deploy."),
+                ("The fridge door was left open overnight.", "The fridge door was left closed overnight."),
+                ("Latency increased after the cache change.", "Latency decreased after the cache change."),
+                ("The staging bucket is public.", "The staging bucket is private."),
+                ("The feature flag is enabled for beta users.", "The feature flag is disabled for beta users.")],
+    "direction": [("She moved the invoices into the archive folder.", "She moved the invoices out of the archive folder."),
+                  ("The cat climbed up the ladder.", "The cat climbed down the ladder."),
+                  ("The drone landed on the roof.", "The drone took off from the roof.")],
+    "role_reversal": [("Alice reports to Bob.", "Bob reports to Alice."),
+                      ("The billing service calls the ledger service.", "The ledger service calls the billing service."),
+                      ("The dog chased the mail carrier.", "The mail carrier chased the dog.")],
+    "number": [("The cache holds 512 entries per shard.", "The cache holds 1024 entries per shard."),
+               ("Retries stop after three attempts.", "Retries stop after five attempts.")],
+    "date": [("The migration is scheduled for Friday.", "The migration is scheduled for Monday."),
+             ("The contract renews every March.", "The contract renews every October.")],
+    "name": [("The outage was handled by Priya.", "The outage was handled by Marco."),
+             ("Our payments run through Stripe.", "Our payments run through Adyen.")],
+    "negation": [("The user wants email notifications.", "The user does not want email notifications."),
+                 ("The API retries failed writes.", "The API never retries failed writes."),
+                 ("Ship it with the audit log.", "Ship it without the audit log.")],
+}
+EXPECTED = {"antonym": "antonym", "direction": "antonym", "role_reversal": "role_reversal", "number": "numbers",
+            "date": "dates", "name": "names", "negation": "negation"}
+
+SAME = [  # normalisation must not turn these into conflicts (issue 11, point 4)
+    ("Strikes Continue In The Port Of Rotterdam", "Strikes continue in the port of Rotterdam"),
+    ("The U.K. office closed early", "The UK office closed early"),
+    ("I dont know the root cause", "I don't know the root cause"),
+    ("The fish is followed by the turtle", "The turtle follows the fish"),
+    ("Deploy approved by Alice on Monday", "On Monday, Alice approved the deploy"),
+    ("The build failed at 10:00 on the CI runner", "The build failed on the CI runner"),  # a detail added
+    ("Three retries then fail", "3 retries then fail"),
+    ("Lena's team owns the double-decker queue", "Lena's team owns the double decker queue"),
+]
+
+
+def memory(mid: str, text: str, weight: float = 0.5) -> dict:
+    return {"id": mid, "content": text, "title": "", "title_derived": True, "effective_weight": weight,
+            "evidence_count": 1, "version": 1, "namespace": "default", "subject": "s"}
+
+
+@pytest.mark.parametrize("kind,a,b", [(k, a, b) for k, pairs in DIFFERENT.items() for a, b in pairs])
+def test_each_difference_class_is_a_conflict_never_a_duplicate(kind, a, b):
+    assert EXPECTED[kind] in contradictions(a, b), (a, b)
+    assert EXPECTED[kind] in contradictions(b, a)  # either order
+    p = score_pair(memory("m-a", a), memory("m-b", b), 0.97, MergeConfig())
+    assert p.outcome == CONFLICT and p.p_duplicate is None and p.contradictions
+
+
+@pytest.mark.parametrize("a,b", SAME)
+def test_normalisation_finds_no_difference_in_meaning(a, b):
+    assert contradictions(a, b) == [] and contradictions(b, a) == []
+
+
+def test_a_close_paraphrase_is_a_duplicate_and_every_stage_is_recorded():
+    a, b = "The checkout service returned 503 errors after deploy 4.2.", \
+        "After deploy 4.2 the checkout service returned 503 errors."
+    p = score_pair(memory("m-a", a), memory("m-b", b), 0.96, MergeConfig())
+    assert p.outcome == DUPLICATE and p.p_duplicate >= MergeConfig().propose_at
+    assert p.verifier == "rules" and set(p.features) == set(verify.FEATURES)
+    assert p.score >= MergeConfig().threshold and p.contradictions == []
+
+
+def test_under_the_candidate_floor_nothing_is_verified():
+    p = score_pair(memory("m-a", "Redis is down"), memory("m-b", "The quarterly report is late"), 0.1,
+                   MergeConfig())
+    assert p.outcome == "nothing" and p.p_duplicate is None and p.features == {}
+
+
+def test_the_more_informative_text_wins_a_tie_and_the_loser_extra_is_named():
+    short = "The nightly export writes to the reports bucket."
+    long = "The nightly export writes to the reports bucket, encrypted with the tenant key."
+    p = score_pair(memory("m-a", short), memory("m-b", long), 0.95, MergeConfig())
+    assert p.winner == "m-b"  # equal weight and evidence: more content wins, not the smaller id
+    heavy = score_pair(memory("m-a", short, weight=0.9), memory("m-b", long), 0.95, MergeConfig())
+    assert heavy.winner == "m-a" and {"encrypt", "tenant", "key"} <= set(heavy.only_loser)
+
+
+def test_verifier_probability_follows_its_evidence():
+    rules = verify.get("rules")
+    d_same = differences("The cache is warm.", "The cache is warm.")
+    d_diff = differences("The cache is warm.", "The cache in the Frankfurt region is warm after the nightly job.")
+    same = rules.p_duplicate(verify.features(0.97, 1.0, d_same))
+    diff = rules.p_duplicate(verify.features(0.80, 0.7, d_diff))
+    assert 0 <= diff < same <= 1
+
+
+def test_verifier_is_chosen_in_config_and_an_unknown_one_is_refused(tmp_path):
+    bad = tmp_path / "graphcons.toml"
+    bad.write_text('[merge]\nverifier = "oracle"\n')
+    with pytest.raises(ConfigError, match="merge.verifier"):
+        load_config(bad, env={})
+    good = tmp_path / "ok.toml"
+    good.write_text('[merge]\nverifier = "rules"\npropose_at = 0.6\nauto_apply_at = 0.95\n')
+    cfg = load_config(good, env={}).merge
+    assert (cfg.verifier, cfg.propose_at, cfg.auto_apply_at) == ("rules", 0.6, 0.95)
