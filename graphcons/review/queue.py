@@ -178,7 +178,7 @@ def approve(db: Database, cfg: Config, embedder: Embedder, pid: str, *, by: str 
             if problems:
                 raise Conflict(_stale_message(pid, problems))
             tx.run("memory/create", props=props, version_props=version_props(props, now), candidates=max(4 * k, 10),
-                   k=k, floor=cfg.consolidation.sim_floor, live=list(LIVE_STATUSES))
+                   k=k, floor=cfg.consolidation.similarity_floor, live=list(LIVE_STATUSES))
             step("insight")
             links = tx.run("proposals/apply_links", insight_id=iid, proposal_id=pid, now=now,
                            members=[{"id": m, "version": v} for m, v in sorted(versions.items())],

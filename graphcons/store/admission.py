@@ -111,7 +111,7 @@ def _create(db: Database, cfg: Config, mem: MemoryInput, chash: str, vec: list[f
             version_props=version_props(props, props["admitted_at"]),
             candidates=max(4 * k, 10),
             k=k,
-            floor=cfg.consolidation.sim_floor,
+            floor=cfg.consolidation.similarity_floor,
             live=list(LIVE_STATUSES),
         )[0]
         linked = 0

@@ -59,7 +59,7 @@ def edit(db: Database, cfg: Config, embedder: Embedder, mem_id: str, *, source: 
     with db.transaction() as tx:
         rows = tx.run("memory/edit", id=mem_id, expected_version=current.version, changes=changes,
                       version_props=vprops, now=now, candidates=max(4 * k, 10), k=k,
-                      floor=cfg.consolidation.sim_floor, live=list(LIVE_STATUSES))
+                      floor=cfg.consolidation.similarity_floor, live=list(LIVE_STATUSES))
         if not rows:
             raise Conflict(f"memory {mem_id!r} changed while it was being edited; try again")
         audit.record(tx, "edit", [mem_id], at=now, source=source, fields=sorted(changes.keys() - {"embedding"}),

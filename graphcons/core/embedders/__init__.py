@@ -16,7 +16,7 @@ def make_embedder(cfg: EmbeddingConfig) -> Embedder:
     return MiniLMEmbedder(batch_size=cfg.batch_size)
 
 
-__all__ = ["Embedder", "make_embedder", "embedder_identity"]
+__all__ = ["Embedder", "make_embedder", "embedder_identity", "embedder_floor"]
 
 
 def embedder_identity(cfg: EmbeddingConfig) -> tuple[str, int]:
@@ -26,3 +26,17 @@ def embedder_identity(cfg: EmbeddingConfig) -> tuple[str, int]:
     from graphcons.core.embedders.minilm import MiniLMEmbedder
 
     return MiniLMEmbedder.name, MiniLMEmbedder.dimensions
+
+
+# OpenAI models have no calibrated floor yet: run bench/floor.py with the model configured and
+# add the result here (cosines of text-embedding-3 models sit lower than MiniLM's).
+OPENAI_FLOORS: dict[str, tuple[float, str]] = {}
+
+
+def embedder_floor(cfg: EmbeddingConfig) -> tuple[float | None, str]:
+    """(floor, how it was calibrated) of the configured embedder; (None, ...) when not calibrated."""
+    if cfg.provider == "openai":
+        return OPENAI_FLOORS.get(cfg.model, (None, f"no calibrated floor for openai:{cfg.model}"))
+    from graphcons.core.embedders.minilm import MiniLMEmbedder
+
+    return MiniLMEmbedder.sim_floor, MiniLMEmbedder.sim_floor_calibration
