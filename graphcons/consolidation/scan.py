@@ -133,7 +133,8 @@ def scan(g: Any, *, now: datetime | None = None, namespace: str | None = None,
 
 
 def _record(db, cfg, report: ScanReport, detector) -> None:
-    settings = {"consolidation": cfg.consolidation.model_dump(mode="json"), "detector": report.detector_config}
+    settings = {"consolidation": cfg.consolidation.model_dump(mode="json"), "detector": report.detector_config,
+                "similarity_floor": cfg.consolidation.similarity_floor}
     counts = {"nodes": report.nodes, "relationships": report.relationships, "clusters": len(report.clusters),
               "decisions": len(report.decisions), "accepted": len(report.accepted),
               "rejected": len(report.rejected), "consolidation_due": report.consolidation_due}
