@@ -83,31 +83,53 @@ def labels_from(groups: list[tuple[str, ...]], ids: list[str]) -> list[str]:
     return [of.get(m, m) for m in ids]
 
 
-def knn_lpa_baseline(g, namespace: str, k: int, floor: float, seed: int = 0) -> dict[str, str]:
+def stored_embeddings(g, namespace: str) -> tuple[list[str], np.ndarray]:
+    rows = g.db.run("bench/quality_embeddings", namespace=namespace, live=list(LIVE_STATUSES))
+    return [r["id"] for r in rows], np.array([r["embedding"] for r in rows], dtype=np.float32)
+
+
+def knn_edges(sim: np.ndarray, k: int, floor: float, rule: str = "fixed", gap: float = 0.05) -> dict:
+    """Undirected kNN edges above the floor. rule "fixed": each node's top k; "mutual": only
+    pairs in each other's top k; "adaptive": top k within `gap` of the node's best neighbour."""
+    top = np.argsort(-sim, axis=1, kind="stable")[:, :k]
+    tops = [set(map(int, row)) for row in top]
+    edges: dict[tuple[int, int], float] = {}
+    for i, row in enumerate(top):
+        for j in map(int, row):
+            s = float(sim[i, j])
+            if s < floor or (rule == "mutual" and i not in tops[j]) or (rule == "adaptive" and s < sim[i, top[i, 0]] - gap):
+                continue
+            edges[(min(i, j), max(i, j))] = s
+    return edges
+
+
+def igraph_lpa(n: int, edges: dict, seed: int = 0) -> list[int]:
     import igraph as ig
 
-    rows = g.db.run("bench/quality_embeddings", namespace=namespace, live=list(LIVE_STATUSES))
-    ids = [r["id"] for r in rows]
-    x = np.array([r["embedding"] for r in rows], dtype=np.float32)
-    sim = x @ x.T
-    np.fill_diagonal(sim, -1.0)
-    edges: dict[tuple[int, int], float] = {}
-    for i in range(len(ids)):
-        for j in np.argsort(-sim[i], kind="stable")[:k]:
-            if sim[i, j] >= floor:
-                edges[(min(i, int(j)), max(i, int(j)))] = float(sim[i, j])
-    graph = ig.Graph(n=len(ids), edges=list(edges), directed=False)
+    graph = ig.Graph(n=n, edges=list(edges), directed=False)
     random.seed(seed)
     ig.set_random_number_generator(random)
-    part = graph.community_label_propagation(weights=list(edges.values()) or None)
-    return {ids[i]: f"b{c}" for i, c in enumerate(part.membership)}
+    return graph.community_label_propagation(weights=list(edges.values()) or None).membership
+
+
+def knn_baselines(g, namespace: str, k: int, floor: float) -> dict[str, dict[str, str]]:
+    """The baseline (stored embeddings -> kNN at the floor -> igraph LPA) and, on the same
+    embeddings, the neighbour rules the floor could be replaced by (issue 12: measure them)."""
+    ids, x = stored_embeddings(g, namespace)
+    sim = x @ x.T
+    np.fill_diagonal(sim, -1.0)
+    out = {}
+    for name, rule in (("baseline_knn_lpa", "fixed"), ("mutual_knn_lpa", "mutual"), ("adaptive_knn_lpa", "adaptive")):
+        labels = igraph_lpa(len(ids), knn_edges(sim, k, floor, rule))
+        out[name] = {ids[i]: f"b{c}" for i, c in enumerate(labels)}
+    return out
 
 
 def loghub(g, args, data: Path) -> dict:
     cfg = g.config
     floor = floor_of(cfg)
     out = {}
-    for system in SYSTEMS:
+    for system in args.systems.split(","):
         t0 = time.perf_counter()
         with open(data / "loghub" / f"{system}_2k.log_structured.csv", newline="") as f:
             lines = list(csv.DictReader(f))[:args.lines]
@@ -120,8 +142,7 @@ def loghub(g, args, data: Path) -> dict:
         t2 = time.perf_counter()
         truth = [r["EventId"] for r in lines]
         raw = labels_from([c.member_ids for c in report.clusters], mids)
-        base_of = knn_lpa_baseline(g, ns, cfg.admission.similar_k, floor)
-        base = [base_of[m] for m in mids]
+        baselines = knn_baselines(g, ns, cfg.admission.similar_k, floor)
         accepted = [d.cluster.member_ids for d in report.accepted]
         in_acc = {m for grp in accepted for m in grp}
         lines_of: dict[str, list[str]] = defaultdict(list)
@@ -135,7 +156,8 @@ def loghub(g, args, data: Path) -> dict:
         out[system] = {
             "lines": len(lines), "memories": len(set(mids)), "templates": len(set(truth)),
             "communities": len(report.clusters), "largest_community": max((c.size for c in report.clusters), default=0),
-            "graphcons": scores(truth, raw), "baseline_knn_lpa": scores(truth, base),
+            "graphcons": scores(truth, raw),
+            **{name: scores(truth, [of[m] for m in mids]) for name, of in baselines.items()},
             "accepted_clusters": len(accepted),
             "lines_in_accepted": round(sum(1 for m in mids if m in in_acc) / len(mids), 4),
             "mean_purity_accepted": round(float(np.mean(purities)), 4) if purities else None,
@@ -203,6 +225,7 @@ def main() -> None:
     ap.add_argument("--label", required=True, help="where in the results file: before / after / ...")
     ap.add_argument("--lines", type=int, default=2000, help="loghub lines per system")
     ap.add_argument("--parts", default="demo,memorybank,loghub")
+    ap.add_argument("--systems", default=",".join(SYSTEMS), help="loghub systems, comma separated")
     ap.add_argument("--out", default=str(REPO / "bench" / "results" / "quality.json"))
     ap.add_argument("--data", default=str(DATA), help="the shared dev data folder")
     args = ap.parse_args()
@@ -213,6 +236,15 @@ def main() -> None:
                     "code": subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
                                            capture_output=True, text=True).stdout.strip(),
                     "uptime_before": os.popen("uptime").read().strip()}
+    path = Path(args.out)
+
+    def save() -> None:  # after each part: a long run stopped half way keeps what it measured
+        result["seconds"] = round(time.perf_counter() - t0, 1)
+        result["uptime_after"] = os.popen("uptime").read().strip()
+        saved = json.loads(path.read_text()) if path.is_file() else {}
+        saved[args.label] = result
+        path.write_text(json.dumps(saved, indent=2) + "\n")
+
     with Graphcons(cfg) as g:
         g.init()
         result["similarity_floor"] = floor_of(g.config)
@@ -221,16 +253,13 @@ def main() -> None:
         parts = args.parts.split(",")
         if "demo" in parts:
             result["demo"] = demo(g)
+            save()
         if "memorybank" in parts:
             result["memorybank"] = memorybank(g, data / "memorybank_en.json")
+            save()
         if "loghub" in parts:
             result["loghub"] = loghub(g, args, data)
-    result["seconds"] = round(time.perf_counter() - t0, 1)
-    result["uptime_after"] = os.popen("uptime").read().strip()
-    path = Path(args.out)
-    saved = json.loads(path.read_text()) if path.is_file() else {}
-    saved[args.label] = result
-    path.write_text(json.dumps(saved, indent=2) + "\n")
+            save()
     print(json.dumps(result, indent=2))
 
 
