@@ -234,7 +234,7 @@ def graphiti_style(db: Database, ids: list[str], cfg, cap_s: float) -> dict:
             nb: dict[str, float] = {}
             for r in session.run(text, id=mid):
                 if r["type"] == "SIMILAR":
-                    w = cc.similarity_weight * r["score"] if r["score"] >= cc.sim_floor else 0.0
+                    w = cc.similarity_weight * r["score"] if r["score"] >= cc.similarity_floor else 0.0
                 elif r["type"] == "LINKED":
                     w = cc.link_weight * cc.link_kind_weights.get(r["kind"], 1.0)
                 else:

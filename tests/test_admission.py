@@ -38,7 +38,7 @@ def test_similar_edges_are_sparse_and_respect_k_and_floor(g):
         "MATCH (m:Memory)-[r:SIMILAR]->() WHERE m.id IN $ids RETURN m.id AS id, count(r) AS n", ids=ids)
     assert degrees and max(r["n"] for r in degrees) <= 2
     scores = g.db.run_text("MATCH ()-[r:SIMILAR]->() RETURN collect(r.score) AS s")[0]["s"]
-    assert scores and min(scores) >= g.config.consolidation.sim_floor
+    assert scores and min(scores) >= g.config.consolidation.similarity_floor
 
 
 def test_similar_edges_never_cross_namespaces(g):

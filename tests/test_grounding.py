@@ -103,7 +103,8 @@ def test_offline_synthesis_is_grounded_and_deterministic():
     assert one.insight == two.insight and one.themes == two.themes
     assert "503 after deploy" in one.insight.claims[0].statement
     assert one.insight.claims[0].member_ids == ["m0", "m1", "m2"]
-    assert any("m3" in t.member_ids for t in one.insight.tensions)  # the member that does not fit is a tension
+    # the member that does not fit is a gap, not a tension: it does not disagree, it is silent (issue 12)
+    assert one.insight.tensions == [] and any("do not mention" in gap for gap in one.insight.gaps)
     ground(one.insight, one.themes, prompt.member_ids, {m.id: m.sources for m in members})
 
 

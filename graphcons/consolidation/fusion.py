@@ -40,7 +40,7 @@ class Projection:
 def weight_params(cc: ConsolidationConfig) -> dict[str, Any]:
     """The parameters shared by the projection and the gate's cohesion (one formula)."""
     return {
-        "sim_floor": float(cc.sim_floor),
+        "sim_floor": float(cc.similarity_floor),
         "similarity_weight": float(cc.similarity_weight),
         "link_weight": float(cc.link_weight),
         "link_kind_weights": {k: float(v) for k, v in cc.link_kind_weights.items()},

@@ -6,7 +6,10 @@ Every candidate cluster gets one `GateDecision` with its reasons and figures. Ru
   that mixes them is split into one part per (namespace, subject, scope); the mixed cluster
   is recorded as rejected (rule "scope") and each part is gated on its own, so a mixed
   cluster never reaches the accepted list as one.
-- size: `min_size` <= size <= `max_size`.
+- size: `min_size` <= size <= `max_size`. A community over `max_size` is split (split.py:
+  Leiden on its own subgraph at a rising resolution), recorded as rejected (rule "size", with
+  the parts) and each part is gated on its own, recursively; only a community that no
+  resolution splits is rejected as too big.
 - cohesion: weighted edge density = sum over member pairs of the fused weight (capped at 1
   per pair) / (size * (size - 1) / 2) >= `min_cohesion`.
 - trigger, one of:
@@ -29,6 +32,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
+from graphcons.consolidation import split as splitting
 from graphcons.consolidation.cluster import Cluster, membership_hash
 from graphcons.consolidation.fusion import weight_params
 from graphcons.core.config import ConsolidationConfig
@@ -50,7 +54,7 @@ class GateDecision:
     figures: dict[str, Any]
     rejected_by: list[str] = field(default_factory=list)  # rule names: scope, size, cohesion, trigger, novelty
     trigger: str | None = None  # "salient" or "dense_but_cold" when one fired
-    split_from: str | None = None  # key of the mixed cluster this part was split from
+    split_from: str | None = None  # key of the mixed or oversized cluster this part was split from
     titles: list[str] = field(default_factory=list)  # a few member titles, for the report
     membership_hash: str | None = None  # member ids + versions (tells synthesis to re-run)
 
@@ -89,7 +93,7 @@ def _members(db: Database, ids: list[str]) -> dict[str, dict[str, Any]]:
     return out
 
 
-def _split(cluster: Cluster, members: dict[str, dict[str, Any]]) -> list[Cluster]:
+def _scope_parts(cluster: Cluster, members: dict[str, dict[str, Any]]) -> list[Cluster]:
     groups: dict[tuple[str, str, str], list[str]] = defaultdict(list)
     for mid in cluster.member_ids:
         m = members[mid]
@@ -122,7 +126,7 @@ def gate(db: Database, cc: ConsolidationConfig, clusters: list[Cluster]) -> list
             d.titles = _titles(cluster, members)
             decisions.append(d)
             continue
-        parts = _split(cluster, members)
+        parts = _scope_parts(cluster, members)
         split_from = None
         if len(parts) > 1:
             mix = _describe_mix(cluster, members)
@@ -133,18 +137,43 @@ def gate(db: Database, cc: ConsolidationConfig, clusters: list[Cluster]) -> list
                 titles=_titles(cluster, members)))
             split_from = cluster.key
         for part in parts:
-            if not cc.min_size <= part.size <= cc.max_size:
-                d = _size_reject(cc, part, split_from)
-                d.titles = _titles(part, members)
-                decisions.append(d)
-                continue
-            d = GateDecision(cluster=part, accepted=False, reasons=[], figures={"size": part.size},
-                             split_from=split_from, titles=_titles(part, members),
-                             membership_hash=membership_hash({m: members[m]["version"] for m in part.member_ids}))
-            decisions.append(d)
-            to_score.append(d)
+            _place(db, cc, part, split_from, members, decisions, to_score, level=0)
     _score(db, cc, to_score, members)
     return decisions
+
+
+def _place(db: Database, cc: ConsolidationConfig, part: Cluster, split_from: str | None,
+           members: dict[str, dict[str, Any]], decisions: list[GateDecision], to_score: list[GateDecision],
+           level: int) -> None:
+    """Decide on one part: split it when too big (recursively), reject it when too small, else score it."""
+    if part.size > cc.max_size:
+        result = splitting.split(db, cc, part, level)
+        d = _size_reject(cc, part, split_from)
+        d.titles = _titles(part, members)
+        d.figures.update({"parts": len(result.parts), "split_gamma": round(result.gamma, 4)})
+        if not result.parts:
+            d.reasons = [f"size: {part.size} members > max_size {cc.max_size} and cannot be split further "
+                         f"(Leiden on its subgraph finds no smaller part up to gamma {result.gamma:g})"]
+            decisions.append(d)
+            return
+        left_out = part.size - sum(p.size for p in result.parts)
+        d.reasons = [f"size: {part.size} members > max_size {cc.max_size}; split into {len(result.parts)} parts "
+                     f"(Leiden gamma {result.gamma:g} on its subgraph"
+                     + (f", {left_out} member(s) left alone" if left_out else "") + "), each gated on its own"]
+        decisions.append(d)
+        for sub in result.parts:
+            _place(db, cc, sub, part.key, members, decisions, to_score, result.level)
+        return
+    if part.size < cc.min_size:
+        d = _size_reject(cc, part, split_from)
+        d.titles = _titles(part, members)
+        decisions.append(d)
+        return
+    d = GateDecision(cluster=part, accepted=False, reasons=[], figures={"size": part.size},
+                     split_from=split_from, titles=_titles(part, members),
+                     membership_hash=membership_hash({m: members[m]["version"] for m in part.member_ids}))
+    decisions.append(d)
+    to_score.append(d)
 
 
 def _titles(cluster: Cluster, members: dict[str, dict[str, Any]]) -> list[str]:

@@ -134,7 +134,8 @@ def scan(db: Database, cfg: Config, *, now: datetime, namespace: str | None = No
 
 
 def _record(db: Database, cfg: Config, report: ScanReport) -> None:
-    settings = {"consolidation": cfg.consolidation.model_dump(mode="json"), "detector": report.detector_config}
+    settings = {"consolidation": cfg.consolidation.model_dump(mode="json"), "detector": report.detector_config,
+                "similarity_floor": cfg.consolidation.similarity_floor}
     counts = {"nodes": report.nodes, "relationships": report.relationships, "clusters": len(report.clusters),
               "decisions": len(report.decisions), "accepted": len(report.accepted),
               "rejected": len(report.rejected), "consolidation_due": report.consolidation_due}

@@ -15,10 +15,11 @@ import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 from pydantic import ValidationError as PydanticValidationError
 
 from graphcons.core.errors import ConfigError
+from graphcons.core.floors import floor_of
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -109,7 +110,9 @@ class RetrievalConfig(Section):
 class ConsolidationConfig(Section):
     enabled: bool = False  # discover clusters and synthesize insights
     dry_run: bool = True  # report clusters but do not synthesize
-    sim_floor: float = Field(default=0.82, ge=-1, le=1)  # cosine floor for a SIMILAR edge
+    # Cosine floor for a SIMILAR edge. None (default): the embedder's calibrated floor (issue 12;
+    # MiniLM 0.65). Read the floor in effect as `similarity_floor`, never `sim_floor`.
+    sim_floor: float | None = Field(default=None, ge=-1, le=1)
     min_size: int = Field(default=3, ge=2)
     max_size: int = Field(default=25, ge=2)
     min_cohesion: float = Field(default=0.35, ge=0, le=1)
@@ -133,6 +136,37 @@ class ConsolidationConfig(Section):
     coaccess_k: float = Field(default=1.0, gt=0)
     # Dense-but-cold trigger: a member is cold when used at most this many times.
     cold_access_max: int = Field(default=2, ge=0)
+    # A community over max_size is split by Leiden on its own subgraph at this resolution, raised
+    # by split_gamma_step per level, at most split_max_depth levels deep (consolidation/split.py).
+    split_gamma: float = Field(default=1.0, gt=0)
+    split_gamma_step: float = Field(default=2.0, gt=1)
+    split_max_depth: int = Field(default=6, ge=0, le=20)
+
+    # The embedder's calibrated floor, bound by Config when the configuration is loaded.
+    _embedder_floor: float | None = PrivateAttr(default=None)
+
+    @property
+    def similarity_floor(self) -> float:
+        """The SIMILAR floor in effect: `sim_floor` when set, else the embedder's calibrated floor."""
+        if self.sim_floor is not None:
+            return float(self.sim_floor)
+        if self._embedder_floor is not None:
+            return self._embedder_floor
+        return similarity_floor_of(EmbeddingConfig(), None)[0]
+
+
+# Used only for an embedder without a calibrated floor (the pre-calibration default).
+UNCALIBRATED_FLOOR = 0.82
+
+
+def similarity_floor_of(embedding: EmbeddingConfig, sim_floor: float | None) -> tuple[float, str]:
+    """(floor, where it comes from): the configured `sim_floor`, else the embedder's own."""
+    if sim_floor is not None:
+        return float(sim_floor), "consolidation.sim_floor"
+    floor, how = floor_of(embedding.provider, embedding.model)
+    if floor is None:
+        return UNCALIBRATED_FLOOR, f"uncalibrated default ({how}; set consolidation.sim_floor)"
+    return float(floor), f"embedder {embedding.model if embedding.provider == 'openai' else 'minilm'}: {how}"
 
 
 # -- maintenance (issue 5) ---------------------------------------------------------------
@@ -252,9 +286,22 @@ class Config(BaseModel):
 
     source_path: Path | None = Field(default=None, exclude=True)
 
+    @model_validator(mode="after")
+    def _bind_embedder_floor(self) -> "Config":
+        self.consolidation._embedder_floor = similarity_floor_of(self.embedding, None)[0]
+        return self
+
+    @property
+    def similarity_floor(self) -> float:
+        """The cosine floor for SIMILAR edges in effect (configured, else the embedder's calibrated one)."""
+        return similarity_floor_of(self.embedding, self.consolidation.sim_floor)[0]
+
     def public_dict(self) -> dict[str, Any]:
         """The settings as a dict with secrets masked (for `config show` and audit records)."""
         data = self.model_dump(mode="json", exclude={"source_path"})
+        floor, source = similarity_floor_of(self.embedding, self.consolidation.sim_floor)
+        data["consolidation"]["similarity_floor"] = floor
+        data["consolidation"]["similarity_floor_source"] = source
         for section in data.values():
             if isinstance(section, dict):
                 for key in ("password", "api_key"):

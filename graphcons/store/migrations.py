@@ -44,7 +44,7 @@ def rebuild_similar(db: Database, cfg: Config, *, batch_size: int = 200, limit: 
                 b_linked += len(neighbours.link(tx, cfg, mid, earlier_only=True))
                 tx.run("similar/mark_scheme", id=mid, scheme=scheme)
             audit.record(tx, "migrate_similar", ids, at=now, scheme=scheme, retyped=b_retyped, linked=b_linked,
-                         k=cfg.admission.similar_k, floor=cfg.consolidation.sim_floor)
+                         k=cfg.admission.similar_k, floor=cfg.consolidation.similarity_floor)
         done += len(ids)
         retyped += b_retyped
         linked += b_linked

@@ -31,7 +31,7 @@ def choose(tx: Any, cfg: Config, mem_id: str, *, earlier_only: bool = False) -> 
     k = cfg.admission.similar_k
     if k == 0:
         return []
-    params = dict(id=mem_id, k=k, floor=cfg.consolidation.sim_floor, live=list(LIVE_STATUSES),
+    params = dict(id=mem_id, k=k, floor=cfg.consolidation.similarity_floor, live=list(LIVE_STATUSES),
                   earlier_only=earlier_only)
     if tx.run("similar/scope_size", id=mem_id)[0]["size"] <= cfg.admission.exact_scope_max:
         return [dict(r) for r in tx.run("similar/exact", **params)]

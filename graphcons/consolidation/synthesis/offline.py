@@ -3,14 +3,18 @@
 It builds the same typed themes and insight an LLM would, from the members' own words:
 
 - the *concept* is the phrase most members share (the longest n-gram found in the most
-  members, e.g. "503 after deploy"), else their most shared terms;
-- the main claim is that phrase, citing the members that contain it; its confirmation count
-  is computed later by the grounding guard from distinct sources ("Project deadline: Friday
-  (confirmed 3 times)" in seed 001's form);
+  members, e.g. "503 after deploy"), else their most shared terms; it must hold at least two
+  words beyond names and the subject (a predicate and a topic: a shared "Andrew" is not a
+  statement);
+- the main claim is that phrase, citing exactly the members that contain all its words; its
+  confirmation count is computed later by the grounding guard from distinct sources
+  ("Project deadline: Friday (confirmed 3 times)" in seed 001's form). When fewer than two
+  members share such a statement, each member's own statement is a claim citing only it
+  ("separate facts"), never a pattern;
 - further claims are the other terms shared by at least half of the members;
-- tensions are the members that disagree (negated where the others are not, or silent on
-  the shared phrase) and the labelled context (known conflicts and exceptions);
-- gaps say what no member records (a cause, a fix, a second source);
+- tensions are disagreements only: a minority of supporting members negating the statement
+  itself, and the labelled context (known conflicts and exceptions);
+- gaps say what no member records (a second source; a cause and a fix for incidents);
 - implications are the members' own action sentences, else a conservative default.
 
 Same members in, same insight out: no clock, no randomness, ties broken by id and text.
@@ -42,13 +46,16 @@ nine ten vs etc again today yesterday tomorrow monday tuesday wednesday thursday
 """.split())
 # Days of the week are stopwords for *shared terms* but count in phrases ("deadline: Friday").
 WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
+MONTHS = frozenset("january february march april may june july august september october november december".split())
 NEGATIONS = frozenset("not no never without cannot can't didn't doesn't don't isn't wasn't weren't won't false "
                       "instead unlike".split())
+INCIDENT_KINDS = frozenset({"incident"})
 CAUSE_WORDS = ("because", "caused by", "root cause", "due to", "triggered by")
 FIX_WORDS = ("fix", "fixed", "rollback", "rolled back", "roll back", "resolved", "mitigat", "runbook", "restart",
              "workaround", "revert")
 ACTION_RE = re.compile(r"\b(should|must|always|never|need to|needs to|remember to|make sure|runbook|roll ?back|"
                        r"fix(?:ed)? by|workaround)\b", re.IGNORECASE)
+NEGATION_REACH = 3
 _WORD_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9'_.-]*[A-Za-z0-9]|[A-Za-z0-9]")
 _SENT_RE = re.compile(r"(?<=[.!?;])\s+")
 
@@ -80,11 +87,26 @@ class _Member:
         text = shown.content if shown.content.startswith(shown.title) else f"{shown.title}. {shown.content}"
         self.text = text
         self.tokens = _tokens(text)
+        # token indices that open a sentence (capitalised there for grammar, not as a name)
+        self.openers = {i for i, mt in enumerate(_WORD_RE.finditer(text))
+                        if not text[:mt.start()].rstrip() or text[:mt.start()].rstrip()[-1] in ".!?:;"}
         self.stems = [s for s, _ in self.tokens]
         self.terms = {s for s in self.stems if _content(s)}
         lowered = text.lower()
         self.negated = any(w in NEGATIONS for w in (t.lower() for _, t in self.tokens)) or "n't" in lowered
         self.lowered = lowered
+
+    def starts_sentence(self, i: int) -> bool:
+        return i in self.openers
+
+    def negates(self, core: tuple[str, ...]) -> bool:
+        """A negation within NEGATION_REACH words before or among the statement's words
+        ("no 503 after deploy", "deploy did not cause 503"), not anywhere in the text."""
+        spots = [i for i, s in enumerate(self.stems) if s in core]
+        if not spots:
+            return False
+        lo, hi = max(0, min(spots) - NEGATION_REACH), max(spots)
+        return any(t.lower() in NEGATIONS or t.lower().endswith("n't") for _, t in self.tokens[lo:hi + 1])
 
     def has_phrase(self, phrase: tuple[str, ...]) -> bool:
         n = len(phrase)
@@ -106,7 +128,23 @@ def _phrase_word(stem: str) -> bool:
     return _content(stem) or stem in WEEKDAYS
 
 
-def _best_phrase(members: list[_Member]) -> tuple[str, ...] | None:
+def _names(members: list[_Member]) -> set[str]:
+    """Stems written as names wherever they occur: capitalised (not all capitals, not a number)
+    every time, at least once inside a sentence (Andrew, Lisbon; not HTTP, not a sentence's
+    first word)."""
+    capital, lower, inside = set(), set(), set()
+    for m in members:
+        for i, (stem, word) in enumerate(m.tokens):
+            if word[:1].isupper() and not word.isupper():
+                capital.add(stem)
+                if i > 0 and not m.starts_sentence(i):
+                    inside.add(stem)
+            else:
+                lower.add(stem)
+    return (capital - lower - WEEKDAYS - MONTHS) & inside
+
+
+def _best_phrase(members: list[_Member], naming: frozenset[str] | set[str] = frozenset()) -> tuple[str, ...] | None:
     """The n-gram (2-4 words, content words at both ends) that best covers the members:
     highest (members containing it) x (content words in it); longer, then alphabetical, wins ties."""
     df: Counter[tuple[str, ...]] = Counter()
@@ -115,7 +153,8 @@ def _best_phrase(members: list[_Member]) -> tuple[str, ...] | None:
         for n in (2, 3, 4):
             for i in range(len(m.stems) - n + 1):
                 gram = tuple(m.stems[i:i + n])
-                if _phrase_word(gram[0]) and _phrase_word(gram[-1]) and len(set(gram)) == n:
+                if _phrase_word(gram[0]) and _phrase_word(gram[-1]) and len(set(gram)) == n \
+                        and sum(1 for w in gram if _phrase_word(w) and w not in naming) >= 2:
                     seen.add(gram)
         df.update(seen)
     quorum = _quorum(len(members))
@@ -167,44 +206,30 @@ class OfflineSynthesizer(Synthesizer):
     def synthesize(self, prompt: SynthesisPrompt) -> Synthesis:
         members = sorted((_Member(s) for s in prompt.members), key=lambda m: m.id)
         n = len(members)
+        subject = prompt.subject if prompt.subject and prompt.subject != "general" else None
+        # Words that name the topic holder (a person, a product, the subject) are not a claim:
+        # three different facts about Andrew share "Andrew" and nothing else (issue 12).
+        naming = _names(members) | {_stem(w) for w in re.split(r"[^A-Za-z0-9]+", subject or "") if w}
         df = Counter(t for m in members for t in m.terms)
         quorum = _quorum(n)
         shared = sorted((t for t, c in df.items() if c >= quorum), key=lambda t: (-df[t], t))
-        phrase = _best_phrase(members)
-        if phrase:
-            core = tuple(g for g in phrase if _phrase_word(g))
-            # support: the phrase's words, in any order (a rephrasing still supports it)
-            supporting = [m for m in members if all(w in m.stems for w in core)]
-            label = next(m.surface(phrase) for m in members if m.has_phrase(phrase))
-            ext = _extension(supporting, phrase, [t for t in shared if t not in core])
-            if ext:
-                connector, term = ext
-                core = core + (term,)
-                label = f"{label} {connector} {next(t for m in members for st, t in m.tokens if st == term)}"
-            # a rephrasing still supports it: all but one of the phrase's words when it has 4 or more
-            need = math.ceil(0.75 * len(core))
-            supporting = [m for m in members if sum(w in m.stems for w in core) >= need]
-        else:
-            core = tuple(shared[:3])
-            supporting = [m for m in members if core and sum(t in m.terms for t in core) * 2 >= len(core)]
-            label = ", ".join(core) if core else (members[0].shown.title if members else "")
-        if not supporting:  # nothing shared: the cluster's own titles are all there is
-            supporting = members
-            label = label or members[0].shown.title
-        subject = prompt.subject if prompt.subject and prompt.subject != "general" else None
+        core, label = self._statement(members, shared, naming)
+        # A claim cites exactly the members that contain every word of its statement.
+        supporting = [m for m in members if core and all(w in m.stems for w in core)]
+        if len(supporting) < 2:
+            return self._separate_facts(prompt, members, subject, shared, naming)
         main = f"{subject}: {label}" if subject and subject.lower() not in label.lower() else label
         main = main[:1].upper() + main[1:]
         support_ids = [m.id for m in supporting]
 
         claims = [Claim(statement=main, member_ids=support_ids)]
-        subject_stems = {_stem(w) for w in _WORD_RE.findall(subject or "")}
-        extra_terms = [t for t in shared if t not in core and t not in subject_stems][:4]
+        extra_terms = [t for t in shared if t not in core and t not in naming][:4]
         for term in extra_terms:
             ids = [m.id for m in members if term in m.terms]
             shown_term = next(t for m in members for s, t in m.tokens if s == term)
             claims.append(Claim(statement=f"Recurring detail: {shown_term} ({len(ids)} of {n} members)", member_ids=ids))
 
-        tensions = self._tensions(members, supporting, label, prompt.context)
+        tensions = self._tensions(supporting, core, prompt.context)
         gaps = self._gaps(members, supporting, label, prompt)
         implications = self._implications(members, label)
 
@@ -223,6 +248,48 @@ class OfflineSynthesizer(Synthesizer):
                          calls=0)
 
     @staticmethod
+    def _statement(members: list[_Member], shared: list[str], naming: set[str]) -> tuple[tuple[str, ...], str]:
+        """(the words every supporting member must contain, the statement's text); ((), "") when the
+        members share no statement with at least two words beyond names (a predicate and a topic)."""
+        phrase = _best_phrase(members, naming)
+        if phrase:
+            core = tuple(g for g in phrase if _phrase_word(g))
+            label = next(m.surface(phrase) for m in members if m.has_phrase(phrase))
+            holders = [m for m in members if all(w in m.stems for w in core)]
+            ext = _extension(holders, phrase, [t for t in shared if t not in core])
+            if ext:
+                connector, term = ext
+                core = core + (term,)
+                label = f"{label} {connector} {next(t for m in members for st, t in m.tokens if st == term)}"
+        else:
+            core = tuple(t for t in shared if t not in naming)[:2]
+            label = ", ".join(next(t for m in members for s, t in m.tokens if s == w) for w in core)
+        if sum(1 for w in core if w not in naming) < 2:
+            return (), ""
+        return core, label
+
+    def _separate_facts(self, prompt: SynthesisPrompt, members: list[_Member], subject: str | None,
+                        shared: list[str], naming: set[str]) -> Synthesis:
+        """No statement is shared: one claim per member, each citing only the member that states it."""
+        n = len(members)
+        topic_terms = [t for t in shared if t in naming] or shared
+        topic = next((t for m in members for s, t in m.tokens if topic_terms and s == topic_terms[0]), None)
+        about = topic or subject or "one topic"
+        title = f"{n} separate facts about {about}"
+        claims = [Claim(statement=m.shown.title or _sentences(m.shown.content)[0], member_ids=[m.id]) for m in members]
+        context = [Tension(description=f"known conflict or exception ({c.relation}), not support: \"{c.title}\""
+                           if c.relation else f"known conflict or exception, not support: \"{c.title}\"",
+                           member_ids=[c.id]) for c in prompt.context]
+        gaps = [f"The {n} members share a topic ({about}) but no statement: nothing general is established yet."]
+        insight = Insight(title=title[:120], concept=f"{n} members about {about}, each stating something different; "
+                          "kept as separate facts, not a pattern.", claims=claims, tensions=context, gaps=gaps,
+                          implications=["Keep these memories as they are until more of them say the same thing."],
+                          confidence=0.2)
+        themes = [Theme(title=about, question=f"What do the members say about {about}?", member_ids=[m.id for m in members])]
+        return Synthesis(themes=Themes(themes=themes), insight=insight, provider=self.provider, model=self.model,
+                         calls=0)
+
+    @staticmethod
     def _concept(label: str, supporting: list[_Member], n: int, shared: list[str], core: tuple[str, ...]) -> str:
         terms = [t for t in shared if t not in core][:5]
         text = f"{len(supporting)} of {n} members describe the same pattern: {label}."
@@ -231,17 +298,15 @@ class OfflineSynthesizer(Synthesizer):
         return text + " A generalization from these examples, held as a hypothesis."
 
     @staticmethod
-    def _tensions(members: list[_Member], supporting: list[_Member], label: str, context: list[Shown]) -> list[Tension]:
+    def _tensions(supporting: list[_Member], core: tuple[str, ...], context: list[Shown]) -> list[Tension]:
+        """Disagreement only: a minority of supporting members negates the statement itself (a
+        negation right before or inside it), plus the labelled conflicts and exceptions."""
         out: list[Tension] = []
-        negated = [m for m in supporting if m.negated]
+        negated = [m for m in supporting if m.negates(core)]
         if negated and len(negated) * 2 < len(supporting):
-            agree = next(m for m in supporting if not m.negated)
+            agree = next(m for m in supporting if m not in negated)
             for m in negated:
                 out.append(Tension(description=f"{m.id} disagrees: \"{m.shown.title}\"", member_ids=[m.id, agree.id]))
-        silent = [m for m in members if m not in supporting]
-        for m in silent:
-            out.append(Tension(description=f"{m.id} does not mention '{label}': \"{m.shown.title}\"",
-                               member_ids=[m.id]))
         for c in context:
             rel = f" ({c.relation})" if c.relation else ""
             out.append(Tension(description=f"known conflict or exception{rel}, not support: \"{c.title}\"",
@@ -255,10 +320,11 @@ class OfflineSynthesizer(Synthesizer):
         if len(sources) == 1:
             gaps.append(f"All {len(supporting)} supporting members come from one source ({sources[0]}): "
                         "repetition is not confirmation; an independent source is missing.")
-        if not any(w in m.lowered for m in members for w in CAUSE_WORDS):
-            gaps.append("No member states a root cause.")
-        if not any(w in m.lowered for m in members for w in FIX_WORDS):
-            gaps.append("No member records a fix, rollback or runbook.")
+        if any(m.shown.kind in INCIDENT_KINDS for m in members):  # causes and fixes are incident questions
+            if not any(w in m.lowered for m in members for w in CAUSE_WORDS):
+                gaps.append("No member states a root cause.")
+            if not any(w in m.lowered for m in members for w in FIX_WORDS):
+                gaps.append("No member records a fix, rollback or runbook.")
         if len(supporting) < len(members):
             gaps.append(f"{len(members) - len(supporting)} member(s) do not mention '{label}': "
                         "does the pattern hold for them?")
