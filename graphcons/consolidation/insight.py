@@ -9,9 +9,11 @@ the grounding report. The review queue (graphcons.review.queue) then calls this 
   SIMILAR edges like any memory), SUMMARIZES {version} to each member's current version,
   DERIVED_FROM to each cited member, marks the proposal applied and writes the audit record.
   A failure anywhere inside leaves nothing. If a member changed since the proposal was made,
-  approval refuses (Conflict) and offers re-synthesis. Members stay active, never archived.
+  approval refuses (Conflict) and offers re-synthesis. Members are marked consolidated (seed
+  004: still live and searchable, never archived) and the insight keeps their highest importance.
 - reject: the cluster's synthesis task remembers the rejection (no re-synthesis until it changes).
-- revert: the insight is deprecated (a new version), every link stays, marked reverted.
+- revert: the insight is deprecated (a new version), every link stays, marked reverted; members
+  no other applied proposal consolidates get their earlier status back.
 """
 
 from __future__ import annotations
@@ -145,6 +147,11 @@ def approve(db: Database, cfg: Config, embedder: Embedder, p: dict[str, Any], *,
                            members=[{"id": m, "version": v} for m, v in sorted(versions.items())],
                            cited=[{"id": m, "version": versions[m], "claims": claims_per_member.get(m, 0)}
                                   for m in p["cited"]])[0]
+            # Seed 004: the members are now consolidated (still live, addressable and searchable) and
+            # the insight keeps the highest importance among them.
+            marked = tx.run("memory/mark_consolidated", ids=sorted(versions), proposal_id=pid, now=now)[0]
+            if marked["max_importance"] is not None:
+                tx.run("insights/keep_importance", insight_id=iid, importance=float(marked["max_importance"]))
             step("links")
             proposals.transition(tx, pid, "pending", "applied", now=now, by=by, insight_id=iid)
             _task(tx, p, "applied", f"approved by {by}", now)
@@ -173,7 +180,9 @@ def revert(db: Database, p: dict[str, Any], reason: str, *, by: str, now: dateti
         if not rows:
             raise Conflict(f"proposal {pid} names no insight it created; nothing was reverted")
         _task(tx, p, "reverted", reason, now)
+        restored = tx.run("memory/unmark_consolidated", ids=sorted(p["member_versions"]), proposal_id=pid,
+                          now=now)[0]["restored"]
         audit.record(tx, "revert", [pid, rows[0]["insight_id"]], at=now, kind=KIND, by=by, reason=reason,
-                     links_kept=rows[0]["links"])
+                     links_kept=rows[0]["links"], unconsolidated=restored)
     return Decision(proposal_id=pid, kind=KIND, status="reverted", changed=True, insight_id=rows[0]["insight_id"],
                     links_kept=rows[0]["links"], reason=reason)
