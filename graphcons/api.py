@@ -262,13 +262,17 @@ class Graphcons:
         return reflection.reflect_due(self.db, self.config, self.embedder, now=now or utcnow(), namespace=namespace,
                                       dry_run=dry_run, synthesizer=synthesizer, progress=progress)
 
-    def profile(self, subject: str, *, namespace: str = "default") -> dict[str, Any]:
+    def profile(self, subject: str, *, namespace: str | None = None) -> dict[str, Any]:
         """An entity's profile: preferences, behaviors, facts (each with its sources) and a summary."""
-        return profiles.get(self.db, subject, namespace)
+        return profiles.get(self.db, subject, reflection.resolve_namespace(self.db, subject, namespace))
 
-    def profile_history(self, subject: str, *, namespace: str = "default") -> list[dict[str, Any]]:
+    def profile_history(self, subject: str, *, namespace: str | None = None) -> list[dict[str, Any]]:
         """Every version of an entity's profile, oldest first."""
-        return profiles.history(self.db, subject, namespace)
+        return profiles.history(self.db, subject, reflection.resolve_namespace(self.db, subject, namespace))
+
+    def reflection_model(self, namespace: str = "default") -> dict[str, str]:
+        """Which model reflects on this namespace, and why (env, [reflection.models], [llm], offline)."""
+        return reflection.resolve_model(self.config, namespace)
 
     def explain(self, memory_id: str) -> dict[str, Any]:
         """How do you know X? The provenance tree down to the source episodes."""

@@ -20,6 +20,9 @@ Checks (seed 001's list first):
 10. precompute keyed by fact id        (stored per insight id; retrieval computes nothing)
 11. fabricated synthesis is rejected   (citing no shown member: Ungrounded, nothing stored)
 12. apply is atomic                    (a failure injected mid-apply leaves no partial insight)
+13-15. reflection (issue 14, seed 004): user-ana's profile holds her TypeScript and train
+    preferences citing her memories; a reflection citing no shown memory is rejected; applying
+    one marks its sources consolidated and writes a new profile version.
 """
 
 from __future__ import annotations
@@ -228,4 +231,52 @@ def run_battery(g: Any, *, now: datetime | None = None) -> list[Check]:
         left = after["nodes"] - before["nodes"]
         return before == after and status == "pending", f"failure injected after the links step: {left} node(s) left"
     check("apply is atomic", atomic)
+    reflection_checks(g, now, check)
     return results
+
+
+# -- reflection (issue 14) ----------------------------------------------------------------------------
+def reflection_checks(g: Any, now: datetime, check: Callable[[str, Callable[[], tuple[bool, str]]], None]) -> None:
+    """Seed user-ana's chat memories in the battery namespace (ids bench-ana-..), reflect offline and apply."""
+    from graphcons.consolidation import reflection
+    from graphcons.consolidation.grounding import ground_reflection
+    from graphcons.consolidation.synthesis.models import Reflection, Statement
+    from graphcons.consolidation.synthesis.offline_reflection import OfflineReflector
+    from graphcons.scenarios import seed_people
+
+    seed_people(g, namespace=NAMESPACE, prefix="bench-")
+    budget = Budget(daily_cap=10_000, used_today=0, max_calls=0)
+    res = reflection.reflect(g.db, g.config, g.embedder, "user-ana", namespace=NAMESPACE, now=now,
+                             synthesizer=OfflineReflector(), budget=budget, auto_apply=False)
+    state: dict[str, Any] = {}
+
+    def preferences() -> tuple[bool, str]:
+        if res.proposal_id and res.status in ("proposed", "unchanged") and res.reflection:
+            prefs = {s["statement"]: s["memory_ids"] for s in res.reflection["preferences"]}
+        else:  # a re-run: her memories are consolidated, the stored profile answers
+            prefs = {e["statement"]: e["sources"] for e in (res.profile or {}).get("preferences", [])}
+        ts = [ids for s, ids in prefs.items() if "TypeScript" in s]
+        train = [ids for s, ids in prefs.items() if "train" in s]
+        ok = bool(ts and train) and all(i.startswith("bench-ana-") for ids in ts + train for i in ids)
+        return ok, f"{len(prefs)} preference(s); TypeScript cites {ts[:1]}, train cites {train[:1]}"
+    check("reflection extracts cited preferences", preferences)
+
+    def grounded() -> tuple[bool, str]:
+        fake = Reflection(preferences=[Statement(statement="Prefers Rust", memory_ids=["bench-invented"])], summary="x")
+        try:
+            ground_reflection(fake, ["bench-ana-01"])
+        except Ungrounded as exc:
+            return True, str(exc)
+        return False, "a reflection citing no shown memory was accepted"
+    check("a reflection citing no shown memory is rejected", grounded)
+
+    def applied() -> tuple[bool, str]:
+        if res.status == "proposed":
+            d = g.approve(res.proposal_id, now=now, by="benchmark")
+            state["version"] = d.profile_version
+        prof = g.profile("user-ana", namespace=NAMESPACE)
+        statuses = {g.get(f"bench-ana-{i:02d}").status for i in range(1, 16)}
+        versions = g.profile_history("user-ana", namespace=NAMESPACE)
+        ok = statuses == {"consolidated"} and prof["version"] == len(versions) >= 1
+        return ok, f"sources {sorted(statuses)}; profile version {prof['version']} ({len(versions)} kept)"
+    check("applied reflection consolidates sources and versions the profile", applied)

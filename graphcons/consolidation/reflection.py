@@ -41,6 +41,7 @@ from graphcons.consolidation.budget import Budget, day_bounds
 from graphcons.consolidation.cluster import membership_hash
 from graphcons.consolidation.grounding import ground_reflection
 from graphcons.consolidation.synthesis import Synthesizer, make_synthesizer
+from graphcons.consolidation.synthesis.offline import OfflineSynthesizer
 from graphcons.consolidation.synthesis.prompt import ReflectionPrompt, Shown
 from graphcons.core import audit
 from graphcons.core.config import Config
@@ -65,8 +66,6 @@ def resolve_model(cfg: Config, namespace: str = "default", env: dict[str, str] |
             return {"provider": OFFLINE if model == OFFLINE else "openai", "model": model, "source": source}
     if cfg.llm.provider == "openai":
         return {"provider": "openai", "model": cfg.llm.model, "source": "[llm].model"}
-    from graphcons.consolidation.synthesis.offline import OfflineSynthesizer
-
     return {"provider": OFFLINE, "model": OfflineSynthesizer.model, "source": "offline synthesizer (default)"}
 
 
@@ -86,9 +85,9 @@ def select(rows: list[dict[str, Any]], k: int) -> list[dict[str, Any]]:
     norms = np.linalg.norm(vecs, axis=1, keepdims=True)
     vecs = vecs / np.where(norms == 0, 1, norms)
     sim = np.clip(vecs @ vecs.T, 0.0, None)
-    covered = np.zeros(len(rows))
-    chosen: list[int] = []
-    for _ in range(k):
+    chosen = [0]  # the newest memory is always shown: the latest word on the entity
+    covered = sim[0].copy()
+    for _ in range(k - 1):
         best, best_gain = -1, -1.0
         for i in range(len(rows)):  # input order is newest first: strict '>' keeps the newer on a tie
             if i in chosen:
@@ -133,6 +132,7 @@ class ReflectionResult:
     provider: str | None = None
     model: str | None = None
     calls: int = 0
+    profile: dict[str, Any] | None = None  # the entity's stored profile after this call (None: none yet)
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -187,8 +187,18 @@ def reflect(db: Database, cfg: Config, embedder: Embedder | None, subject: str, 
             now: datetime, synthesizer: Synthesizer | None = None, budget: Budget | None = None,
             run_id: str | None = None, auto_apply: bool | None = None) -> ReflectionResult:
     """Reflect on one entity now, whatever its threshold (see the module docstring); with no
-    namespace, the one the subject lives in."""
+    namespace, the one the subject lives in. The result carries the entity's stored profile."""
     namespace = resolve_namespace(db, subject, namespace)
+    res = _reflect(db, cfg, embedder, subject, namespace, now=now, synthesizer=synthesizer, budget=budget,
+                   run_id=run_id, auto_apply=auto_apply)
+    stored = profile.current(db, namespace, subject)
+    res.profile = stored if stored["version"] else None
+    return res
+
+
+def _reflect(db: Database, cfg: Config, embedder: Embedder | None, subject: str, namespace: str, *, now: datetime,
+             synthesizer: Synthesizer | None, budget: Budget | None, run_id: str | None,
+             auto_apply: bool | None) -> ReflectionResult:
     rc = cfg.reflection
     counts = db.run("reflection/subject", namespace=namespace, subject=subject, kinds=rc.kinds)[0]
     if counts["total"] == 0:

@@ -22,7 +22,7 @@ import math
 import re
 from collections import Counter
 
-from graphcons.consolidation.synthesis.base import Reflected, Synthesis, Synthesizer
+from graphcons.consolidation.synthesis.base import Synthesis, Synthesizer
 from graphcons.consolidation.synthesis.models import (
     Claim,
     Insight,
@@ -30,7 +30,7 @@ from graphcons.consolidation.synthesis.models import (
     Theme,
     Themes,
 )
-from graphcons.consolidation.synthesis.prompt import ReflectionPrompt, Shown, SynthesisPrompt
+from graphcons.consolidation.synthesis.prompt import Shown, SynthesisPrompt
 
 STOPWORDS = frozenset("""
 a an the and or but if then else of to in on at by for with from into onto over under about as is are was were be been
@@ -279,9 +279,3 @@ class OfflineSynthesizer(Synthesizer):
         found.append(f"Treat '{label}' as a recurring pattern to check first when it shows up again; "
                      "keep it a hypothesis until independent evidence confirms it.")
         return found
-
-    # -- reflection (issue 14): the extractive counterpart lives in offline_reflection.py ----------
-    def reflect(self, prompt: ReflectionPrompt) -> Reflected:
-        from graphcons.consolidation.synthesis.offline_reflection import extract
-
-        return Reflected(reflection=extract(prompt), provider=self.provider, model=self.model, calls=0)

@@ -16,6 +16,8 @@ It fills the same typed `Reflection` an LLM would, from the memories' own senten
   strings the top statement of each category together.
 
 Same memories in, same reflection out: no clock, no randomness, ties broken by id and text.
+`OfflineReflector` is the offline synthesizer with this reflection added (what
+`make_synthesizer` returns for [llm] provider = "offline").
 """
 
 from __future__ import annotations
@@ -24,8 +26,9 @@ import math
 import re
 from collections import Counter
 
+from graphcons.consolidation.synthesis.base import Reflected
 from graphcons.consolidation.synthesis.models import CATEGORIES, MAX_STATEMENTS, Reflection, Statement
-from graphcons.consolidation.synthesis.offline import _content, _sentences, _stem, _tokens
+from graphcons.consolidation.synthesis.offline import OfflineSynthesizer, _content, _sentences, _stem, _tokens
 from graphcons.consolidation.synthesis.prompt import ReflectionPrompt, Shown
 
 PREFERENCE_RE = re.compile(
@@ -137,3 +140,10 @@ def _summary(subject: str, members: list[Shown], found: dict[str, list[Statement
     if len(parts) == 1:
         parts.append("No preference, habit or durable fact stands out yet.")
     return " ".join(parts)
+
+
+class OfflineReflector(OfflineSynthesizer):
+    """The offline synthesizer, reflecting too (same insights, plus `reflect`)."""
+
+    def reflect(self, prompt: ReflectionPrompt) -> Reflected:
+        return Reflected(reflection=extract(prompt), provider=self.provider, model=self.model, calls=0)
