@@ -376,3 +376,19 @@ def test_real_openai_compatible_endpoint(g):
         assert g.profile("user-ana")["version"] == 1 and d.consolidated == 15
     else:  # a weak model may fail; then nothing may be stored
         assert g.proposals(kind="reflect") == []
+
+
+def test_an_applied_consolidation_marks_members_consolidated_and_keeps_their_highest_importance(g):
+    from graphcons.consolidation.cluster import Cluster
+
+    for mid, imp, day in (("c-1", 0.3, 2), ("c-2", 0.9, 9), ("c-3", 0.5, 16)):
+        g.add({"id": mid, "content": f"Checkout returned 503 after deploy 4.{day}; rolled back.", "subject": "checkout",
+               "source": f"pager-{mid}", "kind": "incident", "importance": imp,
+               "created_at": f"2026-11-{day:02d}T10:00:00+00:00"})
+    out = g.synthesize(Cluster(member_ids=("c-1", "c-2", "c-3"), namespace="default", subject="checkout"), now=NOW)
+    res = g.approve(out.proposal_id, now=NOW)
+    assert g.get(res.insight_id).importance == 0.9
+    assert [status(g, m) for m in ("c-1", "c-2", "c-3")] == ["consolidated"] * 3
+    assert g.retrieve("checkout 503 after deploy", k=5, record=False)  # still retrievable
+    g.revert(out.proposal_id, "wrong", now=NOW)
+    assert [status(g, m) for m in ("c-1", "c-2", "c-3")] == ["active"] * 3
