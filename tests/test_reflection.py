@@ -15,7 +15,7 @@ from graphcons.consolidation.synthesis import make_synthesizer
 from graphcons.consolidation.synthesis.offline import OfflineSynthesizer
 from graphcons.consolidation.synthesis.openai import OpenAISynthesizer
 from graphcons.core.config import Config, LLMConfig
-from graphcons.core.errors import NotFound
+from graphcons.core.errors import Conflict, NotFound
 from graphcons.scenarios import PEOPLE_NAMESPACE, seed_people
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=timezone.utc)
@@ -231,6 +231,8 @@ def test_a_second_reflection_confirms_flags_and_keeps_the_previous_version(g, ll
     assert [v["version"] for v in versions] == [1, 2]
     assert versions[0]["preferences"] == v1["preferences"]  # the old version is kept as it was
 
+    with pytest.raises(Conflict):  # the older one first would lose the later one's entries
+        g.revert(first.proposal_id, "out of order", now=NOW + timedelta(days=8))
     # revert the second reflection: profile back to version 1's content (as version 3), its
     # sources back to active, its new memory deprecated, the confirmed entry's sources back
     r = g.revert(second.proposal_id, "wrong", now=NOW + timedelta(days=8))
@@ -248,6 +250,23 @@ def test_a_second_reflection_confirms_flags_and_keeps_the_previous_version(g, ll
     v4 = g.profile("user-ana")
     assert v4["version"] == 4 and v4["preferences"] == [] and v4["facts"] == []
     assert all(status(g, f"ana-{i:02d}") == "active" for i in range(1, 16))
+
+
+def test_approval_is_atomic(g):
+    seed_people(g)
+    res = g.reflect("user-ana", now=NOW)
+    size = g.db.run("synthesis/graph_size")[0]
+
+    def fail(step):
+        if step == "profile":
+            raise RuntimeError("injected")
+    with pytest.raises(RuntimeError):
+        g.approve(res.proposal_id, now=NOW, checkpoint=fail)
+    assert g.db.run("synthesis/graph_size")[0] == size and semantic(g, "user-ana") == []
+    assert status(g, "ana-01") == "active" and g.proposal(res.proposal_id)["status"] == "pending"
+    with pytest.raises(NotFound):
+        g.profile("user-ana")
+    assert g.approve(res.proposal_id, now=NOW).profile_version == 1  # and it still applies afterwards
 
 
 def test_auto_apply_applies_at_once_audited_and_revertible(g):

@@ -238,6 +238,11 @@ def revert(db: Database, p: dict[str, Any], reason: str, *, by: str, now: dateti
     """Undo an applied reflection: created memories deprecated, links kept but marked reverted,
     reviewed memories back to their earlier status, the profile back to its previous version."""
     pid = p["id"]
+    later = [r["id"] for r in db.run("reflection/later_applied", namespace=p["namespace"], subject=p["subject"],
+                                     profile_version=int(p.get("profile_version") or 0))]
+    if later:
+        raise Conflict(f"proposal {pid}: the later reflection(s) {', '.join(later)} of {p['subject']!r} are applied "
+                       "on top of it; revert them first (newest first). Nothing was reverted.")
     with db.transaction() as tx:
         proposals.transition(tx, pid, "applied", "reverted", now=now, by=by, reason=reason)
         done = tx.run("reflection/revert", proposal_id=pid, now=now, by=by, reason=reason)[0]
