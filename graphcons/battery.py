@@ -41,6 +41,13 @@ from graphcons.consolidation.synthesis.models import Claim, Insight
 from graphcons.consolidation.synthesis.offline import OfflineSynthesizer
 from graphcons.core.errors import DanglingProvenance, Ungrounded
 
+# -- reflection (issue 14)
+from graphcons.consolidation import reflection  # noqa: E402  (kept apart for an easy merge)
+from graphcons.consolidation.grounding import ground_reflection  # noqa: E402
+from graphcons.consolidation.synthesis.models import Reflection, Statement  # noqa: E402
+from graphcons.consolidation.synthesis.offline_reflection import OfflineReflector  # noqa: E402
+from graphcons.scenarios import seed_people  # noqa: E402
+
 NAMESPACE = "graphcons-benchmark"
 SOURCE_T0 = datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc)
 
@@ -238,12 +245,6 @@ def run_battery(g: Any, *, now: datetime | None = None) -> list[Check]:
 # -- reflection (issue 14) ----------------------------------------------------------------------------
 def reflection_checks(g: Any, now: datetime, check: Callable[[str, Callable[[], tuple[bool, str]]], None]) -> None:
     """Seed user-ana's chat memories in the battery namespace (ids bench-ana-..), reflect offline and apply."""
-    from graphcons.consolidation import reflection
-    from graphcons.consolidation.grounding import ground_reflection
-    from graphcons.consolidation.synthesis.models import Reflection, Statement
-    from graphcons.consolidation.synthesis.offline_reflection import OfflineReflector
-    from graphcons.scenarios import seed_people
-
     seed_people(g, namespace=NAMESPACE, prefix="bench-")
     budget = Budget(daily_cap=10_000, used_today=0, max_calls=0)
     res = reflection.reflect(g.db, g.config, g.embedder, "user-ana", namespace=NAMESPACE, now=now,

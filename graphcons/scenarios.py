@@ -15,6 +15,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from graphcons.consolidation.consolidate import synthesize_accepted
+from graphcons.consolidation.reflection import due
 from graphcons.consolidation.scan import ScanReport
 from graphcons.core.time import utcnow
 
@@ -138,8 +139,6 @@ def entity_reflection(g: Any, *, now: datetime | None = None) -> dict[str, Any]:
     a pending `reflect` proposal with her TypeScript and train preferences citing her memories."""
     now = now or utcnow()
     counts = seed_people(g)
-    from graphcons.consolidation.reflection import due
-
     out = {"namespace": PEOPLE_NAMESPACE, **counts, "due": due(g.db, g.config, namespace=PEOPLE_NAMESPACE)}
     out["reflection"] = g.reflect("user-ana", namespace=PEOPLE_NAMESPACE, now=now)
     return out

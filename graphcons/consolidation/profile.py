@@ -31,13 +31,23 @@ from typing import Any, Callable
 import numpy as np
 
 from graphcons.consolidation.insight import stale_members
-from graphcons.consolidation.synthesis.models import CATEGORIES, CATEGORY_KIND, Reflection
+from graphcons.consolidation.synthesis.models import (
+    CATEGORIES,
+    CATEGORY_KIND,
+    Reflection,
+)
 from graphcons.core import audit
 from graphcons.core.config import Config
 from graphcons.core.db import Database
 from graphcons.core.embedders import Embedder
 from graphcons.core.errors import Conflict, NotFound, ValidationError
-from graphcons.core.memory import LIVE_STATUSES, Kind, MemoryInput, content_hash, embedded_text
+from graphcons.core.memory import (
+    LIVE_STATUSES,
+    Kind,
+    MemoryInput,
+    content_hash,
+    embedded_text,
+)
 from graphcons.store import proposals
 from graphcons.store.admission import node_props, version_props
 from graphcons.store.proposals import Decision
@@ -45,8 +55,10 @@ from graphcons.store.proposals import Decision
 KIND = "reflect"
 SOURCE = "graphcons:reflect"
 TAGS = ["reflection", "insight"]
-_NEGATIVE_RE = re.compile(r"\b(not|no|never|n't|dislikes?|disliked|hates?|hated|avoids?|avoided|stopped|"
-                          r"no longer|refuses?|against|instead of)\b|n't\b", re.IGNORECASE)
+# Negation or aversion: "no longer takes the train" against "takes the train". ("instead of",
+# "over" compare two options and keep the statement positive.)
+_NEGATIVE_RE = re.compile(r"\b(not|no|never|dislikes?|disliked|hates?|hated|avoids?|avoided|stopped|"
+                          r"no longer|refuses?)\b|n't\b", re.IGNORECASE)
 
 
 def key(namespace: str, subject: str) -> str:

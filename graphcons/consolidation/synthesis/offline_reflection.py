@@ -27,8 +27,19 @@ import re
 from collections import Counter
 
 from graphcons.consolidation.synthesis.base import Reflected
-from graphcons.consolidation.synthesis.models import CATEGORIES, MAX_STATEMENTS, Reflection, Statement
-from graphcons.consolidation.synthesis.offline import OfflineSynthesizer, _content, _sentences, _stem, _tokens
+from graphcons.consolidation.synthesis.models import (
+    CATEGORIES,
+    MAX_STATEMENTS,
+    Reflection,
+    Statement,
+)
+from graphcons.consolidation.synthesis.offline import (
+    OfflineSynthesizer,
+    _content,
+    _sentences,
+    _stem,
+    _tokens,
+)
 from graphcons.consolidation.synthesis.prompt import ReflectionPrompt, Shown
 
 PREFERENCE_RE = re.compile(
@@ -100,7 +111,7 @@ def _groups(items: list[_Sentence], topical: Counter[str]) -> list[list[_Sentenc
 
 def _statement(group: list[_Sentence], topical: Counter[str], events: list[_Sentence]) -> Statement:
     shared = Counter(t for s in group for t in s.terms & topical.keys())
-    speaker = sorted(group, key=lambda s: (-sum(shared[t] for t in s.terms), len(s.text), s.memory.id, s.text))[0]
+    speaker = min(group, key=lambda s: (-sum(shared[t] for t in s.terms), len(s.text), s.memory.id, s.text))
     ids = {s.memory.id for s in group}
     main = [t for t in sorted(shared, key=lambda t: (-shared[t], -topical[t], t)) if topical[t] >= RECURRING][:1]
     if main:  # uncategorised memories (events) that mention the statement's recurring main term support it
