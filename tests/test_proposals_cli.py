@@ -70,7 +70,7 @@ def test_consolidate_respects_enabled_and_dry_run(cli, g):
 def test_benchmark_prints_n_of_n(cli, g):
     out = cli("benchmark")
     assert out.returncode == 0, out.stdout + out.stderr
-    assert "12/12 passed" in out.stdout and "dangling provenance raises" in out.stdout
+    assert "15/15 passed" in out.stdout and "dangling provenance raises" in out.stdout
 
 
 def test_help_describes_the_tool(cli, g):

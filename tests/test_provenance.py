@@ -127,4 +127,4 @@ def test_benchmark_battery_passes_and_is_rerunnable(g):
     for _ in range(2):
         results = run_battery(g, now=NOW)
         assert [r.name for r in results if not r.passed] == [], [r.detail for r in results if not r.passed]
-        assert len(results) == 12
+        assert len(results) == 15  # 12 + the 3 reflection checks (issue 14)
