@@ -244,10 +244,11 @@ def run_battery(g: Any, *, now: datetime | None = None) -> list[Check]:
 
 # -- reflection (issue 14) ----------------------------------------------------------------------------
 def reflection_checks(g: Any, now: datetime, check: Callable[[str, Callable[[], tuple[bool, str]]], None]) -> None:
-    """Seed user-ana's chat memories in the battery namespace (ids bench-ana-..), reflect offline and apply."""
+    """Seed user-ana's chat memories in the battery namespace (subject bench-user-ana, ids bench-ana-..: never
+    mixed up with a demo's user-ana), reflect offline and apply."""
     seed_people(g, namespace=NAMESPACE, prefix="bench-")
     budget = Budget(daily_cap=10_000, used_today=0, max_calls=0)
-    res = reflection.reflect(g.db, g.config, g.embedder, "user-ana", namespace=NAMESPACE, now=now,
+    res = reflection.reflect(g.db, g.config, g.embedder, "bench-user-ana", namespace=NAMESPACE, now=now,
                              synthesizer=OfflineReflector(), budget=budget, auto_apply=False)
     state: dict[str, Any] = {}
 
@@ -275,9 +276,9 @@ def reflection_checks(g: Any, now: datetime, check: Callable[[str, Callable[[], 
         if res.status == "proposed":
             d = g.approve(res.proposal_id, now=now, by="benchmark")
             state["version"] = d.profile_version
-        prof = g.profile("user-ana", namespace=NAMESPACE)
+        prof = g.profile("bench-user-ana", namespace=NAMESPACE)
         statuses = {g.get(f"bench-ana-{i:02d}").status for i in range(1, 16)}
-        versions = g.profile_history("user-ana", namespace=NAMESPACE)
+        versions = g.profile_history("bench-user-ana", namespace=NAMESPACE)
         ok = statuses == {"consolidated"} and prof["version"] == len(versions) >= 1
         return ok, f"sources {sorted(statuses)}; profile version {prof['version']} ({len(versions)} kept)"
     check("applied reflection consolidates sources and versions the profile", applied)

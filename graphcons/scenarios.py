@@ -122,14 +122,14 @@ PEOPLE: list[tuple[str, str, str, str]] = [
 
 
 def seed_people(g: Any, *, namespace: str = PEOPLE_NAMESPACE, prefix: str = "") -> dict[str, int]:
-    """Admit the people scenario's memories (ids `prefix` + id) unless they are already there."""
+    """Admit the people scenario's memories (ids and subjects `prefix` + ...) unless already there."""
     ids = [prefix + i for i, *_ in PEOPLE]
     existing = set(g.db.run("memory/existing_ids", ids=ids)[0]["found"])
     seeded = 0
     for n, (mid, subject, kind, content) in enumerate(PEOPLE):
         if prefix + mid not in existing:
-            g.add({"id": prefix + mid, "content": content, "subject": subject, "kind": kind, "namespace": namespace,
-                   "source": f"chat:{subject}", "created_at": _P0 + timedelta(days=2 * n)})
+            g.add({"id": prefix + mid, "content": content, "subject": prefix + subject, "kind": kind,
+                   "namespace": namespace, "source": f"chat:{subject}", "created_at": _P0 + timedelta(days=2 * n)})
             seeded += 1
     return {"seeded": seeded, "existing": len(existing)}
 
