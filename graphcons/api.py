@@ -21,7 +21,8 @@ from typing import Any, Callable
 from graphcons.consolidation import consolidate as consolidation
 from graphcons.consolidation import epistemics, rules
 from graphcons.consolidation import precompute as precomputing
-from graphcons.consolidation import provenance
+from graphcons.consolidation import profile as profiles
+from graphcons.consolidation import provenance, reflection
 from graphcons.consolidation.cluster import Cluster
 from graphcons.consolidation.gate import GateDecision, gate
 from graphcons.consolidation.scan import ScanReport, detect, scan
@@ -256,7 +257,7 @@ class Graphcons:
     def approve(self, proposal_id: str, *, by: str = "user", now: datetime | None = None,
                 checkpoint: Callable[[str], None] | None = None) -> Decision:
         """Apply a pending proposal of any kind in one transaction (approving twice changes nothing)."""
-        embedder = self.embedder if queue.get(self.db, proposal_id).get("kind") == "consolidate" else None
+        embedder = self.embedder if queue.get(self.db, proposal_id).get("kind") in ("consolidate", "reflect") else None
         return queue.approve(self.db, self.config, embedder, proposal_id, by=by, now=now or utcnow(),
                              checkpoint=checkpoint)
 
@@ -273,6 +274,35 @@ class Graphcons:
                      synthesizer: Synthesizer | None = None) -> consolidation.Outcome:
         """Re-synthesize a stale proposal's cluster from the members' current versions."""
         return queue.resynthesize(self.db, self.config, proposal_id, synthesizer=synthesizer, now=now or utcnow())
+
+    # -- reflection and entity profiles (issue 14, seed 004) --------------------------------------
+    def reflect(self, subject: str, *, namespace: str | None = None, now: datetime | None = None,
+                synthesizer: Synthesizer | None = None, auto_apply: bool | None = None) -> reflection.ReflectionResult:
+        """Reflect on one entity now (whatever its threshold): a pending `reflect` proposal, or
+        applied at once with [reflection] auto_apply. No namespace: the one the subject lives in."""
+        self._check_store()
+        return reflection.reflect(self.db, self.config, self.embedder, subject, namespace=namespace,
+                                  now=now or utcnow(), synthesizer=synthesizer, auto_apply=auto_apply)
+
+    def reflect_due(self, *, now: datetime | None = None, namespace: str | None = None, dry_run: bool = False,
+                    synthesizer: Synthesizer | None = None,
+                    progress: Callable[[int, int, Any], None] | None = None) -> reflection.DueReport:
+        """The weekly job: reflect on every entity at its threshold (needs [reflection] enabled)."""
+        self._check_store()
+        return reflection.reflect_due(self.db, self.config, self.embedder, now=now or utcnow(), namespace=namespace,
+                                      dry_run=dry_run, synthesizer=synthesizer, progress=progress)
+
+    def profile(self, subject: str, *, namespace: str | None = None) -> dict[str, Any]:
+        """An entity's profile: preferences, behaviors, facts (each with its sources) and a summary."""
+        return profiles.get(self.db, subject, reflection.resolve_namespace(self.db, subject, namespace))
+
+    def profile_history(self, subject: str, *, namespace: str | None = None) -> list[dict[str, Any]]:
+        """Every version of an entity's profile, oldest first."""
+        return profiles.history(self.db, subject, reflection.resolve_namespace(self.db, subject, namespace))
+
+    def reflection_model(self, namespace: str = "default") -> dict[str, str]:
+        """Which model reflects on this namespace, and why (env, [reflection.models], [llm], offline)."""
+        return reflection.resolve_model(self.config, namespace)
 
     def explain(self, memory_id: str) -> dict[str, Any]:
         """How do you know X? The provenance tree down to the source episodes."""

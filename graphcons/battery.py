@@ -30,6 +30,9 @@ Checks (seed 001's list first):
 11. fabricated synthesis is rejected   (a synthesizer inventing every citation, through the real
                                         synthesis path: ungrounded, nothing stored, rejection audited)
 12. apply is atomic                    (a failure injected mid-apply leaves no partial insight)
+13-15. reflection (issue 14, seed 004): user-ana's profile holds her TypeScript and train
+    preferences citing her memories; a reflection citing no shown memory is rejected; applying
+    one marks its sources consolidated and writes a new profile version.
 """
 
 from __future__ import annotations
@@ -45,7 +48,14 @@ from graphcons.consolidation.cluster import Cluster
 from graphcons.consolidation.synthesis.base import Synthesis, Synthesizer
 from graphcons.consolidation.synthesis.offline import OfflineSynthesizer
 from graphcons.consolidation.synthesis.prompt import SynthesisPrompt
-from graphcons.core.errors import DanglingProvenance
+from graphcons.core.errors import DanglingProvenance, Ungrounded
+
+# -- reflection (issue 14)
+from graphcons.consolidation import reflection  # noqa: E402  (kept apart for an easy merge)
+from graphcons.consolidation.grounding import ground_reflection  # noqa: E402
+from graphcons.consolidation.synthesis.models import Reflection, Statement  # noqa: E402
+from graphcons.consolidation.synthesis.offline_reflection import OfflineReflector  # noqa: E402
+from graphcons.scenarios import seed_people  # noqa: E402
 
 NAMESPACE = "graphcons-benchmark"
 SOURCE_T0 = datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc)
@@ -321,6 +331,7 @@ def run_battery(g: Any, *, now: datetime | None = None) -> BatteryResults:
         left = after["nodes"] - before["nodes"]
         return before == after and status == "pending", f"failure injected after the links step: {left} node(s) left"
     check("apply is atomic", atomic)
+    reflection_checks(g, now, check)  # issue 14
     results += epistemic_checks(g, now=now)  # issue 13
     results.spent = used_today(g.db, now) - results.used_before
     return results
@@ -469,3 +480,45 @@ def epistemic_checks(g: Any, *, now: datetime) -> list[Check]:
             f"{sorted(found & set(ids))}; insight {_json.dumps(g.get(iid).status)}")
     check("a consolidated member cannot be archived by deprecate", not_archived)
     return results
+
+
+# -- reflection (issue 14) ----------------------------------------------------------------------------
+def reflection_checks(g: Any, now: datetime, check: Callable[[str, Callable[[], tuple[bool, str]]], None]) -> None:
+    """Seed user-ana's chat memories in the battery namespace (subject bench-user-ana, ids bench-ana-..: never
+    mixed up with a demo's user-ana), reflect offline and apply."""
+    seed_people(g, namespace=NAMESPACE, prefix="bench-")
+    budget = Budget(daily_cap=10_000, used_today=0, max_calls=0)
+    res = reflection.reflect(g.db, g.config, g.embedder, "bench-user-ana", namespace=NAMESPACE, now=now,
+                             synthesizer=OfflineReflector(), budget=budget, auto_apply=False)
+    state: dict[str, Any] = {}
+
+    def preferences() -> tuple[bool, str]:
+        if res.proposal_id and res.status in ("proposed", "unchanged") and res.reflection:
+            prefs = {s["statement"]: s["memory_ids"] for s in res.reflection["preferences"]}
+        else:  # a re-run: her memories are consolidated, the stored profile answers
+            prefs = {e["statement"]: e["sources"] for e in (res.profile or {}).get("preferences", [])}
+        ts = [ids for s, ids in prefs.items() if "TypeScript" in s]
+        train = [ids for s, ids in prefs.items() if "train" in s]
+        ok = bool(ts and train) and all(i.startswith("bench-ana-") for ids in ts + train for i in ids)
+        return ok, f"{len(prefs)} preference(s); TypeScript cites {ts[:1]}, train cites {train[:1]}"
+    check("reflection extracts cited preferences", preferences)
+
+    def grounded() -> tuple[bool, str]:
+        fake = Reflection(preferences=[Statement(statement="Prefers Rust", memory_ids=["bench-invented"])], summary="x")
+        try:
+            ground_reflection(fake, ["bench-ana-01"])
+        except Ungrounded as exc:
+            return True, str(exc)
+        return False, "a reflection citing no shown memory was accepted"
+    check("a reflection citing no shown memory is rejected", grounded)
+
+    def applied() -> tuple[bool, str]:
+        if res.status == "proposed":
+            d = g.approve(res.proposal_id, now=now, by="benchmark")
+            state["version"] = d.profile_version
+        prof = g.profile("bench-user-ana", namespace=NAMESPACE)
+        statuses = {g.get(f"bench-ana-{i:02d}").status for i in range(1, 16)}
+        versions = g.profile_history("bench-user-ana", namespace=NAMESPACE)
+        ok = statuses == {"consolidated"} and prof["version"] == len(versions) >= 1
+        return ok, f"sources {sorted(statuses)}; profile version {prof['version']} ({len(versions)} kept)"
+    check("applied reflection consolidates sources and versions the profile", applied)

@@ -15,6 +15,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from graphcons.consolidation.consolidate import synthesize_accepted
+from graphcons.consolidation.reflection import due
 from graphcons.consolidation.scan import ScanReport
 from graphcons.core.time import utcnow
 
@@ -165,3 +166,52 @@ def travel_preferences(g: Any) -> dict[str, Any]:
     steps.append(_travel_state(g, iid, "premise withdrawn", "a required premise changed: the synthesis "
                                                             "justification is withdrawn, the evidence stands"))
     return {"insight_id": iid, "namespace": TRAVEL_NAMESPACE, "title": g.get(iid).title, "steps": steps}
+# -- entity reflection (issue 14, seed 004): what do we know about user-ana? ---------------------
+PEOPLE_NAMESPACE = "scenario-people"
+_P0 = datetime(2026, 9, 1, 9, 0, tzinfo=timezone.utc)
+
+# (id, subject, kind, content): user-ana has 15 memories (due: 10+), user-bo 4 (not due).
+PEOPLE: list[tuple[str, str, str, str]] = [
+    ("ana-01", "user-ana", "preference", "Ana prefers TypeScript over JavaScript for every new service."),
+    ("ana-02", "user-ana", "episode", "Ana asked for the code review examples to be rewritten in TypeScript."),
+    ("ana-03", "user-ana", "observation", "Ana said strongly typed languages save her time; TypeScript above all."),
+    ("ana-04", "user-ana", "preference", "Ana prefers the train to flying for trips under 500 km."),
+    ("ana-05", "user-ana", "episode", "Ana booked the train to Porto for the offsite instead of a flight."),
+    ("ana-06", "user-ana", "observation", "Ana takes the train to the office on Tuesdays and Thursdays."),
+    ("ana-07", "user-ana", "observation", "Ana usually reviews pull requests first thing in the morning."),
+    ("ana-08", "user-ana", "episode", "Ana reviewed four pull requests before 9am again."),
+    ("ana-09", "user-ana", "observation", "Ana reviews pull requests every morning before standup."),
+    ("ana-10", "user-ana", "fact", "Ana works on the payments team in Lisbon."),
+    ("ana-11", "user-ana", "fact", "Ana is the maintainer of the checkout SDK."),
+    ("ana-12", "user-ana", "episode", "Ana joined the payments team in March 2025."),
+    ("ana-13", "user-ana", "decision", "Ana decided the checkout SDK will drop Node 16 support."),
+    ("ana-14", "user-ana", "preference", "Ana likes concise answers with the code first."),
+    ("ana-15", "user-ana", "episode", "Ana was annoyed by a long explanation and asked for the short version."),
+    ("bo-01", "user-bo", "preference", "Bo prefers Python for data scripts."),
+    ("bo-02", "user-bo", "observation", "Bo cycles to work when it is not raining."),
+    ("bo-03", "user-bo", "fact", "Bo leads the data platform team."),
+    ("bo-04", "user-bo", "episode", "Bo asked for the quarterly report as a notebook."),
+]
+
+
+def seed_people(g: Any, *, namespace: str = PEOPLE_NAMESPACE, prefix: str = "") -> dict[str, int]:
+    """Admit the people scenario's memories (ids and subjects `prefix` + ...) unless already there."""
+    ids = [prefix + i for i, *_ in PEOPLE]
+    existing = set(g.db.run("memory/existing_ids", ids=ids)[0]["found"])
+    seeded = 0
+    for n, (mid, subject, kind, content) in enumerate(PEOPLE):
+        if prefix + mid not in existing:
+            g.add({"id": prefix + mid, "content": content, "subject": prefix + subject, "kind": kind,
+                   "namespace": namespace, "source": f"chat:{subject}", "created_at": _P0 + timedelta(days=2 * n)})
+            seeded += 1
+    return {"seeded": seeded, "existing": len(existing)}
+
+
+def entity_reflection(g: Any, *, now: datetime | None = None) -> dict[str, Any]:
+    """Seed the people scenario, list who is due (user-ana, not user-bo) and reflect on user-ana:
+    a pending `reflect` proposal with her TypeScript and train preferences citing her memories."""
+    now = now or utcnow()
+    counts = seed_people(g)
+    out = {"namespace": PEOPLE_NAMESPACE, **counts, "due": due(g.db, g.config, namespace=PEOPLE_NAMESPACE)}
+    out["reflection"] = g.reflect("user-ana", namespace=PEOPLE_NAMESPACE, now=now)
+    return out

@@ -48,8 +48,10 @@ def test_approve_creates_exactly_one_insight_with_full_provenance(g, pending):
     cosines = g.db.run_text("MATCH (:Memory {id: $id})-[s:SIMILAR]->(m) RETURN min(s.score) AS n", id=res.insight_id)
     assert cosines[0]["n"] >= 0.5
     assert p["status"] == "applied" and p["insight_id"] == res.insight_id and p["applied_by"] == "ana"
-    # members are never retired by consolidation: they become `consolidated` (seed 004), still live
+    # seed 004: members are marked consolidated (never retired: still live and retrievable) and the
+    # insight keeps the highest importance among them
     assert all(g.get(m).status == "consolidated" for m in cluster.member_ids)
+    assert ins.importance == max(g.get(m).importance for m in cluster.member_ids)
     audit = g.audit_log(op="approve")
     assert len(audit) == 1 and pid in audit[0]["targets"] and audit[0]["details"]["summarizes"] == 4
     # an insight is retrievable like any memory
@@ -108,7 +110,7 @@ def test_revert_deprecates_the_insight_and_keeps_everything_addressable(g, pendi
     assert [v["status"] for v in g.history(res.insight_id)] == ["active", "deprecated"]
     assert count(g, "MATCH (:Memory {id: $id})-[r:SUMMARIZES|DERIVED_FROM]->() WHERE r.reverted_at IS NOT NULL "
                     "RETURN count(r) AS n", id=res.insight_id) == links
-    assert all(g.get(m).status == "active" for m in cluster.member_ids)
+    assert all(g.get(m).status == "active" for m in cluster.member_ids)  # no longer consolidated
     assert g.proposal(pid)["status"] == "reverted"
     tree = g.explain(res.insight_id)  # the history still explains itself
     assert {s["id"] for s in tree["sources"]} == set(cluster.member_ids)

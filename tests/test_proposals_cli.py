@@ -70,7 +70,7 @@ def test_consolidate_respects_enabled_and_dry_run(cli, g):
 def test_benchmark_prints_n_of_n(cli, g):
     out = cli("benchmark")
     assert out.returncode == 0, out.stdout + out.stderr
-    assert "19/19 passed" in out.stdout and "dangling provenance raises" in out.stdout
+    assert "22/22 passed" in out.stdout and "dangling provenance raises" in out.stdout
     assert "counted toward [consolidation] daily_cap" in out.stdout
     assert "a self-derived exception is refused" in out.stdout
 

@@ -146,7 +146,7 @@ def test_benchmark_battery_passes_and_is_rerunnable(g):
         # what it reports spending of today's cap is what the audit trail (the cap's count) shows
         assert results.spent == len(g.audit_log(op="synthesize", limit=1000)) - before
         spent.append(results.spent)
-        assert len(results) == 19  # seed 001's 12 + seed 002's 7 (issue 13)
+        assert len(results) == 22  # seed 001: 12, seed 002: 7 (issue 13), reflection: 3 (issue 14)
     # seed 001's checks spend 4 on a fresh store and 1 on a re-run (only the forced fabricated
     # synthesis repeats); seed 002's build fresh insights on every run, so they spend the same each time
     epistemic = spent[1] - 1

@@ -6,6 +6,7 @@ from graphcons.cli import (
     maintenance,  # noqa: F401  (issue 5: merge, promote, deprecate, decay, weights, health, restore)
     memory,  # noqa: F401  (registers the foundation commands)
     migrate,  # noqa: F401  (migrate similar)
+    reflection,  # noqa: F401  (issue 14: reflect, profile, scenario entity-reflection)
     review,  # noqa: F401  (the one review queue: proposals ...)
     service,  # noqa: F401  (issue 16: serve, tokens)
     synthesis,  # noqa: F401  (consolidate, explain, precompute, benchmark)

@@ -228,8 +228,10 @@ def config_show(json_out: bool = JsonOpt) -> None:
     """The effective configuration (file + environment), secrets masked."""
     cfg = load_cfg()
     data = cfg.public_dict()
+    reflection_model = _reflection_model(cfg)
     if json_out:
-        emit_json({"file": str(cfg.source_path) if cfg.source_path else None, **data})
+        emit_json({"file": str(cfg.source_path) if cfg.source_path else None, **data,
+                   "reflection_model": reflection_model})
         return
 
     console.print(f"# file: {cfg.source_path or '(none: defaults + environment)'}")
@@ -237,3 +239,15 @@ def config_show(json_out: bool = JsonOpt) -> None:
         console.print(f"\n[{section}]", markup=False)
         for key, value in values.items():
             console.print(f"{key} = {json.dumps(value)}", markup=False, highlight=False)
+    console.print("\n# reflection model (GRAPHCONS_REFLECTION_MODEL > [reflection.models] > [llm].model > offline):",
+                  markup=False, highlight=False)
+    for ns, chosen in reflection_model.items():
+        console.print(f"#   {ns}: {chosen['provider']} {chosen['model']} (from {chosen['source']})", markup=False,
+                      highlight=False)
+
+
+def _reflection_model(cfg) -> dict:
+    """Which model reflects, for the default namespace and each one [reflection.models] names (issue 14)."""
+    from graphcons.consolidation.reflection import resolve_model
+
+    return {ns: resolve_model(cfg, ns) for ns in ["default", *sorted(cfg.reflection.models)]}

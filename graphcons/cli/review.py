@@ -27,6 +27,10 @@ def show_decision(d: Decision, json_out: bool) -> None:
         verb = "merged" if d.status == "applied" else d.status
         console.print(f"{d.proposal_id}: {verb}" + (f" ({d.loser} into {d.winner})" if d.winner else "")
                       + (f": {d.reason}" if d.reason else ""))
+    elif d.kind == "reflect":  # issue 14
+        what = (f"{len(d.created)} new semantic memories, {len(d.confirmed)} confirmed, {d.consolidated} memories "
+                "consolidated" if d.status == "applied" else f"{d.consolidated} memories back to their earlier status")
+        console.print(f"{d.status} {d.proposal_id}: profile version {d.profile_version}; {what}")
     elif d.status == "applied":
         console.print(f"applied {d.proposal_id}: insight {d.insight_id} summarises {d.summarizes} "
                       f"member(s), derived from {d.derived_from}")

@@ -18,8 +18,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from graphcons.consolidation.synthesis.models import (
+    CATEGORIES,
     Claim,
     Insight,
+    Reflection,
+    Statement,
     Tension,
     Theme,
     Themes,
@@ -102,3 +105,51 @@ def ground(insight: Insight, themes: Themes | None, member_ids: list[str] | tupl
     out_themes = Themes.model_construct(themes=theme_list) if theme_list else Themes.model_construct(themes=[])
     return Grounded(insight=clean, themes=out_themes, cited=clean.cited_ids(), stripped=stripped,
                     context_as_support=context_hits, dropped_claims=dropped)
+
+
+# -- reflection (issue 14): the same guard over an entity's typed statements ---------------------
+@dataclass
+class GroundedReflection:
+    reflection: Reflection  # every statement citing shown ids only
+    cited: list[str]
+    stripped: list[str] = field(default_factory=list)  # ids cited but never shown
+    dropped_statements: int = 0  # statements left citing nothing (dropped, never stored)
+    capped_statements: int = 0  # beyond [reflection] max_statements per category
+
+    def report(self) -> dict[str, Any]:
+        return {"cited": self.cited, "stripped": self.stripped, "stripped_count": len(self.stripped),
+                "dropped_statements": self.dropped_statements, "capped_statements": self.capped_statements}
+
+
+def ground_reflection(reflection: Reflection, shown_ids: list[str] | tuple[str, ...], *,
+                      max_statements: int | None = None) -> GroundedReflection:
+    """Strip unshown ids, drop statements citing nothing and repeated statements, cap each
+    category; raise Ungrounded when no statement rests on a shown memory."""
+    shown = set(shown_ids)
+    stripped: list[str] = []
+    dropped = capped = 0
+    kept: dict[str, list[Statement]] = {}
+    for category in CATEGORIES:
+        out: list[Statement] = []
+        seen: set[str] = set()
+        for s in getattr(reflection, category):
+            ids = _keep(s.memory_ids, shown, stripped)
+            text = _CONFIRMED_RE.sub("", s.statement).strip()
+            if not ids or not text:
+                dropped += 1
+                continue
+            if text.casefold() in seen:
+                continue
+            seen.add(text.casefold())
+            out.append(Statement(statement=text, memory_ids=sorted(ids)))
+        if max_statements is not None and len(out) > max_statements:
+            capped += len(out) - max_statements
+            out = out[:max_statements]
+        kept[category] = out
+    if not any(kept.values()):
+        raise Ungrounded(f"the reflection cites none of the {len(shown)} memories it was shown "
+                         f"({len(stripped)} unknown id(s) stripped, {dropped} statement(s) dropped); "
+                         "rejected, nothing stored", stripped)
+    clean = Reflection(summary=_CONFIRMED_RE.sub("", reflection.summary).strip(), **kept)
+    return GroundedReflection(reflection=clean, cited=clean.cited_ids(), stripped=stripped,
+                              dropped_statements=dropped, capped_statements=capped)

@@ -12,10 +12,11 @@ the grounding report. The review queue (graphcons.review.queue) then calls this 
   approval refuses (Conflict) and offers re-synthesis. The same transaction records the
   synthesis justification (seed 002: premises = the cited members at their versions, all
   required), marks the members `consolidated` (seed 004; never archived while the insight
-  stands) and gives the insight the highest importance among them.
+  stands; back to their earlier status on revert) and gives the insight the highest importance
+  among them.
 - reject: the cluster's synthesis task remembers the rejection (no re-synthesis until it changes).
 - revert: the insight is deprecated (a new version), every link stays, marked reverted; members
-  no other live insight summarises get their previous status back.
+  no other applied proposal consolidates get their earlier status back.
 """
 
 from __future__ import annotations
@@ -154,7 +155,11 @@ def approve(db: Database, cfg: Config, embedder: Embedder, p: dict[str, Any], *,
             justification.create(tx, iid, epistemics.SYNTHESIS,
                                  [{"id": m, "version": versions[m], "required": True} for m in sorted(p["cited"])],
                                  basis=[pid], now=now, by=by, proposal_id=pid)
-            tx.run("insights/consolidate_members", insight_id=iid, proposal_id=pid, now=now)
+            # seed 004: the members are now consolidated (still live, addressable and searchable) and
+            # the insight keeps the highest importance among them.
+            marked = tx.run("memory/mark_consolidated", ids=sorted(versions), proposal_id=pid, now=now)[0]
+            if marked["max_importance"] is not None:
+                tx.run("insights/keep_importance", insight_id=iid, importance=float(marked["max_importance"]))
             step("links")
             proposals.transition(tx, pid, "pending", "applied", now=now, by=by, insight_id=iid)
             _task(tx, p, "applied", f"approved by {by}", now)
@@ -182,9 +187,10 @@ def revert(db: Database, p: dict[str, Any], reason: str, *, by: str, now: dateti
         rows = tx.run("insights/revert", proposal_id=pid, now=now, by=by, reason=reason)
         if not rows:
             raise Conflict(f"proposal {pid} names no insight it created; nothing was reverted")
-        tx.run("insights/release_members", insight_id=rows[0]["insight_id"], now=now, live=list(LIVE_STATUSES))
         _task(tx, p, "reverted", reason, now)
+        restored = tx.run("memory/unmark_consolidated", ids=sorted(p["member_versions"]), proposal_id=pid,
+                          now=now)[0]["restored"]
         audit.record(tx, "revert", [pid, rows[0]["insight_id"]], at=now, kind=KIND, by=by, reason=reason,
-                     links_kept=rows[0]["links"])
+                     links_kept=rows[0]["links"], unconsolidated=restored)
     return Decision(proposal_id=pid, kind=KIND, status="reverted", changed=True, insight_id=rows[0]["insight_id"],
                     links_kept=rows[0]["links"], reason=reason)

@@ -266,6 +266,26 @@ class RedactionConfig(Section):
             except re.error as exc:
                 raise ValueError(f"{pattern!r} is not a valid regular expression: {exc}") from None
         return v
+# -- reflection (issue 14, seed 004) ---------------------------------------------------
+class ReflectionConfig(Section):
+    """Per-entity reflection: typed preferences / behaviors / facts / summary per subject."""
+
+    enabled: bool = False  # the scheduled `--due` pass (on-demand `reflect` always runs)
+    auto_apply: bool = False  # apply a reflection directly instead of queueing a proposal
+    entity_threshold: int = Field(default=10, ge=1)  # unconsolidated memories that make a subject due
+    namespace_threshold: int = Field(default=50, ge=1)  # ... for namespace-wide subjects (below)
+    # Subjects that stand for "no specific entity" (the admission default) or a namespace's whole user.
+    namespace_subjects: list[str] = Field(default_factory=lambda: ["general"])
+    recent: int = Field(default=50, ge=1, le=1000)  # the most recent unconsolidated memories considered
+    max_shown: int = Field(default=15, ge=1, le=100)  # of those, how many the model is shown
+    kinds: list[str] = Field(default_factory=lambda: ["episode", "observation", "preference", "decision",
+                                                      "incident", "fact"])
+    max_statements: int = Field(default=5, ge=1, le=50)  # per category (preferences, behaviors, facts)
+    importance: float = Field(default=0.8, ge=0, le=1)  # of each semantic memory a reflection creates
+    same_statement: float = Field(default=0.9, ge=-1, le=1)  # cosine at which a statement confirms an entry
+    contradiction_floor: float = Field(default=0.7, ge=-1, le=1)  # cosine above which opposite polarity flags
+    daily_cap: int = Field(default=20, ge=0)  # reflections attempted per UTC day
+    models: dict[str, str] = Field(default_factory=dict)  # namespace -> model ("offline": no LLM)
 
 
 class Config(BaseModel):
@@ -283,6 +303,7 @@ class Config(BaseModel):
     deprecation: DeprecationConfig = Field(default_factory=DeprecationConfig)
     service: ServiceConfig = Field(default_factory=ServiceConfig)
     redaction: RedactionConfig = Field(default_factory=RedactionConfig)
+    reflection: ReflectionConfig = Field(default_factory=ReflectionConfig)
 
     source_path: Path | None = Field(default=None, exclude=True)
 

@@ -30,6 +30,7 @@ class Kind(StrEnum):
     preference = "preference"
     insight = "insight"
     pattern = "pattern"
+    behavior = "behavior"  # a behavioural pattern found by reflection (issue 14)
 
 
 class Status(StrEnum):

@@ -7,6 +7,7 @@ explicit table:
 
     consolidate  graphcons.consolidation.insight   an insight with SUMMARIZES / DERIVED_FROM
     merge        graphcons.maintenance.merge.review  (winner)-[:SUPERSEDES]->(loser)
+    reflect      graphcons.consolidation.profile   an entity profile version + semantic memories
 
 Approval applies one proposal in one transaction; approving twice changes nothing; a
 rejected proposal is kept with its reason; revert undoes an applied one and keeps every
@@ -19,7 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Callable
 
-from graphcons.consolidation import consolidate, insight
+from graphcons.consolidation import consolidate, insight, profile
 from graphcons.consolidation.synthesis import Synthesizer
 from graphcons.core import audit
 from graphcons.core.config import Config
@@ -48,6 +49,7 @@ KINDS: dict[str, Kind] = {
     merge_review.KIND: Kind(approve=lambda db, cfg, emb, p, *, by, now, checkpoint=None:
                             merge_review.approve(db, p, by=by, now=now),
                             revert=merge_review.revert),
+    profile.KIND: Kind(approve=profile.approve, revert=profile.revert),
 }
 
 

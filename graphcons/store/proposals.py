@@ -39,6 +39,12 @@ class Decision(BaseModel):
     winner: str | None = None  # merge: the memory that stays
     loser: str | None = None  # merge: the memory deprecated (or restored by revert)
     reason: str | None = None
+    # reflect (issue 14): the profile version written, semantic memories created / confirmed,
+    # memories marked consolidated (or given their earlier status back by a revert).
+    profile_version: int | None = None
+    created: list[str] = []
+    confirmed: list[str] = []
+    consolidated: int = 0
 
 
 def digest_id(prefix: str, *parts: str) -> str:

@@ -18,9 +18,10 @@ def make_synthesizer(cfg: LLMConfig) -> Synthesizer:
         from graphcons.consolidation.synthesis.openai import OpenAISynthesizer
 
         return OpenAISynthesizer(cfg)
-    from graphcons.consolidation.synthesis.offline import OfflineSynthesizer
+    # the offline synthesizer with the extractive reflection of issue 14 added
+    from graphcons.consolidation.synthesis.offline_reflection import OfflineReflector
 
-    return OfflineSynthesizer()
+    return OfflineReflector()
 
 
 __all__ = ["Synthesis", "Synthesizer", "make_synthesizer"]

@@ -11,8 +11,9 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 
-from graphcons.consolidation.synthesis.models import Insight, Themes
-from graphcons.consolidation.synthesis.prompt import SynthesisPrompt
+from graphcons.consolidation.synthesis.models import Insight, Reflection, Themes
+from graphcons.consolidation.synthesis.prompt import ReflectionPrompt, SynthesisPrompt
+from graphcons.core.errors import ProviderError
 
 
 @dataclass
@@ -22,6 +23,16 @@ class Synthesis:
     provider: str
     model: str
     calls: int  # LLM calls spent (0 for the offline synthesizer)
+
+
+@dataclass
+class Reflected:
+    """A provider's raw reflection on one entity (grounding is the caller's business)."""
+
+    reflection: Reflection
+    provider: str
+    model: str
+    calls: int
 
 
 class Synthesizer(ABC):
@@ -34,3 +45,10 @@ class Synthesizer(ABC):
     @abstractmethod
     def synthesize(self, prompt: SynthesisPrompt) -> Synthesis:
         """Two steps: themes, then the insight. Raises graphcons.errors.ProviderError on failure."""
+
+    #: LLM calls one reflection needs (issue 14); 0 when offline.
+    calls_per_reflection: int = 0
+
+    def reflect(self, prompt: ReflectionPrompt) -> Reflected:
+        """Typed preferences, behaviors, facts and a summary of one entity (seed 004)."""
+        raise ProviderError(f"the {self.provider} synthesizer does not reflect")

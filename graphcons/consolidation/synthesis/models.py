@@ -102,3 +102,49 @@ def call_models(member_ids: tuple[str, ...], context_ids: tuple[str, ...] = ()) 
 def to_stored(obj: BaseModel, model: type[_Model]) -> Any:
     """A per-call (or any) instance as the stored model."""
     return model.model_validate(obj.model_dump())
+
+
+# -- reflection (issue 14, seed 004): what one entity's memories say about it ------------------
+MAX_STATEMENTS = 8  # per category in the schema the model sees; [reflection] max_statements caps what is kept
+
+CATEGORIES = ("preferences", "behaviors", "facts")
+#: The memory kind each category's statements are stored as.
+CATEGORY_KIND = {"preferences": "preference", "behaviors": "behavior", "facts": "fact"}
+
+
+class Statement(_Model):
+    """One short statement about the entity and the ids of the memories it rests on."""
+
+    statement: str = Field(description="One short statement about the entity, without any confirmation count.")
+    memory_ids: list[str] = Field(default_factory=list, description="Ids of the shown memories it rests on.")
+
+
+class Reflection(_Model):
+    """What the shown memories say about one entity (a user, a project, a service)."""
+
+    preferences: list[Statement] = Field(default_factory=list, max_length=MAX_STATEMENTS,
+                                         description="What the entity prefers, likes, wants or avoids.")
+    behaviors: list[Statement] = Field(default_factory=list, max_length=MAX_STATEMENTS,
+                                       description="Recurring behavioural patterns: what the entity usually does.")
+    facts: list[Statement] = Field(default_factory=list, max_length=MAX_STATEMENTS,
+                                   description="Durable key facts about the entity.")
+    summary: str = Field(description="A natural-language summary of the entity in two or three sentences.")
+
+    def statements(self) -> list[tuple[str, Statement]]:
+        """(category, statement) pairs in category order."""
+        return [(c, s) for c in CATEGORIES for s in getattr(self, c)]
+
+    def cited_ids(self) -> list[str]:
+        return sorted({i for _, s in self.statements() for i in s.memory_ids})
+
+
+@lru_cache(maxsize=64)
+def reflection_call_model(memory_ids: tuple[str, ...]) -> type[BaseModel]:
+    """The Reflection model for one call: every cited id typed as one of the shown ids."""
+    shown = _id_type(memory_ids, "the id of one memory shown above")
+    statement = create_model("Statement", __base__=Statement, memory_ids=(list[shown], Field(min_length=1)))
+    fields = {c: (list[statement], Field(default_factory=list, max_length=MAX_STATEMENTS,
+                                         description=Reflection.model_fields[c].description)) for c in CATEGORIES}
+    model = create_model("Reflection", __base__=Reflection, **fields)
+    model.__doc__ = Reflection.__doc__
+    return model

@@ -22,14 +22,16 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic import ValidationError as PydanticValidationError
 
-from graphcons.consolidation.synthesis.base import Synthesis, Synthesizer
+from graphcons.consolidation.synthesis.base import Reflected, Synthesis, Synthesizer
 from graphcons.consolidation.synthesis.models import (
     Insight,
+    Reflection,
     Themes,
     call_models,
+    reflection_call_model,
     to_stored,
 )
-from graphcons.consolidation.synthesis.prompt import SynthesisPrompt
+from graphcons.consolidation.synthesis.prompt import ReflectionPrompt, SynthesisPrompt
 from graphcons.core.config import LLMConfig
 from graphcons.core.errors import ConfigError, ProviderError
 
@@ -41,6 +43,7 @@ logging.getLogger("instructor").addHandler(logging.NullHandler())
 class OpenAISynthesizer(Synthesizer):
     provider = "openai"
     calls_per_synthesis = 2
+    calls_per_reflection = 1
 
     def __init__(self, cfg: LLMConfig, env: dict[str, str] | None = None):
         import instructor
@@ -77,6 +80,15 @@ class OpenAISynthesizer(Synthesizer):
             raise
         return Synthesis(themes=to_stored(themes, Themes), insight=to_stored(insight, Insight),
                          provider=self.provider, model=self.model, calls=calls)
+
+    def reflect(self, prompt: ReflectionPrompt) -> Reflected:
+        """One call typed by a Reflection model whose cited ids are an enum of the shown ids."""
+        try:
+            out = self._call(reflection_call_model(prompt.member_ids), prompt.messages(), "reflection")
+        except ProviderError as exc:
+            exc.calls = 1  # type: ignore[attr-defined]
+            raise
+        return Reflected(reflection=to_stored(out, Reflection), provider=self.provider, model=self.model, calls=1)
 
     def _call(self, response_model: type[BaseModel], messages: list[dict[str, str]], step: str) -> Any:
         import openai

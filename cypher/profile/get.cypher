@@ -1,0 +1,3 @@
+// One entity's profile (current version), by key = namespace + '/' + subject.
+MATCH (p:Profile {key: $key})
+RETURN p {.*} AS profile

@@ -1,0 +1,275 @@
+"""Entity profiles and the `reflect` proposal kind (issue 14, seed 004).
+
+A profile is one `(:Profile {key, subject, namespace, version, summary, preferences,
+behaviors, facts, memory_ids, source_ids, updated_at})` per entity; each category is a JSON
+list of entries `{id, statement, sources, proposals, status, contradicts, contradicted_by}`
+where `id` is the semantic memory holding the statement and `sources` the memories it rests
+on. Every update writes a new version and a `(:ProfileVersion)` snapshot; nothing is overwritten.
+
+Approving a reflection proposal (graphcons.review.queue calls `approve`) does, in ONE transaction:
+- each new statement becomes a semantic memory (kind preference / behavior / fact, importance
+  0.8, tags reflection + insight, source_type consolidated, source_count, epistemic status
+  hypothesis) with DERIVED_FROM to the memories it cites;
+- a statement the profile already holds (same category, cosine >= [reflection] same_statement,
+  same polarity) is *confirmed*: no new memory, its entry's sources grow (new DERIVED_FROM edges);
+- a statement of opposite polarity to a close entry (cosine >= contradiction_floor) is added
+  and both are *flagged* (status contradicted, CONFLICTS_WITH for review), never dropped;
+- the reviewed memories are marked consolidated; the profile gets its next version.
+`revert` deprecates the memories the reflection created, marks its links reverted, gives the
+reviewed memories their earlier status back and restores the previous profile version (as a
+new version: history is kept).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Callable
+
+import numpy as np
+
+from graphcons.consolidation.insight import stale_members
+from graphcons.consolidation.synthesis.models import (
+    CATEGORIES,
+    CATEGORY_KIND,
+    Reflection,
+)
+from graphcons.core import audit
+from graphcons.core.config import Config
+from graphcons.core.db import Database
+from graphcons.core.embedders import Embedder
+from graphcons.core.errors import Conflict, NotFound, ValidationError
+from graphcons.core.memory import (
+    LIVE_STATUSES,
+    Kind,
+    MemoryInput,
+    content_hash,
+    embedded_text,
+)
+from graphcons.store import proposals
+from graphcons.store.admission import node_props, version_props
+from graphcons.store.proposals import Decision
+
+KIND = "reflect"
+SOURCE = "graphcons:reflect"
+TAGS = ["reflection", "insight"]
+# Negation or aversion: "no longer takes the train" against "takes the train". ("instead of",
+# "over" compare two options and keep the statement positive.)
+_NEGATIVE_RE = re.compile(r"\b(not|no|never|dislikes?|disliked|hates?|hated|avoids?|avoided|stopped|"
+                          r"no longer|refuses?)\b|n't\b", re.IGNORECASE)
+
+
+def key(namespace: str, subject: str) -> str:
+    return f"{namespace}/{subject}"
+
+
+def semantic_id(pid: str, category: str, statement: str) -> str:
+    return proposals.digest_id("sem-", pid, category, statement.casefold())
+
+
+def polarity(text: str) -> int:
+    """-1 for a negative or aversive statement ("avoids flying", "no longer uses X"), else +1."""
+    return -1 if _NEGATIVE_RE.search(text) else 1
+
+
+# -- reading --------------------------------------------------------------------------------------
+def _decode(row: dict[str, Any]) -> dict[str, Any]:
+    out = dict(row)
+    for c in CATEGORIES:
+        out[c] = json.loads(out[c]) if isinstance(out.get(c), str) else list(out.get(c) or [])
+    return out
+
+
+def empty(namespace: str, subject: str) -> dict[str, Any]:
+    return {"key": key(namespace, subject), "subject": subject, "namespace": namespace, "version": 0,
+            "summary": "", **{c: [] for c in CATEGORIES}, "memory_ids": [], "source_ids": []}
+
+
+def current(runner: Any, namespace: str, subject: str) -> dict[str, Any]:
+    """The entity's profile, or an empty one at version 0 (not written)."""
+    rows = runner.run("profile/get", key=key(namespace, subject))
+    return _decode(rows[0]["profile"]) if rows else empty(namespace, subject)
+
+
+def get(db: Database, subject: str, namespace: str = "default") -> dict[str, Any]:
+    if not isinstance(subject, str) or not subject.strip():
+        raise ValidationError("subject", "must be a non-empty string")
+    rows = db.run("profile/get", key=key(namespace, subject))
+    if not rows:
+        raise NotFound(f"no profile for {subject!r} in namespace {namespace!r}; reflect on it first "
+                       f"(`graphcons reflect --subject {subject}`) and approve the proposal")
+    return _decode(rows[0]["profile"])
+
+
+def history(db: Database, subject: str, namespace: str = "default") -> list[dict[str, Any]]:
+    get(db, subject, namespace)  # NotFound when there is none
+    return [_decode(r["version"]) for r in db.run("profile/history", key=key(namespace, subject))]
+
+
+# -- merging a reflection into a profile ------------------------------------------------------------
+@dataclass
+class Merged:
+    profile: dict[str, Any]  # the new profile fields (entries per category + summary)
+    created: list[dict[str, Any]]  # {id, category, statement, cited}
+    confirmed: list[dict[str, Any]]  # {id, category, statement, cited (new ones)}
+    conflicts: list[dict[str, Any]]  # {new, old, reasons, score}
+
+
+def merge(old: dict[str, Any], reflection: Reflection, pid: str, new_vecs: dict[str, list[float]],
+          old_vecs: dict[str, list[float]], *, same: float, contradiction: float) -> Merged:
+    """Fold a grounded reflection into the profile: confirm, flag or add each statement."""
+    entries = {c: [dict(e) for e in old[c]] for c in CATEGORIES}
+    created: list[dict[str, Any]] = []
+    confirmed: list[dict[str, Any]] = []
+    conflicts: list[dict[str, Any]] = []
+    for category, st in reflection.statements():
+        sid = semantic_id(pid, category, st.statement)
+        vec = np.asarray(new_vecs[sid])
+        best = None  # (cosine, entry) of the closest earlier entry of this category
+        for e in entries[category]:
+            if e["id"] in old_vecs and not e.get("new"):
+                cos = float(vec @ np.asarray(old_vecs[e["id"]]))
+                if best is None or cos > best[0] or (cos == best[0] and e["id"] < best[1]["id"]):
+                    best = (cos, e)
+        same_polarity = best is not None and polarity(st.statement) == polarity(best[1]["statement"])
+        if best is not None and best[0] >= same and same_polarity:
+            e = best[1]
+            added = [i for i in st.memory_ids if i not in e["sources"]]
+            e["sources"] = sorted(set(e["sources"]) | set(st.memory_ids))
+            e["proposals"] = e.get("proposals", []) + [pid]
+            confirmed.append({"id": e["id"], "category": category, "statement": e["statement"], "cited": added})
+            continue
+        entry = {"id": sid, "statement": st.statement, "sources": list(st.memory_ids), "proposals": [pid],
+                 "status": "current", "contradicts": [], "contradicted_by": [], "new": True}
+        if best is not None and best[0] >= contradiction and not same_polarity:
+            old_e = best[1]
+            old_e["status"] = entry["status"] = "contradicted"
+            old_e["contradicted_by"] = sorted(set(old_e.get("contradicted_by", [])) | {sid})
+            entry["contradicts"] = [old_e["id"]]
+            conflicts.append({"new": sid, "old": old_e["id"], "score": round(best[0], 4),
+                              "reasons": ["opposite polarity in the entity profile"]})
+        entries[category].append(entry)
+        created.append({"id": sid, "category": category, "statement": st.statement, "cited": list(st.memory_ids)})
+    for c in CATEGORIES:
+        for e in entries[c]:
+            e.pop("new", None)
+    return Merged(profile={"summary": reflection.summary, **entries}, created=created, confirmed=confirmed,
+                  conflicts=conflicts)
+
+
+def _save(tx: Any, p: dict[str, Any], fields: dict[str, Any], expected: int, *, pid: str, change: str, by: str,
+          now: datetime) -> int:
+    mids = sorted({e["id"] for c in CATEGORIES for e in fields[c]})
+    srcs = sorted({s for c in CATEGORIES for e in fields[c] for s in e["sources"]})
+    stored = {"summary": fields.get("summary") or "", **{c: json.dumps(fields[c], sort_keys=True) for c in CATEGORIES}}
+    rows = tx.run("profile/save", key=key(p["namespace"], p["subject"]), subject=p["subject"],
+                  namespace=p["namespace"], expected_version=expected, fields=stored, memory_ids=mids,
+                  source_ids=srcs, proposal_id=pid, change=change, by=by, now=now)
+    if not rows:
+        raise Conflict(f"the profile of {p['subject']!r} changed while proposal {pid} was applied; nothing was "
+                       "written, approve it again")
+    return rows[0]["version"]
+
+
+# -- the `reflect` proposal kind --------------------------------------------------------------------
+def approve(db: Database, cfg: Config, embedder: Embedder, p: dict[str, Any], *, by: str, now: datetime,
+            checkpoint: Callable[[str], None] | None = None) -> Decision:
+    """Apply a pending reflection in one transaction (see the module docstring)."""
+    pid, rc = p["id"], cfg.reflection
+    versions: dict[str, int] = p["member_versions"]
+    reflection = Reflection.model_validate(p["payload"]["reflection"])
+    statements = reflection.statements()
+    texts = {semantic_id(pid, c, s.statement): s.statement for c, s in statements}
+    ids = list(texts)
+    # Embedded as admission embeds a memory (title == content == the statement), so the vectors of
+    # new statements and of the profile's earlier entries compare like for like.
+    new_vecs = dict(zip(ids, embedder.embed([embedded_text(t, t) for t in texts.values()]))) if ids else {}
+    step = checkpoint or (lambda _s: None)
+    k = cfg.admission.similar_k
+    with db.transaction() as tx:
+        locked = proposals.lock(tx, pid)
+        if locked["status"] == "applied":
+            return Decision(proposal_id=pid, kind=KIND, status="applied", changed=False)
+        if locked["status"] != "pending":
+            raise Conflict(f"proposal {pid} is {locked['status']}; only a pending proposal can be approved")
+        problems = stale_members(tx, versions)
+        if problems:
+            raise Conflict(f"proposal {pid} is stale: {'; '.join(problems)} since it was made. Nothing was applied; "
+                           f"reflect again (`graphcons reflect --subject {p['subject']}`) and review the new proposal.")
+        old = current(tx, p["namespace"], p["subject"])
+        held = [e["id"] for c in CATEGORIES for e in old[c]]
+        old_vecs = {r["id"]: r["embedding"] for r in tx.run("reflection/entry_vectors", ids=held) if r["embedding"]}
+        merged = merge(old, reflection, pid, new_vecs, old_vecs, same=rc.same_statement,
+                       contradiction=rc.contradiction_floor)
+        for row in merged.created:
+            props = _semantic_props(cfg, p, row, new_vecs[row["id"]], pid, now)
+            tx.run("memory/create", props=props, version_props=version_props(props, now), candidates=max(4 * k, 10),
+                   k=k, floor=cfg.consolidation.sim_floor, live=list(LIVE_STATUSES))
+        step("memories")
+        rows = [{"id": r["id"], "created": True, "cited": [{"id": i, "version": versions[i]} for i in r["cited"]]}
+                for r in merged.created]
+        rows += [{"id": r["id"], "created": False, "cited": [{"id": i, "version": versions[i]} for i in r["cited"]]}
+                 for r in merged.confirmed]
+        derived = tx.run("reflection/derive", proposal_id=pid, rows=rows, now=now)[0]["derived"] if rows else 0
+        if merged.conflicts:
+            tx.run("reflection/conflicts", pairs=merged.conflicts, proposal_id=pid, now=now)
+        step("links")
+        marked = tx.run("memory/mark_consolidated", ids=sorted(versions), proposal_id=pid, now=now)[0]["marked"]
+        version = _save(tx, p, merged.profile, old["version"], pid=pid, change="reflect", by=by, now=now)
+        step("profile")
+        proposals.transition(tx, pid, "pending", "applied", now=now, by=by)
+        tx.run("reflection/applied", id=pid, profile_version=version, profile_version_before=old["version"],
+               created_ids=[r["id"] for r in merged.created], confirmed_ids=[r["id"] for r in merged.confirmed])
+        audit.record(tx, "approve", [pid, key(p["namespace"], p["subject"]), *sorted(versions)], at=now, kind=KIND,
+                     by=by, subject=p["subject"], namespace=p["namespace"], profile_version=version,
+                     created=[r["id"] for r in merged.created], confirmed=[r["id"] for r in merged.confirmed],
+                     conflicts=merged.conflicts, consolidated=marked, derived_from=derived, model=p.get("model"),
+                     prompt_hash=p.get("prompt_hash"))
+        step("audit")
+    return Decision(proposal_id=pid, kind=KIND, status="applied", changed=True, derived_from=derived,
+                    profile_version=version, created=[r["id"] for r in merged.created],
+                    confirmed=[r["id"] for r in merged.confirmed], consolidated=marked)
+
+
+def _semantic_props(cfg: Config, p: dict[str, Any], row: dict[str, Any], vec: list[float], pid: str,
+                    now: datetime) -> dict[str, Any]:
+    text = row["statement"][: cfg.admission.max_content_chars]
+    mem = MemoryInput(content=text, title=text[: cfg.admission.max_title_chars], kind=Kind(CATEGORY_KIND[row["category"]]),
+                      subject=p["subject"], namespace=p["namespace"], source=SOURCE, importance=cfg.reflection.importance,
+                      id=row["id"], created_at=now)
+    props = node_props(mem, content_hash(mem.content), vec)
+    props.update(epistemic_status="hypothesis", proposal_id=pid, tags=TAGS, source_type="consolidated",
+                 source_count=len(row["cited"]), derived_from=sorted(row["cited"]), reflection_category=row["category"],
+                 activation=0.0)
+    return props
+
+
+def revert(db: Database, p: dict[str, Any], reason: str, *, by: str, now: datetime) -> Decision:
+    """Undo an applied reflection: created memories deprecated, links kept but marked reverted,
+    reviewed memories back to their earlier status, the profile back to its previous version."""
+    pid = p["id"]
+    later = [r["id"] for r in db.run("reflection/later_applied", namespace=p["namespace"], subject=p["subject"],
+                                     profile_version=int(p.get("profile_version") or 0))]
+    if later:
+        raise Conflict(f"proposal {pid}: the later reflection(s) {', '.join(later)} of {p['subject']!r} are applied "
+                       "on top of it; revert them first (newest first). Nothing was reverted.")
+    with db.transaction() as tx:
+        proposals.transition(tx, pid, "applied", "reverted", now=now, by=by, reason=reason)
+        done = tx.run("reflection/revert", proposal_id=pid, now=now, by=by, reason=reason)[0]
+        restored = tx.run("memory/unmark_consolidated", ids=sorted(p["member_versions"]), proposal_id=pid,
+                          now=now)[0]["restored"]
+        cur = current(tx, p["namespace"], p["subject"])
+        before = int(p.get("profile_version_before") or 0)
+        if before:
+            rows = tx.run("profile/version", key=cur["key"], version=before)
+            fields = _decode(rows[0]["version"])
+        else:
+            fields = empty(p["namespace"], p["subject"])
+        version = _save(tx, cur, fields, cur["version"], pid=pid, change=f"revert to version {before}", by=by, now=now)
+        audit.record(tx, "revert", [pid, cur["key"]], at=now, kind=KIND, by=by, reason=reason,
+                     profile_version=version, restored_version=before, deprecated=done["deprecated"],
+                     links_kept=done["links"], unconsolidated=restored)
+    return Decision(proposal_id=pid, kind=KIND, status="reverted", changed=True, links_kept=done["links"],
+                    reason=reason, profile_version=version, consolidated=restored)

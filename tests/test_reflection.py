@@ -1,0 +1,413 @@
+"""Per-entity reflection and entity profiles (issue 14, seed 004), on the real Neo4j; the
+provider path over the real OpenAI protocol (tests/llm_server.py)."""
+
+import json
+import os
+import re
+import tempfile
+from datetime import datetime, timedelta, timezone
+
+import pytest
+from llm_server import FakeLLM
+
+from graphcons.consolidation import reflection
+from graphcons.consolidation.synthesis import make_synthesizer
+from graphcons.consolidation.synthesis.offline import OfflineSynthesizer
+from graphcons.consolidation.synthesis.openai import OpenAISynthesizer
+from graphcons.core.config import Config, LLMConfig
+from graphcons.core.errors import Conflict, NotFound
+from graphcons.scenarios import PEOPLE_NAMESPACE, seed_people
+
+NOW = datetime(2026, 11, 29, 12, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc)
+NS = PEOPLE_NAMESPACE
+SHOWN_RE = re.compile(r"MEMORY id=(\S+)")
+
+
+def add_many(g, subject, texts, *, namespace="default", start=0, kind="observation"):
+    """Admit through the bulk path (batched embeddings: the machine running the tests is busy)."""
+    rows = [{"id": f"{subject}-{n:03d}", "content": text, "subject": subject, "namespace": namespace, "kind": kind,
+             "source": f"chat:{subject}", "created_at": (T0 + timedelta(hours=n)).isoformat()}
+            for n, text in enumerate(texts, start)]
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "memories.jsonl")
+        with open(path, "w") as fh:
+            fh.write("\n".join(json.dumps(r) for r in rows))
+        report = g.import_jsonl(path)
+    assert report.admitted == len(rows), report.errors
+    return [r["id"] for r in rows]
+
+
+def due_subjects(g, namespace="default"):
+    return [(d["subject"], d["unconsolidated"]) for d in reflection.due(g.db, g.config, namespace=namespace)]
+
+
+def status(g, mid):
+    return g.get(mid).status
+
+
+def shown_ids(request):
+    text = "\n".join(m.get("content") or "" for m in request.get("messages", []))
+    return list(dict.fromkeys(SHOWN_RE.findall(text)))
+
+
+def answer(preferences=(), behaviors=(), facts=(), summary="A summary."):
+    def st(items):
+        return [{"statement": s, "memory_ids": list(ids)} for s, ids in items]
+    return {"args": {"preferences": st(preferences), "behaviors": st(behaviors), "facts": st(facts),
+                     "summary": summary}}
+
+
+@pytest.fixture
+def llm():
+    with FakeLLM() as server:
+        yield server
+
+
+def use_llm(g, server):
+    g.config.llm = LLMConfig(provider="openai", base_url=server.base_url, model="test-model", timeout_s=5.0,
+                             max_retries=0)
+    return make_synthesizer(g.config.llm)
+
+
+# -- thresholds and selection ---------------------------------------------------------------------
+def test_entity_due_at_10_namespace_wide_at_50_and_counts_are_cumulative(g):
+    add_many(g, "user-x", [f"User X prefers tea number {i} in the afternoon." for i in range(9)], kind="preference")
+    add_many(g, "general", [f"General note {i} about the office and the team." for i in range(49)])
+    assert due_subjects(g) == []
+    add_many(g, "user-x", ["User X prefers green tea."], start=9, kind="preference")
+    add_many(g, "general", ["One more general note about lunch."], start=49)
+    assert due_subjects(g) == [("general", 50), ("user-x", 10)]
+
+    res = g.reflect("user-x", now=NOW)
+    assert res.status == "proposed" and res.memories_reviewed == 10
+    g.approve(res.proposal_id, now=NOW)
+    assert status(g, "user-x-000") == "consolidated"
+    add_many(g, "user-x", [f"User X said another thing {i}." for i in range(3)], start=10)
+    # consolidated memories no longer count, nor do the semantic memories the reflection wrote
+    assert due_subjects(g) == [("general", 50)]
+    counts = g.db.run("reflection/subject", namespace="default", subject="user-x", kinds=g.config.reflection.kinds)
+    assert counts[0]["unconsolidated"] == 3
+
+
+TOPICS = {
+    "coffee": "Kim drinks a flat white coffee at the corner cafe {}.",
+    "chess": "Kim played an online chess blitz game and lost on time {}.",
+    "garden": "Kim watered the tomato plants in the garden {}.",
+    "piano": "Kim practised Chopin nocturnes on the piano {}.",
+    "running": "Kim ran ten kilometres along the river before work {}.",
+}
+
+
+def test_reflection_shows_15_of_the_50_most_recent_chosen_for_coverage(g):
+    # 60 memories: 10 old ones on piano, then 50 recent: the newest 20 all about coffee, the 30 before
+    # them spread over chess, garden and running. Newest-15 would show coffee only.
+    rows = [("piano", i) for i in range(10)] + [(t, i) for i in range(10) for t in ("chess", "garden", "running")]
+    rows += [("coffee", i) for i in range(20)]
+    texts = [TOPICS[t].format(f"on day {i + 1}") for t, i in rows]
+    ids = add_many(g, "kim", texts)
+    topic_of = dict(zip(ids, [t for t, _ in rows]))
+    res = g.reflect("kim", now=NOW)
+    assert res.memories_reviewed == 15 and res.selection["candidates"] == 50
+    assert res.selection["method"] == "facility-location"
+    shown = g.proposal(res.proposal_id)["member_ids"]
+    assert len(shown) == 15 and set(shown) <= set(ids[10:])  # only the 50 most recent
+    assert {topic_of[i] for i in shown} == {"coffee", "chess", "garden", "running"}  # every recent topic
+    assert ids[-1] in shown  # the newest memory is always shown
+    newest = set(ids[-15:])
+    assert res.selection["coverage"] > reflection.coverage(
+        g.db.run("reflection/candidates", namespace="default", subject="kim", kinds=g.config.reflection.kinds,
+                 recent=50), newest)
+    # deterministic: the same store selects the same memories
+    rows50 = g.db.run("reflection/candidates", namespace="default", subject="kim", kinds=g.config.reflection.kinds,
+                      recent=50)
+    assert [r["id"] for r in reflection.select(rows50, 15)] == sorted(shown, key=lambda i: -ids.index(i))
+
+
+# -- grounding ------------------------------------------------------------------------------------------
+def test_grounding_strips_unshown_ids_and_drops_statements_citing_nothing(g, llm):
+    seed_people(g)
+    synth = use_llm(g, llm)
+    llm.push(lambda req: answer(
+        preferences=[("Prefers TypeScript", ["ana-01", "ana-99"]), ("Loves Haskell", ["m-invented"])],
+        facts=[("Maintains the checkout SDK (confirmed 7 times)", ["ana-11"])]))
+    res = g.reflect("user-ana", now=NOW, synthesizer=synth)
+    assert res.status == "proposed"
+    p = g.proposal(res.proposal_id)
+    refl = p["payload"]["reflection"]
+    assert refl["preferences"] == [{"statement": "Prefers TypeScript", "memory_ids": ["ana-01"]}]
+    assert refl["facts"] == [{"statement": "Maintains the checkout SDK", "memory_ids": ["ana-11"]}]
+    assert p["grounding"]["stripped"] == ["ana-99", "m-invented"] and p["grounding"]["dropped_statements"] == 1
+    # the schema the model saw typed every cited id as one of the shown ids, and the text was fenced
+    req = llm.requests[-1]
+    schema = json.dumps(req["tools"][0]["function"]["parameters"])
+    assert '"enum"' in schema and "ana-01" in schema and "ana-99" not in schema
+    assert req["messages"][1]["content"].count("@@MEMORY-") >= 2 * 15
+
+
+def test_a_reflection_citing_nothing_is_rejected_and_nothing_is_stored(g, llm):
+    seed_people(g)
+    synth = use_llm(g, llm)
+    llm.push(answer(preferences=[("Prefers Rust", ["m-nope"])]))
+    res = g.reflect("user-ana", namespace=NS, now=NOW, synthesizer=synth)
+    assert res.status == "ungrounded" and res.proposal_id is None
+    assert g.proposals(kind="reflect") == []
+    assert g.audit_log(op="reflect")[0]["details"]["outcome"] == "rejected_ungrounded"
+    assert status(g, "ana-01") == "active"
+
+
+# -- apply, merge, revert -----------------------------------------------------------------------------
+def semantic(g, subject):
+    return g.db.run_text("MATCH (s:Memory {subject: $s, source: 'graphcons:reflect'}) "
+                         "RETURN s {.*, embedding: null} AS m ORDER BY s.id", s=subject)
+
+
+def test_apply_stores_semantic_memories_marks_sources_consolidated_and_writes_the_profile(g):
+    seed_people(g)
+    res = g.reflect("user-ana", now=NOW)  # offline, extractive
+    assert res.status == "proposed" and not res.profile_updated and res.profile is None
+    prefs = {s["statement"]: s["memory_ids"] for s in res.reflection["preferences"]}
+    assert any("TypeScript" in s and {"ana-01", "ana-02", "ana-03"} <= set(ids) for s, ids in prefs.items())
+    assert any("train" in s and "ana-04" in ids for s, ids in prefs.items())
+    assert semantic(g, "user-ana") == [] and status(g, "ana-01") == "active"  # nothing before approval
+
+    d = g.approve(res.proposal_id, now=NOW)
+    assert d.kind == "reflect" and d.profile_version == 1 and d.consolidated == 15
+    assert all(status(g, f"ana-{i:02d}") == "consolidated" for i in range(1, 16))
+    assert status(g, "bo-01") == "active"
+    assert g.search("TypeScript", namespace=NS)  # consolidated memories stay searchable
+    mems = [r["m"] for r in semantic(g, "user-ana")]
+    assert len(mems) == len(d.created) == len(res.insights)
+    for m in mems:
+        assert m["kind"] in ("preference", "behavior", "fact") and m["importance"] == 0.8
+        assert m["tags"] == ["reflection", "insight"] and m["source_type"] == "consolidated"
+        assert m["epistemic_status"] == "hypothesis" and m["source_count"] == len(m["derived_from"]) >= 1
+        linked = g.db.run_text("MATCH (:Memory {id: $id})-[:DERIVED_FROM]->(s) RETURN collect(s.id) AS ids",
+                               id=m["id"])[0]["ids"]
+        assert sorted(linked) == m["derived_from"]
+    prof = g.profile("user-ana")
+    assert prof["version"] == 1 and prof["summary"]
+    ts = [e for e in prof["preferences"] if "TypeScript" in e["statement"]][0]
+    assert {"ana-01", "ana-02", "ana-03"} <= set(ts["sources"]) and ts["id"] in d.created
+    rows = g.db.run("profile/sources", namespace=NS, subject="user-ana")
+    assert {r["memory_id"] for r in rows} == set(d.created)
+    assert {s["id"] for r in rows for s in r["sources"]} == set(prof["source_ids"])
+    assert g.audit_log(op="approve")[0]["details"]["kind"] == "reflect"
+
+
+def test_a_second_reflection_confirms_flags_and_keeps_the_previous_version(g, llm):
+    seed_people(g)
+    synth = use_llm(g, llm)
+    ts, train = "Ana prefers TypeScript over JavaScript", "Ana prefers the train to flying"
+    llm.push(answer(preferences=[(ts, ["ana-01", "ana-02"]), (train, ["ana-04"])], facts=[("Works on payments",
+                                                                                           ["ana-10"])]))
+    first = g.reflect("user-ana", now=NOW, synthesizer=synth)
+    g.approve(first.proposal_id, now=NOW)
+    v1 = g.profile("user-ana")
+    add_many(g, "user-ana", ["Ana again asked for TypeScript in the new billing service.",
+                             "Ana no longer takes the train since the strikes; she flies to Porto now."],
+             namespace=NS, start=100, kind="episode")
+    llm.push(lambda req: answer(preferences=[(ts, shown_ids(req)[:1]),
+                                             ("Ana no longer prefers the train to flying", shown_ids(req)[1:])]))
+    second = g.reflect("user-ana", now=NOW + timedelta(days=7), synthesizer=synth)
+    assert second.memories_reviewed == 2  # only the unconsolidated ones
+    d = g.approve(second.proposal_id, now=NOW + timedelta(days=7))
+    assert d.profile_version == 2 and len(d.confirmed) == 1 and len(d.created) == 1
+    v2 = g.profile("user-ana")
+    ts_entry = [e for e in v2["preferences"] if e["statement"] == ts][0]
+    assert ts_entry["id"] == [e for e in v1["preferences"] if e["statement"] == ts][0]["id"]  # confirmed in place
+    assert set(ts_entry["sources"]) == {"ana-01", "ana-02", "user-ana-100"} and len(ts_entry["proposals"]) == 2
+    old_train = [e for e in v2["preferences"] if e["statement"] == train][0]
+    new_train = [e for e in v2["preferences"] if e["statement"].startswith("Ana no longer")][0]
+    assert old_train["status"] == new_train["status"] == "contradicted"  # flagged, not dropped
+    assert old_train["contradicted_by"] == [new_train["id"]] and new_train["contradicts"] == [old_train["id"]]
+    conflict = g.db.run_text("MATCH (:Memory {id: $a})-[c:CONFLICTS_WITH]->(:Memory {id: $b}) RETURN c.status AS s",
+                             a=new_train["id"], b=old_train["id"])
+    assert conflict == [{"s": "open"}]
+    derived = g.db.run_text("MATCH (s:Memory {id: $id}) RETURN s.derived_from AS d, s.source_count AS n",
+                            id=ts_entry["id"])[0]
+    assert derived == {"d": ["ana-01", "ana-02", "user-ana-100"], "n": 3}
+    versions = g.profile_history("user-ana")
+    assert [v["version"] for v in versions] == [1, 2]
+    assert versions[0]["preferences"] == v1["preferences"]  # the old version is kept as it was
+
+    with pytest.raises(Conflict):  # the older one first would lose the later one's entries
+        g.revert(first.proposal_id, "out of order", now=NOW + timedelta(days=8))
+    # revert the second reflection: profile back to version 1's content (as version 3), its
+    # sources back to active, its new memory deprecated, the confirmed entry's sources back
+    r = g.revert(second.proposal_id, "wrong", now=NOW + timedelta(days=8))
+    assert r.kind == "reflect" and r.profile_version == 3
+    v3 = g.profile("user-ana")
+    assert v3["preferences"] == v1["preferences"] and v3["facts"] == v1["facts"]
+    assert status(g, "user-ana-100") == "active" and status(g, "ana-01") == "consolidated"
+    assert g.get(new_train["id"]).status == "deprecated"
+    assert g.db.run_text("MATCH (s:Memory {id: $id}) RETURN s.derived_from AS d", id=ts_entry["id"])[0]["d"] == [
+        "ana-01", "ana-02"]
+    assert g.db.run_text("MATCH ()-[c:CONFLICTS_WITH]->() RETURN c.status AS s") == [{"s": "reverted"}]
+    assert [v["version"] for v in g.profile_history("user-ana")] == [1, 2, 3]
+    # revert the first too: an empty profile (version 4), every source active again
+    g.revert(first.proposal_id, "also wrong", now=NOW + timedelta(days=9))
+    v4 = g.profile("user-ana")
+    assert v4["version"] == 4 and v4["preferences"] == [] and v4["facts"] == []
+    assert all(status(g, f"ana-{i:02d}") == "active" for i in range(1, 16))
+
+
+def test_approval_is_atomic(g):
+    seed_people(g)
+    res = g.reflect("user-ana", now=NOW)
+    size = g.db.run("synthesis/graph_size")[0]
+
+    def fail(step):
+        if step == "profile":
+            raise RuntimeError("injected")
+    with pytest.raises(RuntimeError):
+        g.approve(res.proposal_id, now=NOW, checkpoint=fail)
+    assert g.db.run("synthesis/graph_size")[0] == size and semantic(g, "user-ana") == []
+    assert status(g, "ana-01") == "active" and g.proposal(res.proposal_id)["status"] == "pending"
+    with pytest.raises(NotFound):
+        g.profile("user-ana")
+    assert g.approve(res.proposal_id, now=NOW).profile_version == 1  # and it still applies afterwards
+
+
+def test_auto_apply_applies_at_once_audited_and_revertible(g):
+    seed_people(g)
+    g.config.reflection.auto_apply = True
+    res = g.reflect("user-ana", now=NOW)
+    assert res.status == "applied" and res.profile_updated and res.new_semantic_memories >= 4
+    assert res.profile["version"] == 1
+    assert g.proposal(res.proposal_id)["applied_by"] == "auto_apply"
+    assert g.audit_log(op="approve")[0]["details"]["by"] == "auto_apply"
+    g.revert(res.proposal_id, "not wanted", now=NOW)
+    assert status(g, "ana-01") == "active"
+
+
+# -- bad input, limits, the due pass --------------------------------------------------------------------
+def test_unknown_subject_is_not_found_and_a_small_subject_still_reflects_on_demand(g):
+    seed_people(g)
+    with pytest.raises(NotFound):
+        g.reflect("user-nobody", now=NOW)
+    res = g.reflect("user-bo", now=NOW)
+    assert res.status == "proposed" and res.memories_reviewed == 4  # on demand: whatever the threshold
+    g.config.reflection.enabled = True
+    report = g.reflect_due(now=NOW)
+    assert [r.entity_id for r in report.results] == ["user-ana"]  # the --due pass skips user-bo (4 < 10)
+
+
+def test_the_due_pass_is_off_by_default_and_respects_the_daily_cap(g):
+    seed_people(g)
+    add_many(g, "user-cy", [f"Cy likes board game number {i}." for i in range(10)], namespace=NS, kind="preference")
+    off = g.reflect_due(now=NOW)
+    assert not off.enabled and off.results == [] and [d["subject"] for d in off.due] == ["user-ana", "user-cy"]
+    g.config.reflection.enabled = True
+    g.config.reflection.daily_cap = 1
+    report = g.reflect_due(now=NOW)
+    assert [(r.entity_id, r.status) for r in report.results] == [("user-ana", "proposed"), ("user-cy", "pending")]
+    assert "daily cap" in report.results[1].reason
+    assert len(g.proposals(kind="reflect")) == 1 and status(g, "user-cy-000") == "active"
+    again = g.reflect_due(now=NOW + timedelta(days=1))  # the next day: the pending one is picked up
+    assert {(r.entity_id, r.status) for r in again.results} == {("user-ana", "unchanged"), ("user-cy", "proposed")}
+
+
+def test_same_memories_same_proposal_and_no_second_model_call(g, llm):
+    seed_people(g)
+    synth = use_llm(g, llm)
+    llm.push(answer(preferences=[("Prefers TypeScript", ["ana-01"])]))
+    first = g.reflect("user-ana", now=NOW, synthesizer=synth)
+    again = g.reflect("user-ana", now=NOW, synthesizer=synth)
+    assert again.status == "unchanged" and again.proposal_id == first.proposal_id and len(llm.requests) == 1
+
+
+def test_a_provider_error_stores_nothing(g, llm):
+    seed_people(g)
+    synth = use_llm(g, llm)
+    llm.push({"status": 503}, {"status": 503}, {"status": 503})
+    res = g.reflect("user-ana", now=NOW, synthesizer=synth)
+    assert res.status == "failed" and "503" in res.reason and g.proposals(kind="reflect") == []
+
+
+def test_reflection_model_resolution_order():
+    cfg = Config(llm=LLMConfig(provider="offline", model="gpt-4o-mini"))
+    assert reflection.resolve_model(cfg, "default", env={})["provider"] == "offline"
+    cfg.llm.provider = "openai"
+    assert reflection.resolve_model(cfg, "default", env={}) == {"provider": "openai", "model": "gpt-4o-mini",
+                                                                "source": "[llm].model"}
+    cfg.reflection.models = {"team-a": "qwen2.5-1.5b", "team-b": "offline"}
+    assert reflection.resolve_model(cfg, "team-a", env={})["model"] == "qwen2.5-1.5b"
+    assert reflection.resolve_model(cfg, "team-b", env={})["provider"] == "offline"
+    assert reflection.resolve_model(cfg, "default", env={})["model"] == "gpt-4o-mini"
+    env = {"GRAPHCONS_REFLECTION_MODEL": "llama-3-8b"}
+    assert reflection.resolve_model(cfg, "team-a", env=env) == {
+        "provider": "openai", "model": "llama-3-8b", "source": "$GRAPHCONS_REFLECTION_MODEL"}
+    cfg.llm.base_url = "http://127.0.0.1:9/v1"
+    synth = reflection.make_reflector(cfg, "team-a", env={})
+    assert isinstance(synth, OpenAISynthesizer) and synth.model == "qwen2.5-1.5b"
+    assert isinstance(reflection.make_reflector(cfg, "team-b", env={}), OfflineSynthesizer)
+
+
+def test_cli_reflect_and_profile(g, neo4j_settings, tmp_path):
+    import subprocess
+    import sys
+
+    seed_people(g)
+    env = dict(os.environ, NEO4J_URI=neo4j_settings.uri, NEO4J_USER=neo4j_settings.user,
+               NEO4J_PASSWORD=neo4j_settings.resolved_password())
+    env.pop("GRAPHCONS_CONFIG", None)
+
+    def cli(*args):
+        return subprocess.run([sys.executable, "-m", "graphcons", *args], capture_output=True, text=True, env=env,
+                              cwd=tmp_path, timeout=180)
+
+    out = cli("reflect", "--subject", "user-ana", "--json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert list(data)[:7] == ["entity_id", "namespace", "insights", "memories_reviewed", "new_semantic_memories",
+                              "profile_updated", "proposal_id"]
+    assert data["entity_id"] == "user-ana" and data["namespace"] == NS and data["memories_reviewed"] == 15
+    assert any("TypeScript" in i for i in data["insights"]) and any("train" in i for i in data["insights"])
+    assert cli("reflect", "--subject", "user-nobody").returncode == 3
+    assert cli("profile", "user-ana").returncode == 3  # no profile before approval
+    assert cli("proposals", "approve", data["proposal_id"]).returncode == 0
+    prof = json.loads(cli("profile", "user-ana", "--json").stdout)
+    assert prof["version"] == 1 and any("TypeScript" in e["statement"] for e in prof["preferences"])
+    assert json.loads(cli("profile", "user-ana", "--history", "--json").stdout)[0]["version"] == 1
+    due = json.loads(cli("reflect", "--due", "--json").stdout)
+    assert due["enabled"] is False and due["results"] == []
+    assert cli("reflect").returncode == 2
+
+
+@pytest.mark.skipif(not os.environ.get("GRAPHCONS_TEST_LLM_BASE_URL"),
+                    reason="set GRAPHCONS_TEST_LLM_BASE_URL (and GRAPHCONS_TEST_LLM_MODEL) to run against a real endpoint")
+def test_real_openai_compatible_endpoint(g):
+    """Opt-in: the same reflection against a real endpoint (OpenAI, Ollama, vLLM, llama.cpp server)."""
+    g.config.llm = LLMConfig(provider="openai", base_url=os.environ["GRAPHCONS_TEST_LLM_BASE_URL"],
+                             api_key=os.environ.get("GRAPHCONS_TEST_LLM_API_KEY") or None,
+                             model=os.environ.get("GRAPHCONS_TEST_LLM_MODEL", "gpt-4o-mini"),
+                             instructor_mode=os.environ.get("GRAPHCONS_TEST_LLM_MODE", "TOOLS"),
+                             timeout_s=float(os.environ.get("GRAPHCONS_TEST_LLM_TIMEOUT", "600")), max_retries=2)
+    seed_people(g)
+    res = g.reflect("user-ana", now=NOW)
+    print(json.dumps(res.to_dict(), indent=2, default=str))
+    assert res.provider == "openai" and res.status in ("proposed", "ungrounded", "failed")
+    if res.status == "proposed":
+        p = g.proposal(res.proposal_id)
+        assert p["cited"] and set(p["cited"]) <= set(p["member_ids"])
+        d = g.approve(res.proposal_id, now=NOW)
+        assert g.profile("user-ana")["version"] == 1 and d.consolidated == 15
+    else:  # a weak model may fail; then nothing may be stored
+        assert g.proposals(kind="reflect") == []
+
+
+def test_an_applied_consolidation_marks_members_consolidated_and_keeps_their_highest_importance(g):
+    from graphcons.consolidation.cluster import Cluster
+
+    for mid, imp, day in (("c-1", 0.3, 2), ("c-2", 0.9, 9), ("c-3", 0.5, 16)):
+        g.add({"id": mid, "content": f"Checkout returned 503 after deploy 4.{day}; rolled back.", "subject": "checkout",
+               "source": f"pager-{mid}", "kind": "incident", "importance": imp,
+               "created_at": f"2026-11-{day:02d}T10:00:00+00:00"})
+    out = g.synthesize(Cluster(member_ids=("c-1", "c-2", "c-3"), namespace="default", subject="checkout"), now=NOW)
+    res = g.approve(out.proposal_id, now=NOW)
+    assert g.get(res.insight_id).importance == 0.9
+    assert [status(g, m) for m in ("c-1", "c-2", "c-3")] == ["consolidated"] * 3
+    assert g.retrieve("checkout 503 after deploy", k=5, record=False)  # still retrievable
+    g.revert(out.proposal_id, "wrong", now=NOW)
+    assert [status(g, m) for m in ("c-1", "c-2", "c-3")] == ["active"] * 3
