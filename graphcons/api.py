@@ -31,6 +31,8 @@ from graphcons.core.db import Database
 from graphcons.core.embedders import Embedder, embedder_identity, make_embedder
 from graphcons.core.memory import Memory
 from graphcons.core.time import utcnow
+from graphcons.jobs import status as job_status
+from graphcons.jobs import worker as job_worker
 from graphcons.maintenance import deprecation, health, promotion, weights
 from graphcons.maintenance.merge import job as merge_job
 from graphcons.review import queue
@@ -257,3 +259,16 @@ class Graphcons:
         """Sleep-time precompute: inferences stored per insight id, off the response path."""
         return precomputing.precompute(self.db, insight_ids=insight_ids, inference_fn=inference_fn,
                                        now=now or utcnow(), force=force)
+
+    # -- scheduled jobs (issue 10) ------------------------------------------------------------
+    def jobs(self, *, now: datetime | None = None) -> list[dict[str, Any]]:
+        """Every job: schedule, enabled, due now or when, last run and its status, lease holder."""
+        return job_status.jobs(self.db, self.config, now or utcnow())
+
+    def run_due(self, *, now: datetime | None = None, worker: str | None = None) -> list[job_worker.RunResult]:
+        """Run every job due at `now` once, each under its Neo4j lease (what `graphcons worker --once` does)."""
+        return job_worker.run_due(self.db, self.config, now=now or utcnow(), worker=worker)
+
+    def run_job(self, name: str, *, now: datetime | None = None, worker: str | None = None) -> job_worker.RunResult:
+        """Run one job now, due or not, taking its lease like a worker does."""
+        return job_worker.run_job(self.db, self.config, name, now=now or utcnow(), worker=worker, force=True)

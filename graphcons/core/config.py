@@ -14,9 +14,10 @@ import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic import ValidationError as PydanticValidationError
 
+from graphcons.core import schedule
 from graphcons.core.errors import ConfigError
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -85,6 +86,9 @@ class AdmissionConfig(Section):
 class ConsolidationConfig(Section):
     enabled: bool = False  # discover clusters and synthesize insights
     dry_run: bool = True  # report clusters but do not synthesize
+    # Wake the consolidate job early (issue 10) when a cluster scan reports consolidation_due
+    # or a subject gains [jobs] trigger_cluster_size new memories; still bounded by dry_run and daily_cap.
+    auto_trigger: bool = True
     sim_floor: float = Field(default=0.82, ge=-1, le=1)  # cosine floor for a SIMILAR edge
     min_size: int = Field(default=3, ge=2)
     max_size: int = Field(default=25, ge=2)
@@ -162,6 +166,52 @@ class DeprecationConfig(Section):
     statuses: list[Literal["proposed", "active"]] = Field(default_factory=lambda: ["active", "proposed"])
 
 
+# -- scheduled jobs (issue 10) -----------------------------------------------------------------
+class JobConfig(Section):
+    """One deferred operation: when it runs (cron, UTC), whether it runs, its own limits."""
+
+    schedule: str
+    enabled: bool = True
+    max_items: int = Field(default=0, ge=0)  # consolidate / reflect: syntheses per run (0 = no limit)
+    llm_budget: int = Field(default=0, ge=0)  # consolidate / reflect: LLM calls per run (0 = [llm] max_calls_per_run)
+
+    @field_validator("schedule")
+    @classmethod
+    def _cron(cls, v: str) -> str:
+        return schedule.check(v)
+
+
+def _job(expr: str, **kw: Any) -> Any:
+    return Field(default_factory=lambda: JobConfig(schedule=expr, **kw))
+
+
+class JobsConfig(Section):
+    """Seed 003's frequencies and seed 004's times (UTC). A job that never ran is due at once."""
+
+    merge: JobConfig = _job("0 */6 * * *")
+    promote: JobConfig = _job("15 */6 * * *")
+    weights: JobConfig = _job("0 */12 * * *")
+    decay: JobConfig = _job("30 3 * * *")
+    consolidate: JobConfig = _job("30 3 * * *")
+    precompute: JobConfig = _job("0 5 * * *")
+    deprecate: JobConfig = _job("0 4 */2 * *")  # every other day (cron has no "every 48 h")
+    reflect: JobConfig = _job("45 4 * * 0", enabled=False)  # slot: the reflect job comes with a later issue
+    lease_ttl_s: float = Field(default=180.0, ge=1)  # a killed worker's lease expires after this
+    poll_s: float = Field(default=30.0, gt=0)  # how often a worker looks for due jobs and triggers
+    trigger_insertions: int = Field(default=10, ge=1)  # new memories in one subject -> merge, promote
+    trigger_cluster_size: int = Field(default=5, ge=2)  # new memories in one subject -> consolidate (auto_trigger)
+    trigger_weight: float = Field(default=0.15, ge=0, le=1)  # a live memory below it after decay -> deprecate
+    trigger_min_gap_s: float = Field(default=600.0, ge=0)  # a trigger never reruns a job sooner than this
+
+    @model_validator(mode="after")
+    def _limits(self) -> "JobsConfig":
+        for name in ("merge", "promote", "weights", "decay", "precompute", "deprecate"):
+            job = getattr(self, name)
+            if job.max_items or job.llm_budget:
+                raise ValueError(f"jobs.{name}: max_items and llm_budget apply to consolidate and reflect only")
+        return self
+
+
 class Config(BaseModel):
     model_config = ConfigDict(extra="forbid")  # a misspelt [section] is an error, never silently ignored
 
@@ -174,6 +224,7 @@ class Config(BaseModel):
     weights: WeightsConfig = Field(default_factory=WeightsConfig)
     promotion: PromotionConfig = Field(default_factory=PromotionConfig)
     deprecation: DeprecationConfig = Field(default_factory=DeprecationConfig)
+    jobs: JobsConfig = Field(default_factory=JobsConfig)
 
     source_path: Path | None = Field(default=None, exclude=True)
 

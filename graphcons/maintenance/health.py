@@ -16,9 +16,11 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from graphcons.core.config import Config
+from graphcons.core import schedule
+from graphcons.core.config import Config, JobConfig
 from graphcons.core.db import Database
 from graphcons.core.time import require_aware
+from graphcons.store import jobruns
 
 TARGETS = {
     "duplicate_rate": ("<", 0.05),
@@ -26,7 +28,7 @@ TARGETS = {
     "stale_ratio": ("<", 0.20),
     "merge_false_rate": ("<", 0.02),
 }
-JOBS = ("merge", "weights", "decay", "promote", "deprecate")
+JOBS = ("merge", "weights", "decay", "promote", "deprecate", "consolidate", "precompute", "reflect")
 
 
 def _ratio(num: float, den: float) -> float | None:
@@ -46,6 +48,11 @@ def health(db: Database, cfg: Config, *, now: datetime, scan: bool = False) -> d
     else:
         duplicates = f["merge_pending"]
     last = {r["job"]: r["at"] for r in db.run("health/last_runs")}
+    jobs, warnings = job_runs(db, cfg, now)
+    for job, info in jobs.items():  # a worker's run counts as the job's last run too
+        ok = (info["last_ok"] or {}).get("now")
+        if ok and (last.get(job) is None or ok > last[job]):
+            last[job] = ok
     reviewed = f["merge_approved"] + f["merge_rejected"] + f["merge_reverted"]
     metrics = {
         "duplicate_rate": _ratio(f["deprecated_by_merge"], f["total"]),
@@ -71,5 +78,31 @@ def health(db: Database, cfg: Config, *, now: datetime, scan: bool = False) -> d
                                 "reverted": f["merge_reverted"]},
         },
         "last_runs": {job: last.get(job) for job in sorted(set(JOBS) | set(last))},
+        "jobs": jobs,
+        "warnings": warnings,
         "quality": quality,
     }
+
+
+def job_runs(db: Database, cfg: Config, now: datetime) -> tuple[dict[str, Any], list[str]]:
+    """Each scheduled job's last run (any status) and last ok run; a warning for every enabled job
+    whose last ok run is older than twice its period, and for every job whose last run failed."""
+    runs = jobruns.last(db)
+    out, warnings = {}, []
+    for name in JOBS:
+        jc = getattr(cfg.jobs, name, None)
+        if not isinstance(jc, JobConfig):
+            continue
+        r = runs.get(name, {})
+        ok = (r.get("ok") or {}).get("now")
+        period = schedule.period(jc.schedule, now)
+        overdue = bool(jc.enabled and ok is not None and now - ok > 2 * period)
+        out[name] = {"schedule": jc.schedule, "enabled": jc.enabled, "last_run": r.get("last"),
+                     "last_ok": r.get("ok"), "overdue": overdue}
+        if overdue:
+            warnings.append(f"job {name} is overdue: last ok run {ok.isoformat()}, more than twice its period "
+                            f"({period}) ago; is a worker running? (graphcons worker)")
+        last = r.get("last") or {}
+        if last.get("status") == "failed":
+            warnings.append(f"job {name}: last run {last.get('run_id')} failed: {last.get('error')}")
+    return out, warnings

@@ -28,6 +28,7 @@ from graphcons.core.memory import (
     parse_input,
 )
 from graphcons.core.time import utcnow
+from graphcons.store import dirty
 
 VERSION_FIELDS = ("title", "content", "kind", "subject", "scope", "status", "content_hash", "source")
 
@@ -143,6 +144,7 @@ def _create(db: Database, cfg: Config, mem: MemoryInput, chash: str, vec: list[f
         if mem.links:
             linked = tx.run("memory/link", id=props["id"], links=[ln.model_dump() for ln in mem.links],
                             now=props["admitted_at"], source=mem.source)[0]["linked"]
+        dirty.mark(tx, mem.namespace, mem.subject, props["admitted_at"])  # issue 10: event triggers
         audit.record(tx, "add", [props["id"]], at=props["admitted_at"], source=mem.source,
                      namespace=mem.namespace, subject=mem.subject, similar=len(row["similar"]), links=linked)
     return Admission(id=row["id"], created=True, similar=row["similar"], linked=linked)
