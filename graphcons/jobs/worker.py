@@ -171,7 +171,7 @@ def run_due(db: Database, cfg: Config, *, now: datetime, worker: str | None = No
 def loop(connect: Callable[[], Database], cfg: Config, *, stop: threading.Event, log: Callable[[str], None],
          once: bool = False, now: datetime | None = None, max_backoff_s: float = 60.0) -> list[RunResult]:
     """Poll for due jobs until `stop` is set (or once); reconnect with backoff while Neo4j is away."""
-    worker, backoff, db, results = worker_id(), 1.0, None, []
+    worker, backoff, db, results, failures = worker_id(), 1.0, None, [], 0
     while not stop.is_set():
         try:
             db = db or connect()
@@ -179,11 +179,14 @@ def loop(connect: Callable[[], Database], cfg: Config, *, stop: threading.Event,
                 results.append(r)
                 if r.status != "skipped" or once:
                     log(r.line())
-            backoff = 1.0
+            backoff, failures = 1.0, 0
             if once:
                 break
             stop.wait(cfg.jobs.poll_s)
         except LOST_NEO4J as exc:
+            failures += 1
+            if once and failures >= 5:  # a one-shot run (cron) gives up; the next tick tries again
+                raise ServerUnavailable(f"neo4j unavailable after {failures} attempts: {exc}") from exc
             log(f"neo4j unavailable ({type(exc).__name__}: {exc}); retrying in {backoff:.0f} s")
             if db is not None:
                 db.close()
