@@ -190,14 +190,19 @@ def test_the_daily_cap_holds_for_concurrent_runs_without_leases(g):
     [t.join() for t in threads]
     assert n(g, "MATCH (a:Audit {op: 'synthesize'}) RETURN count(a) AS n") == 3
     assert n(g, "MATCH (b:SynthesisBudget) RETURN max(b.reserved) AS n") == 3
-    assert all("left pending" in r.message and "daily cap" in r.message for r in reports)
+    assert all("left pending" in r.message for r in reports)
+    assert any("daily cap" in r.message for r in reports)
 
 
 def test_a_resumed_reservation_does_not_count_twice(g):
+    jobruns.start(g.db, "consolidate", "run-1", "w1", T0, "never ran")
     budget = Budget.for_run(g.db, g.config, T0)
-    assert budget.reserve(g.db, T0, "c1", "h1", "run-1") is None  # the run is killed before the outcome
+    assert budget.reserve(g.db, T0, "c1", "h1", "run-1") is None  # run-1 is killed before the outcome
+    other = Budget.for_run(g.db, g.config, T0)
+    assert other.reserve(g.db, T0, "c1", "h1", "run-2") == "being synthesized by run run-1"  # still running
+    jobruns.finish(g.db, "run-1", "abandoned")  # what a lease takeover records
     again = Budget.for_run(g.db, g.config, T0)
-    assert again.reserve(g.db, T0, "c1", "h1", "run-2") is None and again.resumed == 1
+    assert again.reserve(g.db, T0, "c1", "h1", "run-3") is None and again.resumed == 1
     assert n(g, "MATCH (b:SynthesisBudget) RETURN b.reserved AS n") == 1
 
 

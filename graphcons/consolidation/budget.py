@@ -6,8 +6,10 @@ Two budgets, both checked *before* a synthesis starts:
   attempt reserves its slot in Neo4j first (cypher/synthesis/reserve.cypher: one atomic
   conditional write on the day's `(:SynthesisBudget)`), so any number of workers and
   manual runs together never exceed the cap; the day's counter starts from the audited
-  syntheses. A reservation is per cluster membership: a run killed mid-synthesis and run
-  again resumes its reservation instead of spending a second slot;
+  syntheses. A reservation is per cluster membership: a worker killed mid-synthesis leaves
+  it open, and the worker that takes its lease over resumes it instead of spending a second
+  slot; while another live run holds it, the cluster is left pending (no second LLM call).
+  A manual run killed mid-synthesis holds its cluster's reservation until the day ends;
 - `[llm] max_calls_per_run` (or `[jobs.consolidate] llm_budget`): at most this many LLM
   calls in one run (0 = no limit), and `max_syntheses` per run (`[jobs.consolidate]
   max_items`); a run lives in one process under its lease, so these count in memory.
@@ -83,6 +85,8 @@ class Budget:
         row = db.run("synthesis/reserve", day=day, start=start, end=end, now=now, cap=self.daily_cap,
                      id=reservation_id(day, cluster_key, membership_hash), key=cluster_key,
                      membership_hash=membership_hash, run_id=run_id)[0]
+        if row["busy"]:
+            return f"being synthesized by run {row['held_by']}"
         if not row["granted"]:
             return f"daily cap reached ({self.daily_cap} syntheses per day)"
         self.resumed += int(row["resumed"])

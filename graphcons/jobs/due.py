@@ -50,6 +50,8 @@ def check(db: Database, cfg: Config, name: str, now: datetime,
     nxt = schedule.next_after(jc.schedule, settled["now"])
     if now >= nxt:
         return Due(name, True, f"scheduled ({jc.schedule}, due since {nxt.isoformat()})", nxt)
+    if settled.get("status") == "failed":  # no trigger retries a failure: it waits for its next time
+        return Due(name, False, f"last run failed; next at {nxt.isoformat()}", nxt)
     if now - settled["now"] < timedelta(seconds=cfg.jobs.trigger_min_gap_s):
         return Due(name, False, "ran recently", nxt)
     reason, subjects = _trigger(db, cfg, name, settled["now"], runs)
