@@ -44,7 +44,7 @@ def main() -> None:
     args = ap.parse_args()
     load, t0, out = os.getloadavg(), time.time(), []
     with Graphcons() as g:
-        g.config.jobs.lease_ttl_s = 1.5
+        g.config.jobs.lease_ttl_s = 1.0
         fresh(g)
         g.config.consolidation.enabled, g.config.consolidation.dry_run = True, False
         g.config.consolidation.min_salience, g.config.consolidation.daily_cap = 0.0, 100_000

@@ -80,9 +80,11 @@ def _child(cfg, job, now):  # a worker process (forked): runs one job under its 
 
 
 def kill_points(g, job: str, points: int, now, add_work, rng, max_tries: int | None = None) -> dict:
-    """Start a worker process on `job`, SIGKILL it at a random moment of its run, let another worker
-    take the lease over after expiry, and check the store is whole; repeat until `points` kills
-    landed while the job ran. `add_work(i)` gives each round fresh work."""
+    """Start a worker process on `job` and SIGKILL it at a random moment of its run; the next
+    worker process (after the lease expired) takes the lease over, marks the dead run abandoned
+    and resumes the job, and is killed in turn; the store must be whole after every kill. A
+    last worker (this process) finishes the job. `add_work(i)` gives each round fresh work.
+    Repeats until `points` kills landed while a job ran."""
     import multiprocessing
     import os
     import signal
@@ -96,7 +98,7 @@ def kill_points(g, job: str, points: int, now, add_work, rng, max_tries: int | N
     t0 = time.monotonic()
     run_job(g.db, cfg, job, now=now, force=True)  # a clean run: how long the job takes here
     est = max(0.3, time.monotonic() - t0)
-    landed = tries = takeovers = 0
+    landed = tries = 0
     while landed < points and tries < (max_tries or 3 * points):
         tries += 1
         add_work(tries)
@@ -106,16 +108,23 @@ def kill_points(g, job: str, points: int, now, add_work, rng, max_tries: int | N
         while p.is_alive() and time.monotonic() < deadline and not n(
                 g, "MATCH (r:JobRun {job: $job, status: 'running'}) RETURN count(r) AS n", job=job):
             time.sleep(0.01)
-        time.sleep(rng.uniform(0, est))
+        time.sleep(rng.uniform(0, 0.8 * est))
         hit = p.is_alive()
-        os.kill(p.pid, signal.SIGKILL)
+        try:
+            os.kill(p.pid, signal.SIGKILL)
+        except ProcessLookupError:  # it finished first (and was reaped)
+            hit = False
         p.join()
+        assert hit or p.exitcode == 0, f"the worker process failed (exit {p.exitcode})"
+        assert_store_whole(g)
         if hit:
             landed += 1
-            time.sleep(cfg.jobs.lease_ttl_s + 0.2)  # the dead worker's lease expires
-        r = run_job(g.db, cfg, job, now=now, force=True)  # another worker takes over
-        assert r.status == "ok", r.line()
-        takeovers += bool(r.took_over)
-        assert_store_whole(g)
+            time.sleep(cfg.jobs.lease_ttl_s + 0.1)  # the dead worker's lease expires; the next one takes over
+    r = run_job(g.db, cfg, job, now=now, force=True)  # the last worker finishes the job
+    assert r.status == "ok", r.line()
+    assert_store_whole(g)
     assert landed >= points, f"only {landed} of {tries} kills landed during the run"
-    return {"job": job, "kills_landed": landed, "tries": tries, "takeovers": takeovers, "clean_run_s": round(est, 2)}
+    abandoned = n(g, "MATCH (r:JobRun {job: $job, status: 'abandoned'}) RETURN count(r) AS n", job=job)
+    assert n(g, "MATCH (r:JobRun {job: $job, status: 'running'}) RETURN count(r) AS n", job=job) == 0
+    return {"job": job, "kills_landed": landed, "tries": tries, "runs_abandoned_and_taken_over": abandoned,
+            "clean_run_s": round(est, 2)}
