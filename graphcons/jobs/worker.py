@@ -31,7 +31,7 @@ from graphcons.jobs.table import JOBS, Context
 from graphcons.store import dirty, jobruns, leases
 
 #: Neo4j being unreachable is not a job failure: the worker backs off and retries.
-LOST_NEO4J = (ServiceUnavailable, SessionExpired, TransientError, ServerUnavailable, DriverError, OSError)
+LOST_NEO4J = (ServiceUnavailable, SessionExpired, ServerUnavailable, DriverError, OSError)
 
 
 class Stopped(Exception):
@@ -105,11 +105,12 @@ def run_job(db: Database, cfg: Config, name: str, *, now: datetime, worker: str 
     if lease is None:
         return RunResult(name, "skipped", reason="lease held by another worker")
     try:
-        if lease.previous_run:  # the previous holder died mid-run: its run is abandoned, resumed here
-            jobruns.finish(db, lease.previous_run, "abandoned",
-                           error=f"lease expired (worker {lease.taken_from}); taken over by {worker} ({run_id})")
-            audit.record(db, "lease_takeover", [name, lease.previous_run], run_id=run_id, at=now,
-                         job=name, taken_from=lease.taken_from, worker=worker)
+        # Holding the lease, no other run of this job can be alive: a run still 'running' lost its
+        # worker (kill -9, or Neo4j lost mid-run) and is abandoned here; the job resumes below.
+        dead = jobruns.abandon_running(db, name, f"its worker lost the lease; taken over by {worker} ({run_id})")
+        if lease.taken_from or dead:
+            audit.record(db, "lease_takeover", [name, *dead], run_id=run_id, at=now,
+                         job=name, taken_from=lease.taken_from, worker=worker, abandoned=dead)
         d = dues.check(db, cfg, name, now)
         if not force and not d.due:
             return RunResult(name, "skipped", reason=d.reason, took_over=lease.taken_from)
@@ -145,6 +146,8 @@ def _run_leased(db: Database, cfg: Config, lease: leases.Lease, now: datetime, s
             dirty.clear(db, name, marks, now, run_id)
     except Stopped as exc:
         result.status, result.error = "interrupted", str(exc)
+    except TransientError as exc:  # e.g. a deadlock with admission: resumed at the next poll
+        result.status, result.error = "interrupted", f"transient: {exc.code}"
     except LOST_NEO4J:
         raise  # the run stays 'running'; its lease expires and the next claim marks it abandoned
     except Exception as exc:  # a job that raises is recorded as failed and retried at its next due time

@@ -43,3 +43,8 @@ def runs(db: Database, job: str | None = None, limit: int = 100) -> list[dict[st
         if isinstance(r.get("counts"), str):
             r["counts"] = json.loads(r["counts"])
     return rows
+
+
+def abandon_running(db: Database, job: str, reason: str) -> list[str]:
+    """Mark every run of `job` still 'running' abandoned (called by the lease holder only)."""
+    return [r["run_id"] for r in db.run("jobs/run_abandon", job=job, error=reason)]
