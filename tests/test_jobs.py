@@ -190,8 +190,8 @@ def test_the_daily_cap_holds_for_concurrent_runs_without_leases(g):
     [t.join() for t in threads]
     assert n(g, "MATCH (a:Audit {op: 'synthesize'}) RETURN count(a) AS n") == 3
     assert n(g, "MATCH (b:SynthesisBudget) RETURN max(b.reserved) AS n") == 3
-    assert all("left pending" in r.message for r in reports)
-    assert any("daily cap" in r.message for r in reports)
+    assert all("left pending" in r.pending for r in reports)
+    assert any("daily cap" in r.pending for r in reports)
 
 
 def test_a_resumed_reservation_does_not_count_twice(g):

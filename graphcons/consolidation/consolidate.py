@@ -71,13 +71,14 @@ class ConsolidateReport:
     outcomes: list[Outcome] = field(default_factory=list)
     budget: dict[str, Any] = field(default_factory=dict)
     message: str = ""
+    pending: str = ""  # how many clusters a budget left pending, why, and when they run
     precomputed: int = 0  # insights whose sleep-time inferences were (re)computed in this run
 
     def count(self, status: str) -> int:
         return sum(1 for o in self.outcomes if o.status == status)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"run_id": self.run_id, "enabled": self.enabled, "dry_run": self.dry_run, "message": self.message,
+        return {"run_id": self.run_id, "enabled": self.enabled, "dry_run": self.dry_run, "message": self.message, "pending": self.pending,
                 "precomputed": self.precomputed,
                 "scan": self.scan, "budget": self.budget, "outcomes": [o.to_dict() for o in self.outcomes],
                 "counts": {s: self.count(s) for s in sorted({o.status for o in self.outcomes})}}
@@ -274,7 +275,7 @@ def consolidate(db: Database, cfg: Config, *, now: datetime, synthesizer: Synthe
                                                   dry_run=cc.dry_run, run_id=run_id, progress=progress,
                                                   budget=budget)
     report.budget = budget.figures()
-    report.message = pending_message(report.outcomes)
+    report.pending = pending_message(report.outcomes)
     if not cc.dry_run:  # sleep-time precompute for insights approved since the last run (off the response path)
         report.precomputed = len(precompute(db, now=now))
     counts = {s: report.count(s) for s in sorted({o.status for o in report.outcomes})}

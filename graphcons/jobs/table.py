@@ -67,8 +67,7 @@ def _consolidate(db: Database, cfg: Config, now: datetime, ctx: Context) -> dict
     budget = Budget.for_run(db, cfg, now, max_calls=jc.llm_budget, max_syntheses=jc.max_items)
     r = consolidation.consolidate(db, cfg, now=now, run_id=ctx.run_id, budget=budget,
                                   progress=lambda i, n, o: ctx.checkpoint())
-    if r.message:
-        ctx.notes.append(r.message)
+    ctx.notes.extend(m for m in (r.message, r.pending) if m)
     counts = r.to_dict()["counts"]
     return {"enabled": r.enabled, "dry_run": r.dry_run, "accepted": (r.scan or {}).get("accepted", 0), **counts,
             "llm_calls": r.budget.get("llm_calls", 0)}
