@@ -19,10 +19,9 @@ from pathlib import Path
 from typing import Any, Callable
 
 from graphcons.consolidation import consolidate as consolidation
-from graphcons.consolidation import epistemics, rules
+from graphcons.consolidation import epistemics, provenance, reflection, rules
 from graphcons.consolidation import precompute as precomputing
 from graphcons.consolidation import profile as profiles
-from graphcons.consolidation import provenance, reflection
 from graphcons.consolidation.cluster import Cluster
 from graphcons.consolidation.gate import GateDecision, gate
 from graphcons.consolidation.scan import ScanReport, detect, scan
@@ -33,6 +32,8 @@ from graphcons.core.db import Database
 from graphcons.core.embedders import Embedder, embedder_identity, make_embedder
 from graphcons.core.memory import Memory, parse_input
 from graphcons.core.time import utcnow
+from graphcons.jobs import status as job_status
+from graphcons.jobs import worker as job_worker
 from graphcons.maintenance import deprecation, feedback, health, promotion, weights
 from graphcons.maintenance.merge import conflicts as merge_conflicts
 from graphcons.maintenance.merge import job as merge_job
@@ -368,3 +369,15 @@ class Graphcons:
         mem = parse_input(memory, max_title=self.config.admission.max_title_chars,
                           max_content=self.config.admission.max_content_chars)
         admission.validate_links(self.db, mem.links)
+    # -- scheduled jobs (issue 10) ------------------------------------------------------------
+    def jobs(self, *, now: datetime | None = None) -> list[dict[str, Any]]:
+        """Every job: schedule, enabled, due now or when, last run and its status, lease holder."""
+        return job_status.jobs(self.db, self.config, now or utcnow())
+
+    def run_due(self, *, now: datetime | None = None, worker: str | None = None) -> list[job_worker.RunResult]:
+        """Run every job due at `now` once, each under its Neo4j lease (what `graphcons worker --once` does)."""
+        return job_worker.run_due(self.db, self.config, now=now or utcnow(), worker=worker)
+
+    def run_job(self, name: str, *, now: datetime | None = None, worker: str | None = None) -> job_worker.RunResult:
+        """Run one job now, due or not, taking its lease like a worker does."""
+        return job_worker.run_job(self.db, self.config, name, now=now or utcnow(), worker=worker, force=True)

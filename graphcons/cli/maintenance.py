@@ -218,10 +218,13 @@ def health(now: Optional[str] = NowOpt, scan: bool = typer.Option(False, "--scan
         q.add_row(key, "n/a" if m["value"] is None else f"{m['value']:.3f}", m["target"],
                   {True: "[green]yes[/]", False: "[red]no[/]", None: "-"}[m["ok"]])
     console.print(q)
-    runs = Table("job", "last run")
+    runs = Table("job", "last run", "last status")
     for job, at in report["last_runs"].items():
-        runs.add_row(job, str(at) if at else "never")
+        last = (report.get("jobs", {}).get(job) or {}).get("last_run") or {}
+        runs.add_row(job, str(at) if at else "never", last.get("status", "-"))
     console.print(runs)
+    for warning in report.get("warnings", []):
+        console.print(f"[yellow]warning[/]: {warning}", highlight=False)
 
 
 @app.command("feedback")

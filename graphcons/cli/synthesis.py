@@ -58,6 +58,8 @@ def consolidate(namespace: Optional[str] = typer.Option(None, help="Only this na
         b = report.budget
         console.print(f"budget: {b['used_today_before_run'] + b['started']}/{b['daily_cap']} syntheses today, "
                       f"{b['llm_calls']} LLM call(s)" + (f" of {b['max_calls_per_run']}" if b['max_calls_per_run'] else ""))
+    if report.pending:
+        console.print(f"[yellow]{report.pending}[/]", highlight=False)
 
 
 def _tree_label(node: dict[str, Any]) -> str:

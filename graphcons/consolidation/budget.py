@@ -2,10 +2,18 @@
 
 Two budgets, both checked *before* a synthesis starts:
 
-- `[consolidation] daily_cap`: at most this many synthesis attempts per UTC day, counted
-  from the audit trail ('synthesize' records), so separate runs on one day share the cap;
-- `[llm] max_calls_per_run`: at most this many LLM calls in one run (0 = no limit); the
-  offline synthesizer makes none.
+- `[consolidation] daily_cap`: at most this many synthesis attempts per UTC day. Each
+  attempt reserves its slot in Neo4j first (cypher/synthesis/reserve.cypher: one atomic
+  conditional write on the day's `(:SynthesisBudget)`), so any number of workers and
+  manual runs together never exceed the cap; the day's counter starts from the audited
+  syntheses. A reservation is per cluster membership: a worker killed mid-synthesis leaves
+  it open, and the worker that takes its lease over resumes it instead of spending a second
+  slot; while another live run holds it, the cluster is left pending (no second LLM call).
+  A manual run killed mid-synthesis holds its cluster's reservation until the day ends;
+- `[llm] max_calls_per_run` (or `[jobs.consolidate] llm_budget`): at most this many LLM
+  calls in one run (0 = no limit), and `max_syntheses` per run (`[jobs.consolidate]
+  max_items`); a run lives in one process under its lease, so these count in memory.
+  The offline synthesizer makes no calls.
 
 When a budget is spent the remaining clusters stay pending (recorded as such on their
 SynthesisTask) and a later run picks them up; nothing falls back to a weaker rule.
@@ -36,6 +44,16 @@ def used_today(db: Database, now: datetime) -> int:
     return db.run("synthesis/daily_count", start=start, end=end)[0]["n"]
 
 
+def reservation_id(day: str, cluster_key: str, membership_hash: str) -> str:
+    return f"{day}|{cluster_key}|{membership_hash}"
+
+
+def settle(runner: Any, now: datetime, cluster_key: str, membership_hash: str, outcome: str) -> None:
+    """Mark this membership's reservation of the day as used (in the outcome's transaction)."""
+    day = day_bounds(now)[0].date().isoformat()
+    runner.run("synthesis/settle", id=reservation_id(day, cluster_key, membership_hash), outcome=outcome, now=now)
+
+
 @dataclass
 class Budget:
     daily_cap: int
@@ -43,18 +61,35 @@ class Budget:
     max_calls: int  # 0 = unlimited
     calls: int = 0
     started: int = 0
+    max_syntheses: int = 0  # per run, 0 = unlimited
+    resumed: int = 0  # reservations a killed run left and this run used
 
     @classmethod
-    def for_run(cls, db: Database, cfg: Config, now: datetime) -> "Budget":
+    def for_run(cls, db: Database, cfg: Config, now: datetime, *, max_calls: int | None = None,
+                max_syntheses: int = 0) -> "Budget":
         return cls(daily_cap=cfg.consolidation.daily_cap, used_today=used_today(db, now),
-                   max_calls=cfg.llm.max_calls_per_run)
+                   max_calls=cfg.llm.max_calls_per_run if not max_calls else max_calls, max_syntheses=max_syntheses)
 
     def refusal(self, calls_needed: int) -> str | None:
-        """Why a synthesis needing `calls_needed` LLM calls may not start now (None: it may)."""
-        if self.used_today + self.started >= self.daily_cap:
-            return f"daily cap reached ({self.daily_cap} syntheses per day)"
+        """Why a synthesis needing `calls_needed` LLM calls may not start in this run (None: it may)."""
+        if self.max_syntheses and self.started >= self.max_syntheses:
+            return f"run limit reached ({self.max_syntheses} syntheses per run, [jobs.consolidate] max_items)"
         if self.max_calls and self.calls + calls_needed > self.max_calls:
             return f"provider budget spent ({self.calls} of {self.max_calls} LLM calls this run)"
+        return None
+
+    def reserve(self, db: Database, now: datetime, cluster_key: str, membership_hash: str, run_id: str) -> str | None:
+        """Take one slot of the day's cap in Neo4j (atomic across workers); the refusal, or None."""
+        start, end = day_bounds(now)
+        day = start.date().isoformat()
+        row = db.run("synthesis/reserve", day=day, start=start, end=end, now=now, cap=self.daily_cap,
+                     id=reservation_id(day, cluster_key, membership_hash), key=cluster_key,
+                     membership_hash=membership_hash, run_id=run_id)[0]
+        if row["busy"]:
+            return f"being synthesized by run {row['held_by']}"
+        if not row["granted"]:
+            return f"daily cap reached ({self.daily_cap} syntheses per day)"
+        self.resumed += int(row["resumed"])
         return None
 
     def start(self) -> None:
@@ -65,7 +100,8 @@ class Budget:
 
     def figures(self) -> dict[str, Any]:
         return {"daily_cap": self.daily_cap, "used_today_before_run": self.used_today, "started": self.started,
-                "llm_calls": self.calls, "max_calls_per_run": self.max_calls}
+                "resumed_reservations": self.resumed, "llm_calls": self.calls, "max_calls_per_run": self.max_calls,
+                "max_syntheses_per_run": self.max_syntheses}
 
 
 def needs_synthesis(task: dict[str, Any] | None, membership_hash: str) -> bool:

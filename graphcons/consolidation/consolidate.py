@@ -19,7 +19,7 @@ from datetime import datetime
 from typing import Any, Callable
 
 from graphcons.consolidation import insight
-from graphcons.consolidation.budget import Budget, needs_synthesis
+from graphcons.consolidation.budget import Budget, needs_synthesis, settle
 from graphcons.consolidation.cluster import Cluster, membership_hash
 from graphcons.consolidation.gate import GateDecision
 from graphcons.consolidation.grounding import ground
@@ -71,13 +71,14 @@ class ConsolidateReport:
     outcomes: list[Outcome] = field(default_factory=list)
     budget: dict[str, Any] = field(default_factory=dict)
     message: str = ""
+    pending: str = ""  # how many clusters a budget left pending, why, and when they run
     precomputed: int = 0  # insights whose sleep-time inferences were (re)computed in this run
 
     def count(self, status: str) -> int:
         return sum(1 for o in self.outcomes if o.status == status)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"run_id": self.run_id, "enabled": self.enabled, "dry_run": self.dry_run, "message": self.message,
+        return {"run_id": self.run_id, "enabled": self.enabled, "dry_run": self.dry_run, "message": self.message, "pending": self.pending,
                 "precomputed": self.precomputed,
                 "scan": self.scan, "budget": self.budget, "outcomes": [o.to_dict() for o in self.outcomes],
                 "counts": {s: self.count(s) for s in sorted({o.status for o in self.outcomes})}}
@@ -127,7 +128,7 @@ def synthesize_cluster(db: Database, cfg: Config, cluster: Cluster, *, synthesiz
     if not force and not needs_synthesis(task, mhash):
         return Outcome(cluster.key, "unchanged", f"already {task['status']} at this membership", task.get("proposal_id"),
                        mhash)
-    refusal = budget.refusal(synth.calls_per_synthesis)
+    refusal = budget.refusal(synth.calls_per_synthesis) or budget.reserve(db, now, cluster.key, mhash, run_id)
     if refusal:
         with db.transaction() as tx:
             _set_task(tx, cluster, "pending", refusal, now, run_id, mhash)
@@ -144,6 +145,7 @@ def synthesize_cluster(db: Database, cfg: Config, cluster: Cluster, *, synthesiz
         budget.spend(calls)
         with db.transaction() as tx:
             _set_task(tx, cluster, "failed", str(exc), now, run_id, mhash, attempt=1)
+            settle(tx, now, cluster.key, mhash, "failed")
             audit.record(tx, "synthesize", [cluster.key], run_id=run_id, at=now, outcome="provider_error",
                          error=str(exc), calls=calls, **base)
         return Outcome(cluster.key, "failed", str(exc), None, mhash, calls=calls)
@@ -154,6 +156,7 @@ def synthesize_cluster(db: Database, cfg: Config, cluster: Cluster, *, synthesiz
     except Ungrounded as exc:
         with db.transaction() as tx:
             _set_task(tx, cluster, "ungrounded", str(exc), now, run_id, mhash, attempt=1)
+            settle(tx, now, cluster.key, mhash, "ungrounded")
             audit.record(tx, "synthesize", [cluster.key], run_id=run_id, at=now, outcome="rejected_ungrounded",
                          error=str(exc), stripped=exc.stripped, stripped_count=len(exc.stripped),
                          calls=result.calls, **base)
@@ -176,6 +179,7 @@ def synthesize_cluster(db: Database, cfg: Config, cluster: Cluster, *, synthesiz
     with db.transaction() as tx:
         created = proposals.create(tx, props, [{"id": m, "version": v} for m, v in sorted(versions.items())])
         _set_task(tx, cluster, "proposed", "", now, run_id, mhash, proposal_id=pid, attempt=1)
+        settle(tx, now, cluster.key, mhash, "proposed")
         audit.record(tx, "synthesize", [cluster.key, pid], run_id=run_id, at=now, outcome="proposed",
                      proposal_id=pid, created=bool(created), cited=grounded.cited,
                      stripped=grounded.stripped, stripped_count=grounded.stripped_count,
@@ -186,15 +190,15 @@ def synthesize_cluster(db: Database, cfg: Config, cluster: Cluster, *, synthesiz
 
 def synthesize_accepted(db: Database, cfg: Config, decisions: list[GateDecision], *, now: datetime,
                         synthesizer: Synthesizer | None = None, dry_run: bool = False, run_id: str | None = None,
-                        progress: Callable[[int, int, Outcome | None], None] | None = None
-                        ) -> tuple[list[Outcome], Budget]:
+                        progress: Callable[[int, int, Outcome | None], None] | None = None,
+                        budget: Budget | None = None) -> tuple[list[Outcome], Budget]:
     """Synthesize accepted clusters into pending proposals within the budgets: clusters a previous
     run left pending first, then by key (deterministic). A dry run only says what it would do."""
     run_id = run_id or audit.new_run_id("synthesize")
     tasks = {r["task"]["cluster_key"]: r["task"] for r in db.run("synthesis/task_get", keys=[d.key for d in decisions])}
     ordered = sorted(decisions, key=lambda d: (tasks.get(d.key, {}).get("status") not in ("pending", "failed"), d.key))
     synth = synthesizer or (None if dry_run else make_synthesizer(cfg.llm))
-    budget = Budget.for_run(db, cfg, now)
+    budget = budget or Budget.for_run(db, cfg, now)
     outcomes: list[Outcome] = []
     if progress:
         progress(0, len(ordered), None)
@@ -243,12 +247,22 @@ def resynthesize(db: Database, cfg: Config, p: dict[str, Any], *, now: datetime,
     return out
 
 
+def pending_message(outcomes: list[Outcome]) -> str:
+    """How many clusters a budget left pending, why, and when they run (empty when none)."""
+    pending = [o for o in outcomes if o.status == "pending"]
+    if not pending:
+        return ""
+    reasons = sorted({o.reason for o in pending})
+    return (f"{len(pending)} cluster(s) left pending: {'; '.join(reasons)}. They run first at the next consolidate "
+            "run (the daily cap resets at 00:00 UTC; the per-run budgets at every run).")
+
+
 def consolidate(db: Database, cfg: Config, *, now: datetime, synthesizer: Synthesizer | None = None,
-                namespace: str | None = None, progress: Callable[[int, int, Outcome | None], None] | None = None
-                ) -> ConsolidateReport:
+                namespace: str | None = None, progress: Callable[[int, int, Outcome | None], None] | None = None,
+                budget: Budget | None = None, run_id: str | None = None) -> ConsolidateReport:
     """scan -> gate -> synthesis -> proposals, within enabled / dry_run / daily_cap / provider budget."""
     cc = cfg.consolidation
-    run_id = audit.new_run_id("consolidate")
+    run_id = run_id or audit.new_run_id("consolidate")
     report = ConsolidateReport(run_id=run_id, enabled=cc.enabled, dry_run=cc.dry_run)
     if not cc.enabled:
         report.message = ("consolidation is disabled ([consolidation] enabled = false); enable it, and set "
@@ -260,8 +274,10 @@ def consolidate(db: Database, cfg: Config, *, now: datetime, synthesizer: Synthe
                    "consolidation_due": scanned.consolidation_due, "warnings": list(scanned.warnings)}
     synth = synthesizer or (None if cc.dry_run else make_synthesizer(cfg.llm))
     report.outcomes, budget = synthesize_accepted(db, cfg, list(scanned.accepted), now=now, synthesizer=synth,
-                                                  dry_run=cc.dry_run, run_id=run_id, progress=progress)
+                                                  dry_run=cc.dry_run, run_id=run_id, progress=progress,
+                                                  budget=budget)
     report.budget = budget.figures()
+    report.pending = pending_message(report.outcomes)
     if not cc.dry_run:  # sleep-time precompute for insights approved since the last run (off the response path)
         report.precomputed = len(precompute(db, now=now))
     counts = {s: report.count(s) for s in sorted({o.status for o in report.outcomes})}

@@ -15,9 +15,17 @@ import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    field_validator,
+    model_validator,
+)
 from pydantic import ValidationError as PydanticValidationError
 
+from graphcons.core import schedule
 from graphcons.core.errors import ConfigError
 from graphcons.core.floors import floor_of
 
@@ -113,6 +121,9 @@ class ConsolidationConfig(Section):
     # Cosine floor for a SIMILAR edge. None (default): the embedder's calibrated floor (issue 12;
     # MiniLM 0.65). Read the floor in effect as `similarity_floor`, never `sim_floor`.
     sim_floor: float | None = Field(default=None, ge=-1, le=1)
+    # Wake the consolidate job early (issue 10) when a cluster scan reports consolidation_due
+    # or a subject gains [jobs] trigger_cluster_size new memories; still bounded by dry_run and daily_cap.
+    auto_trigger: bool = True
     min_size: int = Field(default=3, ge=2)
     max_size: int = Field(default=25, ge=2)
     min_cohesion: float = Field(default=0.35, ge=0, le=1)
@@ -266,6 +277,8 @@ class RedactionConfig(Section):
             except re.error as exc:
                 raise ValueError(f"{pattern!r} is not a valid regular expression: {exc}") from None
         return v
+
+
 # -- reflection (issue 14, seed 004) ---------------------------------------------------
 class ReflectionConfig(Section):
     """Per-entity reflection: typed preferences / behaviors / facts / summary per subject."""
@@ -286,6 +299,50 @@ class ReflectionConfig(Section):
     contradiction_floor: float = Field(default=0.7, ge=-1, le=1)  # cosine above which opposite polarity flags
     daily_cap: int = Field(default=20, ge=0)  # reflections attempted per UTC day
     models: dict[str, str] = Field(default_factory=dict)  # namespace -> model ("offline": no LLM)
+# -- scheduled jobs (issue 10) -----------------------------------------------------------------
+class JobConfig(Section):
+    """One deferred operation: when it runs (cron, UTC), whether it runs, its own limits."""
+
+    schedule: str
+    enabled: bool = True
+    max_items: int = Field(default=0, ge=0)  # consolidate / reflect: syntheses per run (0 = no limit)
+    llm_budget: int = Field(default=0, ge=0)  # consolidate / reflect: LLM calls per run (0 = [llm] max_calls_per_run)
+
+    @field_validator("schedule")
+    @classmethod
+    def _cron(cls, v: str) -> str:
+        return schedule.check(v)
+
+
+def _job(expr: str, **kw: Any) -> Any:
+    return Field(default_factory=lambda: JobConfig(schedule=expr, **kw))
+
+
+class JobsConfig(Section):
+    """Seed 003's frequencies and seed 004's times (UTC). A job that never ran is due at once."""
+
+    merge: JobConfig = _job("0 */6 * * *")
+    promote: JobConfig = _job("15 */6 * * *")
+    weights: JobConfig = _job("0 */12 * * *")
+    decay: JobConfig = _job("30 3 * * *")
+    consolidate: JobConfig = _job("30 3 * * *")
+    precompute: JobConfig = _job("0 5 * * *")
+    deprecate: JobConfig = _job("0 4 */2 * *")  # every other day (cron has no "every 48 h")
+    reflect: JobConfig = _job("45 4 * * 0", enabled=False)  # slot: the reflect job comes with a later issue
+    lease_ttl_s: float = Field(default=180.0, ge=1)  # a killed worker's lease expires after this
+    poll_s: float = Field(default=30.0, gt=0)  # how often a worker looks for due jobs and triggers
+    trigger_insertions: int = Field(default=10, ge=1)  # new memories in one subject -> merge, promote
+    trigger_cluster_size: int = Field(default=5, ge=2)  # new memories in one subject -> consolidate (auto_trigger)
+    trigger_weight: float = Field(default=0.15, ge=0, le=1)  # a live memory below it after decay -> deprecate
+    trigger_min_gap_s: float = Field(default=600.0, ge=0)  # a trigger never reruns a job sooner than this
+
+    @model_validator(mode="after")
+    def _limits(self) -> "JobsConfig":
+        for name in ("merge", "promote", "weights", "decay", "precompute", "deprecate"):
+            job = getattr(self, name)
+            if job.max_items or job.llm_budget:
+                raise ValueError(f"jobs.{name}: max_items and llm_budget apply to consolidate and reflect only")
+        return self
 
 
 class Config(BaseModel):
@@ -304,6 +361,7 @@ class Config(BaseModel):
     service: ServiceConfig = Field(default_factory=ServiceConfig)
     redaction: RedactionConfig = Field(default_factory=RedactionConfig)
     reflection: ReflectionConfig = Field(default_factory=ReflectionConfig)
+    jobs: JobsConfig = Field(default_factory=JobsConfig)
 
     source_path: Path | None = Field(default=None, exclude=True)
 

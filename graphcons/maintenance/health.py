@@ -18,12 +18,13 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from graphcons.core import audit
-from graphcons.core.config import Config
+from graphcons.core import audit, schedule
+from graphcons.core.config import Config, JobConfig
 from graphcons.core.db import Database
 from graphcons.core.time import require_aware
 from graphcons.maintenance import deprecation, feedback
 from graphcons.maintenance.merge import job as merge
+from graphcons.store import jobruns
 
 TARGETS = {
     "duplicate_rate": ("<", 0.05),
@@ -32,7 +33,7 @@ TARGETS = {
     "merge_false_rate": ("<", 0.02),
     "insight_quality": (">", 0.70),
 }
-JOBS = ("merge", "weights", "decay", "promote", "deprecate")
+JOBS = ("merge", "weights", "decay", "promote", "deprecate", "consolidate", "precompute", "reflect")
 
 
 def weight_stability(db: Database) -> dict[str, Any]:
@@ -60,6 +61,11 @@ def health(db: Database, cfg: Config, *, now: datetime, scan: bool = False) -> d
     else:
         duplicates = f["merge_pending"]
     last = {r["job"]: r["at"] for r in db.run("health/last_runs")}
+    jobs, warnings = job_runs(db, cfg, now)
+    for job, info in jobs.items():  # a worker's run counts as the job's last run too
+        ok = (info["last_ok"] or {}).get("now")
+        if ok and (last.get(job) is None or ok > last[job]):
+            last[job] = ok
     reviewed = f["merge_approved"] + f["merge_rejected"] + f["merge_reverted"]
     metrics = {
         "duplicate_rate": _ratio(f["deprecated_by_merge"], f["total"]),
@@ -87,5 +93,31 @@ def health(db: Database, cfg: Config, *, now: datetime, scan: bool = False) -> d
                                 "reverted": f["merge_reverted"]},
         },
         "last_runs": {job: last.get(job) for job in sorted(set(JOBS) | set(last))},
+        "jobs": jobs,
+        "warnings": warnings,
         "quality": quality,
     }
+
+
+def job_runs(db: Database, cfg: Config, now: datetime) -> tuple[dict[str, Any], list[str]]:
+    """Each scheduled job's last run (any status) and last ok run; a warning for every enabled job
+    whose last ok run is older than twice its period, and for every job whose last run failed."""
+    runs = jobruns.last(db)
+    out, warnings = {}, []
+    for name in JOBS:
+        jc = getattr(cfg.jobs, name, None)
+        if not isinstance(jc, JobConfig):
+            continue
+        r = runs.get(name, {})
+        ok = (r.get("ok") or {}).get("now")
+        period = schedule.period(jc.schedule, now)
+        overdue = bool(jc.enabled and ok is not None and now - ok > 2 * period)
+        out[name] = {"schedule": jc.schedule, "enabled": jc.enabled, "last_run": r.get("last"),
+                     "last_ok": r.get("ok"), "overdue": overdue}
+        if overdue:
+            warnings.append(f"job {name} is overdue: last ok run {ok.isoformat()}, more than twice its period "
+                            f"({period}) ago; is a worker running? (graphcons worker)")
+        last = r.get("last") or {}
+        if last.get("status") == "failed":
+            warnings.append(f"job {name}: last run {last.get('run_id')} failed: {last.get('error')}")
+    return out, warnings

@@ -27,7 +27,7 @@ from graphcons.core.memory import (
     parse_input,
 )
 from graphcons.core.time import utcnow
-from graphcons.store import neighbours
+from graphcons.store import dirty, neighbours
 
 VERSION_FIELDS = ("title", "content", "kind", "subject", "scope", "status", "content_hash", "source")
 
@@ -135,6 +135,7 @@ def _create(db: Database, cfg: Config, mem: MemoryInput, chash: str, vec: list[f
         if mem.links:
             linked = tx.run("memory/link", id=props["id"], links=[ln.model_dump() for ln in mem.links],
                             now=props["admitted_at"], source=mem.source)[0]["linked"]
+        dirty.mark(tx, mem.namespace, mem.subject, props["admitted_at"])  # event triggers of the job loop
         audit.record(tx, "add", [props["id"]], at=props["admitted_at"], source=mem.source, origin=mem.origin,
                      namespace=mem.namespace, subject=mem.subject, similar=len(similar), links=linked)
     return Admission(id=props["id"], created=True, similar=similar, linked=linked)

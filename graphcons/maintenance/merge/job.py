@@ -26,6 +26,7 @@ from typing import Any, Callable, Iterator
 from graphcons.core import audit
 from graphcons.core.config import Config, MergeConfig
 from graphcons.core.db import Database
+from graphcons.core.errors import Conflict
 from graphcons.core.memory import LIVE_STATUSES
 from graphcons.core.time import require_aware
 from graphcons.maintenance.merge import review
@@ -129,9 +130,15 @@ def run(db: Database, cfg: Config, *, now: datetime, dry_run: bool = True, run_i
             applied.append(asdict(p))
             retired.add(p.loser)
             if not dry_run:
-                with db.transaction() as tx:
-                    _propose(tx, p, now, run_id, mcfg)
-                    review.apply(tx, proposals.lock(tx, p.proposal_id), now=now, run_id=run_id, by="auto")
+                try:
+                    with db.transaction() as tx:
+                        _propose(tx, p, now, run_id, mcfg)
+                        locked = proposals.lock(tx, p.proposal_id)
+                        if locked["status"] == "pending":  # another worker or a reviewer may have settled it
+                            review.apply(tx, locked, now=now, run_id=run_id, by="auto")
+                except Conflict:  # a memory of the pair was merged elsewhere meanwhile: nothing written
+                    applied.pop()
+                    skipped.append(asdict(p))
         else:
             proposed.append(asdict(p))
             if not dry_run:

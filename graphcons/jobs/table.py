@@ -1,0 +1,100 @@
+"""The job table: every deferred operation as a named job (seeds 003 and 004).
+
+Each runner takes (db, cfg, now, ctx) and returns its counts; `ctx.checkpoint()` is called
+between pages / clusters and raises when the worker must stop (SIGTERM, lease lost), so a
+job stops only between two transactions. Every job is idempotent or resumable:
+- merge: pairs with a proposal or conflict link are skipped; propose (+ apply) is one transaction;
+- weights / decay: recomputes from the memories' state at `now`, writes only changed ones;
+- promote / deprecate: conditional per-memory writes (a promoted one is no longer proposed);
+- consolidate: deterministic proposal ids, SynthesisTask records, budget reservations per
+  membership (a killed synthesis resumes its reservation);
+- precompute: skips insights already precomputed at their version.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Callable
+
+from graphcons.consolidation import consolidate as consolidation
+from graphcons.consolidation.budget import Budget
+from graphcons.consolidation.precompute import precompute
+from graphcons.core.config import Config, JobConfig
+from graphcons.core.db import Database
+from graphcons.maintenance import deprecation, promotion, weights
+from graphcons.maintenance.merge import job as merge_job
+
+
+@dataclass
+class Context:
+    run_id: str
+    checkpoint: Callable[[], None] = lambda: None
+    notes: list[str] = field(default_factory=list)  # what the one-line log should say besides counts
+
+
+Runner = Callable[[Database, Config, datetime, Context], dict[str, Any]]
+
+
+def _lens(report: dict[str, Any], *keys: str) -> dict[str, Any]:
+    return {k: (len(report[k]) if isinstance(report[k], list) else report[k]) for k in keys}
+
+
+def _merge(db: Database, cfg: Config, now: datetime, ctx: Context) -> dict[str, Any]:
+    r = merge_job.run(db, cfg, now=now, dry_run=False, run_id=ctx.run_id, progress=lambda n: ctx.checkpoint())
+    return _lens(r, "over_threshold", "proposed", "applied", "conflicts", "deferred")
+
+
+def _promote(db: Database, cfg: Config, now: datetime, ctx: Context) -> dict[str, Any]:
+    r = promotion.run(db, cfg, now=now, dry_run=False, run_id=ctx.run_id, progress=lambda n: ctx.checkpoint())
+    return _lens(r, "promoted", "still_proposed")
+
+
+def _weights(job: str) -> Runner:
+    def run(db: Database, cfg: Config, now: datetime, ctx: Context) -> dict[str, Any]:
+        r = weights.recompute(db, cfg, now=now, dry_run=False, run_id=ctx.run_id, job=job,
+                              progress=lambda n: ctx.checkpoint())
+        return _lens(r, "scanned", "changed", "below_deprecation_weight")
+    return run
+
+
+def _deprecate(db: Database, cfg: Config, now: datetime, ctx: Context) -> dict[str, Any]:
+    return _lens(deprecation.run(db, cfg, now=now, dry_run=False, run_id=ctx.run_id), "deprecated", "archived")
+
+
+def _consolidate(db: Database, cfg: Config, now: datetime, ctx: Context) -> dict[str, Any]:
+    jc = cfg.jobs.consolidate
+    budget = Budget.for_run(db, cfg, now, max_calls=jc.llm_budget, max_syntheses=jc.max_items)
+    r = consolidation.consolidate(db, cfg, now=now, run_id=ctx.run_id, budget=budget,
+                                  progress=lambda i, n, o: ctx.checkpoint())
+    ctx.notes.extend(m for m in (r.message, r.pending) if m)
+    counts = r.to_dict()["counts"]
+    return {"enabled": r.enabled, "dry_run": r.dry_run, "accepted": (r.scan or {}).get("accepted", 0), **counts,
+            "llm_calls": r.budget.get("llm_calls", 0)}
+
+
+def _precompute(db: Database, cfg: Config, now: datetime, ctx: Context) -> dict[str, Any]:
+    return {"precomputed": len(precompute(db, now=now))}
+
+
+@dataclass(frozen=True)
+class Job:
+    name: str
+    run: Runner | None  # None: a slot whose job a later issue adds
+    dirty: bool = False  # reads the admissions' dirty marks (and clears them when it ran)
+
+
+JOBS: dict[str, Job] = {j.name: j for j in (
+    Job("merge", _merge, dirty=True),
+    Job("promote", _promote, dirty=True),
+    Job("weights", _weights("weights")),
+    Job("decay", _weights("decay")),
+    Job("deprecate", _deprecate),
+    Job("consolidate", _consolidate, dirty=True),
+    Job("precompute", _precompute),
+    Job("reflect", None),
+)}
+
+
+def settings(cfg: Config, name: str) -> JobConfig:
+    return getattr(cfg.jobs, name)
