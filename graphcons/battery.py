@@ -413,13 +413,15 @@ def epistemic_checks(g: Any, *, now: datetime) -> list[Check]:
                 rep = mem(f"r{path}-rep", "travel-agency", "Ana's trips are now booked by the travel agency.")
                 g.deprecate(m, replaced_by=rep, dry_run=False, now=now, by="benchmark")
             else:  # the status change the deprecate / merge job makes, then the call it makes in that transaction
+                # a conflict contests a premise only from outside the justification (two premises
+                # that differ were shown to synthesis together: tensions, not a withdrawal)
+                other = mem(f"r{path}-other", "travel-agency", "Ana never took the train from Lisbon to Porto.")
                 with g.db.transaction() as tx:
                     if path == "archive":
                         tx.run("deprecation/retire", rows=[{"id": m, "status": "archived", "rule": "benchmark",
                                                             "replacement": None}], now=now, run_id=f"benchmark-{tag}",
                                statuses=["consolidated"])
                     else:
-                        other = ids[1]
                         tx.run("merge/conflict", a=m, b=other, reasons=["benchmark"], score=0.95, contests=True, now=now,
                                run_id=f"benchmark-{tag}")
                     justification.premises_changed(tx, [m], op=path, cause="benchmark", now=now)

@@ -64,6 +64,7 @@ def test_kill_9_in_the_middle_of_consolidate_then_takeover(g):
 
 def test_kill_9_in_the_middle_of_merge_apply_then_takeover(g):
     g.config.merge.auto_apply = True
+    g.config.merge.propose_at = g.config.merge.auto_apply_at = 0.5  # the planted twins differ by a hyphen
     g.config.jobs.lease_ttl_s = 1.0
     rng = np.random.default_rng(11)
     report = kill_points(g, "merge", 10, NOW, lambda i: add_duplicate_pairs(g, f"m{i + 1}", seed=i + 1), rng)
