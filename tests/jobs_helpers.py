@@ -107,7 +107,7 @@ def kill_points(g, job: str, points: int, now, add_work, rng, max_tries: int | N
     life = time.monotonic() - t0
     running = "MATCH (r:JobRun {job: $job, status: 'running'}) RETURN count(r) AS n"
     landed = tries = 0
-    while landed < points and tries < (max_tries or 3 * points):
+    while landed < points and tries < (max_tries or 10 * points):  # a fast machine lands fewer kills per try
         tries += 1
         add_work(tries)
         t0 = time.monotonic()
