@@ -113,7 +113,7 @@ def kill_points(g, job: str, points: int, now, add_work, rng, max_tries: int | N
         t0 = time.monotonic()
         p = ctx.Process(target=_child, args=(cfg, job, now))
         p.start()
-        time.sleep(rng.uniform(0.3, 1.0) * life)
+        time.sleep(rng.uniform(0.85, 1.05) * life)  # the job runs at the end of a worker's life (startup first)
         try:
             os.kill(p.pid, signal.SIGKILL)
         except ProcessLookupError:  # it finished first (and was reaped)
