@@ -31,11 +31,11 @@ def choose(tx: Any, cfg: Config, mem_id: str, *, earlier_only: bool = False) -> 
     k = cfg.admission.similar_k
     if k == 0:
         return []
-    params = dict(id=mem_id, k=k, floor=cfg.consolidation.similarity_floor, live=list(LIVE_STATUSES),
+    params = dict(id=mem_id, floor=cfg.consolidation.similarity_floor, live=list(LIVE_STATUSES),
                   earlier_only=earlier_only)
-    if tx.run("similar/scope_size", id=mem_id)[0]["size"] <= cfg.admission.exact_scope_max:
-        return [dict(r) for r in tx.run("similar/exact", **params)]
-    params.pop("k")
+    exact = tx.run("similar/exact", k=k, exact_max=cfg.admission.exact_scope_max, **params)[0]
+    if exact["size"] <= cfg.admission.exact_scope_max:
+        return list(exact["neighbours"])
     store = tx.run("similar/store_size")[0]["size"]
     pool = max(cfg.admission.index_pool, 4 * k)
     while True:

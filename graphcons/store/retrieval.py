@@ -126,9 +126,9 @@ def _fuse(vec: list[dict[str, Any]], kw: list[dict[str, Any]], rrf_k: int) -> li
 def _vector(db: Database, cfg: Config, embedding: list[float], k: int, namespace: str | None,
             subject: str | None) -> list[dict[str, Any]]:
     scope = dict(namespace=namespace, subject=subject, live=list(LIVE_STATUSES), embedding=embedding, k=k)
-    size = db.run("retrieval/scope_size", namespace=namespace, subject=subject)[0]["size"]
-    if size <= cfg.retrieval.exact_scope_max:
-        rows = db.run("retrieval/vector_exact", **scope)
+    exact = db.run("retrieval/vector_exact", exact_max=cfg.retrieval.exact_scope_max, **scope)[0]
+    if exact["size"] <= cfg.retrieval.exact_scope_max:
+        rows = exact["hits"]
     else:  # widen the index pool until the scope yields k (or the pool is the whole store)
         store = db.run("similar/store_size")[0]["size"]
         pool = max(cfg.retrieval.index_pool, 4 * k)
