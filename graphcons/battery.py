@@ -49,13 +49,11 @@ from graphcons.consolidation.synthesis.base import Synthesis, Synthesizer
 from graphcons.consolidation.synthesis.offline import OfflineSynthesizer
 from graphcons.consolidation.synthesis.prompt import SynthesisPrompt
 from graphcons.core.errors import DanglingProvenance, Ungrounded
-
-# -- reflection (issue 14)
-from graphcons.consolidation import reflection  # noqa: E402  (kept apart for an easy merge)
-from graphcons.consolidation.grounding import ground_reflection  # noqa: E402
-from graphcons.consolidation.synthesis.models import Reflection, Statement  # noqa: E402
-from graphcons.consolidation.synthesis.offline_reflection import OfflineReflector  # noqa: E402
-from graphcons.scenarios import seed_people  # noqa: E402
+from graphcons.consolidation import reflection
+from graphcons.consolidation.grounding import ground_reflection
+from graphcons.consolidation.synthesis.models import Reflection, Statement
+from graphcons.consolidation.synthesis.offline_reflection import OfflineReflector
+from graphcons.scenarios import admit_missing, seed_people
 
 NAMESPACE = "graphcons-benchmark"
 SOURCE_T0 = datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc)
@@ -89,6 +87,18 @@ class Check:
     name: str
     passed: bool
     detail: str
+
+
+Register = Callable[[str, Callable[[], tuple[bool, str]]], None]  # check(name, fn): run it, keep the result
+
+
+def run_check(name: str, fn: Callable[[], tuple[bool, str]]) -> Check:
+    """Run one check; a check that crashes fails, with the reason."""
+    try:
+        ok, detail = fn()
+    except Exception as exc:
+        ok, detail = False, f"{type(exc).__name__}: {exc}"
+    return Check(name, bool(ok), detail)
 
 
 class BatteryResults(list):
@@ -131,20 +141,18 @@ class _RollBack(Exception):
 
 def seed(g: Any) -> int:
     """Admit the battery's episodes, links and sessions once (idempotent)."""
-    ids = [e[0] for e in EPISODES]
-    if len(g.db.run("memory/existing_ids", ids=ids)[0]["found"]) == len(ids):
+    seeded, _ = admit_missing(g, [
+        {"id": mid, "content": content, "subject": subject, "source": source, "namespace": NAMESPACE,
+         "kind": "episode", "created_at": SOURCE_T0 + timedelta(days=n)}
+        for n, (mid, subject, source, content) in enumerate(EPISODES)])
+    if not seeded:
         return 0
-    existing = set(g.db.run("memory/existing_ids", ids=ids)[0]["found"])
-    for n, (mid, subject, source, content) in enumerate(EPISODES):
-        if mid not in existing:
-            g.add({"id": mid, "content": content, "subject": subject, "source": source, "namespace": NAMESPACE,
-                   "kind": "episode", "created_at": SOURCE_T0 + timedelta(days=n)})
     for members in GROUPS.values():
         for a, b in zip(members, members[1:]):
             g.link(b, a, "related", by="benchmark")
         for s in range(3):  # used together in three sessions: the salient trigger
             g.access(f"benchmark-{members[0]}-{s}", members)
-    return len(ids) - len(existing)
+    return seeded
 
 
 def _decision_for(decisions: list[Any], members: list[str]) -> Any:
@@ -159,11 +167,7 @@ def run_battery(g: Any, *, now: datetime | None = None) -> BatteryResults:
     results.used_before, results.daily_cap = used_today(g.db, now), g.config.consolidation.daily_cap
 
     def check(name: str, fn: Callable[[], tuple[bool, str]]) -> None:
-        try:
-            ok, detail = fn()
-        except Exception as exc:  # a check that crashes fails, with the reason
-            ok, detail = False, f"{type(exc).__name__}: {exc}"
-        results.append(Check(name, bool(ok), detail))
+        results.append(run_check(name, fn))
 
     first = g.scan(now=now, namespace=NAMESPACE)
     second = g.scan(now=now, namespace=NAMESPACE)
@@ -331,8 +335,8 @@ def run_battery(g: Any, *, now: datetime | None = None) -> BatteryResults:
         left = after["nodes"] - before["nodes"]
         return before == after and status == "pending", f"failure injected after the links step: {left} node(s) left"
     check("apply is atomic", atomic)
-    reflection_checks(g, now, check)  # issue 14
-    results += epistemic_checks(g, now=now)  # issue 13
+    reflection_checks(g, now, check)
+    epistemic_checks(g, now, check)
     results.spent = used_today(g.db, now) - results.used_before
     return results
 
@@ -344,7 +348,7 @@ _TRIPS = [("train-1", "booking-app", "Ana chose the train for the short trip fro
           ("train-3", "ana-chat", "Ana chose the train for the short trip from Paris to Lyon.")]
 
 
-def epistemic_checks(g: Any, *, now: datetime) -> list[Check]:
+def epistemic_checks(g: Any, now: datetime, check: Register) -> None:
     """Seed 002: hypotheses, required premises, independent justifications, scoped exceptions.
     Every run builds its own small insights (ids tagged with `now`), so the checks start clean."""
     import json as _json
@@ -356,7 +360,6 @@ def epistemic_checks(g: Any, *, now: datetime) -> list[Check]:
 
     tag = f"{now:%Y%m%d%H%M%S}-{uuid.uuid4().hex[:6]}"  # a fresh set per run, even at the same `now`
     budget = Budget(daily_cap=10_000, used_today=0, max_calls=0)
-    results: list[Check] = []
 
     def mem(name: str, source: str, content: str, **extra: Any) -> str:
         mid = f"ep-{tag}-{name}"  # the run tag in the text too: the same text would be admitted as a duplicate
@@ -373,12 +376,6 @@ def epistemic_checks(g: Any, *, now: datetime) -> list[Check]:
     def js(iid: str) -> dict[str, dict[str, Any]]:
         return {j["kind"]: j for j in g.epistemics(iid)["justifications"]}
 
-    def check(name: str, fn: Callable[[], tuple[bool, str]]) -> None:
-        try:
-            ok, detail = fn()
-        except Exception as exc:  # a check that crashes fails, with the reason
-            ok, detail = False, f"{type(exc).__name__}: {exc}"
-        results.append(Check(name, bool(ok), detail))
 
     def stays_hypothesis() -> tuple[bool, str]:
         iid, ids = new_insight("h")
@@ -481,11 +478,10 @@ def epistemic_checks(g: Any, *, now: datetime) -> list[Check]:
             f"archive candidates at +10y: the unconsolidated control is one; members among them: "
             f"{sorted(found & set(ids))}; insight {_json.dumps(g.get(iid).status)}")
     check("a consolidated member cannot be archived by deprecate", not_archived)
-    return results
 
 
 # -- reflection (issue 14) ----------------------------------------------------------------------------
-def reflection_checks(g: Any, now: datetime, check: Callable[[str, Callable[[], tuple[bool, str]]], None]) -> None:
+def reflection_checks(g: Any, now: datetime, check: Register) -> None:
     """Seed user-ana's chat memories in the battery namespace (subject bench-user-ana, ids bench-ana-..: never
     mixed up with a demo's user-ana), reflect offline and apply."""
     seed_people(g, namespace=NAMESPACE, prefix="bench-")

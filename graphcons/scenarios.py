@@ -62,23 +62,28 @@ SESSIONS: list[tuple[str, list[str]]] = [
 ]
 
 
+def admit_missing(g: Any, memories: list[dict[str, Any]]) -> tuple[int, int]:
+    """Admit the memories whose ids are not stored yet (scenarios and the battery re-run
+    safely); returns (admitted now, already there)."""
+    existing = set(g.db.run("memory/existing_ids", ids=[m["id"] for m in memories])[0]["found"])
+    for m in memories:
+        if m["id"] not in existing:
+            g.add(m)
+    return len(memories) - len(existing), len(existing)
+
+
 def seed_incidents(g: Any) -> dict[str, int]:
     """Admit the scenario's memories, links and sessions unless they are already there."""
-    ids = [i for i, *_ in INCIDENTS]
-    existing = set(g.db.run("memory/existing_ids", ids=ids)[0]["found"])
-    seeded = 0
-    for n, (mid, subject, kind, content) in enumerate(INCIDENTS):
-        if mid in existing:
-            continue
-        g.add({"id": mid, "content": content, "subject": subject, "kind": kind, "namespace": NAMESPACE,
-               "source": "scenario:incident-consolidation", "created_at": _T0 + timedelta(hours=6 * n)})
-        seeded += 1
+    seeded, existing = admit_missing(g, [
+        {"id": mid, "content": content, "subject": subject, "kind": kind, "namespace": NAMESPACE,
+         "source": "scenario:incident-consolidation", "created_at": _T0 + timedelta(hours=6 * n)}
+        for n, (mid, subject, kind, content) in enumerate(INCIDENTS)])
     if seeded:  # links and sessions only on the first run (co-access counts once per session)
         for a, b, kind in LINKS:
             g.link(a, b, kind, by="scenario:incident-consolidation")
         for session, members in SESSIONS:
             g.access(f"scenario-{session}", members)
-    return {"seeded": seeded, "existing": len(existing)}
+    return {"seeded": seeded, "existing": existing}
 
 
 def incident_consolidation(g: Any, *, now: datetime | None = None, synthesize: bool = True) -> dict[str, Any]:
@@ -144,11 +149,9 @@ def travel_preferences(g: Any) -> dict[str, Any]:
     if g.db.run("memory/existing_ids", ids=[iid])[0]["found"]:
         return {"insight_id": iid, "namespace": TRAVEL_NAMESPACE, "already_ran": True,
                 "steps": [_travel_state(g, iid, "current", "the scenario ran before: its insight as it stands")]}
-    existing = set(g.db.run("memory/existing_ids", ids=[t[0] for t in TRIPS] + [ACCESS_NEED[0], AGENCY[0]])[0]["found"])
-    for n, (mid, kind, src, content) in enumerate([*TRIPS, ACCESS_NEED, AGENCY]):
-        if mid not in existing:
-            g.add({"id": mid, "content": content, "kind": kind, "subject": TRAVEL_SUBJECT, "source": src,
-                   "namespace": TRAVEL_NAMESPACE, "created_at": _TRAVEL_T0 + timedelta(days=7 * n)})
+    admit_missing(g, [{"id": mid, "content": content, "kind": kind, "subject": TRAVEL_SUBJECT, "source": src,
+                       "namespace": TRAVEL_NAMESPACE, "created_at": _TRAVEL_T0 + timedelta(days=7 * n)}
+                      for n, (mid, kind, src, content) in enumerate([*TRIPS, ACCESS_NEED, AGENCY])])
     steps = []
     out = synthesize_cluster(g.db, g.config, cluster, synthesizer=OfflineSynthesizer(), now=_TRAVEL_NOW,
                              budget=Budget(daily_cap=10_000, used_today=0, max_calls=0))
@@ -196,15 +199,11 @@ PEOPLE: list[tuple[str, str, str, str]] = [
 
 def seed_people(g: Any, *, namespace: str = PEOPLE_NAMESPACE, prefix: str = "") -> dict[str, int]:
     """Admit the people scenario's memories (ids and subjects `prefix` + ...) unless already there."""
-    ids = [prefix + i for i, *_ in PEOPLE]
-    existing = set(g.db.run("memory/existing_ids", ids=ids)[0]["found"])
-    seeded = 0
-    for n, (mid, subject, kind, content) in enumerate(PEOPLE):
-        if prefix + mid not in existing:
-            g.add({"id": prefix + mid, "content": content, "subject": prefix + subject, "kind": kind,
-                   "namespace": namespace, "source": f"chat:{subject}", "created_at": _P0 + timedelta(days=2 * n)})
-            seeded += 1
-    return {"seeded": seeded, "existing": len(existing)}
+    seeded, existing = admit_missing(g, [
+        {"id": prefix + mid, "content": content, "subject": prefix + subject, "kind": kind, "namespace": namespace,
+         "source": f"chat:{subject}", "created_at": _P0 + timedelta(days=2 * n)}
+        for n, (mid, subject, kind, content) in enumerate(PEOPLE)])
+    return {"seeded": seeded, "existing": existing}
 
 
 def entity_reflection(g: Any, *, now: datetime | None = None) -> dict[str, Any]:
