@@ -258,8 +258,7 @@ class Graphcons:
     def approve(self, proposal_id: str, *, by: str = "user", now: datetime | None = None,
                 checkpoint: Callable[[str], None] | None = None) -> Decision:
         """Apply a pending proposal of any kind in one transaction (approving twice changes nothing)."""
-        embedder = self.embedder if queue.get(self.db, proposal_id).get("kind") in ("consolidate", "reflect") else None
-        return queue.approve(self.db, self.config, embedder, proposal_id, by=by, now=now or utcnow(),
+        return queue.approve(self.db, self.config, lambda: self.embedder, proposal_id, by=by, now=now or utcnow(),
                              checkpoint=checkpoint)
 
     def reject(self, proposal_id: str, reason: str, *, by: str = "user", now: datetime | None = None) -> Decision:

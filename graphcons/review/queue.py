@@ -42,14 +42,15 @@ class Kind:
     approve: Callable[..., Decision]  # (db, cfg, embedder, proposal, *, by, now, checkpoint) -> Decision
     revert: Callable[..., Decision]  # (db, proposal, reason, *, by, now) -> Decision
     on_reject: Callable[[Any, dict[str, Any], str, datetime], None] | None = None  # inside reject's transaction
+    embeds: bool = False  # applying writes memories that need embedding (the embedder loads only then)
 
 
 KINDS: dict[str, Kind] = {
-    insight.KIND: Kind(approve=insight.approve, revert=insight.revert, on_reject=insight.on_reject),
+    insight.KIND: Kind(approve=insight.approve, revert=insight.revert, on_reject=insight.on_reject, embeds=True),
     merge_review.KIND: Kind(approve=lambda db, cfg, emb, p, *, by, now, checkpoint=None:
                             merge_review.approve(db, p, by=by, now=now),
                             revert=merge_review.revert),
-    profile.KIND: Kind(approve=profile.approve, revert=profile.revert),
+    profile.KIND: Kind(approve=profile.approve, revert=profile.revert, embeds=True),
 }
 
 
@@ -61,16 +62,17 @@ def _kind(p: dict[str, Any]) -> Kind:
     return kind
 
 
-def approve(db: Database, cfg: Config, embedder: Embedder, pid: str, *, by: str, now: datetime,
+def approve(db: Database, cfg: Config, embedder: Callable[[], Embedder], pid: str, *, by: str, now: datetime,
             checkpoint: Callable[[str], None] | None = None) -> Decision:
-    """Apply a pending proposal of any kind in one transaction (approving twice changes nothing)."""
+    """Apply a pending proposal of any kind in one transaction (approving twice changes nothing).
+    `embedder()` is called only for a kind that embeds what it writes."""
     p = get(db, pid)
     kind = _kind(p)
     if p["status"] == "applied":
         return Decision(proposal_id=pid, kind=p["kind"], status="applied", changed=False, insight_id=p.get("insight_id"))
     if p["status"] != "pending":
         raise Conflict(f"proposal {pid} is {p['status']}; only a pending proposal can be approved")
-    return kind.approve(db, cfg, embedder, p, by=by, now=now, checkpoint=checkpoint)
+    return kind.approve(db, cfg, embedder() if kind.embeds else None, p, by=by, now=now, checkpoint=checkpoint)
 
 
 def reject(db: Database, pid: str, reason: str, *, by: str, now: datetime) -> Decision:
