@@ -257,6 +257,6 @@ class ReviewApp(App[None]):
         p = self.current()
         if p is None:
             return
-        target = p.get("insight_id") or p["id"]
-        self.say(f":param id => '{target}'  then paste cypher/provenance/graph.cypher (or MATCH (p:Proposal {{id: $id}}) "
-                 "RETURN p) in the Neo4j Browser")
+        # the Browser takes the id as a parameter and the query from its file in cypher/
+        query = "cypher/provenance/graph.cypher" if p.get("insight_id") else "cypher/proposals/get.cypher"
+        self.say(f":param id => '{p.get('insight_id') or p['id']}'  then paste {query} in the Neo4j Browser")
