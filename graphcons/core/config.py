@@ -373,7 +373,7 @@ class Config(BaseModel):
     @property
     def similarity_floor(self) -> float:
         """The cosine floor for SIMILAR edges in effect (configured, else the embedder's calibrated one)."""
-        return similarity_floor_of(self.embedding, self.consolidation.sim_floor)[0]
+        return self.consolidation.similarity_floor
 
     def public_dict(self) -> dict[str, Any]:
         """The settings as a dict with secrets masked (for `config show` and audit records)."""

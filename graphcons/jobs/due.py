@@ -54,12 +54,11 @@ def check(db: Database, cfg: Config, name: str, now: datetime,
         return Due(name, False, f"last run failed; next at {nxt.isoformat()}", nxt)
     if now - settled["now"] < timedelta(seconds=cfg.jobs.trigger_min_gap_s):
         return Due(name, False, "ran recently", nxt)
-    reason, subjects = _trigger(db, cfg, name, settled["now"], runs)
+    reason, subjects = _trigger(db, cfg, name, settled["now"])
     return Due(name, bool(reason), reason or "not due", nxt, subjects)
 
 
-def _trigger(db: Database, cfg: Config, name: str, since: datetime,
-             runs_by_job: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
+def _trigger(db: Database, cfg: Config, name: str, since: datetime) -> tuple[str, list[dict[str, Any]]]:
     jobs = cfg.jobs
     if name in ("merge", "promote"):
         subjects = dirty.pending(db, name, jobs.trigger_insertions, limit=20)

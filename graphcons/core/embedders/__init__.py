@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from graphcons.core.config import EmbeddingConfig
 from graphcons.core.embedders.base import Embedder
-from graphcons.core.floors import floor_of
 
 
 def make_embedder(cfg: EmbeddingConfig) -> Embedder:
@@ -17,7 +16,7 @@ def make_embedder(cfg: EmbeddingConfig) -> Embedder:
     return MiniLMEmbedder(batch_size=cfg.batch_size)
 
 
-__all__ = ["Embedder", "make_embedder", "embedder_identity", "embedder_floor"]
+__all__ = ["Embedder", "make_embedder", "embedder_identity"]
 
 
 def embedder_identity(cfg: EmbeddingConfig) -> tuple[str, int]:
@@ -28,7 +27,3 @@ def embedder_identity(cfg: EmbeddingConfig) -> tuple[str, int]:
 
     return MiniLMEmbedder.name, MiniLMEmbedder.dimensions
 
-
-def embedder_floor(cfg: EmbeddingConfig) -> tuple[float | None, str]:
-    """(floor, how it was calibrated) of the configured embedder (graphcons.core.floors)."""
-    return floor_of(cfg.provider, cfg.model)
