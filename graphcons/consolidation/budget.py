@@ -78,6 +78,14 @@ class Budget:
             return f"provider budget spent ({self.calls} of {self.max_calls} LLM calls this run)"
         return None
 
+    def cap_refusal(self, what: str = "syntheses", key: str = "[consolidation] daily_cap") -> str | None:
+        """The daily cap counted in this process (used before the run + started in it), for work
+        that takes no reservation in Neo4j (reflection has its own cap); None while there is room."""
+        if self.daily_cap and self.used_today + self.started >= self.daily_cap:
+            return (f"daily cap reached ({self.used_today + self.started} of {self.daily_cap} {what} today, {key}); "
+                    "it stays due for the next day")
+        return None
+
     def reserve(self, db: Database, now: datetime, cluster_key: str, membership_hash: str, run_id: str) -> str | None:
         """Take one slot of the day's cap in Neo4j (atomic across workers); the refusal, or None."""
         start, end = day_bounds(now)

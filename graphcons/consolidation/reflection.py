@@ -226,12 +226,9 @@ def _reflect(db: Database, cfg: Config, embedder: Embedder | None, subject: str,
     budget = budget or budget_for_run(db, cfg, now)
     base = {"subject": subject, "namespace": namespace, "membership_hash": mhash, "provider": synth.provider,
             "model": synth.model, "memories": len(versions)}
-    refusal = budget.refusal(synth.calls_per_reflection)
-    if refusal is None and budget.daily_cap and budget.used_today + budget.started >= budget.daily_cap:
-        # reflection's own cap ([reflection] daily_cap), counted from its audit records: the
-        # consolidation cap's reservations (Budget.reserve) are per cluster and do not cover it
-        refusal = (f"daily cap reached ({budget.used_today + budget.started} of {budget.daily_cap} reflections "
-                   "today, [reflection] daily_cap); it stays due for the next day")
+    # reflection has its own cap ([reflection] daily_cap), counted from its audit records
+    refusal = (budget.refusal(synth.calls_per_reflection)
+               or budget.cap_refusal("reflections", "[reflection] daily_cap"))
     if refusal:
         audit.record(db, "reflect_deferred", [profile.key(namespace, subject)], run_id=run_id, at=now,
                      reason=refusal, **base, **budget.figures())
