@@ -42,13 +42,13 @@ from graphcons.core.db import Database
 from graphcons.core.embedders import Embedder
 from graphcons.core.errors import Conflict, NotFound, ValidationError
 from graphcons.core.memory import (
-    LIVE_STATUSES,
     Kind,
     MemoryInput,
     content_hash,
     embedded_text,
 )
 from graphcons.store import proposals
+from graphcons.store import neighbours
 from graphcons.store.admission import node_props, version_props
 from graphcons.store.proposals import Decision
 
@@ -187,7 +187,6 @@ def approve(db: Database, cfg: Config, embedder: Embedder, p: dict[str, Any], *,
     # new statements and of the profile's earlier entries compare like for like.
     new_vecs = dict(zip(ids, embedder.embed([embedded_text(t, t) for t in texts.values()]))) if ids else {}
     step = checkpoint or (lambda _s: None)
-    k = cfg.admission.similar_k
     with db.transaction() as tx:
         locked = proposals.lock(tx, pid)
         if locked["status"] == "applied":
@@ -205,8 +204,7 @@ def approve(db: Database, cfg: Config, embedder: Embedder, p: dict[str, Any], *,
                        contradiction=rc.contradiction_floor)
         for row in merged.created:
             props = _semantic_props(cfg, p, row, new_vecs[row["id"]], pid, now)
-            tx.run("memory/create", props=props, version_props=version_props(props, now), candidates=max(4 * k, 10),
-                   k=k, floor=cfg.consolidation.sim_floor, live=list(LIVE_STATUSES))
+            neighbours.create(tx, cfg, props, version_props(props, now))  # like any memory: per-subject SIMILAR
         step("memories")
         rows = [{"id": r["id"], "created": True, "cited": [{"id": i, "version": versions[i]} for i in r["cited"]]}
                 for r in merged.created]
