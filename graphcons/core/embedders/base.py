@@ -9,10 +9,8 @@ class Embedder(ABC):
     #: Recorded in the store; a different name or dimension on an existing store is refused.
     name: str
     dimensions: int
-    #: The cosine floor for a SIMILAR edge that fits this model (None: not calibrated), and how
-    #: it was calibrated. Cosines are not comparable across models, so the floor belongs here.
-    sim_floor: float | None = None
-    sim_floor_calibration: str = ""
+    # The cosine floor for a SIMILAR edge that fits each model (cosines are not comparable
+    # across models) is in graphcons.core.floors, read by config without loading the model.
 
     @abstractmethod
     def embed(self, texts: list[str]) -> list[list[float]]:

@@ -16,7 +16,6 @@ os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")  # must be set before onnxru
 import numpy as np
 
 from graphcons.core.embedders.base import Embedder
-from graphcons.core.floors import MINILM
 from graphcons.core.errors import ProviderError
 
 MAX_TOKENS = 256
@@ -25,7 +24,6 @@ MAX_TOKENS = 256
 class MiniLMEmbedder(Embedder):
     name = "all-MiniLM-L6-v2-int8"
     dimensions = 384
-    sim_floor, sim_floor_calibration = MINILM  # calibrated in graphcons.core.floors
 
     def __init__(self, batch_size: int = 32):
         try:
