@@ -49,6 +49,7 @@ from graphcons.consolidation.synthesis.base import Synthesis, Synthesizer
 from graphcons.consolidation.synthesis.offline import OfflineSynthesizer
 from graphcons.consolidation.synthesis.prompt import SynthesisPrompt
 from graphcons.core.errors import DanglingProvenance, Ungrounded
+from graphcons.core.time import utcnow
 from graphcons.consolidation import reflection
 from graphcons.consolidation.grounding import ground_reflection
 from graphcons.consolidation.synthesis.models import Reflection, Statement
@@ -161,7 +162,7 @@ def _decision_for(decisions: list[Any], members: list[str]) -> Any:
 
 
 def run_battery(g: Any, *, now: datetime | None = None) -> BatteryResults:
-    now = now or datetime.now(timezone.utc)
+    now = now or utcnow()
     seed(g)
     results = BatteryResults()
     results.used_before, results.daily_cap = used_today(g.db, now), g.config.consolidation.daily_cap
