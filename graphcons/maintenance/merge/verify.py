@@ -1,20 +1,26 @@
 """Verifiers: the last stage of the merge decision, behind one small interface.
 
-A verifier turns a candidate pair (its seed score and its differences) into `p_duplicate`,
-the probability that the two memories state the same thing. `[merge] verifier` names one:
-- `rules` (the default, offline): a logistic regression over the pair's cosine, title
+A verifier judges one candidate pair that passed the difference check (its seed score, its
+features, the two texts) and returns a `Verdict`: `p_duplicate`, the probability that the two
+memories state the same thing, placed against `[merge] propose_at` / `auto_apply_at`, or its own
+label (duplicate | near_paraphrase_with_difference | conflict | different), or `pending` (no
+verdict now: the pair is left for a later run). `[merge] verifier` names one:
+- `rules` (the default, offline, here): a logistic regression over the pair's cosine, title
   similarity, word-alignment figures and guard signals. Its coefficients are below as plain
   numbers, fitted by `bench/merge_train.py` on the dev half of MRPC / STS-B / SICK train and
   measured on the held-out half (bench/results/merge-quality.json); rerun that script to refit.
-The `llm` and `onnx` verifiers of issue 11 are not built yet: a new one is a class with
-`name` and `p_duplicate` added to VERIFIERS and to `[merge] verifier`'s Literal.
+- `llm` (merge/verify_llm.py): the configured OpenAI-compatible provider labels the pair.
+- `onnx` (merge/verify_onnx.py): a user-supplied cross-encoder or NLI model.
+merge/verifiers.py builds the one a pass uses; a new verifier is a class with `name` and `judge`.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Protocol
+from dataclasses import dataclass
+from typing import Any, Protocol
 
+from graphcons.core.errors import ConfigError
 from graphcons.maintenance.merge.guard import Differences
 
 # A pair with a difference in meaning never reaches the verifier, so the guard's conflict
@@ -80,10 +86,20 @@ def features(cosine: float, title_sim: float, d: Differences) -> dict[str, float
     return out
 
 
+@dataclass
+class Verdict:
+    p_duplicate: float | None  # placed against the operating points (None: the verifier gives no figure)
+    label: str | None = None  # the verifier's own outcome; None: p_duplicate and the operating points decide
+    reason: str = ""
+    pending: str = ""  # why there is no verdict now (budget spent, provider failure): decided in a later run
+
+
 class Verifier(Protocol):
     name: str
 
-    def p_duplicate(self, feats: dict[str, float], text_a: str, text_b: str) -> float: ...
+    def judge(self, pair: Any, text_a: str, text_b: str) -> Verdict:
+        """`pair` is the merge.score.Pair (its features, ids, versions); the texts are winner, loser."""
+        ...
 
 
 class RulesVerifier:
@@ -94,9 +110,14 @@ class RulesVerifier:
                                   for f in FEATURES)
         return 1.0 / (1.0 + math.exp(-z))
 
+    def judge(self, pair: Any, text_a: str, text_b: str) -> Verdict:
+        return Verdict(self.p_duplicate(pair.features))
 
-VERIFIERS = {"rules": RulesVerifier}
+
 
 
 def get(name: str) -> Verifier:
-    return VERIFIERS[name]()
+    """The rules verifier by name (the others need their settings: `for_run`)."""
+    if name != "rules":
+        raise ConfigError(f"merge.verifier: {name!r} needs its settings; build it with merge.verifiers.for_run(config)")
+    return RulesVerifier()
