@@ -99,7 +99,7 @@ class LLMVerifier:
         if self.db is not None:
             known = self.db.run("merge/known_pairs", pairs=[{"proposal_id": pair.proposal_id, "a": pair.a, "b": pair.b}])
             if known and (known[0]["proposal_status"] or known[0]["conflict"] or known[0]["related"]):
-                return Verdict(p_rules, pending="decided in an earlier run")
+                return Verdict(p_rules, reason="not asked: decided in an earlier run")  # the pass skips it
             for row in self.db.run("merge/verdicts", key=pair.proposal_id):
                 d = json.loads(row["details"])
                 if d.get("verdict") and d.get("model") == self.client.model and d.get("versions") == versions:
