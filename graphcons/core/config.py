@@ -207,11 +207,11 @@ class MergeConfig(Section):
     onnx_max_tokens: int = Field(default=256, ge=8, le=4096)
     # operating point `propose` (recall-oriented, a human reviews): the lowest p_duplicate whose dev-half
     # merges have MRPC precision >= 0.85, < 2 % STS-B pairs graded < 3, <= 0.5 % SICK contradictions
-    # (bench/merge_quality.py PROPOSE_RULE; held-out MRPC P 0.87 R 0.44)
-    propose_at: float = Field(default=0.73, ge=0, le=1)
+    # (bench/merge_quality.py PROPOSE_RULE; held-out MRPC P 0.87 R 0.49)
+    propose_at: float = Field(default=0.71, ge=0, le=1)
     # operating point `auto_apply` (precision-oriented): the lowest p_duplicate whose dev-half merges have
     # MRPC precision >= 0.95 over >= 50 merges, no STS-B pair graded < 3, no SICK contradiction
-    # (AUTO_RULE; held-out MRPC P 0.95 R 0.08)
+    # (AUTO_RULE; held-out MRPC P 0.95 R 0.15)
     auto_apply_at: float = Field(default=0.89, ge=0, le=1)
     top_k: int = Field(default=5, ge=1, le=100)  # neighbours kept per memory (same subject + namespace)
     search_width: int = Field(default=50, ge=1, le=1000)  # vector-index candidates read before the filter
