@@ -29,7 +29,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from graphcons.core.memory import derived_title, embedded_text  # noqa: E402
 
-DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
+DATA = Path(os.environ.get("GRAPHCONS_DEV_DATA") or Path(__file__).resolve().parent.parent.parent / "shared" / "data")  # a worktree: set it
 
 
 @dataclass

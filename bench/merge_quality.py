@@ -148,6 +148,7 @@ def main() -> None:
             base.append({"seed_score_at": t, "precision": round(tp / len(merged), 4) if merged else 1.0,
                          "recall": round(tp / sum(dp.label for dp, _ in m), 4)})
         out[s]["mrpc_seed_score_only"] = base
+    out["baseline"] = _baseline(points)
     RESULTS.write_text(json.dumps(out, indent=2) + "\n")
     print("picked on dev:", points, "configured:", out["configured"])
     for s in ("dev", "held_out"):
@@ -162,6 +163,29 @@ def main() -> None:
         print(f"{s:8s} false conflicts on duplicates: " +
               str({n: out[s][n]['false_conflicts_on_duplicates']['conflict'] for n in ('mrpc', 'stsb', 'sick')}))
     print(f"saved {RESULTS}")
+
+
+def _headline(res: dict) -> dict:
+    """The figures the issue's targets read, from one saved result."""
+    out = {}
+    for s in ("dev", "held_out"):
+        r = res[s]
+        out[s] = {pt: {"mrpc_precision": r["mrpc"][pt]["precision"], "mrpc_recall": r["mrpc"][pt]["recall"],
+                       "stsb_graded_lt3_pairs_merged_rate": r["stsb"][pt].get("graded_lt3_pairs_merged_rate"),
+                       "sick_contradictions_merged_rate": r["sick"][pt].get("contradictions_merged_rate")}
+                  for pt in ("at_propose", "at_auto_apply")}
+    return out
+
+
+def _baseline(points: dict) -> dict:
+    """The previous run's headline figures (the verifier before this fit), kept next to the new ones."""
+    if not RESULTS.is_file():
+        return {}
+    old = json.loads(RESULTS.read_text())
+    if old.get("verifier_coefficients") == verify.RULES_COEFFICIENTS:  # a rerun of the same fit: keep its baseline
+        return old.get("baseline", {})
+    return {"configured": old.get("configured"), "verifier_features": old.get("verifier_features"),
+            "figures": _headline(old)}
 
 
 if __name__ == "__main__":

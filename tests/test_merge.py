@@ -209,10 +209,11 @@ def test_the_shared_review_queue_lists_and_applies_merge_proposals(g):
 def test_a_paraphrase_is_never_a_conflict_and_every_stage_is_on_the_proposal(g):
     a = g.add({"content": "The user prefers TypeScript.", "subject": "prefs", "created_at": T0}).id
     b = g.add({"content": "TypeScript is the user's preferred language.", "subject": "prefs", "created_at": T0}).id
-    # at the shipped propose point the rules verifier is unsure (p ~0.53: "language" is one-sided), so the
-    # pair is linked RELATED for a person, not merged and never a conflict
+    # at the shipped propose point the rules verifier is unsure (p ~0.6: the words align, "language" only
+    # restates TypeScript's class, but the offline cosine is 0.82), so the pair is neither merged, nor
+    # linked RELATED (no content differs), nor ever a conflict
     dry = g.merge(now=NOW)
-    assert dry["conflicts"] == [] and [r["outcome"] for r in dry["related"]] == ["near_paraphrase_with_difference"]
+    assert dry["conflicts"] == [] and dry["related"] == [] and dry["proposed"] == []
     g.config.merge.propose_at = 0.5  # a recall-oriented deployment proposes it
     report = g.merge(dry_run=False, now=NOW)
     (p,) = report["proposed"]

@@ -64,16 +64,17 @@ def merge(ctx: typer.Context, apply: bool = ApplyOpt, now: Optional[str] = NowOp
         emit_json(report)
         return
     table = Table("action", "score", "winner", "loser", "rule / reasons")
-    for action in ("applied", "proposed", "conflicts", "related", "deferred"):
+    for action in ("applied", "proposed", "conflicts", "related", "deferred", "pending"):
         for p in report[action]:
             why = (", ".join(p["contradictions"] + p["opposites"]) if action == "conflicts" else
+                   p["pending"] if action == "pending" else
                    p["rule"] if p["p_duplicate"] is None else f"{p['rule']}, p_duplicate {p['p_duplicate']:.3f}")
             table.add_row(action, f"{p['score']:.3f}", p["winner"], p["loser"], why)
     console.print(table)
     console.print(f"over threshold {report['threshold']}: {report['over_threshold']}; proposed "
                   f"{len(report['proposed'])}, applied {len(report['applied'])}, conflicts "
-                  f"{len(report['conflicts'])}, related {len(report['related'])}, deferred {len(report['deferred'])} "
-                  f"{_dry(report)}")
+                  f"{len(report['conflicts'])}, related {len(report['related'])}, deferred {len(report['deferred'])}, "
+                  f"pending verification {len(report['pending'])} {_dry(report)}")
 
 
 @merge_app.command("list")

@@ -192,14 +192,26 @@ class MergeConfig(Section):
     threshold: float = Field(default=0.65, ge=0, le=1)
     title_weight: float = Field(default=0.4, ge=0, le=1)
     content_weight: float = Field(default=0.6, ge=0, le=1)
-    verifier: Literal["rules"] = "rules"  # stage (d): rules = offline logistic regression (merge/verify.py)
+    # stage (d), merge/verify.py: "rules" (default, offline logistic regression); "llm" (the [llm] provider
+    # judges each candidate, redacted, fenced as data; at most llm_daily_cap calls a UTC day and [llm]
+    # max_calls_per_run a run, a pair without a verdict stays pending for a later run; merge/verify_llm.py);
+    # "onnx" (your own cross-encoder or NLI model: onnx_model + onnx_tokenizer; merge/verify_onnx.py).
+    # The operating points below were picked for "rules"; re-pick them for an onnx model.
+    verifier: Literal["rules", "llm", "onnx"] = "rules"
+    llm_daily_cap: int = Field(default=200, ge=0)  # llm verifier: calls per UTC day (0 = no limit)
+    onnx_model: str | None = None  # onnx verifier: path of the model file (.onnx)
+    onnx_tokenizer: str | None = None  # onnx verifier: path of its tokenizer.json (Hugging Face tokenizers)
+    # onnx verifier: the model's output columns, e.g. ["contradiction", "entailment", "neutral"] for an NLI
+    # model (needs "entailment"; "contradiction" makes a conflict); empty: one logit, a cross-encoder
+    onnx_labels: list[str] = Field(default_factory=list)
+    onnx_max_tokens: int = Field(default=256, ge=8, le=4096)
     # operating point `propose` (recall-oriented, a human reviews): the lowest p_duplicate whose dev-half
     # merges have MRPC precision >= 0.85, < 2 % STS-B pairs graded < 3, <= 0.5 % SICK contradictions
-    # (bench/merge_quality.py PROPOSE_RULE; held-out MRPC P 0.87 R 0.44)
-    propose_at: float = Field(default=0.73, ge=0, le=1)
+    # (bench/merge_quality.py PROPOSE_RULE; held-out MRPC P 0.87 R 0.49)
+    propose_at: float = Field(default=0.71, ge=0, le=1)
     # operating point `auto_apply` (precision-oriented): the lowest p_duplicate whose dev-half merges have
     # MRPC precision >= 0.95 over >= 50 merges, no STS-B pair graded < 3, no SICK contradiction
-    # (AUTO_RULE; held-out MRPC P 0.95 R 0.08)
+    # (AUTO_RULE; held-out MRPC P 0.95 R 0.15)
     auto_apply_at: float = Field(default=0.89, ge=0, le=1)
     top_k: int = Field(default=5, ge=1, le=100)  # neighbours kept per memory (same subject + namespace)
     search_width: int = Field(default=50, ge=1, le=1000)  # vector-index candidates read before the filter

@@ -42,7 +42,7 @@ def _lens(report: dict[str, Any], *keys: str) -> dict[str, Any]:
 
 def _merge(db: Database, cfg: Config, now: datetime, ctx: Context) -> dict[str, Any]:
     r = merge_job.run(db, cfg, now=now, dry_run=False, run_id=ctx.run_id, progress=lambda n: ctx.checkpoint())
-    return _lens(r, "over_threshold", "proposed", "applied", "conflicts", "deferred")
+    return _lens(r, "over_threshold", "proposed", "applied", "conflicts", "deferred", "pending")
 
 
 def _promote(db: Database, cfg: Config, now: datetime, ctx: Context) -> dict[str, Any]:

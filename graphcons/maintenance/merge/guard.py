@@ -101,10 +101,31 @@ _PRONOUN_NEGATIONS = {"nobody", "nothing", "none", "noone", "nowhere"}  # they r
 _BE = {"is", "are", "was", "were", "be", "been", "being", "get", "gets", "got", "getting"}
 
 
+# English irregular verbs (the common ones of any grammar's table, not words of the dev data): their
+# past and participle forms stem to the base form, as the regular -ed forms do (led / leads, written / writes).
+_IRREGULAR_TABLE = """be was were been; begin began begun; break broke broken; bring brought; build built;
+buy bought; catch caught; choose chose chosen; come came; do did done; draw drew drawn; drink drank drunk;
+drive drove driven; eat ate eaten; fall fell fallen; feel felt; fight fought; find found; fly flew flown;
+forget forgot forgotten; freeze froze frozen; get got gotten; give gave given; go went gone; grow grew grown;
+have had; hear heard; hide hid hidden; hold held; keep kept; know knew known; lay laid; lead led;
+lend lent; lose lost; make made; mean meant; meet met; pay paid; ride rode ridden; ring rang rung;
+rise risen; run ran; say said; see seen; seek sought; sell sold; send sent; shake shook shaken;
+shine shone; shoot shot; sing sang sung; sink sank sunk; sit sat; sleep slept; speak spoke spoken;
+spend spent; stand stood; steal stole stolen; stick stuck; strike struck; swim swam swum; take took taken;
+teach taught; tear tore torn; tell told; think thought; throw threw thrown; understand understood;
+wake woke woken; wear wore worn; win won; write wrote written"""
+_IRREGULAR = {form: forms.split()[0] for forms in _IRREGULAR_TABLE.replace("\n", " ").split(";")
+              for form in forms.split()[1:]}
+
+
 def stem(word: str) -> str:
-    """A light inflection stemmer: plurals, -ing, -ed (enough to align `runs`/`running`/`ran`? no: the
-    regular forms only, which is what paraphrases mostly change)."""
-    w = word
+    """A light inflection stemmer: plurals, -ing, -ed, the irregular past forms of common verbs, and the
+    adverb / adjective -ly (nightly / night) of longer words."""
+    w = _IRREGULAR.get(word, word)
+    if w != word:
+        return stem(w)
+    if len(w) > 5 and w.endswith("ly") and not w.endswith(("ily", "ally", "bly")):
+        w = w[:-2]  # nightly -> night, quickly -> quick (not: family, only, apply)
     if len(w) > 4 and w.endswith("ies"):
         return w[:-3] + "y"
     if len(w) > 4 and w.endswith(("sses", "shes", "ches", "xes")):
@@ -314,11 +335,35 @@ class Differences:
     detail_added: float = 0.0  # a number, date or name only one text has (a detail, not a conflict)
 
 
+_COPULAS = {"is", "are", "was", "were"}
+
+
+def _restated_class(ws: list[str], shared: set[str], only: set[str]) -> set[str]:
+    """The one-sided head noun of a copula that only names the class of the shared subject:
+    "X is the user's preferred language" restates "the user prefers X" (X is a language) and
+    adds no fact. Only for a sentence that is one copula `NP1 is NP2` where one side is a single
+    shared content word and the other's content is shared but for its head (its last word)."""
+    idx = next((i for i, w in enumerate(ws) if w in _COPULAS), None)
+    if idx is None or not only:
+        return set()
+    left, right = content_stems(ws[:idx]), content_stems(ws[idx + 1:])
+    for one, phrase in ((left, right), (right, left)):
+        if len(one) == 1 and one[0] in shared and len(phrase) >= 2 and phrase[-1] in only \
+                and set(phrase[:-1]) <= shared and phrase.count(phrase[-1]) == 1:
+            return {phrase[-1]}
+    return set()
+
+
 def differences(text_a: str, text_b: str) -> Differences:
     wa, wb = words(text_a), words(text_b)
     ca, cb = content_stems(wa), content_stems(wb)
     sa, sb = set(ca), set(cb)
     only_a, only_b = sa - sb, sb - sa
+    if not only_a or not only_b:  # one text contains the other: a restated class is no added fact
+        restated = _restated_class(wa, sa & sb, only_a) | _restated_class(wb, sa & sb, only_b)
+        only_a, only_b = only_a - restated, only_b - restated
+        sa, sb = sa - restated, sb - restated
+        ca, cb = [w for w in ca if w not in restated], [w for w in cb if w not in restated]
     reasons = []
     neg_a, neg_b = bool(_NEGATIONS & set(wa)), bool(_NEGATIONS & set(wb))
     if neg_a != neg_b and (_governs_shared(wa, sb) if neg_a else _governs_shared(wb, sa)):

@@ -29,14 +29,16 @@ from graphcons.core.db import Database
 from graphcons.core.errors import Conflict
 from graphcons.core.memory import LIVE_STATUSES
 from graphcons.core.time import require_aware
-from graphcons.maintenance.merge import review
-from graphcons.maintenance.merge.score import CONFLICT, DUPLICATE, RELATED, Pair, rule_text, score_pair
+from graphcons.maintenance.merge import review, verifiers, verify
+from graphcons.maintenance.merge.score import CONFLICT, DUPLICATE, PENDING, RELATED, Pair, rule_text, score_pair
 from graphcons.store import justification, proposals
 
 
 def candidate_pairs(db: Database, cfg: Config, *, progress: Callable[[int], None] | None = None,
-                    namespace: str | None = None, subject: str | None = None) -> Iterator[Pair]:
-    """Every scored candidate pair (any score), each once, in page order; optionally one namespace / subject."""
+                    namespace: str | None = None, subject: str | None = None,
+                    verifier: verify.Verifier | None = None) -> Iterator[Pair]:
+    """Every scored candidate pair (any score), each once, in page order; optionally one namespace / subject.
+    `verifier`: the one of this pass (default: `[merge] verifier` without a per-pass budget)."""
     mcfg = cfg.merge
     seen: set[tuple[str, str]] = set()
     after: str | None = None
@@ -62,7 +64,7 @@ def candidate_pairs(db: Database, cfg: Config, *, progress: Callable[[int], None
                 seen.add(key)
                 mb = page.get(n["id"]) or cache.get(n["id"])
                 if mb is not None:
-                    yield score_pair(ma, mb, float(n["cosine"]), mcfg)
+                    yield score_pair(ma, mb, float(n["cosine"]), mcfg, verifier)
         cache = {k: v for k, v in cache.items() if k > after}  # later pages may still need them
         if progress:
             progress(len(rows))
@@ -78,8 +80,9 @@ def run(db: Database, cfg: Config, *, now: datetime, dry_run: bool = True, run_i
     mcfg = cfg.merge
     auto = mcfg.auto_apply if auto_apply is None else auto_apply
     run_id = run_id or audit.new_run_id("merge")
-    over = [p for p in candidate_pairs(db, cfg, progress=progress, namespace=namespace, subject=subject)
-            if p.score >= mcfg.threshold]
+    verifier = verifiers.for_run(cfg, db=db, now=now, run_id=run_id, dry_run=dry_run)
+    over = [p for p in candidate_pairs(db, cfg, progress=progress, namespace=namespace, subject=subject,
+                                       verifier=verifier) if p.score >= mcfg.threshold]
     over.sort(key=lambda p: (-p.score, p.a, p.b))
     known = {}
     for start in range(0, len(over), 1000):
@@ -151,7 +154,7 @@ def run(db: Database, cfg: Config, *, now: datetime, dry_run: bool = True, run_i
               "auto_apply": auto, "threshold": mcfg.threshold, "verifier": mcfg.verifier,
               "propose_at": mcfg.propose_at, "auto_apply_at": mcfg.auto_apply_at, "over_threshold": len(over),
               "proposed": proposed, "applied": applied, "conflicts": flagged, "related": related,
-              "deferred": skipped}
+              "deferred": skipped, "pending": [asdict(p) for p in over if p.outcome == PENDING]}
     if not dry_run:
         audit.record_run(db, "merge", run_id, now, {k: (len(v) if isinstance(v, list) else v) for k, v in report.items()})
     return report

@@ -5,10 +5,12 @@
     (0.4 and 0.6 by default; jellyfish's Jaro-Winkler on case-folded titles; the cosine of the
     stored embeddings). A pair under `[merge] threshold` stops here (`nothing`).
 (c) the difference check (merge.guard): a difference in meaning makes it a `conflict`;
-(d) the verifier (merge.verify): `p_duplicate` >= `[merge] propose_at` makes it a `duplicate`
-    (a merge proposal; applied at once only with `auto_apply` and p >= `auto_apply_at`);
+(d) the verifier (merge.verify, `[merge] verifier`): `p_duplicate` >= `[merge] propose_at` makes
+    it a `duplicate` (a merge proposal; applied at once only with `auto_apply` and p >= `auto_apply_at`);
     under it, a pair whose texts differ in content is a `near_paraphrase_with_difference`
-    (a RELATED link, not a merge); otherwise `nothing`.
+    (a RELATED link, not a merge); otherwise `nothing`. A verifier with its own label (llm, an
+    NLI model) decides the outcome itself; one without a verdict now leaves the pair `pending`
+    (nothing written; a later run decides it).
 Derived-title rule: a memory admitted without a title is compared by its derived title, the
 first sentence of its current content; the pair's `rule` then says "derived-title". The
 winner of a pair is the higher effective weight, then more evidence, then the more
@@ -24,10 +26,12 @@ from typing import Any
 import jellyfish
 
 from graphcons.core.config import MergeConfig
-from graphcons.maintenance.merge import verify
+from graphcons.maintenance.merge import verifiers, verify
 from graphcons.maintenance.merge.guard import compare_title, content_stems, differences, guard_text, words
 
 DUPLICATE, RELATED, CONFLICT, NOTHING = "duplicate", "near_paraphrase_with_difference", "conflict", "nothing"
+PENDING = "pending"  # the verifier gave no verdict in this run (its budget is spent): a later run decides
+LABELS = {DUPLICATE: DUPLICATE, RELATED: RELATED, CONFLICT: CONFLICT, "different": NOTHING}
 
 
 def title_similarity(a: str, b: str) -> float:
@@ -55,6 +59,8 @@ class Pair:
     outcome: str = NOTHING
     p_duplicate: float | None = None  # the verifier's figure (None: the pair stopped before it)
     verifier: str = ""
+    verdict_reason: str = ""  # the verifier's reason, when it gives one (llm, nli)
+    pending: str = ""  # why the verifier gave no verdict in this run
     features: dict[str, float] = field(default_factory=dict)
     only_winner: list[str] = field(default_factory=list)  # content words (stemmed) one text has, the other not
     only_loser: list[str] = field(default_factory=list)  # what a merge would drop from the live view
@@ -85,7 +91,8 @@ def _winner_loser(ma: dict[str, Any], mb: dict[str, Any]) -> tuple[dict[str, Any
     return (ma, mb) if ma["id"] < mb["id"] else (mb, ma)
 
 
-def score_pair(ma: dict[str, Any], mb: dict[str, Any], cosine: float, cfg: MergeConfig) -> Pair:
+def score_pair(ma: dict[str, Any], mb: dict[str, Any], cosine: float, cfg: MergeConfig,
+               verifier: verify.Verifier | None = None) -> Pair:
     """Stage (b) for every candidate; (c) and (d) only for a pair at or over `threshold`."""
     if ma["id"] > mb["id"]:
         ma, mb = mb, ma
@@ -98,11 +105,12 @@ def score_pair(ma: dict[str, Any], mb: dict[str, Any], cosine: float, cfg: Merge
              winner=winner["id"], loser=loser["id"], namespace=ma.get("namespace", ""),
              subject=ma.get("subject", ""), versions=(int(winner.get("version") or 1), int(loser.get("version") or 1)))
     if p.score >= cfg.threshold:
-        decide(p, guard_text(winner), guard_text(loser), cfg)
+        decide(p, guard_text(winner), guard_text(loser), cfg, verifier)
     return p
 
 
-def decide(p: Pair, text_winner: str, text_loser: str, cfg: MergeConfig) -> Pair:
+def decide(p: Pair, text_winner: str, text_loser: str, cfg: MergeConfig,
+           verifier: verify.Verifier | None = None) -> Pair:
     """Stages (c) and (d): the differences, the verifier, the outcome."""
     d = differences(text_winner, text_loser)
     p.contradictions = d.conflicts if cfg.contradiction_guard else []
@@ -111,24 +119,34 @@ def decide(p: Pair, text_winner: str, text_loser: str, cfg: MergeConfig) -> Pair
     if p.contradictions:
         p.outcome = CONFLICT
         return p
-    verifier = verify.get(cfg.verifier)
-    p.verifier = verifier.name
-    p.p_duplicate = round(verifier.p_duplicate(p.features, text_winner, text_loser), 6)
-    if p.p_duplicate >= cfg.propose_at:
+    verifier = verifier or verifiers.default(cfg)
+    v = verifier.judge(p, text_winner, text_loser)
+    p.verifier, p.verdict_reason = verifier.name, v.reason
+    p.p_duplicate = None if v.p_duplicate is None else round(v.p_duplicate, 6)
+    if v.pending:
+        p.outcome, p.pending = PENDING, v.pending
+        return p
+    if v.label is not None:
+        p.outcome = LABELS[v.label]
+    elif p.p_duplicate is not None and p.p_duplicate >= cfg.propose_at:
         p.outcome = DUPLICATE
-        p.auto_apply_ok = p.p_duplicate >= cfg.auto_apply_at
     elif d.only_a or d.only_b:
         p.outcome = RELATED
+    if p.outcome == CONFLICT:
+        p.contradictions = [f"{verifier.name} verifier: {v.reason or 'conflict'}"]
+    # auto-apply needs the verifier's agreement: its p_duplicate (for llm, the rules figure) over the point
+    p.auto_apply_ok = p.outcome == DUPLICATE and p.p_duplicate is not None and p.p_duplicate >= cfg.auto_apply_at
     return p
-
-
 
 
 def rule_text(p: Pair, cfg: MergeConfig) -> str:
     text = (f"{p.rule}: {cfg.title_weight}*jaro_winkler(title) + {cfg.content_weight}*cosine(content) "
             f"= {p.score:.4f} >= {cfg.threshold}")
     if p.p_duplicate is not None:
-        text += f"; no difference in meaning; {p.verifier} verifier p_duplicate = {p.p_duplicate:.4f} >= {cfg.propose_at}"
+        text += f"; no difference in meaning; {p.verifier} verifier p_duplicate = {p.p_duplicate:.4f}"
+        text += f" >= {cfg.propose_at}" if p.p_duplicate >= cfg.propose_at else ""
+        if p.verdict_reason:
+            text += f"; verdict: {p.verdict_reason}"
         if p.auto_apply_ok:
             text += f" (>= auto_apply_at {cfg.auto_apply_at})"
     return text
