@@ -187,10 +187,20 @@ def loghub(g, args, data: Path) -> dict:
             "graphcons": scores(truth, raw),
             **{name: scores(truth, [of[m] for m in mids]) for name, of in baselines.items()},
             **accepted_figures(report, mids, truth),
+            "lines_pure_ceiling": pure_ceiling(mids, truth, cfg.consolidation.min_size),
             "seconds": seconds[system],
         }
         log(f"{system}: {json.dumps(out[system])}")
     return out
+
+
+def pure_ceiling(mids: list[str], truth: list[str], min_size: int) -> float:
+    """The share of lines whose EventId spans >= min_size distinct memories: at most this many
+    lines can sit in clusters of one template (a line repeated verbatim is one memory)."""
+    distinct: dict[str, set[str]] = defaultdict(set)
+    for m, t in zip(mids, truth):
+        distinct[t].add(m)
+    return round(sum(1 for t in truth if len(distinct[t]) >= min_size) / len(truth), 4)
 
 
 def accepted_figures(report, mids: list[str], truth: list[str]) -> dict:
