@@ -22,6 +22,11 @@ it at a private server. Data from ../shared/data (never copied into the project)
 Results go to bench/results/quality.json under --label (before / after), with the command,
 the floor in effect, `uptime` load and timings. Lines with the same content are one memory
 (admission's duplicate check); each line is scored through its memory.
+
+Speed: each system's distinct lines are embedded in one batched call and admitted through
+store.admission.admit with that embedding, the loghub systems side by side (--jobs threads;
+each system in line order, so its SIMILAR edges are those of a sequential run). The whole
+run took 14 min at load 17-21 on 2 cores (admitting Hadoop alone one by one took 19 min).
 """
 
 from __future__ import annotations
