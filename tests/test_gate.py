@@ -64,6 +64,25 @@ def test_cohesion_rule_rejects_a_loosely_connected_cluster(g):
     assert _one(g.gate([Cluster(tuple(chain), "default")]), chain).accepted
 
 
+def test_cohesion_of_a_large_group_counts_neighbour_slots_not_pairs(g):
+    """A k-NN graph gives each member ~k neighbours, so plain density falls as ~k / (n - 1)
+    however tight the group; cohesion measures the in-cluster degree against min(k, n - 1)."""
+    ids = add_all(g, DISTINCT[:16], subject="ops")
+    for i, x in enumerate(ids):  # each member linked to the next two: in-cluster degree 4
+        for y in (ids[(i + 1) % 16], ids[(i + 2) % 16]):
+            g.link(x, y, "related")
+    assert g.config.admission.similar_k == 5
+
+    [d] = g.gate([Cluster(tuple(ids), "default")])
+
+    assert d.accepted, d.reasons
+    assert d.figures["edges"] == 32 and d.figures["density"] == 0.2667  # 32 of 120 pairs: under 0.35
+    assert d.figures["cohesion_slots"] == 5 and d.figures["cohesion"] == 0.8  # 32 / (16 * 5 / 2)
+    assert "cohesion: 0.80 >= min_cohesion 0.35" in d.reasons[1]
+    g.config.consolidation.min_cohesion = 0.85
+    assert _one(g.gate([Cluster(tuple(ids), "default")]), ids).rejected_by == ["cohesion"]
+
+
 def test_link_kind_weights_change_cohesion(g):
     ids = add_all(g, DISTINCT[:3], subject="ops")
     _clique(g, ids, kind="mentions")

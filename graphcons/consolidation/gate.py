@@ -10,8 +10,12 @@ Every candidate cluster gets one `GateDecision` with its reasons and figures. Ru
   Leiden on its own subgraph at a rising resolution), recorded as rejected (rule "size", with
   the parts) and each part is gated on its own, recursively; only a community that no
   resolution splits is rejected as too big.
-- cohesion: weighted edge density = sum over member pairs of the fused weight (capped at 1
-  per pair) / (size * (size - 1) / 2) >= `min_cohesion`.
+- cohesion: sum over member pairs of the fused weight (capped at 1 per pair) / (size *
+  slots / 2) >= `min_cohesion`, where slots = min(admission.similar_k, size - 1): the edge
+  density of a cluster of up to k + 1 members, and above that the mean weighted in-cluster
+  degree over the k neighbour slots a SIMILAR graph gives each memory. (Plain density, over
+  size * (size - 1) / 2 pairs, falls as ~k / (size - 1) in a k-NN graph however tight the
+  group: a 16-member part of one log template failed 0.35; kept in figures as `density`.)
 - trigger, one of:
     "salient"         salience = co-access mass + activation mass >= `min_salience`, where
                       co-access mass = sum of CO_ACCESSED counts between members / pairs
@@ -203,7 +207,8 @@ def _score(db: Database, cc: ConsolidationConfig, decisions: list[GateDecision],
 def _decide(cc: ConsolidationConfig, d: GateDecision, row: dict[str, Any], members: dict[str, dict[str, Any]]) -> None:
     n = d.cluster.size
     pairs = n * (n - 1) / 2
-    cohesion = row["weight_sum"] / pairs
+    slots = cc.cohesion_slots(n)
+    cohesion = min(1.0, row["weight_sum"] / (n * slots / 2))
     coaccess_mass = row["coaccess"] / pairs
     activation_mass = sum(members[m]["activation"] for m in d.cluster.member_ids)
     salience = coaccess_mass + activation_mass
@@ -213,6 +218,8 @@ def _decide(cc: ConsolidationConfig, d: GateDecision, row: dict[str, Any], membe
     d.figures.update({
         "size": n,
         "cohesion": round(cohesion, 4),
+        "cohesion_slots": slots,
+        "density": round(row["weight_sum"] / pairs, 4),
         "edges": row["edges"],
         "salience": round(salience, 4),
         "coaccess_mass": round(coaccess_mass, 4),

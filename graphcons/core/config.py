@@ -126,6 +126,8 @@ class ConsolidationConfig(Section):
     auto_trigger: bool = True
     min_size: int = Field(default=3, ge=2)
     max_size: int = Field(default=25, ge=2)
+    # Cohesion (gate.py): fused weight inside the cluster / (size * cohesion_slots(size) / 2), i.e.
+    # edge density up to similar_k + 1 members, mean weighted in-cluster degree / similar_k above.
     min_cohesion: float = Field(default=0.35, ge=0, le=1)
     min_salience: float = Field(default=2.0, ge=0)
     novelty_overlap_max: float = Field(default=0.5, ge=0, le=1)
@@ -155,6 +157,13 @@ class ConsolidationConfig(Section):
 
     # The embedder's calibrated floor, bound by Config when the configuration is loaded.
     _embedder_floor: float | None = PrivateAttr(default=None)
+    # admission.similar_k, bound by Config: the neighbour slots cohesion is measured against.
+    _similar_k: int = PrivateAttr(default=5)
+
+    def cohesion_slots(self, size: int) -> int:
+        """How many fellow members one member of a `size`-member cluster can be linked to by
+        SIMILAR: min(similar_k, size - 1) (every member, when SIMILAR is off)."""
+        return min(self._similar_k, size - 1) if self._similar_k > 0 else size - 1
 
     @property
     def similarity_floor(self) -> float:
@@ -380,6 +389,7 @@ class Config(BaseModel):
     @model_validator(mode="after")
     def _bind_embedder_floor(self) -> "Config":
         self.consolidation._embedder_floor = similarity_floor_of(self.embedding, None)[0]
+        self.consolidation._similar_k = self.admission.similar_k
         return self
 
     @property
