@@ -3,7 +3,7 @@
 Two implementations of `Detector`, chosen by `[consolidation] algorithm`:
 - `LabelPropagation` (default): GDS weighted label propagation, bounded `max_iterations`,
   `concurrency: 1`. It has no seed, so the projection feeds nodes in id order, equal votes
-  are broken by a fixed per-node weight derived from the memory id (see fusion.TIE_EPSILON)
+  are broken by a fixed per-node weight derived from the memory id (graphcons.store.tie)
   and each community is named by its sorted members (raw ids follow internal node ids).
 - `Leiden`: GDS Leiden with `randomSeed = leiden_seed`, `concurrency: 1`. At the modularity
   default (gamma 1) Leiden merges the small clusters graphcons cares about (3-25 members),
