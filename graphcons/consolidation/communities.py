@@ -35,19 +35,31 @@ class Detector(Protocol):
 
     def detect(self, db: Database, proj: Projection) -> list[Cluster]: ...
 
+    def detect_members(self, db: Database, proj: Projection) -> tuple[list[Cluster], dict[str, dict[str, Any]]]: ...
 
-def _clusters(rows: list[dict[str, Any]]) -> list[Cluster]:
+
+# What each detected member carries (cypher/clusters/{label_propagation,leiden}: one list per
+# member, in this order); the same fields as cypher/gate/members, so the scan's gate needs no
+# second query over every member.
+MEMBER_FIELDS = ("id", "namespace", "subject", "scope", "kind", "title", "access_count", "activation", "version")
+
+
+def _clusters(rows: list[dict[str, Any]]) -> tuple[list[Cluster], dict[str, dict[str, Any]]]:
     out = []
+    members: dict[str, dict[str, Any]] = {}
     for r in rows:
-        namespaces = sorted(r["namespaces"])
-        subjects = sorted(s for s in r["subjects"] if s is not None)
+        group = [dict(zip(MEMBER_FIELDS, m)) for m in r["members"]]
+        for m in group:
+            members[m["id"]] = m
+        namespaces = sorted({m["namespace"] for m in group})
+        subjects = sorted({m["subject"] for m in group if m["subject"] is not None})
         out.append(Cluster(
-            member_ids=tuple(r["members"]),
+            member_ids=tuple(m["id"] for m in group),
             namespace=namespaces[0] if len(namespaces) == 1 else "|".join(namespaces),
             subject=subjects[0] if len(subjects) == 1 else None,
         ))
     out.sort(key=lambda c: c.member_ids[0])
-    return out
+    return out, members
 
 
 class LabelPropagation:
@@ -61,6 +73,10 @@ class LabelPropagation:
                 "nodeWeightProperty": "tie", "concurrency": 1}
 
     def detect(self, db: Database, proj: Projection) -> list[Cluster]:
+        return self.detect_members(db, proj)[0]
+
+    def detect_members(self, db: Database, proj: Projection) -> tuple[list[Cluster], dict[str, dict[str, Any]]]:
+        """The clusters and, by id, what the gate needs to know about each member."""
         return _clusters(db.run("clusters/label_propagation", graph_name=proj.graph_name, config=self.config(proj)))
 
 
@@ -90,6 +106,10 @@ class Leiden:
                 "includeIntermediateCommunities": False}
 
     def detect(self, db: Database, proj: Projection) -> list[Cluster]:
+        return self.detect_members(db, proj)[0]
+
+    def detect_members(self, db: Database, proj: Projection) -> tuple[list[Cluster], dict[str, dict[str, Any]]]:
+        """The clusters and, by id, what the gate needs to know about each member."""
         try:
             return _clusters(db.run("clusters/leiden", graph_name=proj.graph_name, config=self.config(proj)))
         except ClientError as exc:
@@ -97,7 +117,7 @@ class Leiden:
             # level moves no node (every node stays alone, e.g. gamma far too high for the graph):
             # that outcome is "all singletons", which the scan reports as a red flag.
             if "dendrogramManager" in (exc.message or ""):
-                return []
+                return [], {}
             raise
 
 

@@ -111,10 +111,15 @@ def _describe_mix(cluster: Cluster, members: dict[str, dict[str, Any]]) -> str:
     return "; ".join(parts)
 
 
-def gate(db: Database, cc: ConsolidationConfig, clusters: list[Cluster]) -> list[GateDecision]:
-    """Decide on every cluster (and on each part of a mixed one); ordered like the input."""
+def gate(db: Database, cc: ConsolidationConfig, clusters: list[Cluster],
+         members: dict[str, dict[str, Any]] | None = None) -> list[GateDecision]:
+    """Decide on every cluster (and on each part of a mixed one); ordered like the input.
+
+    `members` (by id, the fields of cypher/gate/members) may come with the clusters: the scan's
+    detection reads them in its own query; otherwise (or for any id missing) they are read here."""
     ids = sorted({m for c in clusters for m in c.member_ids})
-    members = _members(db, ids)
+    members = dict(members or {})
+    members.update(_members(db, [m for m in ids if m not in members]))
     missing = [m for m in ids if m not in members]
     if missing:
         raise NotFound(f"cluster member(s) not found: {', '.join(missing[:10])}")
@@ -192,12 +197,33 @@ def _size_reject(cc: ConsolidationConfig, cluster: Cluster, split_from: str | No
 def _score(db: Database, cc: ConsolidationConfig, decisions: list[GateDecision],
            members: dict[str, dict[str, Any]]) -> None:
     params = weight_params(cc)
-    for chunk in _batches(decisions, FIGURES_BATCH):
+    part: dict[str, int] = {}
+    for i, d in enumerate(decisions):
+        for m in d.cluster.member_ids:
+            part.setdefault(m, i)
+    if len(part) == sum(d.cluster.size for d in decisions):  # no memory in two parts: one pass for all
+        rows = _figures_one_pass(db, part, params)
+        for i, d in enumerate(decisions):
+            _decide(cc, d, rows[i], members)
+        return
+    for chunk in _batches(decisions, FIGURES_BATCH):  # overlapping clusters (a caller's list): one by one
         rows = db.run("gate/figures", clusters=[{"key": d.key, "ids": list(d.cluster.member_ids)} for d in chunk],
                       **params)
         by_key = {r["key"]: r for r in rows}
         for d in chunk:
             _decide(cc, d, by_key[d.key], members)
+
+
+def _figures_one_pass(db: Database, part: dict[str, int], params: dict[str, Any]) -> dict[int, dict[str, Any]]:
+    """Every part's figures in two server-side passes over all members (issue 15)."""
+    ids = sorted(part)
+    rows = {i: {"weight_sum": 0.0, "edges": 0, "coaccess": 0, "insight": None, "covered": 0}
+            for i in set(part.values())}
+    for r in db.run("gate/figures_parts", ids=ids, part=part, **params):
+        rows[r["p"]].update(weight_sum=r["weight_sum"], edges=r["edges"], coaccess=r["coaccess"])
+    for r in db.run("gate/covering_parts", ids=ids, part=part, live=params["live"]):
+        rows[r["p"]].update(insight=r["insight"], covered=r["covered"])
+    return rows
 
 
 def _decide(cc: ConsolidationConfig, d: GateDecision, row: dict[str, Any], members: dict[str, dict[str, Any]]) -> None:
