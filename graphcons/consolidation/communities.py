@@ -77,7 +77,7 @@ class LabelPropagation:
 
     def detect_members(self, db: Database, proj: Projection) -> tuple[list[Cluster], dict[str, dict[str, Any]]]:
         """The clusters and, by id, what the gate needs to know about each member."""
-        return _clusters(db.run("clusters/label_propagation", graph_name=proj.graph_name, config=self.config(proj)))
+        return _clusters(db.run_values("clusters/label_propagation", graph_name=proj.graph_name, config=self.config(proj)))
 
 
 class Leiden:
@@ -111,7 +111,7 @@ class Leiden:
     def detect_members(self, db: Database, proj: Projection) -> tuple[list[Cluster], dict[str, dict[str, Any]]]:
         """The clusters and, by id, what the gate needs to know about each member."""
         try:
-            return _clusters(db.run("clusters/leiden", graph_name=proj.graph_name, config=self.config(proj)))
+            return _clusters(db.run_values("clusters/leiden", graph_name=proj.graph_name, config=self.config(proj)))
         except ClientError as exc:
             # GDS 2.13 Leiden fails with a NullPointerException on its dendrogram when the first
             # level moves no node (every node stays alone, e.g. gamma far too high for the graph):

@@ -88,7 +88,7 @@ def _batches(items: list[Any], n: int):
 def _members(db: Database, ids: list[str]) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     for chunk in _batches(ids, MEMBERS_BATCH):
-        for r in db.run("gate/members", ids=chunk):
+        for r in db.run_values("gate/members", ids=chunk):
             out[r["id"]] = r
     return out
 
@@ -219,9 +219,9 @@ def _figures_one_pass(db: Database, part: dict[str, int], params: dict[str, Any]
     ids = sorted(part)
     rows = {i: {"weight_sum": 0.0, "edges": 0, "coaccess": 0, "insight": None, "covered": 0}
             for i in set(part.values())}
-    for r in db.run("gate/figures_parts", ids=ids, part=part, **params):
+    for r in db.run_values("gate/figures_parts", ids=ids, part=part, **params):
         rows[r["p"]].update(weight_sum=r["weight_sum"], edges=r["edges"], coaccess=r["coaccess"])
-    for r in db.run("gate/covering_parts", ids=ids, part=part, live=params["live"]):
+    for r in db.run_values("gate/covering_parts", ids=ids, part=part, live=params["live"]):
         rows[r["p"]].update(insight=r["insight"], covered=r["covered"])
     return rows
 
