@@ -1,14 +1,17 @@
 // The gate's figures for every candidate part at once (issue 15), when no memory is in two
-// parts: $ids lists every member (sorted), $part maps each to its part's index. The same
+// parts: $part maps each member id to its part's index. The same
 // figures, by the same definitions, as gate/figures (one subquery per cluster):
 //   weight_sum:   sum over member pairs of the fused weight (same formula as
 //                 clusters/project), each pair capped at 1 -> cohesion = weight_sum / pairs
 //   edges:        member pairs with a positive fused weight
 //   coaccess:     sum of CO_ACCESSED counts between members (usage mass)
 // A part whose members share no edge returns weight_sum 0. Novelty: gate/covering_parts.
-UNWIND $ids AS id
-MATCH (a:Memory {id: id})
-WITH a, $part[id] AS p, EXISTS { (a)-[:SUMMARIZES]-() } AS summarizes
+// Members are read by one label scan (cheaper than an index seek per member when most
+// memories are in a part) and taken in id order, as the reference takes each cluster's.
+MATCH (a:Memory)
+WHERE $part[a.id] IS NOT NULL
+WITH a ORDER BY a.id
+WITH a, $part[a.id] AS p, EXISTS { (a)-[:SUMMARIZES]-() } AS summarizes
 OPTIONAL MATCH (a)-[r:SIMILAR|LINKED|CO_ACCESSED]-(b:Memory)
 WHERE a.id < b.id AND $part[b.id] = p AND (NOT summarizes OR NOT EXISTS { (a)-[:SUMMARIZES]-(b) })
 WITH p, a, b,

@@ -216,12 +216,11 @@ def _score(db: Database, cc: ConsolidationConfig, decisions: list[GateDecision],
 
 def _figures_one_pass(db: Database, part: dict[str, int], params: dict[str, Any]) -> dict[int, dict[str, Any]]:
     """Every part's figures in two server-side passes over all members (issue 15)."""
-    ids = sorted(part)
     rows = {i: {"weight_sum": 0.0, "edges": 0, "coaccess": 0, "insight": None, "covered": 0}
             for i in set(part.values())}
-    for r in db.run_values("gate/figures_parts", ids=ids, part=part, **params):
+    for r in db.run_values("gate/figures_parts", part=part, **params):
         rows[r["p"]].update(weight_sum=r["weight_sum"], edges=r["edges"], coaccess=r["coaccess"])
-    for r in db.run_values("gate/covering_parts", ids=ids, part=part, live=params["live"]):
+    for r in db.run_values("gate/covering_parts", part=part, live=params["live"]):
         rows[r["p"]].update(insight=r["insight"], covered=r["covered"])
     return rows
 
