@@ -9,6 +9,8 @@ memories stored without the tie weight) is built directly in Neo4j. Then:
 - the gate's one-pass figures (gate/figures_parts, gate/covering_parts) equal the reference
   per-cluster figures (tests/reference/gate_figures.cypher) for every part, and the scan's
   decisions are the same whether the members come from detection or from gate/members;
+- splitting all oversized communities from one projection gives each the parts its own
+  projection gives;
 - the stored tie weight (written at admission, backfilled by init) equals the Cypher formula.
 """
 
@@ -17,7 +19,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from graphcons.consolidation import communities, fusion, gate as gating
+from graphcons.consolidation import communities, fusion, gate as gating, split as splitting
 from graphcons.consolidation.cluster import Cluster
 from graphcons.store import tie
 
@@ -151,6 +153,15 @@ def test_one_pass_gate_figures_equal_the_per_cluster_reference(g):
     without = [d.to_dict() for d in gating.gate(g.db, cc, scoped)]
     assert with_members == without
     assert any(d["accepted"] for d in without) and any("size" in d["rejected_by"] for d in without)
+
+    # Splitting every oversized community from one projection gives each the parts its own gives.
+    big = [c for c in clusters if c.size > cc.max_size]
+    assert len(big) >= 2
+    together = splitting.split_many(g.db, cc, big)
+    for c in big:
+        alone = splitting.split(g.db, cc, c)
+        assert (together[c.key].parts, together[c.key].gamma, together[c.key].level) == \
+            (alone.parts, alone.gamma, alone.level)
 
 
 def test_the_stored_tie_weight_equals_the_cypher_formula(g):

@@ -89,11 +89,13 @@ class Leiden:
 
     name = "leiden"
 
-    def __init__(self, gamma: float = 1.0, seed: int = 42, density: float = 0.0, max_levels: int = 10):
+    def __init__(self, gamma: float = 1.0, seed: int = 42, density: float = 0.0, max_levels: int = 10,
+                 node_labels: list[str] | None = None):
         self.gamma = gamma
         self.seed = seed
         self.density = density
         self.max_levels = max_levels
+        self.node_labels = node_labels  # run on the subgraph of these in-memory labels only (split.py)
 
     def resolution(self, proj: Projection | None) -> float:
         if self.density > 0 and proj is not None and proj.mean_weighted_degree > 0:
@@ -101,9 +103,12 @@ class Leiden:
         return float(self.gamma)
 
     def config(self, proj: Projection | None = None) -> dict[str, Any]:
-        return {"gamma": self.resolution(proj), "randomSeed": int(self.seed), "concurrency": 1,
-                "maxLevels": self.max_levels, "relationshipWeightProperty": "weight",
-                "includeIntermediateCommunities": False}
+        out = {"gamma": self.resolution(proj), "randomSeed": int(self.seed), "concurrency": 1,
+               "maxLevels": self.max_levels, "relationshipWeightProperty": "weight",
+               "includeIntermediateCommunities": False}
+        if self.node_labels:
+            out["nodeLabels"] = list(self.node_labels)
+        return out
 
     def detect(self, db: Database, proj: Projection) -> list[Cluster]:
         return self.detect_members(db, proj)[0]

@@ -125,6 +125,11 @@ def gate(db: Database, cc: ConsolidationConfig, clusters: list[Cluster],
         raise NotFound(f"cluster member(s) not found: {', '.join(missing[:10])}")
     decisions: list[GateDecision] = []
     to_score: list[GateDecision] = []
+    # Every oversized part is split from one projection (issue 15); deeper levels one by one.
+    oversized = {p.key: p for c in clusters if c.size >= cc.min_size
+                 for p in _scope_parts(c, members) if p.size > cc.max_size}
+    disjoint = len({m for p in oversized.values() for m in p.member_ids}) == sum(p.size for p in oversized.values())
+    splits = splitting.split_many(db, cc, list(oversized.values())) if disjoint else {}
     for cluster in clusters:
         if cluster.size < cc.min_size:  # too small to split into anything worth gating
             d = _size_reject(cc, cluster, None)
@@ -142,17 +147,18 @@ def gate(db: Database, cc: ConsolidationConfig, clusters: list[Cluster],
                 titles=_titles(cluster, members)))
             split_from = cluster.key
         for part in parts:
-            _place(db, cc, part, split_from, members, decisions, to_score, level=0)
+            _place(db, cc, part, split_from, members, decisions, to_score, level=0, splits=splits)
     _score(db, cc, to_score, members)
     return decisions
 
 
 def _place(db: Database, cc: ConsolidationConfig, part: Cluster, split_from: str | None,
            members: dict[str, dict[str, Any]], decisions: list[GateDecision], to_score: list[GateDecision],
-           level: int) -> None:
+           level: int, splits: dict[str, splitting.Split] | None = None) -> None:
     """Decide on one part: split it when too big (recursively), reject it when too small, else score it."""
     if part.size > cc.max_size:
-        result = splitting.split(db, cc, part, level)
+        done = (splits or {}).get(part.key) if level == 0 else None
+        result = done if done is not None else splitting.split(db, cc, part, level)
         d = _size_reject(cc, part, split_from)
         d.titles = _titles(part, members)
         d.figures.update({"parts": len(result.parts), "split_gamma": round(result.gamma, 4)})
