@@ -59,6 +59,7 @@ from graphcons.core.db import Database  # noqa: E402
 from graphcons.core.embedders import embedder_identity  # noqa: E402
 from graphcons.consolidation.scan import scan  # noqa: E402
 from graphcons.core.time import utcnow  # noqa: E402
+from graphcons.store import tie  # noqa: E402
 from graphcons.store.schema import init as store_init  # noqa: E402
 
 CYPHER = REPO / "bench" / "cypher"  # queries of this benchmark: bench/cypher/clusters_*.cypher
@@ -197,8 +198,8 @@ def load(db: Database, namespace: str, n: int, graph, by_element_id: bool = Fals
            "edges": int(len(src)), "intra_edges": int(intra), "inter_edges": int(len(src) - intra)}
     t0 = time.perf_counter()
     for lo in range(0, n, BATCH):
-        rows = [{"id": ids[i], "subject": "bench", "title": f"bench memory {i}", "access": int(access[i])}
-                for i in range(lo, min(n, lo + BATCH))]
+        rows = [{"id": ids[i], "subject": "bench", "title": f"bench memory {i}", "access": int(access[i]),
+                 "tie": tie.weight(ids[i])} for i in range(lo, min(n, lo + BATCH))]
         db.run_text(q("create_nodes"), rows=rows, namespace=namespace)
     refs = ids
     suffix = ""
@@ -461,7 +462,8 @@ def load_plain_graph(db: Database, namespace: str, nodes: list, edges: list) -> 
     pos = {v: i for i, v in enumerate(nodes)}
     rng = np.random.default_rng(3)
     db.run_text(q("create_nodes"), namespace=namespace,
-                rows=[{"id": m, "subject": "bench", "title": m, "access": int(rng.integers(0, 4))} for m in ids])
+                rows=[{"id": m, "subject": "bench", "title": m, "access": int(rng.integers(0, 4)), "tie": tie.weight(m)}
+                      for m in ids])
     db.run_text(q("create_linked"), rows=[{"a": ids[pos[a]], "b": ids[pos[b]], "kind": "related"} for a, b in edges])
     return ids
 
