@@ -21,6 +21,14 @@ same graph and in the same run:
   - (b) igraph (all sizes) and networkx (<= 100k) on an exported copy of the fused graph.
 Also: a Leiden resolution (gamma) sweep, NMI on football.gml and on networkx LFR graphs.
 Results: bench/results/clusters.json (and a printed summary with the ratios).
+
+Issue 15 (scan speed): each scan records the machine load (1-minute load average before and
+after) next to its timings, and every result file carries `baseline`: the scan figures before
+issue 15 (projection + detection + gate, NMI), kept for comparison. The 1m run for the
+quiet-machine figures, in one command (loads 1M memories once, ~6 min, then scans):
+
+    .venv/bin/python bench/clusters.py --sizes 1m --gds-only --no-reference --reuse-bench-db \
+        --load-by-element-id --out bench/results/clusters-1m.json
 """
 
 from __future__ import annotations
@@ -51,6 +59,7 @@ from graphcons.core.db import Database  # noqa: E402
 from graphcons.core.embedders import embedder_identity  # noqa: E402
 from graphcons.consolidation.scan import scan  # noqa: E402
 from graphcons.core.time import utcnow  # noqa: E402
+from graphcons.store import tie  # noqa: E402
 from graphcons.store.schema import init as store_init  # noqa: E402
 
 CYPHER = REPO / "bench" / "cypher"  # queries of this benchmark: bench/cypher/clusters_*.cypher
@@ -60,6 +69,22 @@ GAMMAS = [1, 5, 20, 50, 100, 200, 500, 1000]
 DENSITIES = [0.02, 0.05, 0.07, 0.1, 0.15, 0.2]
 BATCH = 20_000
 T_START = time.perf_counter()
+# The scan before issue 15 (seconds; the same planted graphs), kept next to the new figures.
+BASELINE = {
+    "source": "bench/results/clusters*.json before issue 15 (commit 42abe34) and the quiet re-measure in issue 15",
+    "10k": {"label_propagation": {"projection": 5.61, "detection": 0.77, "gate": 3.60, "total": 10.39, "nmi": 0.9773,
+                                  "load": "6-9"},
+            "leiden": {"projection": 2.88, "detection": 1.48, "gate": 4.91, "total": 9.36, "nmi": 0.9864,
+                       "load": "6-9"}},
+    "100k": {"label_propagation": {"projection": 7.4, "detection": 2.1, "gate": 12.7, "total": 22.2, "nmi": 0.9846,
+                                   "load": "quiet (re-measured)"},
+             "leiden": {"projection": 24.43, "detection": 6.19, "gate": 40.08, "total": 70.90, "nmi": 0.9897,
+                        "load": "6-9"}},
+    "1m": {"label_propagation": {"projection": 91.34, "detection": 16.74, "gate": 114.61, "total": 223.63,
+                                 "nmi": 0.9877, "peak_rss_neo4j_mb": 6367, "load": "quiet"},
+           "leiden": {"projection": 116.11, "detection": 22.28, "gate": 111.43, "total": 250.42, "nmi": 0.9917,
+                      "peak_rss_neo4j_mb": 6371, "load": "quiet"}},
+}
 
 
 def q(name: str) -> str:
@@ -173,8 +198,8 @@ def load(db: Database, namespace: str, n: int, graph, by_element_id: bool = Fals
            "edges": int(len(src)), "intra_edges": int(intra), "inter_edges": int(len(src) - intra)}
     t0 = time.perf_counter()
     for lo in range(0, n, BATCH):
-        rows = [{"id": ids[i], "subject": "bench", "title": f"bench memory {i}", "access": int(access[i])}
-                for i in range(lo, min(n, lo + BATCH))]
+        rows = [{"id": ids[i], "subject": "bench", "title": f"bench memory {i}", "access": int(access[i]),
+                 "tie": tie.weight(ids[i])} for i in range(lo, min(n, lo + BATCH))]
         db.run_text(q("create_nodes"), rows=rows, namespace=namespace)
     refs = ids
     suffix = ""
@@ -341,15 +366,17 @@ def bench_size(db: Database, cfg, sampler: RssSampler, label: str, n: int, args)
     log(f"{label}: loaded {info['memories']} memories, {info['edges']} edges in {res['load_s']}s")
 
     for algo in args.algorithms:
-        out: dict = {}
+        out: dict = {"load_before": round(os.getloadavg()[0], 2)}
         with sampler.phase(out, "scan"):
             report = scan(db, cfg, now=utcnow(), namespace=namespace, algorithm=algo)
+        out["load_after"] = round(os.getloadavg()[0], 2)
         out.update({k: v for k, v in report.timings.items()})
         out.update(detector=report.detector_config, clusters=len(report.clusters), decisions=len(report.decisions), accepted=len(report.accepted),
                    warnings=report.warnings, **scores(truth, found_labels(report.clusters, index, n)))
         res[f"gds_{algo}"] = out
         log(f"{label}: GDS {algo}: projection {out['projection']}s detection {out['detection']}s "
-            f"gate {out['gate']}s NMI {out['nmi']} ARI {out['ari']} (neo4j peak {out['scan_peak_rss_neo4j_mb']} MB)")
+            f"gate {out['gate']}s NMI {out['nmi']} ARI {out['ari']} (neo4j peak {out['scan_peak_rss_neo4j_mb']} MB, "
+            f"python peak {out['scan_peak_rss_python_mb']} MB, load {out['load_before']}-{out['load_after']})")
 
     if args.gds_only:
         return res
@@ -435,7 +462,8 @@ def load_plain_graph(db: Database, namespace: str, nodes: list, edges: list) -> 
     pos = {v: i for i, v in enumerate(nodes)}
     rng = np.random.default_rng(3)
     db.run_text(q("create_nodes"), namespace=namespace,
-                rows=[{"id": m, "subject": "bench", "title": m, "access": int(rng.integers(0, 4))} for m in ids])
+                rows=[{"id": m, "subject": "bench", "title": m, "access": int(rng.integers(0, 4)), "tie": tie.weight(m)}
+                      for m in ids])
     db.run_text(q("create_linked"), rows=[{"a": ids[pos[a]], "b": ids[pos[b]], "kind": "related"} for a, b in edges])
     return ids
 
@@ -536,6 +564,7 @@ def main() -> None:
                        "5/(size-1); ~1 random edge per memory anywhere; signals 50% SIMILAR, 25% LINKED, "
                        "25% CO_ACCESSED",
         "command": " ".join([Path(sys.executable).name, *sys.argv]),
+        "baseline": BASELINE,
         "sizes": {}, "skipped": [],
     }
     out_path = Path(args.out)

@@ -1,10 +1,12 @@
 // Weighted label propagation over the fused graph (bounded iterations, concurrency 1).
 // Raw community ids follow internal node ids, so Python renames each community by its
 // smallest member id; singletons are dropped here, server-side.
+// Each member comes with what the gate needs to know about it (issue 15: read here, while
+// the node is at hand, instead of a second query over every member).
 CALL gds.labelPropagation.stream($graph_name, $config)
 YIELD nodeId, communityId
 WITH communityId, gds.util.asNode(nodeId) AS m
-WITH communityId, collect(m.id) AS members, collect(DISTINCT m.namespace) AS namespaces,
-     collect(DISTINCT m.subject) AS subjects
+WITH communityId, collect([m.id, m.namespace, m.subject, m.scope, m.kind, m.title, coalesce(m.access_count, 0),
+                           toFloat(coalesce(m.activation, 0.0)), coalesce(m.version, 1)]) AS members
 WHERE size(members) >= 2
-RETURN members, namespaces, subjects
+RETURN members

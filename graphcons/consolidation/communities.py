@@ -3,7 +3,7 @@
 Two implementations of `Detector`, chosen by `[consolidation] algorithm`:
 - `LabelPropagation` (default): GDS weighted label propagation, bounded `max_iterations`,
   `concurrency: 1`. It has no seed, so the projection feeds nodes in id order, equal votes
-  are broken by a fixed per-node weight derived from the memory id (see fusion.TIE_EPSILON)
+  are broken by a fixed per-node weight derived from the memory id (graphcons.store.tie)
   and each community is named by its sorted members (raw ids follow internal node ids).
 - `Leiden`: GDS Leiden with `randomSeed = leiden_seed`, `concurrency: 1`. At the modularity
   default (gamma 1) Leiden merges the small clusters graphcons cares about (3-25 members),
@@ -35,19 +35,31 @@ class Detector(Protocol):
 
     def detect(self, db: Database, proj: Projection) -> list[Cluster]: ...
 
+    def detect_members(self, db: Database, proj: Projection) -> tuple[list[Cluster], dict[str, dict[str, Any]]]: ...
 
-def _clusters(rows: list[dict[str, Any]]) -> list[Cluster]:
+
+# What each detected member carries (cypher/clusters/{label_propagation,leiden}: one list per
+# member, in this order); the same fields as cypher/gate/members, so the scan's gate needs no
+# second query over every member.
+MEMBER_FIELDS = ("id", "namespace", "subject", "scope", "kind", "title", "access_count", "activation", "version")
+
+
+def _clusters(rows: list[dict[str, Any]]) -> tuple[list[Cluster], dict[str, dict[str, Any]]]:
     out = []
+    members: dict[str, dict[str, Any]] = {}
     for r in rows:
-        namespaces = sorted(r["namespaces"])
-        subjects = sorted(s for s in r["subjects"] if s is not None)
+        group = [dict(zip(MEMBER_FIELDS, m)) for m in r["members"]]
+        for m in group:
+            members[m["id"]] = m
+        namespaces = sorted({m["namespace"] for m in group})
+        subjects = sorted({m["subject"] for m in group if m["subject"] is not None})
         out.append(Cluster(
-            member_ids=tuple(r["members"]),
+            member_ids=tuple(m["id"] for m in group),
             namespace=namespaces[0] if len(namespaces) == 1 else "|".join(namespaces),
             subject=subjects[0] if len(subjects) == 1 else None,
         ))
     out.sort(key=lambda c: c.member_ids[0])
-    return out
+    return out, members
 
 
 class LabelPropagation:
@@ -61,7 +73,11 @@ class LabelPropagation:
                 "nodeWeightProperty": "tie", "concurrency": 1}
 
     def detect(self, db: Database, proj: Projection) -> list[Cluster]:
-        return _clusters(db.run("clusters/label_propagation", graph_name=proj.graph_name, config=self.config(proj)))
+        return self.detect_members(db, proj)[0]
+
+    def detect_members(self, db: Database, proj: Projection) -> tuple[list[Cluster], dict[str, dict[str, Any]]]:
+        """The clusters and, by id, what the gate needs to know about each member."""
+        return _clusters(db.run_values("clusters/label_propagation", graph_name=proj.graph_name, config=self.config(proj)))
 
 
 class Leiden:
@@ -73,11 +89,13 @@ class Leiden:
 
     name = "leiden"
 
-    def __init__(self, gamma: float = 1.0, seed: int = 42, density: float = 0.0, max_levels: int = 10):
+    def __init__(self, gamma: float = 1.0, seed: int = 42, density: float = 0.0, max_levels: int = 10,
+                 node_labels: list[str] | None = None):
         self.gamma = gamma
         self.seed = seed
         self.density = density
         self.max_levels = max_levels
+        self.node_labels = node_labels  # run on the subgraph of these in-memory labels only (split.py)
 
     def resolution(self, proj: Projection | None) -> float:
         if self.density > 0 and proj is not None and proj.mean_weighted_degree > 0:
@@ -85,19 +103,26 @@ class Leiden:
         return float(self.gamma)
 
     def config(self, proj: Projection | None = None) -> dict[str, Any]:
-        return {"gamma": self.resolution(proj), "randomSeed": int(self.seed), "concurrency": 1,
-                "maxLevels": self.max_levels, "relationshipWeightProperty": "weight",
-                "includeIntermediateCommunities": False}
+        out = {"gamma": self.resolution(proj), "randomSeed": int(self.seed), "concurrency": 1,
+               "maxLevels": self.max_levels, "relationshipWeightProperty": "weight",
+               "includeIntermediateCommunities": False}
+        if self.node_labels:
+            out["nodeLabels"] = list(self.node_labels)
+        return out
 
     def detect(self, db: Database, proj: Projection) -> list[Cluster]:
+        return self.detect_members(db, proj)[0]
+
+    def detect_members(self, db: Database, proj: Projection) -> tuple[list[Cluster], dict[str, dict[str, Any]]]:
+        """The clusters and, by id, what the gate needs to know about each member."""
         try:
-            return _clusters(db.run("clusters/leiden", graph_name=proj.graph_name, config=self.config(proj)))
+            return _clusters(db.run_values("clusters/leiden", graph_name=proj.graph_name, config=self.config(proj)))
         except ClientError as exc:
             # GDS 2.13 Leiden fails with a NullPointerException on its dendrogram when the first
             # level moves no node (every node stays alone, e.g. gamma far too high for the graph):
             # that outcome is "all singletons", which the scan reports as a red flag.
             if "dendrogramManager" in (exc.message or ""):
-                return []
+                return [], {}
             raise
 
 

@@ -15,7 +15,6 @@ among insights, the schema tree of seed 000).
 
 from __future__ import annotations
 
-import string
 import uuid
 from dataclasses import dataclass
 from typing import Any
@@ -23,6 +22,7 @@ from typing import Any
 from graphcons.core.config import ConsolidationConfig
 from graphcons.core.db import Database
 from graphcons.core.memory import LIVE_STATUSES
+from graphcons.store import tie
 
 
 @dataclass(frozen=True)
@@ -54,18 +54,12 @@ def new_graph_name(run_id: str | None = None) -> str:
     return f"graphcons-fused-{run_id or uuid.uuid4().hex[:12]}"
 
 
-# Tie-breaking for label propagation: each node carries tie = 1 + TIE_EPSILON * hash(id) in
-# [1, 1.001); votes are weighed by it, so equal votes fall to a fixed pseudo-random neighbour
-# (GDS otherwise takes the smallest label, which floods unweighted graphs: football NMI 0.39
-# without it, 0.85 with it, see bench/results/). Memory ids use only these characters.
-TIE_EPSILON = 1e-3
-ID_CHARS = {c: i + 1 for i, c in enumerate(string.ascii_letters + string.digits + "_.:-")}
-
-
 def project(db: Database, cc: ConsolidationConfig, graph_name: str, *, namespace: str | None = None) -> Projection:
-    """Project the fused graph under `graph_name` (drop it with `drop` when done)."""
-    row = db.run("clusters/project", graph_name=graph_name, namespace=namespace, tie_epsilon=TIE_EPSILON,
-                 id_chars=ID_CHARS, **weight_params(cc))[0]
+    """Project the fused graph under `graph_name` (drop it with `drop` when done).
+
+    Each node carries its `tie` (graphcons.store.tie), label propagation's tie-breaker."""
+    row = db.run("clusters/project", graph_name=graph_name, namespace=namespace, **tie.params(),
+                 **weight_params(cc))[0]
     # An empty store (or namespace) projects nothing: the aggregation yields nulls, no graph.
     return Projection(graph_name=row["graph"] or graph_name, nodes=row["nodes"] or 0,
                       relationships=row["relationships"] or 0, total_weight=float(row["total_weight"] or 0.0))

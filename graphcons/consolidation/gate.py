@@ -92,7 +92,7 @@ def _batches(items: list[Any], n: int):
 def _members(db: Database, ids: list[str]) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     for chunk in _batches(ids, MEMBERS_BATCH):
-        for r in db.run("gate/members", ids=chunk):
+        for r in db.run_values("gate/members", ids=chunk):
             out[r["id"]] = r
     return out
 
@@ -115,15 +115,25 @@ def _describe_mix(cluster: Cluster, members: dict[str, dict[str, Any]]) -> str:
     return "; ".join(parts)
 
 
-def gate(db: Database, cc: ConsolidationConfig, clusters: list[Cluster]) -> list[GateDecision]:
-    """Decide on every cluster (and on each part of a mixed one); ordered like the input."""
+def gate(db: Database, cc: ConsolidationConfig, clusters: list[Cluster],
+         members: dict[str, dict[str, Any]] | None = None) -> list[GateDecision]:
+    """Decide on every cluster (and on each part of a mixed one); ordered like the input.
+
+    `members` (by id, the fields of cypher/gate/members) may come with the clusters: the scan's
+    detection reads them in its own query; otherwise (or for any id missing) they are read here."""
     ids = sorted({m for c in clusters for m in c.member_ids})
-    members = _members(db, ids)
+    members = dict(members or {})
+    members.update(_members(db, [m for m in ids if m not in members]))
     missing = [m for m in ids if m not in members]
     if missing:
         raise NotFound(f"cluster member(s) not found: {', '.join(missing[:10])}")
     decisions: list[GateDecision] = []
     to_score: list[GateDecision] = []
+    # Every oversized part is split from one projection (issue 15); deeper levels one by one.
+    oversized = {p.key: p for c in clusters if c.size >= cc.min_size
+                 for p in _scope_parts(c, members) if p.size > cc.max_size}
+    disjoint = len({m for p in oversized.values() for m in p.member_ids}) == sum(p.size for p in oversized.values())
+    splits = splitting.split_many(db, cc, list(oversized.values())) if disjoint else {}
     for cluster in clusters:
         if cluster.size < cc.min_size:  # too small to split into anything worth gating
             d = _size_reject(cc, cluster, None)
@@ -141,17 +151,18 @@ def gate(db: Database, cc: ConsolidationConfig, clusters: list[Cluster]) -> list
                 titles=_titles(cluster, members)))
             split_from = cluster.key
         for part in parts:
-            _place(db, cc, part, split_from, members, decisions, to_score, level=0)
+            _place(db, cc, part, split_from, members, decisions, to_score, level=0, splits=splits)
     _score(db, cc, to_score, members)
     return decisions
 
 
 def _place(db: Database, cc: ConsolidationConfig, part: Cluster, split_from: str | None,
            members: dict[str, dict[str, Any]], decisions: list[GateDecision], to_score: list[GateDecision],
-           level: int) -> None:
+           level: int, splits: dict[str, splitting.Split] | None = None) -> None:
     """Decide on one part: split it when too big (recursively), reject it when too small, else score it."""
     if part.size > cc.max_size:
-        result = splitting.split(db, cc, part, level)
+        done = (splits or {}).get(part.key) if level == 0 else None
+        result = done if done is not None else splitting.split(db, cc, part, level)
         d = _size_reject(cc, part, split_from)
         d.titles = _titles(part, members)
         d.figures.update({"parts": len(result.parts), "split_gamma": round(result.gamma, 4)})
@@ -196,12 +207,32 @@ def _size_reject(cc: ConsolidationConfig, cluster: Cluster, split_from: str | No
 def _score(db: Database, cc: ConsolidationConfig, decisions: list[GateDecision],
            members: dict[str, dict[str, Any]]) -> None:
     params = weight_params(cc)
-    for chunk in _batches(decisions, FIGURES_BATCH):
+    part: dict[str, int] = {}
+    for i, d in enumerate(decisions):
+        for m in d.cluster.member_ids:
+            part.setdefault(m, i)
+    if len(part) == sum(d.cluster.size for d in decisions):  # no memory in two parts: one pass for all
+        rows = _figures_one_pass(db, part, params)
+        for i, d in enumerate(decisions):
+            _decide(cc, d, rows[i], members)
+        return
+    for chunk in _batches(decisions, FIGURES_BATCH):  # overlapping clusters (a caller's list): one by one
         rows = db.run("gate/figures", clusters=[{"key": d.key, "ids": list(d.cluster.member_ids)} for d in chunk],
                       **params)
         by_key = {r["key"]: r for r in rows}
         for d in chunk:
             _decide(cc, d, by_key[d.key], members)
+
+
+def _figures_one_pass(db: Database, part: dict[str, int], params: dict[str, Any]) -> dict[int, dict[str, Any]]:
+    """Every part's figures in two server-side passes over all members (issue 15)."""
+    rows = {i: {"weight_sum": 0.0, "edges": 0, "coaccess": 0, "insight": None, "covered": 0}
+            for i in set(part.values())}
+    for r in db.run_values("gate/figures_parts", part=part, **params):
+        rows[r["p"]].update(weight_sum=r["weight_sum"], edges=r["edges"], coaccess=r["coaccess"])
+    for r in db.run_values("gate/covering_parts", part=part, live=params["live"]):
+        rows[r["p"]].update(insight=r["insight"], covered=r["covered"])
+    return rows
 
 
 def _decide(cc: ConsolidationConfig, d: GateDecision, row: dict[str, Any], members: dict[str, dict[str, Any]]) -> None:

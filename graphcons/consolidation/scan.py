@@ -77,6 +77,14 @@ class ScanReport:
 def detect(db: Database, cc: ConsolidationConfig, *, namespace: str | None = None, algorithm: str | None = None,
            run_id: str | None = None) -> tuple[fusion.Projection, list[Cluster], dict[str, float]]:
     """Project the fused graph, run the configured detector, drop the projection."""
+    proj, clusters, _members, timings = detect_members(db, cc, namespace=namespace, algorithm=algorithm, run_id=run_id)
+    return proj, clusters, timings
+
+
+def detect_members(db: Database, cc: ConsolidationConfig, *, namespace: str | None = None,
+                   algorithm: str | None = None, run_id: str | None = None
+                   ) -> tuple[fusion.Projection, list[Cluster], dict[str, dict[str, Any]], dict[str, float]]:
+    """`detect`, plus what the gate needs to know about each member (read in the same query)."""
     detector = communities.make_detector(cc, algorithm)
     db.gds_version()  # a clear message with install instructions when GDS is missing
     name = fusion.new_graph_name(run_id)
@@ -84,11 +92,11 @@ def detect(db: Database, cc: ConsolidationConfig, *, namespace: str | None = Non
     proj = fusion.project(db, cc, name, namespace=namespace)
     t1 = time.perf_counter()
     try:
-        clusters = detector.detect(db, proj) if proj.nodes else []
+        clusters, members = detector.detect_members(db, proj) if proj.nodes else ([], {})
     finally:
         fusion.drop(db, name)
     t2 = time.perf_counter()
-    return proj, clusters, {"projection": t1 - t0, "detection": t2 - t1}
+    return proj, clusters, members, {"projection": t1 - t0, "detection": t2 - t1}
 
 
 def red_flags(nodes: int, clusters: list[Cluster], min_size: int, max_size: int) -> list[str]:
@@ -114,10 +122,11 @@ def scan(db: Database, cfg: Config, *, now: datetime, namespace: str | None = No
     started = now
     run_id = audit.new_run_id("scan")
     t0 = time.perf_counter()
-    proj, clusters, timings = detect(db, cc, namespace=namespace, algorithm=detector.name, run_id=run_id)
+    proj, clusters, members, timings = detect_members(db, cc, namespace=namespace, algorithm=detector.name,
+                                                      run_id=run_id)
     detector_config = detector.config(proj)
     t1 = time.perf_counter()
-    decisions = gate(db, cc, clusters)
+    decisions = gate(db, cc, clusters, members=members)
     timings["gate"] = time.perf_counter() - t1
     accepted_keys = [d.key for d in decisions if d.accepted]
     summarised = set(db.run("gate/summarised", keys=accepted_keys, live=list(LIVE_STATUSES))[0]["keys"]) \

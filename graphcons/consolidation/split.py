@@ -9,6 +9,12 @@ steps. The gate gates each part on its own and splits a part that is still too b
 from the resolution that split its parent. A community no resolution splits is rejected as
 unsplittable.
 
+Issue 15: a scan splits all its oversized communities from ONE projection
+(clusters/project_parts: each community's subgraph, its nodes labelled with the community's
+index, no edge between communities) and runs Leiden on each label's subgraph, instead of one
+projection per community. Each subgraph has the nodes, order and weights project_members gives
+it alone (rows in the same (a.id, b.id) order), so the parts are the same.
+
 Modularity on a subgraph is a finer resolution than the same gamma on the whole graph (the
 subgraph's total weight is smaller), so a community found by either detector splits along
 its own weakest seams first. Deterministic: ordered projection, seeded Leiden, concurrency 1.
@@ -40,16 +46,37 @@ def split(db: Database, cc: ConsolidationConfig, cluster: Cluster, level: int = 
     params.pop("live")
     db.run("clusters/project_members", graph_name=name, ids=ids, members={m: True for m in ids}, **params)
     try:
-        gamma = cc.split_gamma * cc.split_gamma_step ** level
-        for lvl in range(level, cc.split_max_depth + 1):
-            gamma = cc.split_gamma * cc.split_gamma_step ** lvl
-            found = Leiden(gamma=gamma, seed=cc.leiden_seed).detect(db, fusion.Projection(name, len(ids), 0))
-            parts = [Cluster(member_ids=c.member_ids, namespace=cluster.namespace, subject=cluster.subject)
-                     for c in found]
-            if len(parts) >= 2 or (parts and parts[0].size < cluster.size):
-                return Split(parts=parts, gamma=gamma, level=lvl)
-            if not parts:  # every member alone: a higher resolution cannot do better
-                break
-        return Split(parts=[], gamma=gamma, level=cc.split_max_depth)
+        return _levels(db, cc, cluster, name, level, None)
     finally:
         fusion.drop(db, name)
+
+
+def split_many(db: Database, cc: ConsolidationConfig, clusters: list[Cluster]) -> dict[str, Split]:
+    """`split` of each of these disjoint communities from level 0, from one projection; by key."""
+    if not clusters:
+        return {}
+    name = fusion.new_graph_name(f"split-many-{clusters[0].key}")
+    label = {m: f"P{i}" for i, c in enumerate(clusters) for m in c.member_ids}
+    params = fusion.weight_params(cc)
+    params.pop("live")
+    db.run("clusters/project_parts", graph_name=name, label=label, **params)
+    try:
+        return {c.key: _levels(db, cc, c, name, 0, [f"P{i}"]) for i, c in enumerate(clusters)}
+    finally:
+        fusion.drop(db, name)
+
+
+def _levels(db: Database, cc: ConsolidationConfig, cluster: Cluster, name: str, level: int,
+            labels: list[str] | None) -> Split:
+    gamma = cc.split_gamma * cc.split_gamma_step ** level
+    for lvl in range(level, cc.split_max_depth + 1):
+        gamma = cc.split_gamma * cc.split_gamma_step ** lvl
+        found = Leiden(gamma=gamma, seed=cc.leiden_seed, node_labels=labels).detect(
+            db, fusion.Projection(name, cluster.size, 0))
+        parts = [Cluster(member_ids=c.member_ids, namespace=cluster.namespace, subject=cluster.subject)
+                 for c in found]
+        if len(parts) >= 2 or (parts and parts[0].size < cluster.size):
+            return Split(parts=parts, gamma=gamma, level=lvl)
+        if not parts:  # every member alone: a higher resolution cannot do better
+            break
+    return Split(parts=[], gamma=gamma, level=cc.split_max_depth)

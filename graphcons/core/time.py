@@ -22,6 +22,13 @@ def native(value: Any) -> Any:
     The database boundary (Database.run / Tx.run) applies it to every row, so no other
     module converts temporal values.
     """
+    kind = type(value)
+    if kind in _PLAIN:  # most values: one set lookup (a scan returns millions of them)
+        return value
+    if kind is list:
+        return [v if type(v) in _PLAIN else native(v) for v in value]
+    if kind is dict:
+        return {k: v if type(v) in _PLAIN else native(v) for k, v in value.items()}
     if hasattr(value, "to_native"):
         return value.to_native()
     if isinstance(value, dict):
@@ -29,6 +36,9 @@ def native(value: Any) -> Any:
     if isinstance(value, list):
         return [native(v) for v in value]
     return value
+
+
+_PLAIN = frozenset({str, int, float, bool, type(None), bytes})
 
 
 def require_aware(now: Any, field: str = "now") -> datetime:

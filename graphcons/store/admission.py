@@ -27,7 +27,7 @@ from graphcons.core.memory import (
     parse_input,
 )
 from graphcons.core.time import utcnow
-from graphcons.store import dirty, neighbours
+from graphcons.store import dirty, neighbours, tie
 
 VERSION_FIELDS = ("title", "content", "kind", "subject", "scope", "status", "content_hash", "source")
 
@@ -129,6 +129,7 @@ def version_props(props: dict[str, Any], at: Any) -> dict[str, Any]:
 
 def _create(db: Database, cfg: Config, mem: MemoryInput, chash: str, vec: list[float]) -> Admission:
     props = node_props(mem, chash, vec)
+    props["tie"] = tie.weight(props["id"])  # label propagation's tie-breaker (issue 15), read by the scan
     with db.transaction() as tx:
         similar = neighbours.create(tx, cfg, props, version_props(props, props["admitted_at"]))
         linked = 0

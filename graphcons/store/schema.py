@@ -12,6 +12,7 @@ from graphcons.core.cypher import names, statements
 from graphcons.core.db import Database
 from graphcons.core.errors import EmbedderMismatch
 from graphcons.core.time import utcnow
+from graphcons.store import tie
 
 
 def apply_schema(db: Database, dimensions: int) -> list[str]:
@@ -44,8 +45,9 @@ def check_embedder(recorded: dict[str, Any] | None, model: str, dimensions: int)
 def init(db: Database, model: str, dimensions: int) -> dict[str, Any]:
     check_embedder(identity(db), model, dimensions)
     applied = apply_schema(db, dimensions)
+    ties = tie.backfill(db)  # migration (issue 15): memories stored before the tie weight existed
     store = db.run("store/claim", embedding_model=model, embedding_dimensions=dimensions, now=utcnow())[0]["store"]
-    return {"schema": applied, "store": store}
+    return {"schema": applied, "store": store, "ties_backfilled": ties}
 
 
 def stats(db: Database) -> dict[str, Any]:
