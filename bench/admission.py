@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import os
 import platform
 import statistics
 import sys
@@ -32,7 +33,7 @@ from graphcons.api import Graphcons  # noqa: E402
 from graphcons.core.embedders.minilm import MiniLMEmbedder  # noqa: E402
 from graphcons.core.memory import content_hash, parse_input  # noqa: E402
 
-DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "stsb-train.tsv"
+DATA = Path(os.environ.get("GRAPHCONS_DATA", Path(__file__).resolve().parent.parent.parent / "shared" / "data")) / "stsb-train.tsv"
 RESULTS = Path(__file__).resolve().parent / "results" / "admission.json"
 
 
