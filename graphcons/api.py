@@ -110,6 +110,13 @@ class Graphcons:
         self._check_store()
         return admission.admit(self.db, self.config, self.embedder, data)
 
+    def add_many(self, memories: list[dict[str, Any] | Any]) -> list[admission.Admission]:
+        """Admit a batch, all or nothing, with the graph `add` would give one by one in order
+        (one embedding call, one transaction); a bad item raises naming `items[i].field`."""
+        items = [dict(m) if isinstance(m, dict) else ({"content": m} if isinstance(m, str) else m) for m in memories]
+        self._check_store()
+        return admission.admit_many(self.db, self.config, self.embedder, items)
+
     def import_jsonl(self, path: str | Path, *, progress: Callable[[int], None] | None = None) -> importer.ImportReport:
         """Admit every line of a JSON Lines file through admission; bad lines are reported."""
         self._check_store()

@@ -246,8 +246,9 @@ def _write_batch(tx: Any, cfg: Config, mems: list[MemoryInput], props: dict[int,
         for row in rows:
             i = new[row["i"]]
             similar[i] = list(row["neighbours"])
-            if k and row["size"] > exact_max:  # later items of the batch do not exist yet for this one
-                similar[i] = neighbours.link_by_index(tx, cfg, ids[row["i"]], exclude=ids[row["i"] + 1:])
+            if k and row["size"] > exact_max:  # the index; later items of the batch do not exist yet
+                n = row["i"]
+                similar[i] = neighbours.link_by_index(tx, cfg, ids[n], exclude=ids[n + 1:], unindexed=ids[:n])
     out: list[Admission] = []
     records: list[tuple] = []
     for i, mem in enumerate(mems):  # evidence and links in item order, as one by one
