@@ -6,6 +6,7 @@ CALL () {
   CALL (i) {
     WITH $keys[i] AS key
     MATCH (d:Memory {namespace: key.namespace, subject: key.subject, content_hash: key.content_hash})
+    USING INDEX d:Memory(namespace, subject, content_hash)
     RETURN d.id AS id
     ORDER BY d.created_at, d.id
     LIMIT 1

@@ -16,6 +16,7 @@ CALL (m) {
 }
 CALL (m, size) {
   MATCH (n:Memory {namespace: m.namespace, subject: m.subject})
+  USING INDEX n:Memory(namespace, subject)
   WHERE $k > 0 AND size <= $exact_max AND n.id <> m.id AND n.status IN $live
   WITH n, vector.similarity.cosine(m.embedding, n.embedding) * 2 - 1 AS cosine
   WHERE cosine >= $floor

@@ -7,11 +7,13 @@ UNWIND range(0, size($ids) - 1) AS i
 MATCH (m:Memory {id: $ids[i]})
 CALL (m, i) {
   MATCH (n:Memory {namespace: m.namespace, subject: m.subject})
+  USING INDEX n:Memory(namespace, subject)
   WHERE coalesce($position[n.id], -1) <= i
   RETURN count(n) AS size
 }
 CALL (m, i, size) {
   MATCH (n:Memory {namespace: m.namespace, subject: m.subject})
+  USING INDEX n:Memory(namespace, subject)
   WHERE $k > 0 AND size <= $exact_max AND n.id <> m.id AND n.status IN $live
     AND coalesce($position[n.id], -1) < i
   WITH n, vector.similarity.cosine(m.embedding, n.embedding) * 2 - 1 AS cosine
