@@ -200,8 +200,8 @@ def main() -> None:
     from bench.server import HOME
     cfg = bench_server(heap="3g", pagecache="1g")
     results = {"benchmark": "admission",
-               "command": "GRAPHCONS_BENCH_BOLT_PORT=7711 GRAPHCONS_BENCH_HTTP_PORT=7811 .venv/bin/python bench/admission.py "
-                          + " ".join(sys.argv[1:]),
+               "command": " ".join([f"{k}={os.environ[k]}" for k in ("GRAPHCONS_BENCH_BOLT_PORT", "GRAPHCONS_BENCH_HTTP_PORT")
+                                    if k in os.environ] + [".venv/bin/python bench/admission.py"] + sys.argv[1:]),
                "machine": {"cores": os.cpu_count(), "python": platform.python_version()},
                "baseline": baseline,
                "embedder_sentences_per_s_batch32": round(embed_rate, 1), "sizes": {}}
