@@ -156,6 +156,29 @@ class Profile:
                 for k, v in self.times.items()}
 
 
+def commit_costs(db: Database, dims: int, repeat: int = 30) -> dict:
+    """Median commit time of one-node write transactions by what the node feeds: no index, the
+    fulltext index (content), the vector index (embedding). Shows where admission's commit goes.
+    Bench only: the nodes are throwaway :Memory rows in namespace 'bench-commit' of the bench store."""
+    rng = np.random.default_rng(11)
+    cases = {"no_index": "CREATE (:BenchCommit {x: 1})",
+             "fulltext": "CREATE (:Memory {id: $id, namespace: 'bench-commit', subject: 'c', content: 'text to index here'})",
+             "vector": "CREATE (:Memory {id: $id, namespace: 'bench-commit', subject: 'c', embedding: $v})"}
+    out = {}
+    for name, text in cases.items():
+        times = []
+        for j in range(repeat):
+            v = rng.normal(size=dims)
+            with db.driver.session(database=db.cfg.database) as s:
+                tx = s.begin_transaction()
+                tx.run(text, id=f"commit-{name}-{j}", v=(v / np.linalg.norm(v)).tolist()).consume()
+                t = time.perf_counter()
+                tx.commit()
+                times.append((time.perf_counter() - t) * 1000)
+        out[name] = round(statistics.median(times), 2)
+    return out
+
+
 def neo4j_peak_rss_mb(home: Path) -> float | None:
     """VmHWM of the benchmark server's Java process (its pid file)."""
     try:
@@ -259,6 +282,7 @@ def main() -> None:
                     entry["legacy"] = {"excluding_embedding": summary(lat_old), "including_embedding": summary(lat_old_in),
                                        "import_memories_per_s": round(args.batch / (time.perf_counter() - t), 1)}
                 stored = g.db.run_text("MATCH (m:Memory) RETURN count(m) AS c")[0]["c"]
+                entry["commit_ms_by_index"] = commit_costs(g.db, int(base_vecs.shape[1]))
                 entry["load_after"] = load()
                 results["sizes"][str(size)] = entry
                 print(f"{size:>9,} stored | load {entry['load_before']} | index probe {entry['index_probe_ms']} ms")
@@ -269,6 +293,7 @@ def main() -> None:
                     for k, v in entry["legacy"].items():
                         print(f"    legacy {k} {v}")
                 print(f"    profile {entry['profile_excluding_embedding']}")
+                print(f"    commit by index {entry['commit_ms_by_index']}")
                 results["peak_rss_mb"] = {"neo4j": neo4j_peak_rss_mb(HOME),
                                           "python": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
                 save(args.out, results)  # after each size: a long run keeps what it measured
