@@ -227,6 +227,8 @@ def main() -> None:
                                     if k in os.environ] + [".venv/bin/python bench/admission.py"] + sys.argv[1:]),
                "machine": {"cores": os.cpu_count(), "python": platform.python_version()},
                "baseline": baseline,
+               "baseline_note": "measured before issue 15 (load ~3), all timed admissions on one subject 'bench'; "
+                                "`legacy` in each size is that same code path re-measured in this run, side by side",
                "embedder_sentences_per_s_batch32": round(embed_rate, 1), "sizes": {}}
     stored = 0
     probes = iter(probe_texts)
