@@ -201,6 +201,7 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=300, help="admissions timed per size and mode")
     ap.add_argument("--batch", type=int, default=256, help="batch size of add_many")
     ap.add_argument("--batches", type=int, default=4, help="add_many batches timed per size")
+    ap.add_argument("--warmup", type=int, default=20, help="untimed admissions per path before timing")
     ap.add_argument("--no-legacy", action="store_true", help="skip the pre-issue-15 path (faster at 1M)")
     ap.add_argument("--subjects", type=int, default=500,
                     help="timed admissions go to the preload's subjects s0..s{N-1} (scope = stored / 500 memories); "
@@ -210,7 +211,7 @@ def main() -> None:
     rng = np.random.default_rng(7)
     texts = sentences()
     base_texts, probe_texts = texts[:4000], texts[4000:]
-    need = len(args.sizes) * (4 * args.n + (args.batches + 1) * args.batch)
+    need = len(args.sizes) * (4 * args.n + (args.batches + 1) * args.batch + 2 * args.warmup + 8)
     if need > len(probe_texts):
         raise SystemExit(f"{need} probe sentences needed, {len(probe_texts)} available: lower --n or --batches")
     emb = MiniLMEmbedder()
@@ -239,6 +240,13 @@ def main() -> None:
                 print(f"preloading to {size:,} memories")
                 preload(g, base_vecs, base_texts, stored, size, rng)
                 stored = size
+                for j in range(args.warmup):  # untimed: query plans compiled, JIT warm, for both paths
+                    w = next(probes)
+                    admit(g.db, g.config, emb, {"content": w, "subject": "warmup"}, embedding=emb.embed_one(w))
+                    if not args.no_legacy:
+                        w = next(probes)
+                        legacy_admit(g, {"content": w, "subject": "warmup"}, emb.embed_one(w))
+                g.add_many([{"content": next(probes), "subject": "warmup"} for _ in range(8)])
                 entry: dict = {"load_before": load(), "index_probe_ms": vector_index.probe(g.db, repeat=20)}
                 new_a = [next(probes) for _ in range(args.n)]
                 old_a = [next(probes) for _ in range(args.n)]
