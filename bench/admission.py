@@ -156,7 +156,7 @@ class Profile:
                 for k, v in self.times.items()}
 
 
-def commit_costs(db: Database, dims: int, repeat: int = 30) -> dict:
+def commit_costs(db: Database, dims: int, tag: str, repeat: int = 30) -> dict:
     """Median commit time of one-node write transactions by what the node feeds: no index, the
     fulltext index (content), the vector index (embedding). Shows where admission's commit goes.
     Bench only: the nodes are throwaway :Memory rows in namespace 'bench-commit' of the bench store."""
@@ -171,7 +171,7 @@ def commit_costs(db: Database, dims: int, repeat: int = 30) -> dict:
             v = rng.normal(size=dims)
             with db.driver.session(database=db.cfg.database) as s:
                 tx = s.begin_transaction()
-                tx.run(text, id=f"commit-{name}-{j}", v=(v / np.linalg.norm(v)).tolist()).consume()
+                tx.run(text, id=f"commit-{name}-{dims}-{tag}-{j}", v=(v / np.linalg.norm(v)).tolist()).consume()
                 t = time.perf_counter()
                 tx.commit()
                 times.append((time.perf_counter() - t) * 1000)
@@ -292,7 +292,7 @@ def main() -> None:
                     entry["legacy"] = {"excluding_embedding": summary(lat_old), "including_embedding": summary(lat_old_in),
                                        "import_memories_per_s": round(args.batch / (time.perf_counter() - t), 1)}
                 stored = g.db.run_text("MATCH (m:Memory) RETURN count(m) AS c")[0]["c"]
-                entry["commit_ms_by_index"] = commit_costs(g.db, int(base_vecs.shape[1]))
+                entry["commit_ms_by_index"] = commit_costs(g.db, int(base_vecs.shape[1]), str(size))
                 entry["load_after"] = load()
                 results["sizes"][str(size)] = entry
                 print(f"{size:>9,} stored | load {entry['load_before']} | index probe {entry['index_probe_ms']} ms")
