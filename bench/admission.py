@@ -1,14 +1,24 @@
-"""Admission speed with 10k and 100k memories already stored.
+"""Admission speed with 10k and 100k (or 1M) memories already stored (issue 15).
 
-Measures admissions per second and p50/p95 latency of `add`, excluding the embedding
-(vectors computed beforehand) and including it (the offline MiniLM embedder), on a
-throwaway Neo4j (bench/server.py). The stored memories are written in batches with
-embeddings derived from real sentences (STS-B) plus noise, so the vector index has a
-realistic neighbourhood structure without embedding 100k texts.
+Measures p50/p95 latency of single admission, excluding the embedding (vectors computed
+beforehand) and including it (the offline MiniLM embedder), and the rate of batch admission
+(`Graphcons.add_many`, batches of --batch, embedding included), on a throwaway Neo4j
+(bench/server.py). The stored memories are written in batches with embeddings derived from
+real sentences (STS-B) plus noise, so the vector index has a realistic neighbourhood
+structure without embedding 100k texts; every timed admission goes through the real path.
 
-    .venv/bin/python bench/admission.py [--sizes 10000 100000] [--n 300]
+Side by side in the same run (the machine is shared, so only same-run ratios mean much):
+`legacy`, the pre-issue-15 path (find_duplicate, existing_ids, then a transaction of
+create, similar/exact, similar/link, mark_dirty, audit: one round trip each) and the old
+importer (one admission per line); the new figures are `excluding_embedding`,
+`including_embedding` and `batch`. `profile` is the time per round trip of the new path,
+`index_probe_ms` the latency of a fixed vector-index query (what `graphcons health` reports).
 
-Prints a table and saves bench/results/admission.json.
+    .venv/bin/python bench/admission.py [--sizes 10000 100000] [--n 300] [--batch 256 --batches 4]
+    .venv/bin/python bench/admission.py --sizes 1000000 --out bench/results/admission-1m.json   # 1M stored
+
+Prints a table and saves bench/results/admission.json (the `baseline` entry keeps the figures
+measured before issue 15).
 """
 
 from __future__ import annotations
@@ -16,7 +26,9 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import os
 import platform
+import resource
 import statistics
 import sys
 import time
@@ -27,12 +39,17 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench import plots, query  # noqa: E402
 from bench.server import bench_server, stop_bench_server  # noqa: E402
+from graphcons.core import audit  # noqa: E402
+from graphcons.core.cypher import statements  # noqa: E402
+from graphcons.core.db import Database  # noqa: E402
+from graphcons.maintenance import vector_index  # noqa: E402
+from graphcons.store import dirty, neighbours  # noqa: E402
 from graphcons.store.admission import admit, node_props, version_props  # noqa: E402
 from graphcons.api import Graphcons  # noqa: E402
 from graphcons.core.embedders.minilm import MiniLMEmbedder  # noqa: E402
-from graphcons.core.memory import content_hash, parse_input  # noqa: E402
+from graphcons.core.memory import content_hash, embedded_text, parse_input  # noqa: E402
 
-DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "stsb-train.tsv"
+DATA = Path(os.environ.get("GRAPHCONS_DATA", Path(__file__).resolve().parent.parent.parent / "shared" / "data")) / "stsb-train.tsv"
 RESULTS = Path(__file__).resolve().parent / "results" / "admission.json"
 
 
@@ -49,6 +66,10 @@ def sentences() -> list[str]:
 
 def preload(g: Graphcons, base_vecs: np.ndarray, base_texts: list[str], start: int, stop: int,
             rng: np.random.Generator, batch: int = 2000) -> None:
+    """Synthetic stored memories (not timed). The vector index is dropped while they are
+    written and created again after (schema/03_vector), which is much faster than
+    inserting them one transaction at a time; both timed paths then meet the same index."""
+    g.db.run("health/vector_index_drop")
     for lo in range(start, stop, batch):
         rows = []
         for i in range(lo, min(stop, lo + batch)):
@@ -62,8 +83,26 @@ def preload(g: Graphcons, base_vecs: np.ndarray, base_texts: list[str], start: i
             rows.append({"props": props, "version": version_props(props, props["admitted_at"])})
         g.db.run_text(query("preload"), rows=rows)
         print(f"  stored {min(stop, lo + batch):>7,}", end="\r", flush=True)
+    for stmt in statements("schema/03_vector"):
+        g.db.run_text(stmt, dimensions=int(base_vecs.shape[1]))
     g.db.run_text("CALL db.awaitIndexes(3600)")
     print()
+
+
+def legacy_admit(g: Graphcons, data: dict, vec: list[float]) -> None:
+    """Admission as it was before issue 15 (same queries, one round trip each): the baseline."""
+    mem = parse_input(data, max_title=300, max_content=20000)
+    chash = content_hash(mem.content)
+    if g.db.run("memory/find_duplicate", namespace=mem.namespace, subject=mem.subject, content_hash=chash):
+        raise AssertionError("bench texts are unique")
+    if mem.id is not None:
+        g.db.run("memory/existing_ids", ids=[mem.id])
+    props = node_props(mem, chash, vec)
+    with g.db.transaction() as tx:
+        similar = neighbours.create(tx, g.config, props, version_props(props, props["admitted_at"]))
+        dirty.mark(tx, mem.namespace, mem.subject, props["admitted_at"])
+        audit.record(tx, "add", [props["id"]], at=props["admitted_at"], source=mem.source, origin=mem.origin,
+                     namespace=mem.namespace, subject=mem.subject, similar=len(similar), links=0)
 
 
 def timed(fn, items) -> list[float]:
@@ -81,20 +120,116 @@ def summary(lat: list[float]) -> dict:
             "p50_ms": round(q[49], 2), "p95_ms": round(q[94], 2), "mean_ms": round(statistics.fmean(lat), 2)}
 
 
+class Profile:
+    """Time per named query (db.run) and per write transaction (db.write) of the new path."""
+
+    def __init__(self):
+        self.times: dict[str, list[float]] = {}
+        self._run, self._write = Database.run, Database.write
+
+    def __enter__(self):
+        prof = self
+
+        def run(db, name, /, **params):
+            t = time.perf_counter()
+            try:
+                return prof._run(db, name, **params)
+            finally:
+                prof.times.setdefault(f"read {name}", []).append((time.perf_counter() - t) * 1000)
+
+        def write(db, work):
+            t = time.perf_counter()
+            try:
+                return prof._write(db, work)
+            finally:
+                prof.times.setdefault("write transaction (memory/admit + audit/record + commit)", []).append(
+                    (time.perf_counter() - t) * 1000)
+
+        Database.run, Database.write = run, write
+        return self
+
+    def __exit__(self, *exc):
+        Database.run, Database.write = self._run, self._write
+
+    def summary(self) -> dict:
+        return {k: {"p50_ms": round(statistics.median(v), 2), "mean_ms": round(statistics.fmean(v), 2)}
+                for k, v in self.times.items()}
+
+
+def commit_costs(db: Database, dims: int, tag: str, repeat: int = 30) -> dict:
+    """Median commit time of one-node write transactions by what the node feeds: no index, the
+    fulltext index (content), the vector index (embedding). Shows where admission's commit goes.
+    Bench only: the nodes are throwaway :Memory rows in namespace 'bench-commit' of the bench store."""
+    rng = np.random.default_rng(11)
+    cases = {"no_index": "CREATE (:BenchCommit {x: 1})",
+             "fulltext": "CREATE (:Memory {id: $id, namespace: 'bench-commit', subject: 'c', content: 'text to index here'})",
+             "vector": "CREATE (:Memory {id: $id, namespace: 'bench-commit', subject: 'c', embedding: $v})"}
+    out = {}
+    for name, text in cases.items():
+        times = []
+        for j in range(repeat):
+            v = rng.normal(size=dims)
+            with db.driver.session(database=db.cfg.database) as s:
+                tx = s.begin_transaction()
+                tx.run(text, id=f"commit-{name}-{dims}-{tag}-{j}", v=(v / np.linalg.norm(v)).tolist()).consume()
+                t = time.perf_counter()
+                tx.commit()
+                times.append((time.perf_counter() - t) * 1000)
+        out[name] = round(statistics.median(times), 2)
+    return out
+
+
+def neo4j_peak_rss_mb(home: Path) -> float | None:
+    """VmHWM of the benchmark server's Java process (its pid file)."""
+    try:
+        pid = (home / "neo4j.pid").read_text().strip()
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return round(int(line.split()[1]) / 1024, 1)
+    except OSError:
+        return None
+    return None
+
+
+def load() -> list[float]:
+    return [round(x, 2) for x in os.getloadavg()]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
     ap.add_argument("--n", type=int, default=300, help="admissions timed per size and mode")
+    ap.add_argument("--batch", type=int, default=256, help="batch size of add_many")
+    ap.add_argument("--batches", type=int, default=4, help="add_many batches timed per size")
+    ap.add_argument("--warmup", type=int, default=20, help="untimed admissions per path before timing")
+    ap.add_argument("--no-legacy", action="store_true", help="skip the pre-issue-15 path (faster at 1M)")
+    ap.add_argument("--subjects", type=int, default=500,
+                    help="timed admissions go to the preload's subjects s0..s{N-1} (scope = stored / 500 memories); "
+                         "0: all to one subject 'bench', as the baseline did (its scope grows with --n)")
+    ap.add_argument("--out", type=Path, default=RESULTS)
     args = ap.parse_args()
     rng = np.random.default_rng(7)
     texts = sentences()
     base_texts, probe_texts = texts[:4000], texts[4000:]
+    need = len(args.sizes) * (4 * args.n + (args.batches + 1) * args.batch + 2 * args.warmup + 8)
+    if need > len(probe_texts):
+        raise SystemExit(f"{need} probe sentences needed, {len(probe_texts)} available: lower --n or --batches")
     emb = MiniLMEmbedder()
+    emb.embed(base_texts[:64])  # warm
     t = time.perf_counter()
     base_vecs = np.array(emb.embed(base_texts))
     embed_rate = len(base_texts) / (time.perf_counter() - t)
-    cfg = bench_server()
-    results = {"machine": {"cores": 2, "python": platform.python_version()},
+    old = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+    baseline = old.get("baseline") or {k: old[k] for k in ("machine", "embedder_sentences_per_s_batch32", "sizes") if k in old}
+    from bench.server import HOME
+    cfg = bench_server(heap="3g", pagecache="1g")
+    results = {"benchmark": "admission",
+               "command": " ".join([f"{k}={os.environ[k]}" for k in ("GRAPHCONS_BENCH_BOLT_PORT", "GRAPHCONS_BENCH_HTTP_PORT")
+                                    if k in os.environ] + [".venv/bin/python bench/admission.py"] + sys.argv[1:]),
+               "machine": {"cores": os.cpu_count(), "python": platform.python_version()},
+               "baseline": baseline,
+               "baseline_note": "measured before issue 15 (load ~3), all timed admissions on one subject 'bench'; "
+                                "`legacy` in each size is that same code path re-measured in this run, side by side",
                "embedder_sentences_per_s_batch32": round(embed_rate, 1), "sizes": {}}
     stored = 0
     probes = iter(probe_texts)
@@ -105,23 +240,82 @@ def main() -> None:
                 print(f"preloading to {size:,} memories")
                 preload(g, base_vecs, base_texts, stored, size, rng)
                 stored = size
-                batch_a = [next(probes) for _ in range(args.n)]
-                batch_b = [next(probes) for _ in range(args.n)]
-                vecs = emb.embed([f"{t}" for t in batch_a])
-                pairs = list(zip(batch_a, vecs))
-                lat_ex = timed(lambda p: admit(g.db, g.config, emb, {"content": p[0], "subject": "bench"},
-                                               embedding=p[1]), pairs)
-                lat_in = timed(lambda s: g.add({"content": s, "subject": "bench"}), batch_b)
-                stored += 2 * args.n
-                results["sizes"][str(size)] = {"excluding_embedding": summary(lat_ex),
-                                               "including_embedding": summary(lat_in)}
-                print(f"{size:>8,} stored | excl. embedding {summary(lat_ex)} | incl. embedding {summary(lat_in)}")
+                for j in range(args.warmup):  # untimed: query plans compiled, JIT warm, for both paths
+                    w = next(probes)
+                    admit(g.db, g.config, emb, {"content": w, "subject": "warmup"}, embedding=emb.embed_one(w))
+                    if not args.no_legacy:
+                        w = next(probes)
+                        legacy_admit(g, {"content": w, "subject": "warmup"}, emb.embed_one(w))
+                g.add_many([{"content": next(probes), "subject": "warmup"} for _ in range(8)])
+                entry: dict = {"load_before": load(), "index_probe_ms": vector_index.probe(g.db, repeat=20)}
+                new_a = [next(probes) for _ in range(args.n)]
+                old_a = [next(probes) for _ in range(args.n)]
+                vecs = emb.embed(new_a + old_a)
+                lat_new, lat_old = [], []
+
+                def subj(i: int) -> str:
+                    return f"s{(7 * i) % args.subjects}" if args.subjects else "bench"
+
+                entry["scope"] = "bench" if not args.subjects else f"s0..s{args.subjects - 1} (~{size // 500:,} memories each)"
+                with Profile() as prof:
+                    for i in range(args.n):  # interleaved: both paths meet the same load
+                        lat_new += timed(lambda p: admit(g.db, g.config, emb, {"content": p[0], "subject": subj(i)},
+                                                         embedding=p[1]), [(new_a[i], vecs[i])])
+                        if not args.no_legacy:
+                            lat_old += timed(lambda p: legacy_admit(g, {"content": p[0], "subject": subj(i)}, p[1]),
+                                             [(old_a[i], vecs[args.n + i])])
+                entry["excluding_embedding"] = summary(lat_new)
+                entry["profile_excluding_embedding"] = prof.summary()
+                new_b = [next(probes) for _ in range(args.n)]
+                old_b = [next(probes) for _ in range(args.n)]
+                lat_new, lat_old_in = [], []
+                for i in range(args.n):
+                    lat_new += timed(lambda s: g.add({"content": s, "subject": subj(i)}), [new_b[i]])
+                    if not args.no_legacy:
+                        lat_old_in += timed(lambda s: legacy_admit(g, {"content": s, "subject": subj(i)},
+                                                                   emb.embed_one(embedded_text(None, s))), [old_b[i]])
+                entry["including_embedding"] = summary(lat_new)
+                batches = [[{"content": next(probes), "subject": f"s{j % 500}", "source": "import"}
+                            for j in range(args.batch)] for _ in range(args.batches)]
+                t = time.perf_counter()
+                for b in batches:
+                    g.add_many(b)
+                secs = time.perf_counter() - t
+                entry["batch"] = {"batch_size": args.batch, "batches": args.batches,
+                                  "memories_per_s": round(args.batch * args.batches / secs, 1),
+                                  "seconds_per_batch": round(secs / args.batches, 3)}
+                if not args.no_legacy:
+                    one = [{"content": next(probes), "subject": f"s{j % 500}", "source": "import"} for j in range(args.batch)]
+                    t = time.perf_counter()
+                    for it, v in zip(one, emb.embed([it["content"] for it in one])):  # the old importer
+                        legacy_admit(g, it, v)
+                    entry["legacy"] = {"excluding_embedding": summary(lat_old), "including_embedding": summary(lat_old_in),
+                                       "import_memories_per_s": round(args.batch / (time.perf_counter() - t), 1)}
+                stored = g.db.run_text("MATCH (m:Memory) RETURN count(m) AS c")[0]["c"]
+                entry["commit_ms_by_index"] = commit_costs(g.db, int(base_vecs.shape[1]), str(size))
+                entry["load_after"] = load()
+                results["sizes"][str(size)] = entry
+                print(f"{size:>9,} stored | load {entry['load_before']} | index probe {entry['index_probe_ms']} ms")
+                print(f"    new    excl. embedding {entry['excluding_embedding']}")
+                print(f"    new    incl. embedding {entry['including_embedding']}")
+                print(f"    new    batch           {entry['batch']}")
+                if "legacy" in entry:
+                    for k, v in entry["legacy"].items():
+                        print(f"    legacy {k} {v}")
+                print(f"    profile {entry['profile_excluding_embedding']}")
+                print(f"    commit by index {entry['commit_ms_by_index']}")
+                results["peak_rss_mb"] = {"neo4j": neo4j_peak_rss_mb(HOME),
+                                          "python": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
+                save(args.out, results)  # after each size: a long run keeps what it measured
     finally:
         stop_bench_server()
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps(results, indent=2) + "\n")
-    plots.render(RESULTS)  # charts next to the figures
-    print(f"saved {RESULTS}")
+    plots.render(args.out)  # charts next to the figures
+    print(f"saved {args.out}")
+
+
+def save(out: Path, results: dict) -> None:
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(results, indent=2) + "\n")
 
 
 if __name__ == "__main__":

@@ -67,7 +67,7 @@ def main() -> None:
                         ex = tx.run("similar/exact", id=mid, **params)
                         exact_ms.append(1000 * (time.perf_counter() - t))
                         t = time.perf_counter()
-                        row = tx.run("similar/index", id=mid, candidates=100, **{**params, "k": None})[0]
+                        row = tx.run("similar/index", id=mid, candidates=100, exclude=[], **{**params, "k": None})[0]
                         index_ms.append(1000 * (time.perf_counter() - t))
                     top = sorted(row["scoped"], key=lambda c: (-c["score"], c["id"]))[:5]
                     agree += [c["id"] for c in top] == [r["id"] for r in ex]

@@ -34,7 +34,7 @@ from graphcons.core.memory import Memory, parse_input
 from graphcons.core.time import utcnow
 from graphcons.jobs import status as job_status
 from graphcons.jobs import worker as job_worker
-from graphcons.maintenance import deprecation, feedback, health, promotion, weights
+from graphcons.maintenance import deprecation, feedback, health, promotion, vector_index, weights
 from graphcons.maintenance.merge import conflicts as merge_conflicts
 from graphcons.maintenance.merge import job as merge_job
 from graphcons.review import queue
@@ -109,6 +109,13 @@ class Graphcons:
             data.update(fields)
         self._check_store()
         return admission.admit(self.db, self.config, self.embedder, data)
+
+    def add_many(self, memories: list[dict[str, Any] | Any]) -> list[admission.Admission]:
+        """Admit a batch, all or nothing, with the graph `add` would give one by one in order
+        (one embedding call, one transaction); a bad item raises naming `items[i].field`."""
+        items = [dict(m) if isinstance(m, dict) else ({"content": m} if isinstance(m, str) else m) for m in memories]
+        self._check_store()
+        return admission.admit_many(self.db, self.config, self.embedder, items)
 
     def import_jsonl(self, path: str | Path, *, progress: Callable[[int], None] | None = None) -> importer.ImportReport:
         """Admit every line of a JSON Lines file through admission; bad lines are reported."""
@@ -230,6 +237,15 @@ class Graphcons:
     def health(self, *, now: datetime | None = None, scan: bool = False) -> dict[str, Any]:
         """Seed 003's health figures and quality metrics with their targets."""
         return health.health(self.db, self.config, now=now or utcnow(), scan=scan)
+
+    def index_status(self) -> dict[str, Any]:
+        """The vector index: state, population and the latency of a fixed probe query."""
+        return vector_index.status(self.db)
+
+    def rebuild_index(self, *, by: str = "user") -> dict[str, Any]:
+        """Drop and recreate the vector index from the stored embeddings (schema only; audited)."""
+        self._check_store()
+        return vector_index.rebuild(self.db, by=by)
 
     # -- synthesis and the review queue -------------------------------------------------------
     # Synthesis queues pending proposals; approve applies one in one transaction; revert

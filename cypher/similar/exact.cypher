@@ -12,6 +12,7 @@ CALL (m) {
 }
 CALL (m, size) {
   MATCH (n:Memory {namespace: m.namespace, subject: m.subject})
+  USING INDEX n:Memory(namespace, subject)
   WHERE size <= $exact_max AND n.id <> m.id AND n.status IN $live
     AND (NOT $earlier_only OR n.admitted_at < m.admitted_at OR (n.admitted_at = m.admitted_at AND n.id < m.id))
   WITH n, vector.similarity.cosine(m.embedding, n.embedding) * 2 - 1 AS cosine

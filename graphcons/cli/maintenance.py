@@ -224,8 +224,39 @@ def health(now: Optional[str] = NowOpt, scan: bool = typer.Option(False, "--scan
         last = (report.get("jobs", {}).get(job) or {}).get("last_run") or {}
         runs.add_row(job, str(at) if at else "never", last.get("status", "-"))
     console.print(runs)
+    vi = report.get("vector_index") or {}
+    console.print(f"vector index {vi.get('name')}: {vi.get('state')}, probe "
+                  f"{'n/a' if vi.get('probe_ms') is None else str(vi['probe_ms']) + ' ms'} ({vi.get('probe', '')})")
     for warning in report.get("warnings", []):
         console.print(f"[yellow]warning[/]: {warning}", highlight=False)
+
+
+# -- vector index ----------------------------------------------------------------------------
+index_app = typer.Typer(help="The vector index: its health, and a rebuild when queries got slow.", no_args_is_help=True)
+app.add_typer(index_app, name="index")
+
+
+@index_app.command("status")
+def index_status(json_out: bool = JsonOpt) -> None:
+    """State, population and the median latency of a fixed probe query."""
+    with open_store() as g:
+        out = g.index_status()
+    emit_json(out) if json_out else console.print(out)
+
+
+@index_app.command("rebuild")
+def index_rebuild(yes: bool = typer.Option(False, "--yes", help="Confirm: vector queries fail until the new "
+                                           "index is ONLINE (seconds at 100k)."),
+                  by: str = typer.Option("user"), json_out: bool = JsonOpt) -> None:
+    """Drop and recreate the vector index from the stored embeddings (schema only, no data)."""
+    if not yes:
+        err_console.print("[bold red]error[/]: --yes: the rebuild drops the vector index first; retrieval's vector "
+                          "leg, SIMILAR choice in large scopes and merge candidates fail until it is ONLINE again")
+        raise typer.Exit(2)
+    with open_store() as g:
+        out = g.rebuild_index(by=by)
+    emit_json(out) if json_out else console.print(
+        f"rebuilt {out['name']} in {out['seconds']} s: probe {out['probe_ms_before']} ms -> {out['probe_ms_after']} ms")
 
 
 @app.command("feedback")

@@ -94,7 +94,7 @@ class AdmissionConfig(Section):
     # Co-access: at most this many memories of one session take part in pairs,
     # so a session writes at most window*(window-1)/2 CO_ACCESSED pairs.
     coaccess_window: int = Field(default=20, ge=2, le=200)
-    import_batch_size: int = Field(default=100, ge=1, le=10_000)
+    import_batch_size: int = Field(default=256, ge=1, le=10_000)
 
 
 class RetrievalConfig(Section):

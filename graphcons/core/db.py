@@ -7,7 +7,7 @@ server is the one graphcons needs (reachable, with GDS).
 from __future__ import annotations
 
 from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator, TypeVar
 
 import neo4j
 from neo4j.exceptions import AuthError, ClientError, ServiceUnavailable
@@ -16,6 +16,8 @@ from graphcons.core.config import Neo4jConfig
 from graphcons.core.cypher import query
 from graphcons.core.errors import ServerUnavailable
 from graphcons.core.time import native
+
+T = TypeVar("T")
 
 GDS_HELP = (
     "the Graph Data Science plugin is not installed on this Neo4j server. "
@@ -70,6 +72,14 @@ class Database:
             with session.begin_transaction() as tx:
                 yield Tx(tx)
                 tx.commit()
+
+    def write(self, work: Callable[["Tx"], T]) -> T:
+        """Run `work(tx)` in one write transaction, retried on transient errors (deadlocks on
+        shared locks when admissions run concurrently, leader switches): `work` must compute
+        its result from the transaction only, so a retry gives the same result it would have
+        given the first time (the driver's managed transactions, up to 30 s of retries)."""
+        with self.driver.session(database=self.cfg.database) as session:
+            return session.execute_write(lambda tx: work(Tx(tx)))
 
     def gds_version(self) -> str:
         try:

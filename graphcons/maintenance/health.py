@@ -2,7 +2,8 @@
 
 Figures: active, proposed, average weight of active memories, duplicate candidates
 (pending merge proposals, plus the pairs a fresh dry-run scan would add with `scan=True`), stale candidates
-(what `deprecate` would retire now), open conflicts, the last run of each job.
+(what `deprecate` would retire now), open conflicts, the last run of each job, and the vector
+index's state and probe latency (graphcons.maintenance.vector_index).
 
 Quality metrics, each with seed 003's target beside it:
     duplicate_rate   deprecated_by_merge / total memories          < 5 %
@@ -22,7 +23,7 @@ from graphcons.core import audit, schedule
 from graphcons.core.config import Config, JobConfig
 from graphcons.core.db import Database
 from graphcons.core.time import require_aware
-from graphcons.maintenance import deprecation, feedback
+from graphcons.maintenance import deprecation, feedback, vector_index
 from graphcons.maintenance.merge import job as merge
 from graphcons.store import jobruns
 
@@ -96,6 +97,7 @@ def health(db: Database, cfg: Config, *, now: datetime, scan: bool = False) -> d
         "jobs": jobs,
         "warnings": warnings,
         "quality": quality,
+        "vector_index": vector_index.status(db),
     }
 
 

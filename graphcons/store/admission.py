@@ -1,7 +1,9 @@
 """Admission, the immediate phase (seed 003): validate, dedupe, embed, write, link.
 
-Fast and local: one embedding, one existence check, one write transaction. Everything
-heavier (clustering, merging, synthesis) runs later as a background job.
+Fast and local: one read (duplicate, ids, link targets), one embedding, one write
+transaction whose hot path is one statement plus the audit record (issue 15: bench/admission.py).
+`admit_many` gives the same graph for a batch with UNWIND statements. Everything heavier
+(clustering, merging, synthesis) runs later as a background job.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from graphcons.core.db import Database
 from graphcons.core.embedders import Embedder
 from graphcons.core.errors import NotFound, ValidationError
 from graphcons.core.memory import (
+    LIVE_STATUSES,
     LinkInput,
     MemoryInput,
     content_hash,
@@ -27,7 +30,7 @@ from graphcons.core.memory import (
     parse_input,
 )
 from graphcons.core.time import utcnow
-from graphcons.store import dirty, neighbours, tie
+from graphcons.store import neighbours, tie
 
 VERSION_FIELDS = ("title", "content", "kind", "subject", "scope", "status", "content_hash", "source")
 
@@ -53,20 +56,90 @@ def validate_links(db: Database, links: list[LinkInput]) -> None:
         raise ValidationError("links.target", f"unknown memory id(s): {', '.join(missing)}")
 
 
+class BatchItemError(ValidationError):
+    """Bad input in item `index` of a batch admission; nothing of the batch was written."""
+
+    def __init__(self, index: int, field: str, problem: str):
+        self.index = index
+        super().__init__(f"items[{index}].{field}", problem)
+
+
 def admit(db: Database, cfg: Config, embedder: Embedder, data: Any,
           embedding: list[float] | None = None) -> Admission:
+    """One memory: one read (duplicate, id and link targets), the embedding, then one write
+    transaction whose hot path is one statement (memory/admit) plus its audit record."""
     mem = parse_input(data, max_title=cfg.admission.max_title_chars, max_content=cfg.admission.max_content_chars)
-    validate_links(db, mem.links)
     chash = content_hash(mem.content)
-    dup = db.run("memory/find_duplicate", namespace=mem.namespace, subject=mem.subject, content_hash=chash)
-    if dup:
-        return _add_evidence(db, dup[0]["id"], mem)
-    if mem.id is not None and db.run("memory/existing_ids", ids=[mem.id])[0]["found"]:
+    duplicates, found = _check(db, [(mem, chash)], [ln.target for ln in mem.links] + ([mem.id] if mem.id else []))
+    missing = sorted({ln.target for ln in mem.links} - found)
+    if missing:
+        raise ValidationError("links.target", f"unknown memory id(s): {', '.join(missing)}")
+    if 0 in duplicates:
+        return db.write(lambda tx: _record(tx, *_add_evidence(tx, duplicates[0], mem)))
+    if mem.id is not None and mem.id in found:
         raise ValidationError("id", f"a memory with id {mem.id!r} already exists with different content")
     vec = embedding if embedding is not None else embedder.embed_one(embedded_text(mem.title, mem.content))
     if len(vec) != embedder.dimensions:
         raise ValidationError("embedding", f"has {len(vec)} dimensions; the store uses {embedder.dimensions}")
     return _create(db, cfg, mem, chash, vec)
+
+
+def admit_many(db: Database, cfg: Config, embedder: Embedder, items: list[Any],
+               embeddings: list[list[float]] | None = None) -> list[Admission]:
+    """A batch, all or nothing, with the graph `admit` would give item by item in order:
+    the same checks (a bad item raises BatchItemError naming its index and field, and
+    nothing is written), exact duplicates of the store or of an earlier item add evidence,
+    and each new memory's SIMILAR neighbours come from the store and the earlier items only.
+    One read, one embedding call, one write transaction of UNWIND statements."""
+    if embeddings is not None and len(embeddings) != len(items):
+        raise ValidationError("embeddings", f"{len(embeddings)} embeddings for {len(items)} items")
+    mems = []
+    for i, data in enumerate(items):
+        try:
+            mems.append(parse_input(data, max_title=cfg.admission.max_title_chars,
+                                    max_content=cfg.admission.max_content_chars))
+        except ValidationError as exc:
+            raise BatchItemError(i, exc.field, exc.problem) from None
+    hashes = [content_hash(m.content) for m in mems]
+    asked = [ln.target for m in mems for ln in m.links] + [m.id for m in mems if m.id]
+    store_dups, found = _check(db, list(zip(mems, hashes)), asked)
+    targets: dict[int, str | int] = {}  # item -> the store memory or earlier item it adds evidence to
+    earlier: dict[tuple[str, str, str], int] = {}  # the batch's new memories by duplicate key
+    explicit: set[str] = set()  # explicit ids of the batch's new memories
+    new: list[int] = []
+    for i, (mem, chash) in enumerate(zip(mems, hashes)):
+        missing = sorted({ln.target for ln in mem.links} - found - explicit)
+        if missing:
+            raise BatchItemError(i, "links.target", f"unknown memory id(s): {', '.join(missing)}")
+        key = (mem.namespace, mem.subject, chash)
+        if i in store_dups or key in earlier:
+            targets[i] = store_dups.get(i, earlier.get(key))
+            continue
+        if mem.id is not None and (mem.id in found or mem.id in explicit):
+            raise BatchItemError(i, "id", f"a memory with id {mem.id!r} already exists with different content")
+        new.append(i)
+        earlier[key] = i
+        if mem.id is not None:
+            explicit.add(mem.id)
+    if embeddings is None:
+        texts = [embedded_text(mems[i].title, mems[i].content) for i in new]
+        vecs = dict(zip(new, embedder.embed(texts) if texts else []))
+    else:
+        vecs = {i: embeddings[i] for i in new}
+    props: dict[int, dict[str, Any]] = {}
+    for i in new:
+        if len(vecs[i]) != embedder.dimensions:
+            raise BatchItemError(i, "embedding", f"has {len(vecs[i])} dimensions; the store uses {embedder.dimensions}")
+        props[i] = node_props(mems[i], hashes[i], list(vecs[i]))
+    evidence = {i: (props[t]["id"] if isinstance(t, int) else t) for i, t in targets.items()}
+    return db.write(lambda tx: _write_batch(tx, cfg, mems, props, evidence))
+
+
+def _check(db: Database, keyed: list[tuple[MemoryInput, str]], ids: list[str]) -> tuple[dict[int, str], set[str]]:
+    """{item: id of its exact duplicate in the store} and which of `ids` exist, in one read."""
+    keys = [{"namespace": m.namespace, "subject": m.subject, "content_hash": h} for m, h in keyed]
+    row = db.run("memory/admission_check", keys=keys, ids=sorted(set(ids)))[0]
+    return {i: dup for i, dup in row["duplicates"]}, set(row["found"])
 
 
 def link(db: Database, source_id: str, target_id: str, kind: str, *, by: str, now: datetime) -> int:
@@ -89,8 +162,10 @@ def node_props(mem: MemoryInput, chash: str, vec: list[float]) -> dict[str, Any]
     now = utcnow()
     created = mem.created_at or now
     title = mem.title or derived_title(mem.content)
+    mem_id = mem.id or new_memory_id(mem.namespace, mem.subject, mem.source, chash, created)
     return {
-        "id": mem.id or new_memory_id(mem.namespace, mem.subject, mem.source, chash, created),
+        "id": mem_id,
+        "tie": tie.weight(mem_id),  # label propagation's tie-breaker (issue 15), read by the scan
         "kind": mem.kind.value,
         "title": title,
         "title_derived": mem.title is None,
@@ -129,26 +204,87 @@ def version_props(props: dict[str, Any], at: Any) -> dict[str, Any]:
 
 def _create(db: Database, cfg: Config, mem: MemoryInput, chash: str, vec: list[float]) -> Admission:
     props = node_props(mem, chash, vec)
-    props["tie"] = tie.weight(props["id"])  # label propagation's tie-breaker (issue 15), read by the scan
-    with db.transaction() as tx:
-        similar = neighbours.create(tx, cfg, props, version_props(props, props["admitted_at"]))
-        linked = 0
-        if mem.links:
-            linked = tx.run("memory/link", id=props["id"], links=[ln.model_dump() for ln in mem.links],
-                            now=props["admitted_at"], source=mem.source)[0]["linked"]
-        dirty.mark(tx, mem.namespace, mem.subject, props["admitted_at"])  # event triggers of the job loop
-        audit.record(tx, "add", [props["id"]], at=props["admitted_at"], source=mem.source, origin=mem.origin,
-                     namespace=mem.namespace, subject=mem.subject, similar=len(similar), links=linked)
-    return Admission(id=props["id"], created=True, similar=similar, linked=linked)
+    k, exact_max = cfg.admission.similar_k, cfg.admission.exact_scope_max
+
+    def work(tx: Any) -> Admission:
+        row = tx.run("memory/admit", props={**props, "similar_scheme": neighbours.SCHEME},
+                     version_props=version_props(props, props["admitted_at"]), k=k, exact_max=exact_max,
+                     floor=cfg.consolidation.similarity_floor, live=list(LIVE_STATUSES),
+                     links=[ln.model_dump() for ln in mem.links])[0]
+        similar = list(row["neighbours"])
+        if k and row["size"] > exact_max:  # a large scope: the vector index, same transaction
+            similar = neighbours.link_by_index(tx, cfg, props["id"])
+        return _record(tx, Admission(id=props["id"], created=True, similar=similar, linked=row["linked"]),
+                       _added(props, mem, len(similar), row["linked"]))
+
+    return db.write(work)
 
 
-def _add_evidence(db: Database, mem_id: str, mem: MemoryInput) -> Admission:
-    with db.transaction() as tx:
-        row = tx.run("memory/add_evidence", id=mem_id, source=mem.source)[0]
+def _added(props: dict[str, Any], mem: MemoryInput, similar: int, linked: int) -> tuple:
+    """The audit record of one new memory (the same for `admit` and `admit_many`)."""
+    return ("add", [props["id"]], props["admitted_at"],
+            dict(source=mem.source, origin=mem.origin, namespace=mem.namespace, subject=mem.subject,
+                 similar=similar, links=linked))
+
+
+def _record(tx: Any, admission: Admission, entry: tuple) -> Admission:
+    op, targets, at, details = entry
+    audit.record(tx, op, targets, at=at, **details)
+    return admission
+
+
+def _write_batch(tx: Any, cfg: Config, mems: list[MemoryInput], props: dict[int, dict[str, Any]],
+                 evidence: dict[int, str]) -> list[Admission]:
+    k, exact_max = cfg.admission.similar_k, cfg.admission.exact_scope_max
+    new = sorted(props)
+    ids = [props[i]["id"] for i in new]
+    similar: dict[int, list[dict[str, Any]]] = {i: [] for i in new}
+    if new:
+        tx.run("memory/create_many", rows=[{"props": {**props[i], "similar_scheme": neighbours.SCHEME},
+                                            "version_props": version_props(props[i], props[i]["admitted_at"])}
+                                           for i in new])
+        rows = tx.run("similar/exact_many", ids=ids, position={mid: n for n, mid in enumerate(ids)}, k=k,
+                      exact_max=exact_max, floor=cfg.consolidation.similarity_floor, live=list(LIVE_STATUSES))
+        for row in rows:
+            i = new[row["i"]]
+            similar[i] = list(row["neighbours"])
+            if k and row["size"] > exact_max:  # the index; later items of the batch do not exist yet
+                n = row["i"]
+                similar[i] = neighbours.link_by_index(tx, cfg, ids[n], exclude=ids[n + 1:], unindexed=ids[:n])
+    out: list[Admission] = []
+    records: list[tuple] = []
+    for i, mem in enumerate(mems):  # evidence and links in item order, as one by one
+        if i in evidence:
+            a, entry = _add_evidence(tx, evidence[i], mem)
+            out.append(a)
+            records.append(entry)
+            continue
         linked = 0
         if mem.links:
-            linked = tx.run("memory/link", id=mem_id, links=[ln.model_dump() for ln in mem.links],
-                            now=utcnow(), source=mem.source)[0]["linked"]
-        audit.record(tx, "add_evidence", [mem_id], source=mem.source, origin=mem.origin, new_source=row["is_new"],
-                     evidence_count=row["evidence_count"])
-    return Admission(id=mem_id, created=False, evidence_count=row["evidence_count"], linked=linked)
+            linked = tx.run("memory/link", id=props[i]["id"], links=[ln.model_dump() for ln in mem.links],
+                            now=props[i]["admitted_at"], source=mem.source)[0]["linked"]
+        out.append(Admission(id=props[i]["id"], created=True, similar=similar[i], linked=linked))
+        records.append(_added(props[i], mem, len(similar[i]), linked))
+    marks: dict[tuple[str, str], dict[str, Any]] = {}
+    for i in new:
+        mk = marks.setdefault((mems[i].namespace, mems[i].subject),
+                              {"namespace": mems[i].namespace, "subject": mems[i].subject, "count": 0,
+                               "first_at": props[i]["admitted_at"]})
+        mk["count"] += 1
+        mk["last_at"] = props[i]["admitted_at"]
+    if marks:
+        tx.run("jobs/mark_dirty_many", marks=list(marks.values()))
+    audit.record_many(tx, records)
+    return out
+
+
+def _add_evidence(tx: Any, mem_id: str, mem: MemoryInput) -> tuple[Admission, tuple]:
+    """A repeated claim adds evidence to memory `mem_id`; returns it with its audit entry."""
+    row = tx.run("memory/add_evidence", id=mem_id, source=mem.source)[0]
+    linked = 0
+    if mem.links:
+        linked = tx.run("memory/link", id=mem_id, links=[ln.model_dump() for ln in mem.links],
+                        now=utcnow(), source=mem.source)[0]["linked"]
+    entry = ("add_evidence", [mem_id], None, dict(source=mem.source, origin=mem.origin, new_source=row["is_new"],
+                                                 evidence_count=row["evidence_count"]))
+    return Admission(id=mem_id, created=False, evidence_count=row["evidence_count"], linked=linked), entry

@@ -1,6 +1,9 @@
-"""Bulk admission from JSON Lines: one memory object per line, batched embeddings.
+"""Bulk admission from JSON Lines: one memory object per line, admitted in batches of
+`admission.import_batch_size` by `admit_many` (one embedding call and one transaction per
+batch, the same graph as admitting line by line).
 
-A bad line is reported with its line number and skipped; the others are admitted.
+A bad line is reported with its line number and skipped; the others are admitted (the
+batch is retried without it: `admit_many` writes nothing of a batch with a bad item).
 """
 
 from __future__ import annotations
@@ -13,9 +16,7 @@ from typing import Callable
 from graphcons.core.config import Config
 from graphcons.core.db import Database
 from graphcons.core.embedders import Embedder
-from graphcons.core.errors import GraphconsError
-from graphcons.core.memory import embedded_text, parse_input
-from graphcons.store.admission import admit
+from graphcons.store.admission import BatchItemError, admit_many
 
 
 @dataclass
@@ -33,23 +34,18 @@ def import_jsonl(db: Database, cfg: Config, embedder: Embedder, path: str | Path
     batch: list[tuple[int, dict]] = []
 
     def flush() -> None:
-        parsed = []
-        for lineno, obj in batch:
+        items = list(batch)
+        while items:
             try:
-                mem = parse_input(obj, max_title=cfg.admission.max_title_chars, max_content=cfg.admission.max_content_chars)
-                parsed.append((lineno, obj, mem))
-            except GraphconsError as exc:
-                report.errors.append((lineno, str(exc)))
-        vectors = embedder.embed([embedded_text(m.title, m.content) for _, _, m in parsed]) if parsed else []
-        for (lineno, obj, _), vec in zip(parsed, vectors):
-            try:
-                result = admit(db, cfg, embedder, obj, embedding=vec)
-                if result.created:
-                    report.admitted += 1
-                else:
-                    report.duplicates += 1
-            except GraphconsError as exc:
-                report.errors.append((lineno, str(exc)))
+                results = admit_many(db, cfg, embedder, [obj for _, obj in items])
+            except BatchItemError as exc:
+                lineno = items.pop(exc.index)[0]
+                report.errors.append((lineno, f"{exc.field.split('.', 1)[1]}: {exc.problem}"))
+                continue
+            report.admitted += sum(r.created for r in results)
+            report.duplicates += sum(not r.created for r in results)
+            break
+        report.errors.sort()
         if progress:
             progress(len(batch))
         batch.clear()

@@ -31,19 +31,42 @@ def choose(tx: Any, cfg: Config, mem_id: str, *, earlier_only: bool = False) -> 
     k = cfg.admission.similar_k
     if k == 0:
         return []
-    params = dict(id=mem_id, floor=cfg.consolidation.similarity_floor, live=list(LIVE_STATUSES),
-                  earlier_only=earlier_only)
-    exact = tx.run("similar/exact", k=k, exact_max=cfg.admission.exact_scope_max, **params)[0]
+    exact = tx.run("similar/exact", k=k, exact_max=cfg.admission.exact_scope_max, **_params(cfg, mem_id, earlier_only))[0]
     if exact["size"] <= cfg.admission.exact_scope_max:
         return list(exact["neighbours"])
+    return choose_by_index(tx, cfg, mem_id, earlier_only=earlier_only)
+
+
+def choose_by_index(tx: Any, cfg: Config, mem_id: str, *, earlier_only: bool = False,
+                    exclude: list[str] | None = None, unindexed: list[str] | None = None) -> list[dict[str, Any]]:
+    """The neighbours of a memory whose scope is over `exact_scope_max`, from the vector index.
+    For a batch: `exclude` leaves out its later items, `unindexed` are its earlier items
+    (written in this transaction, which the index does not see yet), scored exactly."""
+    k = cfg.admission.similar_k
+    params = _params(cfg, mem_id, earlier_only)
+    extra = tx.run("similar/among", ids=unindexed, **params)[0]["scored"] if unindexed else []
     store = tx.run("similar/store_size")[0]["size"]
     pool = max(cfg.admission.index_pool, 4 * k)
     while True:
-        row = tx.run("similar/index", candidates=min(pool, store), **params)[0]
-        found = sorted((c for c in row["scoped"] if c["score"] >= params["floor"]), key=lambda c: (-c["score"], c["id"]))
+        row = tx.run("similar/index", candidates=min(pool, store), exclude=list(exclude or []), **params)[0]
+        scored = {c["id"]: c for c in extra} | {c["id"]: c for c in row["scoped"]}
+        found = sorted((c for c in scored.values() if c["score"] >= params["floor"]), key=lambda c: (-c["score"], c["id"]))
         if len(found) >= k or row["lowest"] < params["floor"] or pool >= store:
             return found[:k]
         pool *= 4
+
+
+def link_by_index(tx: Any, cfg: Config, mem_id: str, *, exclude: list[str] | None = None,
+                  unindexed: list[str] | None = None) -> list[dict[str, Any]]:
+    """Choose from the vector index and write memory `mem_id`'s SIMILAR edges (large scopes)."""
+    chosen = choose_by_index(tx, cfg, mem_id, exclude=exclude, unindexed=unindexed)
+    if chosen:
+        tx.run("similar/link", id=mem_id, neighbours=chosen)
+    return chosen
+
+
+def _params(cfg: Config, mem_id: str, earlier_only: bool) -> dict[str, Any]:
+    return dict(id=mem_id, floor=cfg.consolidation.similarity_floor, live=list(LIVE_STATUSES), earlier_only=earlier_only)
 
 
 def link(tx: Any, cfg: Config, mem_id: str, *, earlier_only: bool = False) -> list[dict[str, Any]]:

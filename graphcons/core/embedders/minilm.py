@@ -49,9 +49,14 @@ class MiniLMEmbedder(Embedder):
         self.batch_size = batch_size
 
     def embed(self, texts: list[str]) -> list[list[float]]:
-        out: list[list[float]] = []
-        for start in range(0, len(texts), self.batch_size):
-            out.extend(self._batch(texts[start : start + self.batch_size]))
+        # Batches of similar length pad less (issue 15: batch admission); the order is a pure
+        # function of the texts, so the same texts always meet the same batches.
+        order = sorted(range(len(texts)), key=lambda i: (len(texts[i]), i))
+        out: list[list[float]] = [[] for _ in texts]
+        for start in range(0, len(order), self.batch_size):
+            chunk = order[start : start + self.batch_size]
+            for i, vec in zip(chunk, self._batch([texts[i] for i in chunk])):
+                out[i] = vec
         return out
 
     def _batch(self, texts: list[str]) -> list[list[float]]:

@@ -1,0 +1,39 @@
+// Admission's hot path in one statement (issue 15: one round trip instead of five): the
+// memory and its first version; the size of its scope (same namespace and subject) and,
+// when the scope has at most $exact_max memories, its exact top $k SIMILAR neighbours
+// (cypher/similar/exact.cypher's rule: live, cosine >= $floor, ties by id), written as
+// edges; its explicit links ($links, targets checked before); and one more admission on
+// its subject's dirty mark (cypher/jobs/mark_dirty.cypher). A larger scope returns no
+// neighbours: graphcons.store.neighbours then reads the vector index in the same transaction.
+CREATE (m:Memory)
+SET m = $props
+CREATE (m)-[:VERSION]->(v:MemoryVersion)
+SET v = $version_props
+WITH m
+CALL (m) {
+  MATCH (n:Memory {namespace: m.namespace, subject: m.subject})
+  RETURN count(n) AS size
+}
+CALL (m, size) {
+  MATCH (n:Memory {namespace: m.namespace, subject: m.subject})
+  USING INDEX n:Memory(namespace, subject)
+  WHERE $k > 0 AND size <= $exact_max AND n.id <> m.id AND n.status IN $live
+  WITH n, vector.similarity.cosine(m.embedding, n.embedding) * 2 - 1 AS cosine
+  WHERE cosine >= $floor
+  WITH n, cosine
+  ORDER BY cosine DESC, n.id
+  LIMIT $k
+  CREATE (m)-[:SIMILAR {score: cosine}]->(n)
+  RETURN collect({id: n.id, score: cosine}) AS neighbours
+}
+CALL (m) {
+  UNWIND $links AS l
+  MATCH (b:Memory {id: l.target})
+  MERGE (m)-[r:LINKED {kind: l.kind}]->(b)
+    ON CREATE SET r.created_at = m.admitted_at, r.source = m.source
+  RETURN count(r) AS linked
+}
+MERGE (d:DirtyMark {key: m.namespace + '|' + m.subject})
+  ON CREATE SET d.namespace = m.namespace, d.subject = m.subject, d.count = 0, d.first_at = m.admitted_at
+SET d.count = d.count + 1, d.last_at = m.admitted_at
+RETURN size, neighbours, linked

@@ -1,0 +1,28 @@
+// Batch admission: each new memory's scope size and exact SIMILAR neighbours, written as
+// edges, exactly as if the batch had been admitted one by one in order: memory $ids[i]
+// sees the store and the batch's memories before it ($ids[j], j < i), never later ones.
+// Same rule as cypher/memory/admit.cypher (live, cosine >= $floor, top $k, ties by id);
+// a scope over $exact_max returns no neighbours (the caller reads the vector index).
+UNWIND range(0, size($ids) - 1) AS i
+MATCH (m:Memory {id: $ids[i]})
+CALL (m, i) {
+  MATCH (n:Memory {namespace: m.namespace, subject: m.subject})
+  USING INDEX n:Memory(namespace, subject)
+  WHERE coalesce($position[n.id], -1) <= i
+  RETURN count(n) AS size
+}
+CALL (m, i, size) {
+  MATCH (n:Memory {namespace: m.namespace, subject: m.subject})
+  USING INDEX n:Memory(namespace, subject)
+  WHERE $k > 0 AND size <= $exact_max AND n.id <> m.id AND n.status IN $live
+    AND coalesce($position[n.id], -1) < i
+  WITH n, vector.similarity.cosine(m.embedding, n.embedding) * 2 - 1 AS cosine
+  WHERE cosine >= $floor
+  WITH n, cosine
+  ORDER BY cosine DESC, n.id
+  LIMIT $k
+  CREATE (m)-[:SIMILAR {score: cosine}]->(n)
+  RETURN collect({id: n.id, score: cosine}) AS neighbours
+}
+RETURN i, size, neighbours
+ORDER BY i
