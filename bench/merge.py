@@ -360,7 +360,7 @@ def scale(g: Graphcons, n: int, second_pass: bool = False, keep_store: bool = Fa
         "proposals_not_planted": len(got - planted),
         "peak_rss_neo4j_mb": figures["pass_peak_rss_neo4j_mb"], "peak_rss_python_mb": figures["pass_peak_rss_python_mb"],
         "uptime_before": load_before, "uptime_after": load_after,
-        "command": "NEO4J_URI=... .venv/bin/python bench/merge.py --wipe --skip-quality --n-scale " + str(n),
+        "command": "NEO4J_URI=... .venv/bin/python bench/merge.py " + " ".join(sys.argv[1:]),
     }
     if reference:
         ref_got = {(p["a"], p["b"]) for p in ref["proposed"]}
