@@ -67,8 +67,7 @@ def test_kill_9_in_the_middle_of_merge_apply_then_takeover(g):
     g.config.merge.propose_at = g.config.merge.auto_apply_at = 0.5  # the planted twins differ by a hyphen
     g.config.jobs.lease_ttl_s = 1.0
     rng = np.random.default_rng(11)
-    # 20 pairs a round: since issue 15 a pass over a small store is short, so a kill needs more work to land in
-    report = kill_points(g, "merge", 10, NOW, lambda i: add_duplicate_pairs(g, f"m{i + 1}", pairs=20, seed=i + 1), rng)
+    report = kill_points(g, "merge", 10, NOW, lambda i: add_duplicate_pairs(g, f"m{i + 1}", seed=i + 1), rng)
     pairs = n(g, "MATCH (m:Memory) RETURN count(m) AS n") // 2
     assert n(g, "MATCH (p:Proposal {kind: 'merge', status: 'applied'}) RETURN count(p) AS n") == pairs
     assert n(g, "MATCH (m:Memory {status: 'deprecated'}) RETURN count(m) AS n") == pairs
