@@ -25,12 +25,17 @@ Scale. 100k memories (5,000 subjects x 20, 5 % planted near-duplicates) are writ
 PRECOMPUTED synthetic embeddings (subject centroid + noise, duplicates = a member + small
 noise) via one batched Cypher statement (bench/cypher/merge_load.cypher) instead of the
 embedder, to keep the run feasible on 2 shared cores. Timed: a full pass writing
-proposals (and with --second-pass a second one, which must find nothing new). In both parts the vector
-index is built once after the load (a freshly built index, not one fragmented by many
+proposals (and with --second-pass a second one, which must find nothing new), with recall of
+the planted pairs, proposals that were not planted, peak RSS of Neo4j and of Python and the
+`uptime` load, next to `scale_baseline` (issue 15's starting point: 1,585 s, one vector-index
+query per memory). --reference also runs that old candidate definition on the same store (a dry
+pass before) and compares what each proposes (saved as `scale_vs_reference`). In both parts the
+vector index is built once after the load (a freshly built index, not one fragmented by many
 small commits: see build_index).
 
     export NEO4J_URI=... NEO4J_PASSWORD=...      # a server you can WIPE (e.g. your private one)
-    .venv/bin/python bench/merge.py --wipe [--n-scale 100000] [--skip-scale]
+    .venv/bin/python bench/merge.py --wipe [--n-scale 100000] [--skip-scale] [--skip-quality]
+    .venv/bin/python bench/merge.py --wipe --skip-quality --n-scale 1000000 [--keep-store]   # 1M
 
 Prints a summary and saves bench/results/merge.json.
 """
@@ -41,6 +46,7 @@ import argparse
 import csv
 import json
 import platform
+import subprocess
 import sys
 import time
 from datetime import datetime, timezone
@@ -88,6 +94,17 @@ def wipe(g: Graphcons) -> None:
         s.run("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS").consume()
         # The vector index is rebuilt after the bulk load (see build_index).
         s.run("DROP INDEX memory_embedding IF EXISTS").consume()
+
+
+def clear_merge_output(g: Graphcons) -> None:
+    """Benchmark setup only: forget an earlier pass over a kept store (its proposals, links and
+    audit records) so the next pass decides every pair again."""
+    with g.db.driver.session(database=g.config.neo4j.database) as s:
+        for q in ("MATCH (p:Proposal) CALL (p) { DETACH DELETE p } IN TRANSACTIONS OF 5000 ROWS",
+                  "MATCH ()-[r:RELATED {source: 'merge'}]->() CALL (r) { DELETE r } IN TRANSACTIONS OF 5000 ROWS",
+                  "MATCH ()-[r:CONFLICTS_WITH]->() CALL (r) { DELETE r } IN TRANSACTIONS OF 5000 ROWS",
+                  "MATCH (a:Audit) CALL (a) { DELETE a } IN TRANSACTIONS OF 5000 ROWS"):
+            s.run(q).consume()
 
 
 def build_index(g: Graphcons) -> float:
@@ -236,10 +253,10 @@ WORDS = ("alpha beta gamma delta cache queue disk node shard pod deploy rollback
          "feature flag canary release build test lint deploy config secret vault policy role user tenant").split()
 
 
-def scale(g: Graphcons, n: int, per_subject: int = 20, dup_share: float = 0.05, seed: int = 7,
-          second_pass: bool = False) -> dict:
+def load_scale(g: Graphcons, n: int, per_subject: int = 20, dup_share: float = 0.05,
+               seed: int = 7) -> tuple[set[tuple[str, str]], float, float]:
+    """Wipe, write the synthetic store, build the index: (planted pairs, load s, index s)."""
     wipe(g)
-    cfg = g.config
     rng = np.random.default_rng(seed)
     dims = 384
     subjects = n // per_subject
@@ -272,8 +289,40 @@ def scale(g: Graphcons, n: int, per_subject: int = 20, dup_share: float = 0.05, 
     t_load = time.perf_counter() - t0
     t_index = build_index(g)
     planted = {tuple(sorted((f"b-{int(s):06d}", f"b-{n_base + j:06d}"))) for j, s in enumerate(src)}
-
     print(f"scale: loaded {n} memories in {t_load:.0f} s, vector index built in {t_index:.0f} s", flush=True)
+    return planted, t_load, t_index
+
+
+# Issue 15's starting point (bench/results/merge.json before it, commit 42abe34): one vector-index
+# query per memory, one transaction per decided pair; measured under load on the 2 shared cores.
+BASELINE_100K = {
+    "memories": 100_000, "pass_writing_proposals_seconds": 1584.7, "memories_per_second": 63.1,
+    "planted_recall": 0.9998, "planted_found": 4999, "planted_near_duplicates": 5000, "proposals_not_planted": 0,
+    "threshold": 0.92, "candidates": "vector index, search_width 50, top_k 5 (merge.job.index_candidate_pairs)",
+    "note": "the seed-score threshold then was 0.92; today's candidate floor is 0.65, so the new pass decides "
+            "~10x more pairs (the verifier and the RELATED links of issue 11)",
+}
+
+
+def scale(g: Graphcons, n: int, second_pass: bool = False, keep_store: bool = False, reference: bool = False) -> dict:
+    from bench.clusters import RssSampler, java_pid
+
+    cfg = g.config
+    stored = g.db.run_text("MATCH (m:Memory) RETURN count(m) AS n")[0]["n"] if keep_store else -1
+    if stored == n:  # the same synthetic store (same seed): only the earlier pass's output is cleared
+        planted = planted_pairs(n)
+        clear_merge_output(g)
+        t_load = t_index = None
+        print(f"scale: kept the stored {n} memories, cleared the earlier pass", flush=True)
+    else:
+        planted, t_load, t_index = load_scale(g, n)
+    ref, ref_seconds = None, None
+    if reference:  # the old candidate definition on the same store, a dry run before (it would write the same)
+        t0 = time.perf_counter()
+        ref = merge.run(g.db, cfg, now=NOW, candidates=merge.index_candidate_pairs)
+        ref_seconds = round(time.perf_counter() - t0, 1)
+        print(f"scale: reference (vector index) dry pass {ref_seconds} s", flush=True)
+    sampler = RssSampler(java_pid())
     done = [0]
     t0 = time.perf_counter()
 
@@ -282,27 +331,56 @@ def scale(g: Graphcons, n: int, per_subject: int = 20, dup_share: float = 0.05, 
         if done[0] % 10_000 < k:
             print(f"  merge pass: {done[0]} memories scanned after {time.perf_counter() - t0:.0f} s", flush=True)
 
-    wet = merge.run(g.db, cfg, now=NOW, dry_run=False, progress=tick)
-    t_wet = time.perf_counter() - t0
+    load_before = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+    figures: dict = {}
+    with sampler.phase(figures, "pass"):
+        wet = merge.run(g.db, cfg, now=NOW, dry_run=False, progress=tick)
+    t_wet = figures["pass_s"]
+    load_after = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
     got = {(p["a"], p["b"]) for p in wet["proposed"]}
     again, t_again = None, None
     if second_pass:
         t0 = time.perf_counter()
         again = merge.run(g.db, cfg, now=NOW, dry_run=False)
         t_again = time.perf_counter() - t0
-    return {
-        "memories": n, "subjects": subjects, "planted_near_duplicates": n_dup,
+    out = {
+        "memories": n, "subjects": n // 20, "planted_near_duplicates": len(planted),
         "embeddings": "synthetic, precomputed (subject centroid + noise; duplicates = member + small noise)",
-        "load_seconds": round(t_load, 1), "vector_index_build_seconds": round(t_index, 1),
+        "candidates": "exact per block (namespace + subject) on the server (merge.blocking)",
+        "load_seconds": None if t_load is None else round(t_load, 1),
+        "vector_index_build_seconds": None if t_index is None else round(t_index, 1),
         "pass_writing_proposals_seconds": round(t_wet, 1),
         "second_pass_seconds": None if t_again is None else round(t_again, 1),
         "memories_per_second": round(n / t_wet, 1),
         "over_threshold": wet["over_threshold"], "proposals_written": len(wet["proposed"]),
+        "related_links_written": len(wet["related"]), "conflicts_written": len(wet["conflicts"]),
         "second_pass_new_proposals": None if again is None else len(again["proposed"]),
-        "threshold": cfg.merge.threshold, "search_width": cfg.merge.search_width, "top_k": cfg.merge.top_k,
+        "threshold": cfg.merge.threshold, "top_k": cfg.merge.top_k,
         "planted_found": len(planted & got), "planted_recall": round(len(planted & got) / len(planted), 4),
         "proposals_not_planted": len(got - planted),
+        "peak_rss_neo4j_mb": figures["pass_peak_rss_neo4j_mb"], "peak_rss_python_mb": figures["pass_peak_rss_python_mb"],
+        "uptime_before": load_before, "uptime_after": load_after,
+        "command": "NEO4J_URI=... .venv/bin/python bench/merge.py " + " ".join(sys.argv[1:]),
     }
+    if reference:
+        ref_got = {(p["a"], p["b"]) for p in ref["proposed"]}
+        out["reference"] = {"seconds_dry": ref_seconds, "over_threshold": ref["over_threshold"],
+                            "planted_found": len(planted & ref_got), "proposals_not_planted": len(ref_got - planted),
+                            "proposed_by_reference_not_by_block_pass": len(ref_got - got),
+                            "proposed_by_block_pass_not_by_reference": len(got - ref_got)}
+    sampler.stop()
+    return out
+
+
+def planted_pairs(n: int, dup_share: float = 0.05, seed: int = 7) -> set[tuple[str, str]]:
+    """The planted pairs of load_scale's store, drawn again from the same seed."""
+    rng = np.random.default_rng(seed)
+    subjects, n_dup = n // 20, int(n * dup_share)
+    n_base = n - n_dup
+    rng.standard_normal((subjects, 384))
+    rng.standard_normal((n_base, 384))
+    src = rng.choice(n_base, size=n_dup, replace=False)
+    return {tuple(sorted((f"b-{int(s):06d}", f"b-{n_base + j:06d}"))) for j, s in enumerate(src)}
 
 
 def main() -> None:
@@ -312,6 +390,10 @@ def main() -> None:
     ap.add_argument("--skip-scale", action="store_true")
     ap.add_argument("--skip-quality", action="store_true")
     ap.add_argument("--second-pass", action="store_true", help="time a second pass too (must find nothing new)")
+    ap.add_argument("--keep-store", action="store_true",
+                    help="reuse a stored synthetic store of --n-scale memories (e.g. 1M: loading takes long)")
+    ap.add_argument("--reference", action="store_true",
+                    help="also run the old vector-index candidate definition on the same store (slow: ~25 min at 100k)")
     args = ap.parse_args()
     if not args.wipe:
         sys.exit("bench/merge.py empties the database named by NEO4J_URI; pass --wipe to confirm")
@@ -338,15 +420,18 @@ def main() -> None:
                           f"{row['f1']:.3f}  {row['false_merge_rate']:.3f}        "
                           f"{row.get('different_meaning_merge_rate', '-')}")
         if not args.skip_scale:
-            out["scale"] = scale(g, args.n_scale, second_pass=args.second_pass)
+            key = "scale_vs_reference" if args.reference else "scale"  # a comparison run keeps the timed one
+            out[key] = scale(g, args.n_scale, second_pass=args.second_pass, keep_store=args.keep_store,
+                             reference=args.reference)
+            out["scale_baseline"] = BASELINE_100K
             out["scale_config"] = {"merge": cfg.merge.model_dump()}
-            print("\nscale:", json.dumps(out["scale"], indent=2), flush=True)
+            print("\nscale:", json.dumps(out[key], indent=2), flush=True)
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     if RESULTS.is_file() and (args.skip_scale or args.skip_quality):  # keep the part not re-run
         previous = json.loads(RESULTS.read_text())
         if "scale" in previous and "scale" not in out:  # the settings that scale run used
             out["scale_config"] = previous.get("scale_config", previous.get("config"))
-        for key in ("quality", "picked_threshold", "scale"):
+        for key in ("quality", "picked_threshold", "scale", "scale_vs_reference"):
             if key in previous and key not in out:
                 out[key] = previous[key]
     RESULTS.write_text(json.dumps(out, indent=2) + "\n")

@@ -30,9 +30,10 @@ def record(runner: Any, op: str, targets: list[str], *, run_id: str | None = Non
     return audit_id
 
 
-def record_many(runner: Any, entries: list[tuple[str, list[str], datetime | None, dict[str, Any]]]) -> list[str]:
+def record_many(runner: Any, entries: list[tuple[str, list[str], datetime | None, dict[str, Any]]], *,
+                run_id: str | None = None) -> list[str]:
     """Several audit records (op, targets, at, details) in one statement, in order; their ids."""
-    rows = [{"id": "a-" + uuid.uuid4().hex[:16], "op": op, "at": at or utcnow(), "run_id": None,
+    rows = [{"id": "a-" + uuid.uuid4().hex[:16], "op": op, "at": at or utcnow(), "run_id": run_id,
              "targets": list(targets), "details": json.dumps(details, sort_keys=True, default=str)}
             for op, targets, at, details in entries]
     if rows:

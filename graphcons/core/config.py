@@ -223,7 +223,8 @@ class MergeConfig(Section):
     # (AUTO_RULE; held-out MRPC P 0.95 R 0.15)
     auto_apply_at: float = Field(default=0.89, ge=0, le=1)
     top_k: int = Field(default=5, ge=1, le=100)  # neighbours kept per memory (same subject + namespace)
-    search_width: int = Field(default=50, ge=1, le=1000)  # vector-index candidates read before the filter
+    # vector-index candidates read before the filter, for a subject too large to compare all pairs (merge.blocking)
+    search_width: int = Field(default=50, ge=1, le=1000)
     auto_apply: bool = False  # apply pairs over auto_apply_at directly instead of queueing proposals
     contradiction_guard: bool = True  # negation / antonym / role reversal / numbers / dates / names -> CONFLICTS_WITH
     related_links: bool = True  # near paraphrases with a difference -> RELATED link (never a merge)

@@ -68,6 +68,14 @@ def create(runner: Any, props: dict[str, Any], members: list[dict[str, Any]]) ->
     return bool(runner.run("proposals/create", props={**props, "status": "pending"}, members=members))
 
 
+def create_many(runner: Any, items: list[tuple[dict[str, Any], list[dict[str, Any]]]]) -> int:
+    """`create` for many (props, members) in one statement; how many were new."""
+    if not items:
+        return 0
+    return len(runner.run("proposals/create_many", rows=[{"props": {**props, "status": "pending"}, "members": members}
+                                                          for props, members in items]))
+
+
 def get(runner: Any, pid: str) -> dict[str, Any]:
     if not isinstance(pid, str) or not pid.strip():
         raise ValidationError("proposal_id", "must be a non-empty string")

@@ -25,6 +25,7 @@ the cue is in the other text) or stands for an argument (nobody, nothing, none):
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -118,6 +119,7 @@ _IRREGULAR = {form: forms.split()[0] for forms in _IRREGULAR_TABLE.replace("\n",
               for form in forms.split()[1:]}
 
 
+@functools.lru_cache(maxsize=1 << 16)  # pure, called for every word of every pair the pass decides
 def stem(word: str) -> str:
     """A light inflection stemmer: plurals, -ing, -ed, the irregular past forms of common verbs, and the
     adverb / adjective -ly (nightly / night) of longer words."""
@@ -149,6 +151,7 @@ for _x, _y in _OPPOSITES:
     _OPP.setdefault(stem(_y), set()).add(stem(_x))
 
 
+@functools.lru_cache(maxsize=4096)
 def normalise(text: str) -> str:
     text = unicodedata.normalize("NFKC", text)
     text = _ABBR_RE.sub(lambda m: m.group(0).replace(".", ""), text)  # U.K. -> UK
@@ -160,6 +163,11 @@ def normalise(text: str) -> str:
 
 def words(text: str) -> list[str]:
     """Case-folded word tokens of a normalised text, possessives dropped."""
+    return list(_words(text))
+
+
+@functools.lru_cache(maxsize=4096)  # a text is read several times per pair (differences, names, winner)
+def _words(text: str) -> tuple[str, ...]:
     out = []
     for w in _WORD_RE.findall(normalise(text).replace("-", " ")):  # double-decker = double decker
         w = w.casefold()
@@ -168,7 +176,7 @@ def words(text: str) -> list[str]:
         w = w.strip("'").replace("'", "")  # O'Neill = ONeill
         if w:
             out.append(w)
-    return out
+    return tuple(out)
 
 
 def content_stems(ws: list[str]) -> list[str]:

@@ -1,8 +1,12 @@
 """The merge job (seed 003, deferred operation 1): find near-duplicates and queue them.
 
-Candidates: for each live memory, the vector index's nearest neighbours, kept only within
-the same subject AND namespace (never across them) and live; the best `[merge] top_k`.
-Never all pairs. Each pair is decided in stages (merge.score: seed score, difference check,
+Candidates: for each live memory, its `[merge] top_k` nearest live memories by cosine within
+the same subject AND namespace (never across them), ties by id. Since issue 15 they are found
+block by block (merge.blocking: each subject's similarities computed on the server, exact),
+not by one vector-index query per memory (`index_candidate_pairs`, the reference kept for
+comparison and for blocks too large to compare all pairs). Never all pairs of the store. The
+pass builds and decides only pairs at or over the candidate floor and writes its decisions in
+batches (one transaction per `WRITE_BATCH` pairs, one audit record per pair). Each pair is decided in stages (merge.score: seed score, difference check,
 verifier); a pair scoring >= `[merge] threshold` ends as one of:
 - `conflict`: the texts differ in meaning; a `(a)-[:CONFLICTS_WITH {status: 'open', reasons}]->(b)`
   link for review, never a merge;
@@ -19,7 +23,6 @@ again, so a second run changes nothing. The proposal's payload records every sta
 from __future__ import annotations
 
 import json
-from dataclasses import asdict
 from datetime import datetime
 from typing import Any, Callable, Iterator
 
@@ -29,16 +32,62 @@ from graphcons.core.db import Database
 from graphcons.core.errors import Conflict
 from graphcons.core.memory import LIVE_STATUSES
 from graphcons.core.time import require_aware
-from graphcons.maintenance.merge import review, verifiers, verify
-from graphcons.maintenance.merge.score import CONFLICT, DUPLICATE, PENDING, RELATED, Pair, rule_text, score_pair
+from graphcons.maintenance.merge import blocking, review, verifiers, verify
+from graphcons.maintenance.merge.guard import compare_title
+from graphcons.maintenance.merge.score import (CONFLICT, DUPLICATE, PENDING, RELATED, Pair, fold, folded_similarity,
+                                               rule_text, score_pair, seed_score)
 from graphcons.store import justification, proposals
 
 
 def candidate_pairs(db: Database, cfg: Config, *, progress: Callable[[int], None] | None = None,
                     namespace: str | None = None, subject: str | None = None,
-                    verifier: verify.Verifier | None = None) -> Iterator[Pair]:
-    """Every scored candidate pair (any score), each once, in page order; optionally one namespace / subject.
+                    floor: float | None = None, verifier: verify.Verifier | None = None) -> Iterator[Pair]:
+    """Every scored candidate pair, each once, block by block (merge.blocking: exact nearest
+    neighbours inside each namespace + subject); optionally one namespace / subject. With `floor`,
+    a pair whose seed score is under it is dropped unbuilt (the pass decides only the others).
     `verifier`: the one of this pass (default: `[merge] verifier` without a per-pass budget)."""
+    mcfg = cfg.merge
+    blocks = sorted((r["namespace"], r["subject"], sorted(r["ids"]))
+                    for r in db.run("merge/blocks", live=list(LIVE_STATUSES), namespace=namespace, subject=subject))
+    batch: list[list[str]] = []
+    size = 0
+    for n, (ns, subj, ids) in enumerate(blocks):
+        if len(ids) > blocking.EXACT_BLOCK_MAX:  # too large to compare all pairs: the index, as before
+            yield from index_candidate_pairs(db, cfg, namespace=ns, subject=subj, verifier=verifier)
+            if progress:
+                progress(len(ids))
+        elif len(ids) > 1:
+            batch.append(ids)
+            size += len(ids)
+        elif progress:
+            progress(1)  # one memory: no pair
+        if batch and (size >= mcfg.batch_size or n == len(blocks) - 1):
+            for row in db.run("merge/block_pairs", blocks=batch):
+                yield from _block_pairs(row["members"], row["sims"], mcfg, floor, verifier)
+            if progress:
+                progress(size)
+            batch, size = [], 0
+
+
+def _block_pairs(members: list[dict[str, Any]], sims: list[list[float]], mcfg: MergeConfig,
+                 floor: float | None, verifier: verify.Verifier | None) -> Iterator[Pair]:
+    cos = blocking.cosine_matrix(sims)
+    titles = [fold(compare_title(m)[0]) for m in members] if floor is not None else []
+    for i, j in blocking.top_k_pairs(cos, [m["id"] for m in members], mcfg.top_k):
+        cosine = float(cos[i, j])
+        if floor is not None and seed_score(folded_similarity(titles[i], titles[j]), cosine, mcfg) < floor:
+            continue
+        yield score_pair(members[i], members[j], cosine, mcfg, verifier)
+
+
+def index_candidate_pairs(db: Database, cfg: Config, *, progress: Callable[[int], None] | None = None,
+                          namespace: str | None = None, subject: str | None = None,
+                          floor: float | None = None, verifier: verify.Verifier | None = None) -> Iterator[Pair]:
+    """The reference definition the pass used before issue 15, kept to compare against (tests,
+    bench/merge.py): per live memory, one vector-index query for its `search_width` nearest
+    memories, filtered to the same subject + namespace and live, the best `top_k` kept. Same
+    pairs as `candidate_pairs` where the index finds every block member's true neighbours;
+    its cosine is the index's float32 figure. `floor` is accepted and ignored (all are scored)."""
     mcfg = cfg.merge
     seen: set[tuple[str, str]] = set()
     after: str | None = None
@@ -71,18 +120,24 @@ def candidate_pairs(db: Database, cfg: Config, *, progress: Callable[[int], None
 
 
 # -- the job ----------------------------------------------------------------------------------
+WRITE_BATCH = 500  # decided pairs written per transaction
+
+
 def run(db: Database, cfg: Config, *, now: datetime, dry_run: bool = True, run_id: str | None = None,
         auto_apply: bool | None = None, progress: Callable[[int], None] | None = None,
-        namespace: str | None = None, subject: str | None = None) -> dict[str, Any]:
+        namespace: str | None = None, subject: str | None = None,
+        candidates: Callable[..., Iterator[Pair]] | None = None) -> dict[str, Any]:
     """One merge pass. Dry run: report what would be proposed, applied, flagged or linked, in the same
-    shape as a run that writes; write nothing. `namespace` / `subject` limit the pass like the cluster scan."""
+    shape as a run that writes; write nothing. `namespace` / `subject` limit the pass like the cluster scan.
+    `candidates` replaces the candidate definition (`index_candidate_pairs`: the reference one)."""
     require_aware(now)
     mcfg = cfg.merge
     auto = mcfg.auto_apply if auto_apply is None else auto_apply
     run_id = run_id or audit.new_run_id("merge")
     verifier = verifiers.for_run(cfg, db=db, now=now, run_id=run_id, dry_run=dry_run)
-    over = [p for p in candidate_pairs(db, cfg, progress=progress, namespace=namespace, subject=subject,
-                                       verifier=verifier) if p.score >= mcfg.threshold]
+    pairs = (candidates or candidate_pairs)(db, cfg, progress=progress, namespace=namespace, subject=subject,
+                                            floor=mcfg.threshold, verifier=verifier)
+    over = [p for p in pairs if p.score >= mcfg.threshold]
     over.sort(key=lambda p: (-p.score, p.a, p.b))
     known = {}
     for start in range(0, len(over), 1000):
@@ -92,45 +147,32 @@ def run(db: Database, cfg: Config, *, now: datetime, dry_run: bool = True, run_i
             known[row["proposal_id"]] = row
     proposed, applied, flagged, skipped, related = [], [], [], [], []
     retired: set[str] = set()  # losers of this run: a later pair touching one waits for the next run
+    pending: list[tuple[str, Pair]] = []  # decided, not yet written: written WRITE_BATCH at a time, in order
+
+    def flush() -> None:
+        if pending and not dry_run:
+            with db.transaction() as tx:
+                _write(tx, pending, now, run_id, mcfg)
+        pending.clear()
+
     for p in over:
         k = known.get(p.proposal_id, {})
         if k.get("proposal_status") or k.get("conflict") or k.get("related"):
             continue  # already handled in an earlier run
         if p.a in retired or p.b in retired:
-            skipped.append(asdict(p))
+            skipped.append(p.as_dict())
             continue
         if p.outcome == RELATED:
-            related.append(asdict(p))
-            if not dry_run and mcfg.related_links:
-                with db.transaction() as tx:
-                    tx.run("merge/related", a=p.a, b=p.b, score=p.score, p_duplicate=p.p_duplicate,
-                           only_a=p.only_winner if p.winner == p.a else p.only_loser,
-                           only_b=p.only_loser if p.winner == p.a else p.only_winner, now=now, run_id=run_id)
-                    audit.record(tx, "merge_related", [p.a, p.b], run_id=run_id, at=now, score=p.score,
-                                 p_duplicate=p.p_duplicate, propose_at=mcfg.propose_at,
-                                 rule="near paraphrase with a difference: linked RELATED, not merged")
+            related.append(p.as_dict())
+            if mcfg.related_links:
+                pending.append(("related", p))
+        elif p.outcome == CONFLICT:
+            flagged.append(p.as_dict())
+            pending.append(("conflict", p))
+        elif p.outcome != DUPLICATE:
             continue
-        if p.outcome == CONFLICT:
-            flagged.append(asdict(p))
-            if not dry_run:
-                with db.transaction() as tx:
-                    contests = p.score >= mcfg.contest_at
-                    tx.run("merge/conflict", a=p.a, b=p.b, reasons=p.contradictions, score=p.score, now=now,
-                           run_id=run_id, contests=contests)
-                    audit.record(tx, "merge_conflict", [p.a, p.b], run_id=run_id, at=now,
-                                 rule="contradiction guard: " + ", ".join(p.contradictions), score=p.score,
-                                 title_sim=p.title_sim, cosine=p.cosine, threshold=mcfg.threshold,
-                                 opposites=p.opposites)
-                    if contests:
-                        justification.premises_changed(tx, [p.a, p.b], op="conflict", now=now, run_id=run_id,
-                                                       cause=f"open CONFLICTS_WITH between {p.a} and {p.b}: "
-                                                             + ", ".join(p.contradictions))
-            continue
-        if p.outcome != DUPLICATE:
-            continue
-        # issue 13: a member an insight rests on is never merged away without review
-        if auto and p.auto_apply_ok and not justification.rested_on(db, p.loser):
-            applied.append(asdict(p))
+        elif auto and p.auto_apply_ok and _unless_rested_on(db, p.loser, flush):
+            applied.append(p.as_dict())
             retired.add(p.loser)
             if not dry_run:
                 try:
@@ -141,27 +183,74 @@ def run(db: Database, cfg: Config, *, now: datetime, dry_run: bool = True, run_i
                             review.apply(tx, locked, now=now, run_id=run_id, by="auto")
                 except Conflict:  # a memory of the pair was merged elsewhere meanwhile: nothing written
                     applied.pop()
-                    skipped.append(asdict(p))
+                    skipped.append(p.as_dict())
         else:
-            proposed.append(asdict(p))
-            if not dry_run:
-                with db.transaction() as tx:
-                    _propose(tx, p, now, run_id, mcfg)
-                    audit.record(tx, "merge_proposed", [p.winner, p.loser], run_id=run_id, at=now,
-                                 proposal=p.proposal_id, rule=rule_text(p, mcfg), score=p.score)
+            proposed.append(p.as_dict())
+            pending.append(("proposed", p))
+        if len(pending) >= WRITE_BATCH:
+            flush()
+    flush()
     report = {"job": "merge", "run_id": run_id, "dry_run": dry_run, "now": now.isoformat(),
               "namespace": namespace, "subject": subject,
               "auto_apply": auto, "threshold": mcfg.threshold, "verifier": mcfg.verifier,
               "propose_at": mcfg.propose_at, "auto_apply_at": mcfg.auto_apply_at, "over_threshold": len(over),
               "proposed": proposed, "applied": applied, "conflicts": flagged, "related": related,
-              "deferred": skipped, "pending": [asdict(p) for p in over if p.outcome == PENDING]}
+              "deferred": skipped, "pending": [p.as_dict() for p in over if p.outcome == PENDING]}
     if not dry_run:
         audit.record_run(db, "merge", run_id, now, {k: (len(v) if isinstance(v, list) else v) for k, v in report.items()})
     return report
 
 
+def _unless_rested_on(db: Database, loser: str, flush: Callable[[], None]) -> bool:
+    """Issue 13: a member an insight rests on is never merged away without review. The pairs decided
+    before are written first (a conflict may withdraw the insight this reads), as one at a time did."""
+    flush()
+    return not justification.rested_on(db, loser)
+
+
+def _write(tx: Any, decided: list[tuple[str, Pair]], now: datetime, run_id: str, cfg: MergeConfig) -> None:
+    """Write decided pairs in one transaction, a few statements for all of them: RELATED links,
+    CONFLICTS_WITH links, pending proposals, one audit record per pair (as one pair at a time did)."""
+    rel = [p for kind, p in decided if kind == "related"]
+    con = [p for kind, p in decided if kind == "conflict"]
+    pro = [p for kind, p in decided if kind == "proposed"]
+    records = []
+    if rel:
+        tx.run("merge/related_many", now=now, run_id=run_id, rows=[
+            {"a": p.a, "b": p.b, "score": p.score, "p_duplicate": p.p_duplicate,
+             "only_a": p.only_winner if p.winner == p.a else p.only_loser,
+             "only_b": p.only_loser if p.winner == p.a else p.only_winner} for p in rel])
+        records += [("merge_related", [p.a, p.b], {"score": p.score, "p_duplicate": p.p_duplicate,
+                     "propose_at": cfg.propose_at,
+                     "rule": "near paraphrase with a difference: linked RELATED, not merged"}) for p in rel]
+    if con:
+        tx.run("merge/conflict_many", now=now, run_id=run_id, rows=[
+            {"a": p.a, "b": p.b, "reasons": p.contradictions, "score": p.score, "contests": p.score >= cfg.contest_at}
+            for p in con])
+        records += [("merge_conflict", [p.a, p.b], {"rule": "contradiction guard: " + ", ".join(p.contradictions),
+                     "score": p.score, "title_sim": p.title_sim, "cosine": p.cosine, "threshold": cfg.threshold,
+                     "opposites": p.opposites}) for p in con]
+    if pro:
+        proposals.create_many(tx, [(_proposal_props(p, now, run_id, cfg),
+                                    [{"id": p.winner, "version": p.versions[0]},
+                                     {"id": p.loser, "version": p.versions[1]}]) for p in pro])
+        records += [("merge_proposed", [p.winner, p.loser], {"proposal": p.proposal_id, "rule": rule_text(p, cfg),
+                     "score": p.score}) for p in pro]
+    audit.record_many(tx, [(op, targets, now, details) for op, targets, details in records], run_id=run_id)
+    for p in con:
+        if p.score >= cfg.contest_at:
+            justification.premises_changed(tx, [p.a, p.b], op="conflict", now=now, run_id=run_id,
+                                           cause=f"open CONFLICTS_WITH between {p.a} and {p.b}: "
+                                                 + ", ".join(p.contradictions))
+
+
 def _propose(tx: Any, p: Pair, now: datetime, run_id: str, cfg: MergeConfig) -> bool:
-    payload = {**asdict(p), "threshold": cfg.threshold, "title_weight": cfg.title_weight,
+    return proposals.create(tx, _proposal_props(p, now, run_id, cfg), [{"id": p.winner, "version": p.versions[0]},
+                                                                       {"id": p.loser, "version": p.versions[1]}])
+
+
+def _proposal_props(p: Pair, now: datetime, run_id: str, cfg: MergeConfig) -> dict[str, Any]:
+    payload = {**p.as_dict(), "threshold": cfg.threshold, "title_weight": cfg.title_weight,
                "content_weight": cfg.content_weight, "propose_at": cfg.propose_at, "auto_apply_at": cfg.auto_apply_at,
                "rule_text": rule_text(p, cfg),
                # what the loser says that the winner does not: kept only on the (addressable) loser after a
@@ -169,8 +258,6 @@ def _propose(tx: Any, p: Pair, now: datetime, run_id: str, cfg: MergeConfig) -> 
                "loser_adds": p.only_loser,
                "suggested_edit": "" if not p.only_loser else "edit the winner to keep the loser's "
                                  + ", ".join(p.only_loser) + " before approving"}
-    props = {"id": p.proposal_id, "kind": review.KIND, "created_at": now, "run_id": run_id,
-             "memory_ids": [p.winner, p.loser], "namespace": p.namespace, "subject": p.subject,
-             "title": f"merge {p.loser} into {p.winner} ({p.score:.3f})", "payload": json.dumps(payload, sort_keys=True)}
-    return proposals.create(tx, props, [{"id": p.winner, "version": p.versions[0]},
-                                        {"id": p.loser, "version": p.versions[1]}])
+    return {"id": p.proposal_id, "kind": review.KIND, "created_at": now, "run_id": run_id,
+            "memory_ids": [p.winner, p.loser], "namespace": p.namespace, "subject": p.subject,
+            "title": f"merge {p.loser} into {p.winner} ({p.score:.3f})", "payload": json.dumps(payload, sort_keys=True)}

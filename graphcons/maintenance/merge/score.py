@@ -34,12 +34,26 @@ PENDING = "pending"  # the verifier gave no verdict in this run (its budget is s
 LABELS = {DUPLICATE: DUPLICATE, RELATED: RELATED, CONFLICT: CONFLICT, "different": NOTHING}
 
 
+def fold(title: str) -> str:
+    return title.casefold().strip()
+
+
+def folded_similarity(a: str, b: str) -> float:
+    """Jaro-Winkler of two titles already folded (`fold`)."""
+    return float(jellyfish.jaro_winkler_similarity(a, b))
+
+
 def title_similarity(a: str, b: str) -> float:
-    return float(jellyfish.jaro_winkler_similarity(a.casefold().strip(), b.casefold().strip()))
+    return folded_similarity(fold(a), fold(b))
 
 
 def pair_score(title_sim: float, cosine: float, cfg: MergeConfig) -> float:
     return cfg.title_weight * title_sim + cfg.content_weight * cosine
+
+
+def seed_score(title_sim: float, cosine: float, cfg: MergeConfig) -> float:
+    """Stage (b) as a pair records it and as the candidate floor compares it."""
+    return round(pair_score(title_sim, cosine, cfg), 12)
 
 
 @dataclass
@@ -71,6 +85,11 @@ class Pair:
     def proposal_id(self) -> str:
         return proposal_id(self.a, self.b)
 
+    def as_dict(self) -> dict[str, Any]:
+        """dataclasses.asdict for this flat record (its lists and dict copied), without its deep-copy cost."""
+        return {k: list(v) if isinstance(v, list) else dict(v) if isinstance(v, dict) else v
+                for k, v in vars(self).items()}
+
 
 def proposal_id(a: str, b: str) -> str:
     lo, hi = sorted((a, b))
@@ -100,7 +119,7 @@ def score_pair(ma: dict[str, Any], mb: dict[str, Any], cosine: float, cfg: Merge
     tb, db_ = compare_title(mb)
     tsim = title_similarity(ta, tb)
     winner, loser = _winner_loser(ma, mb)
-    p = Pair(a=ma["id"], b=mb["id"], score=round(pair_score(tsim, cosine, cfg), 12), title_sim=round(tsim, 12),
+    p = Pair(a=ma["id"], b=mb["id"], score=seed_score(tsim, cosine, cfg), title_sim=round(tsim, 12),
              cosine=round(cosine, 12), rule="derived-title" if (da or db_) else "title",
              winner=winner["id"], loser=loser["id"], namespace=ma.get("namespace", ""),
              subject=ma.get("subject", ""), versions=(int(winner.get("version") or 1), int(loser.get("version") or 1)))
