@@ -253,10 +253,9 @@ WORDS = ("alpha beta gamma delta cache queue disk node shard pod deploy rollback
          "feature flag canary release build test lint deploy config secret vault policy role user tenant").split()
 
 
-def load_scale(g: Graphcons, n: int, per_subject: int = 20, dup_share: float = 0.05,
-               seed: int = 7) -> tuple[set[tuple[str, str]], float, float]:
-    """Wipe, write the synthetic store, build the index: (planted pairs, load s, index s)."""
-    wipe(g)
+def synthetic_store(n: int, per_subject: int = 20, dup_share: float = 0.05, seed: int = 7) -> dict:
+    """The synthetic store's memories (titles, contents, subject numbers, unit vectors) and its
+    planted near-duplicate pairs; the same seed always gives the same store."""
     rng = np.random.default_rng(seed)
     dims = 384
     subjects = n // per_subject
@@ -273,24 +272,37 @@ def load_scale(g: Graphcons, n: int, per_subject: int = 20, dup_share: float = 0
     words = np.array(WORDS)
     titles = [" ".join(rng.choice(words, 5)) for _ in range(n_base)]
     contents = [" ".join(rng.choice(words, 14)) for _ in range(n_base)]
-    subj_all = list(subj_of) + [subj_of[s] for s in src]
+    subj_all = np.concatenate([subj_of, subj_of[src]])
     titles += [titles[s][:-1] + "s" for s in src]  # a near-identical title
     contents += [contents[s] + " again" for s in src]
+    planted = {tuple(sorted((f"b-{int(s):06d}", f"b-{n_base + j:06d}"))) for j, s in enumerate(src)}
+    return {"n": n, "titles": titles, "contents": contents, "subjects": subj_all, "vecs": vecs, "planted": planted}
+
+
+def write_store(g: Graphcons, store: dict) -> float:
+    """Write the synthetic store in batches of 1,000 (bench/cypher/merge_load.cypher); seconds."""
     t0 = time.perf_counter()
     batch = []
+    n = store["n"]
     for i in range(n):
-        mem = parse_input({"content": contents[i], "title": titles[i], "subject": f"subj-{subj_all[i]:05d}",
-                           "source": f"src-{i % 7}", "created_at": CREATED, "id": f"b-{i:06d}"},
-                          max_title=1000, max_content=10_000)
-        batch.append(node_props(mem, content_hash(mem.content), vecs[i].tolist()))
+        mem = parse_input({"content": store["contents"][i], "title": store["titles"][i],
+                           "subject": f"subj-{int(store['subjects'][i]):05d}", "source": f"src-{i % 7}",
+                           "created_at": CREATED, "id": f"b-{i:06d}"}, max_title=1000, max_content=10_000)
+        batch.append(node_props(mem, content_hash(mem.content), store["vecs"][i].tolist()))
         if len(batch) == 1000 or i == n - 1:
             g.db.run_text(query("merge_load"), rows=batch)
             batch = []
-    t_load = time.perf_counter() - t0
+    return time.perf_counter() - t0
+
+
+def load_scale(g: Graphcons, n: int) -> tuple[set[tuple[str, str]], float, float]:
+    """Wipe, write the synthetic store, build the index: (planted pairs, load s, index s)."""
+    wipe(g)
+    store = synthetic_store(n)
+    t_load = write_store(g, store)
     t_index = build_index(g)
-    planted = {tuple(sorted((f"b-{int(s):06d}", f"b-{n_base + j:06d}"))) for j, s in enumerate(src)}
     print(f"scale: loaded {n} memories in {t_load:.0f} s, vector index built in {t_index:.0f} s", flush=True)
-    return planted, t_load, t_index
+    return store["planted"], t_load, t_index
 
 
 # Issue 15's starting point (bench/results/merge.json before it, commit 42abe34): one vector-index

@@ -126,7 +126,28 @@ def merge(data: dict, stem: str, out_dir: Path) -> list[Path]:
     return [_save(fig, out_dir / f"{stem}-threshold-sweep.png")]
 
 
-KINDS = {"admission": admission, "clusters": clusters, "merge": merge}
+def scale(data: dict, stem: str, out_dir: Path) -> list[Path]:
+    """The one-store run (bench/scale.py): admission p95 and the scan / merge pass, each beside its target."""
+    fig, (left, right) = plt.subplots(1, 2, figsize=(9, 4))
+    a, t = data.get("admission", {}), data.get("targets", {})
+    bars = [("p95 excl. embedding", a.get("excluding_embedding", {}).get("p95_ms", 0),
+             t.get("admission_p95_excluding_embedding_ms")),
+            ("p95 incl. embedding", a.get("including_embedding", {}).get("p95_ms", 0),
+             t.get("admission_p95_including_embedding_ms"))]
+    left.bar([b[0] for b in bars], [b[1] for b in bars], color="tab:blue", label="measured")
+    left.scatter([b[0] for b in bars], [b[2] or 0 for b in bars], color="tab:red", marker="_", s=900, label="target")
+    left.set_ylabel("ms per admission")
+    left.legend(fontsize=8)
+    secs = [("cluster scan", data.get("scan", {}).get("scan_s", 0), t.get("scan_1m_s")),
+            ("merge pass", data.get("merge", {}).get("pass_s", 0), None)]
+    right.bar([b[0] for b in secs], [b[1] for b in secs], color="tab:green")
+    right.scatter([b[0] for b in secs if b[2]], [b[2] for b in secs if b[2]], color="tab:red", marker="_", s=900)
+    right.set_ylabel("seconds")
+    fig.suptitle(f"One store of {data.get('n', 0):,} memories")
+    return [_save(fig, out_dir / f"{stem}-phases.png")]
+
+
+KINDS = {"admission": admission, "clusters": clusters, "merge": merge, "scale": scale}
 
 
 def render(path: str | Path, out_dir: Path = OUT) -> list[Path]:

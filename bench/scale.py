@@ -1,0 +1,233 @@
+"""One store of 1M memories, loaded once; admission, the cluster scan and the merge pass timed
+against it in one run (issue 15).
+
+The store is bench/merge.py's synthetic one (subjects of 20 memories, embeddings = subject
+centroid + noise, 5 % planted near-duplicates, random-word texts), written in bulk, with the
+edges admission and use would have given it: SIMILAR by admission's exact rule (each memory's
+top `similar_k` among the earlier memories of its subject at cosine >= the embedder's floor,
+ties by id; computed here in numpy per subject, the same rule cypher/similar/exact.cypher applies)
+and CO_ACCESSED pairs inside a subject (each pair with probability 5/19, count 1-4), so the scan
+meets a graph with one connected group per subject. Then, on that store:
+
+1. admission: p50/p95 of single admissions excluding embedding (vectors computed beforehand) and
+   including it (the offline MiniLM embedder), into existing subjects, and the rate of
+   `add_many` batches; with the time per round trip of the single path (bench/admission.py's Profile);
+2. the whole cluster scan (`graphcons clusters`: projection + detection + gate, label propagation);
+3. a full merge pass writing proposals, with the recall of the planted pairs and the proposals
+   that were not planted.
+Peak RSS of Neo4j and of Python and `uptime`'s load are recorded for each phase.
+
+    .venv/bin/python bench/scale.py [--n 1000000] [--keep-store] [--out bench/results/scale.json]
+
+Runs on the throwaway bench server (bench/server.py: heap 6g, page cache 3g), reset unless
+--keep-store finds the same store already loaded.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from bench import admission as adm, merge as mbench, plots, query  # noqa: E402
+from bench.clusters import RssSampler  # noqa: E402
+from bench.server import HOME, bench_server, stop_bench_server  # noqa: E402
+from graphcons.api import Graphcons  # noqa: E402
+from graphcons.consolidation.scan import scan  # noqa: E402
+from graphcons.core.embedders.minilm import MiniLMEmbedder  # noqa: E402
+from graphcons.core.time import utcnow  # noqa: E402
+from graphcons.maintenance import vector_index  # noqa: E402
+from graphcons.maintenance.merge import job as merge  # noqa: E402
+from graphcons.store.admission import admit  # noqa: E402
+
+RESULTS = Path(__file__).resolve().parent / "results" / "scale.json"
+EDGE_BATCH = 10_000
+
+
+def uptime() -> str:
+    return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+
+
+def similar_edges(store: dict, k: int, floor: float) -> list[tuple[int, int, float]]:
+    """Admission's exact rule per subject: memory i -> its top k earlier memories of its subject
+    (admission order = index order) with cosine >= floor, ties by id."""
+    vecs, subj = store["vecs"], store["subjects"]
+    order = np.argsort(subj, kind="stable")  # members of a subject stay in admission order
+    bounds = np.flatnonzero(np.diff(subj[order])) + 1
+    edges = []
+    for members in np.split(order, bounds):
+        sims = vecs[members] @ vecs[members].T
+        for a in range(1, len(members)):
+            earlier = [(float(sims[a, b]), b) for b in range(a) if sims[a, b] >= floor]
+            earlier.sort(key=lambda t: (-t[0], members[t[1]]))
+            edges += [(int(members[a]), int(members[b]), c) for c, b in earlier[:k]]
+    return edges
+
+
+def coaccess_edges(store: dict, seed: int = 11) -> list[tuple[int, int, int]]:
+    rng = np.random.default_rng(seed)
+    subj = store["subjects"]
+    order = np.argsort(subj, kind="stable")
+    bounds = np.flatnonzero(np.diff(subj[order])) + 1
+    edges = []
+    for members in np.split(order, bounds):
+        iu, ju = np.triu_indices(len(members), 1)
+        keep = rng.random(len(iu)) < 5.0 / max(1, len(members) - 1)
+        counts = rng.integers(1, 5, int(keep.sum()))
+        edges += [(int(members[a]), int(members[b]), int(c)) for a, b, c in zip(iu[keep], ju[keep], counts)]
+    return edges
+
+
+def write_edges(g: Graphcons, name: str, edges: list[tuple], eid: dict[int, str]) -> None:
+    text = query(name)
+    for lo in range(0, len(edges), EDGE_BATCH):
+        g.db.run_text(text, rows=[{"a": eid[a], "b": eid[b], "v": v} for a, b, v in edges[lo:lo + EDGE_BATCH]])
+
+
+def load(g: Graphcons, n: int, sampler: RssSampler, out: dict) -> set[tuple[str, str]]:
+    store = mbench.synthetic_store(n)
+    cfg = g.config
+    with sampler.phase(out, "load"):
+        mbench.wipe(g)
+        out["memories_write_s"] = round(mbench.write_store(g, store), 1)
+        t0 = time.perf_counter()
+        eid = {int(r["id"][2:]): r["eid"] for r in g.db.run_text(query("scale_element_ids"))}
+        sim = similar_edges(store, cfg.admission.similar_k, cfg.consolidation.similarity_floor)
+        co = coaccess_edges(store)
+        write_edges(g, "clusters_create_similar_by_eid", sim, eid)
+        write_edges(g, "clusters_create_coaccess_by_eid", co, eid)
+        out.update(similar_edges=len(sim), coaccess_edges=len(co), edges_write_s=round(time.perf_counter() - t0, 1))
+        out["vector_index_build_s"] = round(mbench.build_index(g), 1)
+    print(f"loaded {n:,} memories, {len(sim):,} SIMILAR and {len(co):,} CO_ACCESSED edges in {out['load_s']} s",
+          flush=True)
+    return store["planted"]
+
+
+def admission(g: Graphcons, emb: MiniLMEmbedder, args, sampler: RssSampler) -> dict:
+    probes = iter(adm.sentences()[4000:])
+    n_subjects = args.n // 20
+
+    def subj(i: int) -> str:  # existing subjects of 20, spread over the store
+        return f"subj-{(7919 * i) % n_subjects:05d}"
+
+    for i in range(args.warmup):  # untimed: plans compiled
+        w = next(probes)
+        admit(g.db, g.config, emb, {"content": w, "subject": "warmup"}, embedding=emb.embed_one(w))
+    out: dict = {"uptime_before": uptime(), "index_probe_ms": vector_index.probe(g.db, repeat=20)}
+    texts = [next(probes) for _ in range(args.admissions)]
+    vecs = emb.embed(texts)
+    with sampler.phase(out, "excluding_embedding"), adm.Profile() as prof:
+        lat = []
+        for i in range(args.admissions):
+            lat += adm.timed(lambda p: admit(g.db, g.config, emb, {"content": p[0], "subject": subj(i)},
+                                             embedding=p[1]), [(texts[i], vecs[i])])
+    out["excluding_embedding"] = adm.summary(lat)
+    out["profile_excluding_embedding"] = prof.summary()
+    texts = [next(probes) for _ in range(args.admissions)]
+    with sampler.phase(out, "including_embedding"):
+        lat = []
+        for i in range(args.admissions):
+            lat += adm.timed(lambda s: g.add({"content": s, "subject": subj(args.admissions + i)}), [texts[i]])
+    out["including_embedding"] = adm.summary(lat)
+    batches = [[{"content": next(probes), "subject": subj(j), "source": "import"} for j in range(args.batch)]
+               for _ in range(args.batches)]
+    with sampler.phase(out, "batch"):
+        for b in batches:
+            g.add_many(b)
+    out["batch"] = {"batch_size": args.batch, "batches": args.batches,
+                    "memories_per_s": round(args.batch * args.batches / out["batch_s"], 1)}
+    out["uptime_after"] = uptime()
+    print(f"admission at {args.n:,} stored: excl. embedding {out['excluding_embedding']}, "
+          f"incl. {out['including_embedding']}, batch {out['batch']}", flush=True)
+    return out
+
+
+def cluster_scan(g: Graphcons, sampler: RssSampler) -> dict:
+    out: dict = {"uptime_before": uptime()}
+    with sampler.phase(out, "scan"):
+        report = scan(g.db, g.config, now=utcnow(), algorithm="label_propagation")
+    out.update(report.timings)
+    out.update(clusters=len(report.clusters), decisions=len(report.decisions), accepted=len(report.accepted),
+               uptime_after=uptime())
+    print(f"scan: {out['scan_s']} s ({report.timings}), {out['clusters']:,} clusters, {out['accepted']:,} accepted",
+          flush=True)
+    return out
+
+
+def merge_pass(g: Graphcons, planted: set[tuple[str, str]], sampler: RssSampler) -> dict:
+    out: dict = {"uptime_before": uptime()}
+    t0 = time.perf_counter()
+
+    def tick(k: int, done=[0]) -> None:
+        done[0] += k
+        if done[0] % 100_000 < k:
+            print(f"  merge pass: {done[0]:,} memories after {time.perf_counter() - t0:.0f} s", flush=True)
+
+    with sampler.phase(out, "pass"):
+        wet = merge.run(g.db, g.config, now=mbench.NOW, dry_run=False, progress=tick)
+    got = {(p["a"], p["b"]) for p in wet["proposed"]}
+    out.update(over_threshold=wet["over_threshold"], proposals_written=len(wet["proposed"]),
+               related_links_written=len(wet["related"]), conflicts_written=len(wet["conflicts"]),
+               planted_near_duplicates=len(planted), planted_found=len(planted & got),
+               planted_recall=round(len(planted & got) / len(planted), 4), proposals_not_planted=len(got - planted),
+               uptime_after=uptime())
+    print(f"merge pass: {out['pass_s']} s, recall {out['planted_recall']}, "
+          f"{out['proposals_not_planted']} not planted", flush=True)
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--n", type=int, default=1_000_000, help="memories in the store")
+    ap.add_argument("--admissions", type=int, default=300, help="single admissions timed per mode")
+    ap.add_argument("--batch", type=int, default=256)
+    ap.add_argument("--batches", type=int, default=4)
+    ap.add_argument("--warmup", type=int, default=20)
+    ap.add_argument("--keep-store", action="store_true", help="reuse the bench server's store if it holds --n memories")
+    ap.add_argument("--out", type=Path, default=RESULTS)
+    args = ap.parse_args()
+    emb = MiniLMEmbedder()
+    cfg = bench_server(heap="6g", pagecache="3g", reset=not args.keep_store)
+    results: dict = {"benchmark": "scale", "command": " ".join([".venv/bin/python bench/scale.py"] + sys.argv[1:]),
+                     "machine": {"cores": os.cpu_count(), "python": platform.python_version(),
+                                 "neo4j_heap": "6g", "neo4j_pagecache": "3g"},
+                     "targets": {"admission_p95_excluding_embedding_ms": 20, "admission_p95_including_embedding_ms": 60,
+                                 "batch_memories_per_s": 500, "scan_1m_s": 60},
+                     "n": args.n, "store": {}}
+    old = json.loads(args.out.read_text()) if args.out.exists() else {}
+    if "baseline" in old:
+        results["baseline"] = old["baseline"]
+    try:
+        with Graphcons(cfg, embedder=emb) as g:
+            sampler = RssSampler(int((HOME / "neo4j.pid").read_text().strip()))
+            g.init()
+            stored = g.db.run_text("MATCH (m:Memory) RETURN count(m) AS n")[0]["n"]
+            if args.keep_store and stored >= args.n:
+                planted = mbench.synthetic_store(args.n)["planted"]
+                mbench.clear_merge_output(g)
+                results["store"]["reused"] = stored
+            else:
+                planted = load(g, args.n, sampler, results["store"])
+            results["admission"] = admission(g, emb, args, sampler)
+            args.out.write_text(json.dumps(results, indent=2) + "\n")  # a long run keeps what it measured
+            results["scan"] = cluster_scan(g, sampler)
+            args.out.write_text(json.dumps(results, indent=2) + "\n")
+            results["merge"] = merge_pass(g, planted, sampler)
+            sampler.stop()
+    finally:
+        stop_bench_server()
+    args.out.write_text(json.dumps(results, indent=2) + "\n")
+    plots.render(args.out)
+    print(f"saved {args.out}")
+
+
+if __name__ == "__main__":
+    main()
