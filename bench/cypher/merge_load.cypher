@@ -3,4 +3,6 @@
 UNWIND $rows AS row
 CREATE (m:Memory)
 SET m = row
+WITH m, row
+CALL db.create.setNodeVectorProperty(m, 'embedding', row.embedding)  // as the product stores it (32-bit)
 RETURN count(m) AS created

@@ -7,6 +7,8 @@
 // neighbours: graphcons.store.neighbours then reads the vector index in the same transaction.
 CREATE (m:Memory)
 SET m = $props
+WITH m
+CALL db.create.setNodeVectorProperty(m, 'embedding', $embedding)  // 32-bit floats: see store/admission.stored
 CREATE (m)-[:VERSION]->(v:MemoryVersion)
 SET v = $version_props
 WITH m

@@ -2,6 +2,8 @@
 // in the same transaction, by graphcons.store.neighbours (cypher/similar/).
 CREATE (m:Memory)
 SET m = $props
+WITH m
+CALL db.create.setNodeVectorProperty(m, 'embedding', $embedding)  // 32-bit floats: see store/admission.stored
 CREATE (m)-[:VERSION]->(v:MemoryVersion)
 SET v = $version_props
 RETURN m.id AS id

@@ -3,6 +3,8 @@
 UNWIND $rows AS row
 CREATE (m:Memory)
 SET m = row.props
+WITH m, row
+CALL db.create.setNodeVectorProperty(m, 'embedding', row.embedding)  // 32-bit floats: see store/admission.stored
 CREATE (m)-[:VERSION]->(v:MemoryVersion)
 SET v = row.version_props
 RETURN count(m) AS created

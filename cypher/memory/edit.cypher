@@ -8,6 +8,10 @@ SET m += $changes, m.version = m.version + 1, m.updated_at = $now
 CREATE (m)-[:VERSION]->(v:MemoryVersion)
 SET v = $version_props, v.version = m.version
 WITH m
+CALL (m) {  // a new text's embedding ($embedding null when only other fields change), as 32-bit floats
+  WITH m WHERE $embedding IS NOT NULL
+  CALL db.create.setNodeVectorProperty(m, 'embedding', $embedding)
+}
 CALL (m) {
   MATCH (m)-[s:SIMILAR]-(other:Memory)
   SET s.score = vector.similarity.cosine(m.embedding, other.embedding) * 2 - 1

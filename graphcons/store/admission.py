@@ -28,6 +28,7 @@ from graphcons.core.memory import (
     embedded_text,
     new_memory_id,
     parse_input,
+    without_embedding,
 )
 from graphcons.core.time import utcnow
 from graphcons.store import neighbours, tie
@@ -207,7 +208,8 @@ def _create(db: Database, cfg: Config, mem: MemoryInput, chash: str, vec: list[f
     k, exact_max = cfg.admission.similar_k, cfg.admission.exact_scope_max
 
     def work(tx: Any) -> Admission:
-        row = tx.run("memory/admit", props={**props, "similar_scheme": neighbours.SCHEME},
+        row = tx.run("memory/admit", props={**without_embedding(props), "similar_scheme": neighbours.SCHEME},
+                     embedding=props["embedding"],
                      version_props=version_props(props, props["admitted_at"]), k=k, exact_max=exact_max,
                      floor=cfg.consolidation.similarity_floor, live=list(LIVE_STATUSES),
                      links=[ln.model_dump() for ln in mem.links])[0]
@@ -240,7 +242,8 @@ def _write_batch(tx: Any, cfg: Config, mems: list[MemoryInput], props: dict[int,
     ids = [props[i]["id"] for i in new]
     similar: dict[int, list[dict[str, Any]]] = {i: [] for i in new}
     if new:
-        tx.run("memory/create_many", rows=[{"props": {**props[i], "similar_scheme": neighbours.SCHEME},
+        tx.run("memory/create_many", rows=[{"props": {**without_embedding(props[i]), "similar_scheme": neighbours.SCHEME},
+                                            "embedding": props[i]["embedding"],
                                             "version_props": version_props(props[i], props[i]["admitted_at"])}
                                            for i in new])
         rows = tx.run("similar/exact_many", ids=ids, position={mid: n for n, mid in enumerate(ids)}, k=k,

@@ -15,6 +15,7 @@ from graphcons.core.memory import (
     content_hash,
     derived_title,
     embedded_text,
+    without_embedding,
 )
 from graphcons.core.time import utcnow
 from graphcons.store import neighbours
@@ -68,7 +69,8 @@ def edit(db: Database, cfg: Config, embedder: Embedder, mem_id: str, *, source: 
     vprops = version_props({**snapshot, "id": mem_id}, now)
     vprops["edited_by"] = source
     with db.transaction() as tx:
-        rows = tx.run("memory/edit", id=mem_id, expected_version=current.version, changes=changes,
+        rows = tx.run("memory/edit", id=mem_id, expected_version=current.version, changes=without_embedding(changes),
+                      embedding=changes.get("embedding"),
                       version_props=vprops, now=now)
         if not rows:
             raise Conflict(f"memory {mem_id!r} changed while it was being edited; try again")

@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from graphcons.core.config import Config
-from graphcons.core.memory import LIVE_STATUSES
+from graphcons.core.memory import LIVE_STATUSES, without_embedding
 
 #: Marks a memory whose SIMILAR edges follow this module (`graphcons migrate similar`).
 SCHEME = "subject-v1"
@@ -79,5 +79,6 @@ def link(tx: Any, cfg: Config, mem_id: str, *, earlier_only: bool = False) -> li
 
 def create(tx: Any, cfg: Config, props: dict[str, Any], version_props: dict[str, Any]) -> list[dict[str, Any]]:
     """Insert a memory node with its first version, then its SIMILAR edges (one transaction)."""
-    tx.run("memory/create", props={**props, "similar_scheme": SCHEME}, version_props=version_props)
+    tx.run("memory/create", props={**without_embedding(props), "similar_scheme": SCHEME},
+           embedding=props["embedding"], version_props=version_props)
     return link(tx, cfg, props["id"])
