@@ -55,7 +55,7 @@ def main() -> None:
                     rows.append({"id": f"s{size}-{i:06d}", "namespace": "ns", "subject": f"s{size}",
                                  "status": "active", "embedding": (v / np.linalg.norm(v)).tolist(), "admitted_at": i})
                 g.db.run("merge/bench_load", rows=rows)
-        params = dict(k=5, floor=0.0, live=["active"], earlier_only=False)
+        params = dict(k=5, floor=0.0, live=["active"], earlier_only=False, exclude=[])
         for size in SIZES:
             exact_ms, index_ms, agree = [], [], 0
             for rep in range(2):  # the first pass warms the page cache; the second is reported

@@ -68,3 +68,39 @@ def test_concurrent_admissions_into_one_subject_all_succeed(g):
                         "WITH m, count(s) AS out RETURN count(m) AS n, max(out) AS most")[0]
     assert row["n"] == 25 and 1 <= row["most"] <= g.config.admission.similar_k
     assert g.db.run_text("MATCH (a:Audit {op: 'add'}) RETURN count(a) AS n")[0]["n"] == 25
+
+
+def test_while_the_index_is_rebuilt_admission_and_search_scan_exactly(g):
+    """The rebuild's window (issue 15): with the vector index missing, a scope too large for the
+    exact path still gets its neighbours (the whole scope, exactly) and vector search still answers."""
+    g.config.admission.exact_scope_max = 2  # every scope of this test is "large": the index path
+    g.config.retrieval.exact_scope_max = 2
+    for i in range(6):
+        g.add({"content": DEPLOY.format(f"4.{i}"), "subject": "checkout"})
+    with_index = g.add({"content": DEPLOY.format("4.9"), "subject": "checkout"})
+    found = g.retrieve("503 after the deploy", k=3, subject="checkout", mode="vector", record=False)
+    g.db.run("health/vector_index_drop")
+    assert g.index_status()["state"] == "missing"
+    without = g.add({"content": DEPLOY.format("4.10"), "subject": "checkout"})
+    assert without.created and len(without.similar) == len(with_index.similar) == g.config.admission.similar_k
+    assert all(s["score"] >= g.config.consolidation.similarity_floor for s in without.similar)
+    again = g.retrieve("503 after the deploy", k=3, subject="checkout", mode="vector", record=False)
+    assert len(again) == len(found) == 3
+    batch = g.add_many([{"content": DEPLOY.format(f"6.{i}"), "subject": "checkout"} for i in range(3)])
+    assert all(a.created and a.similar for a in batch)
+    assert [s["id"] for s in batch[0].similar if s["id"] in {a.id for a in batch}] == []  # later items never
+
+
+def test_the_index_job_records_a_baseline_then_rebuilds_only_when_slower(g):
+    from graphcons.maintenance import vector_index
+
+    g.add({"content": DEPLOY.format("4.2"), "subject": "checkout"})
+    first = vector_index.maintain(g.db, slowdown_max=3.0, healthy_ms=0.0)
+    assert first["rebuilt"] is False and first["baseline_ms"] is None and first["probe_ms"] > 0
+    assert [a["op"] for a in g.audit_log(op="vector_index_baseline")] == ["vector_index_baseline"]
+    steady = vector_index.maintain(g.db, slowdown_max=1000.0, healthy_ms=0.0)  # far under 1000x: left alone
+    assert steady["rebuilt"] is False and steady["baseline_ms"] == first["probe_ms"]
+    slow = vector_index.maintain(g.db, slowdown_max=1e-9, healthy_ms=0.0)  # any probe is "slower": rebuilt
+    assert slow["rebuilt"] is True and g.index_status()["state"] == "ONLINE"
+    assert [a["op"] for a in g.audit_log(op="vector_index_rebuild")] == ["vector_index_rebuild"]
+    assert vector_index.maintain(g.db, slowdown_max=1000.0, healthy_ms=0.0)["baseline_ms"] == slow["probe_ms_after"]

@@ -351,6 +351,8 @@ class JobsConfig(Section):
     precompute: JobConfig = _job("0 5 * * *")
     deprecate: JobConfig = _job("0 4 */2 * *")  # every other day (cron has no "every 48 h")
     reflect: JobConfig = _job("45 4 * * 0", enabled=False)  # slot: the reflect job comes with a later issue
+    index: JobConfig = _job("50 4 * * *")  # vector index health: probe, rebuild when slow (issue 15)
+    index_slowdown_max: float = Field(default=3.0, gt=1)  # index job: rebuild when its probe is this x slower than after the last rebuild
     lease_ttl_s: float = Field(default=180.0, ge=1)  # a killed worker's lease expires after this
     poll_s: float = Field(default=30.0, gt=0)  # how often a worker looks for due jobs and triggers
     trigger_insertions: int = Field(default=10, ge=1)  # new memories in one subject -> merge, promote
@@ -360,7 +362,7 @@ class JobsConfig(Section):
 
     @model_validator(mode="after")
     def _limits(self) -> "JobsConfig":
-        for name in ("merge", "promote", "weights", "decay", "precompute", "deprecate"):
+        for name in ("merge", "promote", "weights", "decay", "precompute", "deprecate", "index"):
             job = getattr(self, name)
             if job.max_items or job.llm_budget:
                 raise ValueError(f"jobs.{name}: max_items and llm_budget apply to consolidate and reflect only")

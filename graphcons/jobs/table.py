@@ -8,7 +8,8 @@ job stops only between two transactions. Every job is idempotent or resumable:
 - promote / deprecate: conditional per-memory writes (a promoted one is no longer proposed);
 - consolidate: deterministic proposal ids, SynthesisTask records, budget reservations per
   membership (a killed synthesis resumes its reservation);
-- precompute: skips insights already precomputed at their version.
+- precompute: skips insights already precomputed at their version;
+- index: probes the vector index and rebuilds it only when slow (its readers scan exactly meanwhile).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from graphcons.consolidation.budget import Budget
 from graphcons.consolidation.precompute import precompute
 from graphcons.core.config import Config, JobConfig
 from graphcons.core.db import Database
-from graphcons.maintenance import deprecation, promotion, weights
+from graphcons.maintenance import deprecation, promotion, vector_index, weights
 from graphcons.maintenance.merge import job as merge_job
 
 
@@ -73,6 +74,11 @@ def _consolidate(db: Database, cfg: Config, now: datetime, ctx: Context) -> dict
             "llm_calls": r.budget.get("llm_calls", 0)}
 
 
+def _index(db: Database, cfg: Config, now: datetime, ctx: Context) -> dict[str, Any]:
+    r = vector_index.maintain(db, slowdown_max=cfg.jobs.index_slowdown_max)
+    return {"probe_ms": r["probe_ms"], "baseline_ms": r["baseline_ms"], "rebuilt": r["rebuilt"]}
+
+
 def _precompute(db: Database, cfg: Config, now: datetime, ctx: Context) -> dict[str, Any]:
     return {"precomputed": len(precompute(db, now=now))}
 
@@ -93,6 +99,7 @@ JOBS: dict[str, Job] = {j.name: j for j in (
     Job("consolidate", _consolidate, dirty=True),
     Job("precompute", _precompute),
     Job("reflect", None),
+    Job("index", _index),
 )}
 
 

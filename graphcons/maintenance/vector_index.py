@@ -8,9 +8,13 @@ Many small write transactions leave the index in many segments and slow every qu
 15 measured ~50 ms against ~5 ms after a rebuild); `rebuild` drops the index and creates it
 again from the stored embeddings. Dropping an index is schema, not data: no memory and no
 embedding is touched. Neo4j 5 allows one vector index per label and property, so there is no
-second index to switch to: until the new one is ONLINE, queries that read the vector index
-(retrieval's vector leg, SIMILAR choice in scopes over admission.exact_scope_max, the merge
-pass's candidates) fail, so run it in a quiet moment (it is audited, and measured before and after).
+second index to switch to: until the new one is ONLINE its readers (retrieval's vector leg,
+SIMILAR choice in scopes over admission.exact_scope_max) scan their scope exactly instead
+(store.schema.vector_index_online), slower but never failing, and the merge pass leaves
+blocks too large to compare exactly for its next run. `maintain` is the scheduled step (the
+`index` job): it rebuilds only when the probe has become `[jobs] index_slowdown_max` times
+slower than right after the last rebuild.
+Audited, and measured before and after.
 """
 
 from __future__ import annotations
@@ -24,8 +28,9 @@ from graphcons.core import audit
 from graphcons.core.cypher import statements
 from graphcons.core.db import Database
 from graphcons.core.time import utcnow
+from graphcons.store import schema
 
-INDEX = "memory_embedding"
+INDEX = schema.VECTOR_INDEX
 
 
 def _dimensions(db: Database) -> int | None:
@@ -73,4 +78,27 @@ def rebuild(db: Database, *, by: str = "user", timeout_s: int = 3600) -> dict[st
     out = {"name": INDEX, "dimensions": dims, "probe_ms_before": before, "probe_ms_after": probe(db),
            "seconds": round(time.perf_counter() - t, 2)}
     audit.record(db, "vector_index_rebuild", [INDEX], at=utcnow(), by=by, **out)
+    return out
+
+
+
+HEALTHY_MS = 20.0  # a probe this fast is healthy whatever the baseline (noise on a busy machine)
+
+
+def maintain(db: Database, *, slowdown_max: float, healthy_ms: float = HEALTHY_MS, by: str = "job") -> dict[str, Any]:
+    """The scheduled step: probe the index and rebuild it when the probe has become more than
+    `slowdown_max` times slower than right after the last rebuild (many small commits leave the
+    index in many segments). The first probe of a store is recorded as its baseline."""
+    state = status(db)
+    if state["state"] != "ONLINE" or state["probe_ms"] is None:  # no store yet, or being built
+        return {"state": state["state"], "probe_ms": None, "baseline_ms": None, "rebuilt": False}
+    last = audit.read(db, target=INDEX, limit=1)
+    details = last[0]["details"] if last else {}
+    baseline = details.get("probe_ms_after", details.get("probe_ms"))
+    out = {"state": "ONLINE", "probe_ms": state["probe_ms"], "baseline_ms": baseline, "rebuilt": False}
+    if baseline is None:
+        audit.record(db, "vector_index_baseline", [INDEX], at=utcnow(), by=by, probe_ms=state["probe_ms"])
+    elif state["probe_ms"] > max(healthy_ms, slowdown_max * baseline):
+        done = rebuild(db, by=by)
+        out.update(rebuilt=True, probe_ms_after=done["probe_ms_after"], seconds=done["seconds"])
     return out

@@ -21,9 +21,11 @@ from typing import Any
 
 from graphcons.core.config import Config
 from graphcons.core.memory import LIVE_STATUSES, without_embedding
+from graphcons.store import schema
 
 #: Marks a memory whose SIMILAR edges follow this module (`graphcons migrate similar`).
 SCHEME = "subject-v1"
+UNLIMITED = 2**62  # an exact_max no scope reaches
 
 
 def choose(tx: Any, cfg: Config, mem_id: str, *, earlier_only: bool = False) -> list[dict[str, Any]]:
@@ -31,7 +33,8 @@ def choose(tx: Any, cfg: Config, mem_id: str, *, earlier_only: bool = False) -> 
     k = cfg.admission.similar_k
     if k == 0:
         return []
-    exact = tx.run("similar/exact", k=k, exact_max=cfg.admission.exact_scope_max, **_params(cfg, mem_id, earlier_only))[0]
+    exact = tx.run("similar/exact", k=k, exact_max=cfg.admission.exact_scope_max, exclude=[],
+                   **_params(cfg, mem_id, earlier_only))[0]
     if exact["size"] <= cfg.admission.exact_scope_max:
         return list(exact["neighbours"])
     return choose_by_index(tx, cfg, mem_id, earlier_only=earlier_only)
@@ -44,6 +47,8 @@ def choose_by_index(tx: Any, cfg: Config, mem_id: str, *, earlier_only: bool = F
     (written in this transaction, which the index does not see yet), scored exactly."""
     k = cfg.admission.similar_k
     params = _params(cfg, mem_id, earlier_only)
+    if not schema.vector_index_online(tx):  # being rebuilt: the whole scope, exactly (slower, never failing)
+        return list(tx.run("similar/exact", k=k, exact_max=UNLIMITED, exclude=list(exclude or []), **params)[0]["neighbours"])
     extra = tx.run("similar/among", ids=unindexed, **params)[0]["scored"] if unindexed else []
     store = tx.run("similar/store_size")[0]["size"]
     pool = max(cfg.admission.index_pool, 4 * k)

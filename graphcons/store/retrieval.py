@@ -33,6 +33,8 @@ from graphcons.core.db import Database
 from graphcons.core.embedders import Embedder
 from graphcons.core.errors import ValidationError
 from graphcons.core.memory import LIVE_STATUSES, Memory
+from graphcons.store import schema
+from graphcons.store.neighbours import UNLIMITED
 from graphcons.store.coaccess import record_access
 from graphcons.store.justification import annotate
 
@@ -129,6 +131,8 @@ def _vector(db: Database, cfg: Config, embedding: list[float], k: int, namespace
     exact = db.run("retrieval/vector_exact", exact_max=cfg.retrieval.exact_scope_max, **scope)[0]
     if exact["size"] <= cfg.retrieval.exact_scope_max:
         rows = exact["hits"]
+    elif not schema.vector_index_online(db):  # being rebuilt: the whole scope, exactly (slower, never failing)
+        rows = db.run("retrieval/vector_exact", exact_max=UNLIMITED, **scope)[0]["hits"]
     else:  # widen the index pool until the scope yields k (or the pool is the whole store)
         store = db.run("similar/store_size")[0]["size"]
         pool = max(cfg.retrieval.index_pool, 4 * k)

@@ -15,6 +15,18 @@ from graphcons.core.time import utcnow
 from graphcons.store import tie
 
 
+#: The vector index over Memory.embedding (cypher/schema/03_vector.cypher).
+VECTOR_INDEX = "memory_embedding"
+
+
+def vector_index_online(runner: Any) -> bool:
+    """Whether the vector index can answer queries now (`runner`: a Database or a transaction).
+    While it is rebuilt (maintenance.vector_index) it is missing or POPULATING; its readers then
+    scan exactly instead, slower but never failing (issue 15)."""
+    rows = runner.run("health/vector_index", name=VECTOR_INDEX)
+    return bool(rows) and rows[0]["state"] == "ONLINE"
+
+
 def apply_schema(db: Database, dimensions: int) -> list[str]:
     applied = []
     for name in names("schema"):

@@ -23,6 +23,7 @@ again, so a second run changes nothing. The proposal's payload records every sta
 from __future__ import annotations
 
 import json
+import logging
 from datetime import datetime
 from typing import Any, Callable, Iterator
 
@@ -36,7 +37,9 @@ from graphcons.maintenance.merge import blocking, review, verifiers, verify
 from graphcons.maintenance.merge.guard import compare_title
 from graphcons.maintenance.merge.score import (CONFLICT, DUPLICATE, PENDING, RELATED, Pair, fold, folded_similarity,
                                                rule_text, score_pair, seed_score)
-from graphcons.store import justification, proposals
+from graphcons.store import justification, proposals, schema
+
+log = logging.getLogger("graphcons.merge")
 
 
 def candidate_pairs(db: Database, cfg: Config, *, progress: Callable[[int], None] | None = None,
@@ -53,7 +56,10 @@ def candidate_pairs(db: Database, cfg: Config, *, progress: Callable[[int], None
     size = 0
     for n, (ns, subj, ids) in enumerate(blocks):
         if len(ids) > blocking.EXACT_BLOCK_MAX:  # too large to compare all pairs: the index, as before
-            yield from index_candidate_pairs(db, cfg, namespace=ns, subject=subj, verifier=verifier)
+            if schema.vector_index_online(db):
+                yield from index_candidate_pairs(db, cfg, namespace=ns, subject=subj, verifier=verifier)
+            else:  # being rebuilt (maintenance.vector_index): this block waits for the next pass
+                log.warning("merge: block %s/%s (%d memories) skipped: the vector index is not online", ns, subj, len(ids))
             if progress:
                 progress(len(ids))
         elif len(ids) > 1:
