@@ -25,10 +25,14 @@ DIFFERENT = {
                       ("The billing service calls the ledger service.", "The ledger service calls the billing service."),
                       ("The dog chased the mail carrier.", "The mail carrier chased the dog.")],
     "number": [("The cache holds 512 entries per shard.", "The cache holds 1024 entries per shard."),
-               ("Retries stop after three attempts.", "Retries stop after five attempts.")],
+               ("Revenue grew 4.6 percent in March.", "Revenue grew 4.2 percent in March."),  # not a rounding
+               ("Retries stop after three attempts.", "Retries stop after five attempts."),
+               ("Deploy 4.2 fixed the leak.", "Deploy 4 fixed the leak.")],  # a small whole number: a version
     "date": [("The migration is scheduled for Friday.", "The migration is scheduled for Monday."),
+             ("The backup ran yesterday.", "The backup ran today."),  # two relative days
              ("The contract renews every March.", "The contract renews every October.")],
     "name": [("The outage was handled by Priya.", "The outage was handled by Marco."),
+             ("The IMF approved the loan.", "The ECB approved the loan."),  # two acronyms, two bodies
              ("Our payments run through Stripe.", "Our payments run through Adyen.")],
     "negation": [("The user wants email notifications.", "The user does not want email notifications."),
                  ("The API retries failed writes.", "The API never retries failed writes."),
@@ -46,6 +50,12 @@ SAME = [  # normalisation must not turn these into conflicts (issue 11, point 4)
     ("The build failed at 10:00 on the CI runner", "The build failed on the CI runner"),  # a detail added
     ("Three retries then fail", "3 retries then fail"),
     ("Lena's team owns the double-decker queue", "Lena's team owns the double decker queue"),
+    ("The IMF published the lending guidance", "The International Monetary Fund published the lending guidance"),  # acronym
+    ("Quarterly revenue was $4.32 billion", "Quarterly revenue was $4.3 billion"),  # the figure rounded
+    ("The patch shipped yesterday", "The patch shipped on Tuesday"),  # a relative day vs a weekday: maybe one day
+    ("The vendor had no comment on the outage", "The vendor declined to comment on the outage"),  # implicit negation
+    ("The nightly job did not finish", "The nightly job failed to finish"),
+    ("Users had nothing but praise for the new search", "Users had high praise for the new search"),  # an idiom
 ]
 
 

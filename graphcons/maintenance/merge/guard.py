@@ -18,7 +18,11 @@ A difference in meaning, any of which keeps a pair apart (`CONFLICTS_WITH`, neve
 - numbers / dates / names: each text has one the other lacks IN THE SAME SLOT (the word
   before or after it is the same in both: "deploy 4.2" / "deploy 4.3", "by Alice" / "by Bob");
   one text adding a detail the other leaves out is not a contradiction.
-A negation counts only when it governs shared content (one of the three content words after
+  Restatements are not differences: a figure rounded (6.32 / 6.3), a relative day against a
+  weekday or month ("yesterday" / "Sunday": the same day, told on another), an acronym against
+  its spelt-out name (CDC / Centers for Disease Control).
+A negation counts only when the other text has no negative word of its own ("failed to",
+"declined to"), is no idiom ("not only", "nothing but"), and governs shared content (one of the three content words after
 the cue is in the other text) or stands for an argument (nobody, nothing, none): "did not identify" added in a longer clause is a detail.
 """
 
@@ -99,6 +103,13 @@ _ABBR_RE = re.compile(r"\b(?:[A-Za-z]\.){2,}")
 _NOT_RE = re.compile(r"\b(do|does|did|is|are|was|were|has|have|had|could|would|should|must|need|ca|wo|ai|sha)"
                      r"n['’]?t\b", re.IGNORECASE)
 _PRONOUN_NEGATIONS = {"nobody", "nothing", "none", "noone", "nowhere"}  # they replace an argument
+# Negation cues that negate nothing: "not only X but Y" asserts X, "nothing but praise" is only praise.
+_NOT_NEGATING = {("not", "only"), ("nothing", "but")}
+# Verbs and adjectives that carry a negation themselves: "failed to meet" = "did not meet",
+# "declined to comment" = "had no comment" (English closed list, not fitted to any data set).
+_NEGATIVE_WORDS = {"fail", "failure", "decline", "refuse", "lack", "unable", "absent", "avoid", "deny", "neglect",
+                   "omit", "prevent", "yet"}
+_CONNECTORS = {"of", "for", "and", "the", "&", "de", "on", "in"}  # inside an expanded acronym (Bank of England)
 _BE = {"is", "are", "was", "were", "be", "been", "being", "get", "gets", "got", "getting"}
 
 
@@ -145,6 +156,7 @@ def stem(word: str) -> str:
     return w
 
 
+_NEGATIVE_STEMS = {stem(w) for w in _NEGATIVE_WORDS}
 _OPP = {}
 for _x, _y in _OPPOSITES:
     _OPP.setdefault(stem(_x), set()).add(stem(_y))
@@ -197,6 +209,12 @@ def _numbers(text: str, ws: list[str]) -> set[str]:
     return out
 
 
+def _date_kind(day: str) -> str:
+    """relative (yesterday), weekday or month: only two of one kind can contradict each other; "yesterday"
+    and "Sunday" may be the same day, told on another day."""
+    return "relative" if day in _RELATIVE_DAYS else "weekday" if day in _WEEKDAYS else "month"
+
+
 def _dates(ws: list[str]) -> set[str]:
     out = set()
     for w in ws:
@@ -227,6 +245,66 @@ def _number_tokens(ws: list[str], values: set[str]) -> set[str]:
 
 def _date_tokens(ws: list[str], values: set[str]) -> set[str]:
     return {w for w in ws if _dates([w]) & values}
+
+
+def _rounds_to(fine: str, coarse: str) -> bool:
+    """`coarse` is `fine` rounded to fewer digits (6.32 / 6.3, 17.3 / 17): the same figure restated.
+    A whole number counts as rounded only from 10 up (4.2 / 4 may be two versions)."""
+    try:
+        f, c = float(fine), float(coarse)
+    except ValueError:
+        return False
+    def places(v: str) -> int:
+        return 0 if "." not in v or v.endswith(".0") else len(v.split(".")[1])
+    pc = places(coarse)
+    return places(fine) > pc and (pc >= 1 or c >= 10) and abs(f - c) <= 0.5 * 10 ** -pc + 1e-9
+
+
+def _unrounded(ua: set[str], ub: set[str]) -> tuple[set[str], set[str]]:
+    """The one-sided numbers of each text less those the other restates rounded."""
+    same = {(x, y) for x in ua for y in ub if _rounds_to(x, y) or _rounds_to(y, x)}
+    return ua - {x for x, _ in same}, ub - {y for _, y in same}
+
+
+def _tokens(text: str) -> list[str]:
+    """Word tokens as written (case kept), possessives dropped: for names and acronyms."""
+    return [t.replace("’", "'").removesuffix("'s").strip("'").replace("'", "")
+            for t in _WORD_RE.findall(normalise(text).replace("-", " "))]
+
+
+def _expansion(acronym: str, tokens: list[str]) -> set[str]:
+    """The capitalised words of `tokens` whose initials spell `acronym` (CDC: Centers for Disease
+    Control; connectors such as "of" may sit inside), case-folded; empty when none does."""
+    letters = acronym.casefold()
+    for start in range(len(tokens)):
+        i, used = start, []
+        while i < len(tokens) and len(used) < len(letters):
+            t = tokens[i]
+            if used and t.casefold() in _CONNECTORS:
+                i += 1
+                continue
+            if not t or not t[0].isupper() or t[0].casefold() != letters[len(used)]:
+                break
+            used.append(t.casefold())
+            i += 1
+        if len(used) == len(letters):
+            return set(used)
+    return set()
+
+
+def _acronyms(text_a: str, text_b: str) -> tuple[set[str], set[str]]:
+    """Words of each text that are one thing written as an acronym in one and spelt out in the
+    other (UN / United Nations): aligned, not one-sided, and not two different names."""
+    ta, tb = _tokens(text_a), _tokens(text_b)
+    out_a, out_b = set(), set()
+    for mine, other, out_mine, out_other in ((ta, tb, out_a, out_b), (tb, ta, out_b, out_a)):
+        for t in set(mine):
+            if 2 <= len(t) <= 6 and t.isalpha() and t.isupper():
+                spelt = _expansion(t, other)
+                if spelt:
+                    out_mine.add(t.casefold())
+                    out_other.update(spelt)
+    return out_a, out_b
 
 
 def _title_case(text: str) -> bool:
@@ -314,6 +392,11 @@ def _same_slot(wa: list[str], ua: set[str], wb: list[str], ub: set[str]) -> bool
     return bool(slots(wa, ua) & slots(wb, ub))
 
 
+def _negating(ws: list[str]) -> list[str]:
+    """`ws` with the cues that negate nothing ("not only", "nothing but") blanked."""
+    return ["_" if (w, ws[i + 1] if i + 1 < len(ws) else "") in _NOT_NEGATING else w for i, w in enumerate(ws)]
+
+
 def _governs_shared(ws: list[str], other: set[str]) -> bool:
     """A negation cue followed, within three content words, by a word the other text has."""
     for i, w in enumerate(ws):
@@ -367,14 +450,19 @@ def differences(text_a: str, text_b: str) -> Differences:
     ca, cb = content_stems(wa), content_stems(wb)
     sa, sb = set(ca), set(cb)
     only_a, only_b = sa - sb, sb - sa
+    acr_a, acr_b = _acronyms(text_a, text_b)  # UN / United Nations: aligned words, not one-sided
+    only_a, only_b = only_a - {stem(w) for w in acr_a}, only_b - {stem(w) for w in acr_b}
     if not only_a or not only_b:  # one text contains the other: a restated class is no added fact
         restated = _restated_class(wa, sa & sb, only_a) | _restated_class(wb, sa & sb, only_b)
         only_a, only_b = only_a - restated, only_b - restated
         sa, sb = sa - restated, sb - restated
         ca, cb = [w for w in ca if w not in restated], [w for w in cb if w not in restated]
     reasons = []
-    neg_a, neg_b = bool(_NEGATIONS & set(wa)), bool(_NEGATIONS & set(wb))
-    if neg_a != neg_b and (_governs_shared(wa, sb) if neg_a else _governs_shared(wb, sa)):
+    ga, gb = _negating(wa), _negating(wb)
+    neg_a, neg_b = bool(_NEGATIONS & set(ga)), bool(_NEGATIONS & set(gb))
+    st_a, st_b = set(map(stem, wa)), set(map(stem, wb))
+    implicit = bool(_NEGATIVE_STEMS & ((st_b - st_a) if neg_a else (st_a - st_b)))  # "failed to" on the other side
+    if neg_a != neg_b and not implicit and (_governs_shared(ga, sb) if neg_a else _governs_shared(gb, sa)):
         reasons.append("negation")
     all_a, all_b = {stem(w) for w in wa}, {stem(w) for w in wb}  # function words too: in/out, on/off
     surface = {stem(w): w for w in reversed(wa + wb)}  # report words as written, not stems
@@ -385,12 +473,15 @@ def differences(text_a: str, text_b: str) -> Differences:
         reasons.append("role_reversal")
     na_, nb_ = normalise(text_a), normalise(text_b)
     xa, xb = _numbers(na_, wa), _numbers(nb_, wb)
-    if xa - xb and xb - xa and _same_slot(wa, _number_tokens(wa, xa - xb), wb, _number_tokens(wb, xb - xa)):
+    ua, ub = _unrounded(xa - xb, xb - xa)
+    if ua and ub and _same_slot(wa, _number_tokens(wa, ua), wb, _number_tokens(wb, ub)):
         reasons.append("numbers")
     da, db = _dates(wa), _dates(wb)
-    if da - db and db - da and _same_slot(wa, _date_tokens(wa, da - db), wb, _date_tokens(wb, db - da)):
+    kinds = {_date_kind(d) for d in da - db} & {_date_kind(d) for d in db - da}
+    ua, ub = {d for d in da - db if _date_kind(d) in kinds}, {d for d in db - da if _date_kind(d) in kinds}
+    if ua and ub and _same_slot(wa, _date_tokens(wa, ua), wb, _date_tokens(wb, ub)):
         reasons.append("dates")
-    na, nb = _names(text_a), _names(text_b)
+    na, nb = _names(text_a) - acr_a, _names(text_b) - acr_b
     only_na, only_nb = _absent_names(na, wb, sb), _absent_names(nb, wa, sa)
     if only_na and only_nb and _same_slot(wa, only_na, wb, only_nb):
         reasons.append("names")
