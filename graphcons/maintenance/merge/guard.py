@@ -11,7 +11,10 @@ A difference in meaning, any of which keeps a pair apart (`CONFLICTS_WITH`, neve
 - negation: one text negates (not, no, never, without, ...) and the other does not;
 - antonym / direction: the texts differ by a pair of opposites (top/bottom, into/out of,
   on/off, hot/cold, open/closed, before/after, increase/decrease, ...; or a negating prefix,
-  happy/unhappy, agree/disagree) where each side has its own half;
+  happy/unhappy, agree/disagree) where each side has its own half; opposite function words
+  (in/out, into/from) only next to the same content word;
+- contrast: two members of one closed class (colours, sports, instruments, meals, postures) in
+  the same slot ("a soccer ball" / "a tennis ball");
 - role reversal: the same words with the roles around a shared word swapped ("the turtle
   follows the fish" / "the fish follows the turtle"), compared in active-voice order, so an
   active/passive pair ("the fish is followed by the turtle") is the same claim, not a reversal;
