@@ -36,7 +36,8 @@ FEATURES = ("cosine", "title_sim", "jaccard", "only_share_max", "only_share_min"
 # clause (MRPC's "not a paraphrase": one text says more) from words said differently on both sides
 # (short scattered substitutions); unmatched_max / _min are the one-sided counts per text; numbers_*
 # and names_* how many of the figures and names the two texts share (news paraphrases keep them);
-# substitutions (log) counts words replaced in the same slot ("a soccer ball" / "a tennis ball");
+# substitutions (log) counts words replaced in the same slot: a rewording more often than an addition
+# (the fit weighs it up; a replaced member of a contrast set, "soccer" / "tennis", is a conflict first);
 # aligned: every content word of each text has its counterpart in the other, in any order (a short
 # restatement such as "X is the user's preferred language" / "the user prefers X" says nothing more).
 
