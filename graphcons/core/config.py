@@ -215,12 +215,12 @@ class MergeConfig(Section):
     onnx_labels: list[str] = Field(default_factory=list)
     onnx_max_tokens: int = Field(default=256, ge=8, le=4096)
     # operating point `propose` (recall-oriented, a human reviews): the lowest p_duplicate whose dev-half
-    # merges have MRPC precision >= 0.85, < 2 % STS-B pairs graded < 3, <= 0.5 % SICK contradictions
-    # (bench/merge_quality.py PROPOSE_RULE; held-out MRPC P 0.87 R 0.49)
+    # merges have MRPC precision >= 0.88, merge < 1 % of STS-B pairs graded < 3 and <= 0.5 % of SICK
+    # contradictions (bench/merge_quality.py PROPOSE_RULE; held-out MRPC P 0.91 R 0.55)
     propose_at: float = Field(default=0.71, ge=0, le=1)
     # operating point `auto_apply` (precision-oriented): the lowest p_duplicate whose dev-half merges have
-    # MRPC precision >= 0.95 over >= 50 merges, no STS-B pair graded < 3, no SICK contradiction
-    # (AUTO_RULE; held-out MRPC P 0.95 R 0.15)
+    # MRPC precision >= 0.97 over >= 50 merges, no STS-B pair graded < 3, no SICK contradiction
+    # (AUTO_RULE; held-out MRPC P 0.98 R 0.25)
     auto_apply_at: float = Field(default=0.89, ge=0, le=1)
     top_k: int = Field(default=5, ge=1, le=100)  # neighbours kept per memory (same subject + namespace)
     # vector-index candidates read before the filter, for a subject too large to compare all pairs (merge.blocking)

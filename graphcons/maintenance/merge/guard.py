@@ -11,14 +11,21 @@ A difference in meaning, any of which keeps a pair apart (`CONFLICTS_WITH`, neve
 - negation: one text negates (not, no, never, without, ...) and the other does not;
 - antonym / direction: the texts differ by a pair of opposites (top/bottom, into/out of,
   on/off, hot/cold, open/closed, before/after, increase/decrease, ...; or a negating prefix,
-  happy/unhappy, agree/disagree) where each side has its own half;
+  happy/unhappy, agree/disagree) where each side has its own half; opposite function words
+  (in/out, into/from) only next to the same content word;
+- contrast: two members of one closed class (colours, sports, instruments, meals, postures) in
+  the same slot ("a soccer ball" / "a tennis ball");
 - role reversal: the same words with the roles around a shared word swapped ("the turtle
   follows the fish" / "the fish follows the turtle"), compared in active-voice order, so an
   active/passive pair ("the fish is followed by the turtle") is the same claim, not a reversal;
 - numbers / dates / names: each text has one the other lacks IN THE SAME SLOT (the word
   before or after it is the same in both: "deploy 4.2" / "deploy 4.3", "by Alice" / "by Bob");
   one text adding a detail the other leaves out is not a contradiction.
-A negation counts only when it governs shared content (one of the three content words after
+  Restatements are not differences: a figure rounded (6.32 / 6.3), a relative day against a
+  weekday or month ("yesterday" / "Sunday": the same day, told on another), an acronym against
+  its spelt-out name (CDC / Centers for Disease Control).
+A negation counts only when the other text has no negative word of its own ("failed to",
+"declined to"), is no idiom ("not only", "nothing but"), and governs shared content (one of the three content words after
 the cue is in the other text) or stands for an argument (nobody, nothing, none): "did not identify" added in a longer clause is a detail.
 """
 
@@ -90,7 +97,17 @@ _OPPOSITES = [
     ("huge", "small"), ("large", "tiny"), ("big", "tiny"), ("catch", "miss"), ("hit", "miss"),
     ("remember", "forget"), ("find", "lose"), ("loud", "quiet"), ("loud", "silent"), ("notice", "ignore"),
     ("obey", "disobey"), ("most", "fewest"), ("sunny", "cloudy"), ("same", "different"), ("profit", "loss"), ("asc", "desc"), ("ascending", "descending"),
-    ("inbound", "outbound"), ("send", "receive"),
+    ("inbound", "outbound"), ("send", "receive"), ("into", "from"), ("onto", "from"),
+]
+# Contrast sets: members of one closed class that exclude each other in one slot ("a blue car" /
+# "a red car", "playing soccer" / "playing tennis", "is sitting" / "is running"). General English
+# classes, not words of the dev data; a replaced word outside them is left to the verifier.
+_CONTRAST_SETS = [
+    "red blue green yellow orange purple pink brown grey gray black white silver gold",
+    "soccer football tennis basketball baseball golf hockey volleyball cricket rugby badminton",
+    "guitar piano violin drum flute trumpet saxophone cello harp clarinet",
+    "breakfast lunch dinner",
+    "sit stand lie walk run jump swim dance sleep crawl climb",
 ]
 _NEG_PREFIXES = ("un", "in", "im", "ir", "il", "dis", "non", "non-", "de")
 _WORD_RE = re.compile(r"[^\W\d_][\w'’-]*|\d+(?:[.,:]\d+)*", re.UNICODE)
@@ -99,6 +116,13 @@ _ABBR_RE = re.compile(r"\b(?:[A-Za-z]\.){2,}")
 _NOT_RE = re.compile(r"\b(do|does|did|is|are|was|were|has|have|had|could|would|should|must|need|ca|wo|ai|sha)"
                      r"n['’]?t\b", re.IGNORECASE)
 _PRONOUN_NEGATIONS = {"nobody", "nothing", "none", "noone", "nowhere"}  # they replace an argument
+# Negation cues that negate nothing: "not only X but Y" asserts X, "nothing but praise" is only praise.
+_NOT_NEGATING = {("not", "only"), ("nothing", "but")}
+# Verbs and adjectives that carry a negation themselves: "failed to meet" = "did not meet",
+# "declined to comment" = "had no comment" (English closed list, not fitted to any data set).
+_NEGATIVE_WORDS = {"fail", "failure", "decline", "refuse", "lack", "unable", "absent", "avoid", "deny", "neglect",
+                   "omit", "prevent", "yet"}
+_CONNECTORS = {"of", "for", "and", "the", "&", "de", "on", "in"}  # inside an expanded acronym (Bank of England)
 _BE = {"is", "are", "was", "were", "be", "been", "being", "get", "gets", "got", "getting"}
 
 
@@ -145,6 +169,9 @@ def stem(word: str) -> str:
     return w
 
 
+_NEGATIVE_STEMS = {stem(w) for w in _NEGATIVE_WORDS}
+_CONTRAST = {stem(w): i for i, line in enumerate(_CONTRAST_SETS) for w in line.split()}
+_FUNCTION_STEMS = {stem(w) for w in STOPWORDS}
 _OPP = {}
 for _x, _y in _OPPOSITES:
     _OPP.setdefault(stem(_x), set()).add(stem(_y))
@@ -169,14 +196,31 @@ def words(text: str) -> list[str]:
 @functools.lru_cache(maxsize=4096)  # a text is read several times per pair (differences, names, winner)
 def _words(text: str) -> tuple[str, ...]:
     out = []
-    for w in _WORD_RE.findall(normalise(text).replace("-", " ")):  # double-decker = double decker
+    raw = _WORD_RE.findall(normalise(text).replace("-", " "))  # double-decker = double decker
+    shouting = _shouting(raw)
+    for w in raw:
+        acronym = _capital_acronym(w, shouting)
         w = w.casefold()
         if w.endswith("'s"):
             w = w[:-2]
         w = w.strip("'").replace("'", "")  # O'Neill = ONeill
         if w:
-            out.append(w)
+            out.append(w + "." if acronym else w)
     return tuple(out)
+
+
+def _shouting(tokens: list[str]) -> bool:
+    """Most words in capitals: then capitals mark nothing."""
+    long = [t for t in tokens if len(t) >= 2 and t[0].isalpha()]
+    return bool(long) and sum(t.isupper() for t in long) > 0.5 * len(long)
+
+
+def _capital_acronym(token: str, shouting: bool) -> bool:
+    """An acronym spelt like a function word ("US" / "U.S.", "IT", "WHO"): a name, kept apart from the
+    pronoun "us" (as "us."); a capitalised negation ("NOT") stays a negation."""
+    low = token.casefold()
+    return (not shouting and len(token) >= 2 and token.isalpha() and token.isupper() and low in STOPWORDS
+            and low not in _NEGATIONS)
 
 
 def content_stems(ws: list[str]) -> list[str]:
@@ -195,6 +239,12 @@ def _numbers(text: str, ws: list[str]) -> set[str]:
             out.add(norm)
     out.update(repr(float(_NUMBER_WORDS[w])) for w in ws if w in _NUMBER_WORDS)
     return out
+
+
+def _date_kind(day: str) -> str:
+    """relative (yesterday), weekday or month: only two of one kind can contradict each other; "yesterday"
+    and "Sunday" may be the same day, told on another day."""
+    return "relative" if day in _RELATIVE_DAYS else "weekday" if day in _WEEKDAYS else "month"
 
 
 def _dates(ws: list[str]) -> set[str]:
@@ -229,6 +279,66 @@ def _date_tokens(ws: list[str], values: set[str]) -> set[str]:
     return {w for w in ws if _dates([w]) & values}
 
 
+def _rounds_to(fine: str, coarse: str) -> bool:
+    """`coarse` is `fine` rounded to fewer digits (6.32 / 6.3, 17.3 / 17): the same figure restated.
+    A whole number counts as rounded only from 10 up (4.2 / 4 may be two versions)."""
+    try:
+        f, c = float(fine), float(coarse)
+    except ValueError:
+        return False
+    def places(v: str) -> int:
+        return 0 if "." not in v or v.endswith(".0") else len(v.split(".")[1])
+    pc = places(coarse)
+    return places(fine) > pc and (pc >= 1 or c >= 10) and abs(f - c) <= 0.5 * 10 ** -pc + 1e-9
+
+
+def _unrounded(ua: set[str], ub: set[str]) -> tuple[set[str], set[str]]:
+    """The one-sided numbers of each text less those the other restates rounded."""
+    same = {(x, y) for x in ua for y in ub if _rounds_to(x, y) or _rounds_to(y, x)}
+    return ua - {x for x, _ in same}, ub - {y for _, y in same}
+
+
+def _tokens(text: str) -> list[str]:
+    """Word tokens as written (case kept), possessives dropped: for names and acronyms."""
+    return [t.replace("’", "'").removesuffix("'s").strip("'").replace("'", "")
+            for t in _WORD_RE.findall(normalise(text).replace("-", " "))]
+
+
+def _expansion(acronym: str, tokens: list[str]) -> set[str]:
+    """The capitalised words of `tokens` whose initials spell `acronym` (CDC: Centers for Disease
+    Control; connectors such as "of" may sit inside), case-folded; empty when none does."""
+    letters = acronym.casefold()
+    for start in range(len(tokens)):
+        i, used = start, []
+        while i < len(tokens) and len(used) < len(letters):
+            t = tokens[i]
+            if used and t.casefold() in _CONNECTORS:
+                i += 1
+                continue
+            if not t or not t[0].isupper() or t[0].casefold() != letters[len(used)]:
+                break
+            used.append(t.casefold())
+            i += 1
+        if len(used) == len(letters):
+            return set(used)
+    return set()
+
+
+def _acronyms(text_a: str, text_b: str) -> tuple[set[str], set[str]]:
+    """Words of each text that are one thing written as an acronym in one and spelt out in the
+    other (UN / United Nations): aligned, not one-sided, and not two different names."""
+    ta, tb = _tokens(text_a), _tokens(text_b)
+    out_a, out_b = set(), set()
+    for mine, other, out_mine, out_other in ((ta, tb, out_a, out_b), (tb, ta, out_b, out_a)):
+        for t in set(mine):
+            if 2 <= len(t) <= 6 and t.isalpha() and t.isupper():
+                spelt = _expansion(t, other)
+                if spelt:
+                    out_mine.update({t.casefold(), t.casefold() + "."})  # "us." as words() spells US
+                    out_other.update(spelt)
+    return out_a, out_b
+
+
 def _title_case(text: str) -> bool:
     """Most longer words capitalised: capitals then carry no name signal (a headline)."""
     long = [w for w in _WORD_RE.findall(text)[1:] if len(w) > 3 and not w[0].isdigit()]
@@ -239,11 +349,14 @@ def _names(text: str) -> set[str]:
     if _title_case(text):
         return set()
     names = set()
+    shouting = _shouting(_WORD_RE.findall(normalise(text)))
     for sentence in re.split(r"(?<=[.!?:;])\s+|\n+", normalise(text).replace("-", " ")):
         tokens = _WORD_RE.findall(sentence)
         for i, tok in enumerate(tokens):
             low = tok.casefold().replace("’", "'").removesuffix("'s").strip("'").replace("'", "")
-            if i == 0 or not tok[0].isupper() or low in _NOT_NAMES:
+            if _capital_acronym(tok, shouting):
+                low += "."  # US, as words() spells it
+            elif i == 0 or not tok[0].isupper() or low in _NOT_NAMES:
                 continue
             if low in _MONTHS or low in _WEEKDAYS or low in _MONTH_ABBR:
                 continue
@@ -266,6 +379,40 @@ def _opposites(only_a: set[str], only_b: set[str]) -> list[str]:
             if y.startswith(p) and len(y) - len(p) >= 4 and y[len(p):] in only_a:
                 found.append(f"{y[len(p):]}/{y}")
     return found
+
+
+def _contrasts(only_a: set[str], only_b: set[str], wa: list[str], wb: list[str]) -> list[str]:
+    """Two members of one contrast set, one only in each text, in the same place (next to the same
+    content word): "a soccer ball" / "a tennis ball" are two balls."""
+    found = []
+    for x in sorted(only_a):
+        for y in sorted(only_b):
+            if x in _CONTRAST and _CONTRAST.get(y) == _CONTRAST[x] and x != y \
+                    and _content_neighbours(wa, x) & _content_neighbours(wb, y):
+                found.append(f"{x}/{y}")
+    return found
+
+
+def _content_neighbours(ws: list[str], target: str) -> set[tuple[str, str]]:
+    """The nearest content word (stemmed) before and after each occurrence of the stem `target`."""
+    out = set()
+    for i, w in enumerate(ws):
+        if stem(w) == target:
+            before = next((stem(x) for x in reversed(ws[:i]) if x not in STOPWORDS), "^")
+            after = next((stem(x) for x in ws[i + 1:] if x not in STOPWORDS), "$")
+            out |= {("before", before), ("after", after)}
+    return out
+
+
+def _opposed_here(pair: str, wa: list[str], wb: list[str]) -> bool:
+    """Opposite function words (in/out, into/from, on/off) oppose each other only in the same place:
+    next to the same content word ("into a pan" / "from a pan"); "came into the country" and "a
+    flight from London" are two facts. Content-word opposites (hot/cold) count anywhere."""
+    x, y = pair.split("/")
+    if x not in _FUNCTION_STEMS or y not in _FUNCTION_STEMS:
+        return True
+    na, nb = _content_neighbours(wa, x) | _content_neighbours(wb, x), _content_neighbours(wa, y) | _content_neighbours(wb, y)
+    return bool(na & nb)
 
 
 def _swapped_roles(seq_a: list[str], seq_b: list[str], max_role: int = 3, max_pivot: int = 3) -> bool:
@@ -314,6 +461,11 @@ def _same_slot(wa: list[str], ua: set[str], wb: list[str], ub: set[str]) -> bool
     return bool(slots(wa, ua) & slots(wb, ub))
 
 
+def _negating(ws: list[str]) -> list[str]:
+    """`ws` with the cues that negate nothing ("not only", "nothing but") blanked."""
+    return ["_" if (w, ws[i + 1] if i + 1 < len(ws) else "") in _NOT_NEGATING else w for i, w in enumerate(ws)]
+
+
 def _governs_shared(ws: list[str], other: set[str]) -> bool:
     """A negation cue followed, within three content words, by a word the other text has."""
     for i, w in enumerate(ws):
@@ -341,9 +493,19 @@ class Differences:
     order_ratio: float = 0.0  # difflib ratio of the two content-word sequences (order kept)
     unmatched: int = 0  # one-sided content words with no close spelling on the other side
     detail_added: float = 0.0  # a number, date or name only one text has (a detail, not a conflict)
+    runs: tuple[int, int] = (0, 0)  # per text, its longest run of content words the other lacks (an added clause)
+    lone: tuple[int, int] = (0, 0)  # per text, its content words (with repeats) the other lacks
+    run_share: float = 0.0  # the longer run over its text's content words (the larger of the two)
+    token_ratio: float = 1.0  # shorter text's words over the longer's
+    numbers_only: int = 0  # numbers one text has and the other not (both sides)
+    numbers_shared: float = 1.0  # shared / all distinct numbers (1 when neither has any)
+    names_only: int = 0  # names one text has and the other lacks (both sides)
+    names_shared: float = 1.0  # 1 - names_only / all names (1 when neither has any)
+    substitutions: int = 0  # pairs of one-sided words, one per text, in the same slot (a word replaced)
 
 
 _COPULAS = {"is", "are", "was", "were"}
+_DETERMINERS = {"a", "an", "the", "my", "our", "your", "his", "her", "its", "their"}
 
 
 def _restated_class(ws: list[str], shared: set[str], only: set[str]) -> set[str]:
@@ -352,8 +514,8 @@ def _restated_class(ws: list[str], shared: set[str], only: set[str]) -> set[str]
     adds no fact. Only for a sentence that is one copula `NP1 is NP2` where one side is a single
     shared content word and the other's content is shared but for its head (its last word)."""
     idx = next((i for i, w in enumerate(ws) if w in _COPULAS), None)
-    if idx is None or not only:
-        return set()
+    if idx is None or not only or idx + 1 >= len(ws) or ws[idx + 1] not in _DETERMINERS:
+        return set()  # "is eating meat", "are near a dog": an auxiliary or a place, not "is the / a <class>"
     left, right = content_stems(ws[:idx]), content_stems(ws[idx + 1:])
     for one, phrase in ((left, right), (right, left)):
         if len(one) == 1 and one[0] in shared and len(phrase) >= 2 and phrase[-1] in only \
@@ -367,42 +529,85 @@ def differences(text_a: str, text_b: str) -> Differences:
     ca, cb = content_stems(wa), content_stems(wb)
     sa, sb = set(ca), set(cb)
     only_a, only_b = sa - sb, sb - sa
+    acr_a, acr_b = _acronyms(text_a, text_b)  # UN / United Nations: aligned words, not one-sided
+    only_a, only_b = only_a - {stem(w) for w in acr_a}, only_b - {stem(w) for w in acr_b}
     if not only_a or not only_b:  # one text contains the other: a restated class is no added fact
         restated = _restated_class(wa, sa & sb, only_a) | _restated_class(wb, sa & sb, only_b)
         only_a, only_b = only_a - restated, only_b - restated
         sa, sb = sa - restated, sb - restated
         ca, cb = [w for w in ca if w not in restated], [w for w in cb if w not in restated]
     reasons = []
-    neg_a, neg_b = bool(_NEGATIONS & set(wa)), bool(_NEGATIONS & set(wb))
-    if neg_a != neg_b and (_governs_shared(wa, sb) if neg_a else _governs_shared(wb, sa)):
+    ga, gb = _negating(wa), _negating(wb)
+    neg_a, neg_b = bool(_NEGATIONS & set(ga)), bool(_NEGATIONS & set(gb))
+    st_a, st_b = set(map(stem, wa)), set(map(stem, wb))
+    implicit = bool(_NEGATIVE_STEMS & ((st_b - st_a) if neg_a else (st_a - st_b)))  # "failed to" on the other side
+    if neg_a != neg_b and not implicit and (_governs_shared(ga, sb) if neg_a else _governs_shared(gb, sa)):
         reasons.append("negation")
     all_a, all_b = {stem(w) for w in wa}, {stem(w) for w in wb}  # function words too: in/out, on/off
     surface = {stem(w): w for w in reversed(wa + wb)}  # report words as written, not stems
-    opp = ["/".join(surface.get(x, x) for x in pair.split("/")) for pair in _opposites(all_a - all_b, all_b - all_a)]
+    pairs = [pair for pair in _opposites(all_a - all_b, all_b - all_a) if _opposed_here(pair, wa, wb)]
+    opp = ["/".join(surface.get(x, x) for x in pair.split("/")) for pair in pairs]
     if opp:
         reasons.append("antonym")
+    if _contrasts(only_a, only_b, wa, wb):
+        reasons.append("contrast")
     if sa == sb and len(sa) >= 3 and _swapped_roles(_active_order(wa), _active_order(wb)):
         reasons.append("role_reversal")
     na_, nb_ = normalise(text_a), normalise(text_b)
     xa, xb = _numbers(na_, wa), _numbers(nb_, wb)
-    if xa - xb and xb - xa and _same_slot(wa, _number_tokens(wa, xa - xb), wb, _number_tokens(wb, xb - xa)):
+    ua, ub = _unrounded(xa - xb, xb - xa)
+    if ua and ub and _same_slot(wa, _number_tokens(wa, ua), wb, _number_tokens(wb, ub)):
         reasons.append("numbers")
     da, db = _dates(wa), _dates(wb)
-    if da - db and db - da and _same_slot(wa, _date_tokens(wa, da - db), wb, _date_tokens(wb, db - da)):
+    kinds = {_date_kind(d) for d in da - db} & {_date_kind(d) for d in db - da}
+    ua, ub = {d for d in da - db if _date_kind(d) in kinds}, {d for d in db - da if _date_kind(d) in kinds}
+    if ua and ub and _same_slot(wa, _date_tokens(wa, ua), wb, _date_tokens(wb, ub)):
         reasons.append("dates")
-    na, nb = _names(text_a), _names(text_b)
+    na, nb = _names(text_a) - acr_a, _names(text_b) - acr_b
     only_na, only_nb = _absent_names(na, wb, sb), _absent_names(nb, wa, sa)
     if only_na and only_nb and _same_slot(wa, only_na, wb, only_nb):
         reasons.append("names")
     ba, bb = set(zip(ca, ca[1:])), set(zip(cb, cb[1:]))
-    unmatched = sum(1 for x, other in [(x, only_b) for x in only_a] + [(y, only_a) for y in only_b]
-                    if not any(jellyfish.jaro_winkler_similarity(x, y) >= 0.88 for y in other))
+    lone_a = {x for x in only_a if not any(jellyfish.jaro_winkler_similarity(x, y) >= 0.88 for y in only_b)}
+    lone_b = {y for y in only_b if not any(jellyfish.jaro_winkler_similarity(y, x) >= 0.88 for x in only_a)}
+    run_a, run_b = _added_run(ca, lone_a), _added_run(cb, lone_b)
     detail = bool(xa ^ xb) or bool(da ^ db) or bool(only_na or only_nb)
     return Differences(conflicts=reasons, opposites=opp, only_a=sorted(only_a), only_b=sorted(only_b),
                        content_a=len(sa), content_b=len(sb), shared=len(sa & sb),
                        bigram_overlap=len(ba & bb) / len(ba | bb) if ba | bb else 1.0,
                        order_ratio=difflib.SequenceMatcher(None, ca, cb, autojunk=False).ratio(),
-                       unmatched=unmatched, detail_added=float(detail))
+                       unmatched=len(lone_a) + len(lone_b), detail_added=float(detail),
+                       runs=(run_a, run_b), lone=(sum(w in lone_a for w in ca), sum(w in lone_b for w in cb)),
+                       run_share=max(run_a / len(ca) if ca else 0.0, run_b / len(cb) if cb else 0.0),
+                       token_ratio=min(len(wa), len(wb)) / max(len(wa), len(wb), 1),
+                       numbers_only=len(xa ^ xb), numbers_shared=len(xa & xb) / len(xa | xb) if xa | xb else 1.0,
+                       names_only=len(only_na) + len(only_nb),
+                       names_shared=1 - (len(only_na) + len(only_nb)) / (len(na) + len(nb)) if na or nb else 1.0,
+                       substitutions=_substitutions(ca, lone_a, cb, lone_b))
+
+
+def _substitutions(ca: list[str], lone_a: set[str], cb: list[str], lone_b: set[str]) -> int:
+    """One-sided words of each text in the same slot (the same content word, or the text's start or
+    end, next to them): a word replaced by another ("a soccer ball" / "a tennis ball"), not added."""
+    def slots(seq: list[str], lone: set[str]) -> dict[str, set[tuple[str, str]]]:
+        out: dict[str, set[tuple[str, str]]] = {}
+        for i, w in enumerate(seq):
+            if w in lone:
+                out.setdefault(w, set()).update({("before", seq[i - 1] if i else "^"),
+                                                 ("after", seq[i + 1] if i + 1 < len(seq) else "$")})
+        return out
+    sa, sb = slots(ca, lone_a), slots(cb, lone_b)
+    return sum(1 for x in sa for y in sb if sa[x] & sb[y])
+
+
+def _added_run(seq: list[str], lone: set[str]) -> int:
+    """The longest run of consecutive content words of `seq` the other text lacks (no close spelling
+    either): an added clause ("..., until elections can be held") rather than words said differently."""
+    best = run = 0
+    for w in seq:
+        run = run + 1 if w in lone else 0
+        best = max(best, run)
+    return best
 
 
 def contradictions(text_a: str, text_b: str) -> list[str]:

@@ -26,54 +26,103 @@ from graphcons.maintenance.merge.guard import Differences
 # A pair with a difference in meaning never reaches the verifier, so the guard's conflict
 # signals are not inputs here; its softer signals (details one text adds) are.
 FEATURES = ("cosine", "title_sim", "jaccard", "only_share_max", "only_share_min", "both_sides_differ",
-            "length_ratio", "log_unmatched", "bigram_overlap", "order_ratio", "detail_added", "log_content")
+            "length_ratio", "log_unmatched", "bigram_overlap", "order_ratio", "detail_added", "log_content",
+            "added_run", "run_min", "unmatched_max", "unmatched_min", "run_share", "token_ratio",
+            "numbers_only", "numbers_shared", "names_only", "names_shared", "substitutions", "aligned", "aligned_short")
 # log_content (the longer text's distinct content words, log) controls for length: without it the
 # count features (log_unmatched, detail_added) stood for "a long news sentence" (MRPC, mostly
 # duplicates) against "a short caption" (SICK / STS-B, mostly not), and penalised short paraphrases.
+# added_run / run_min (the longest run of one-sided content words in each text, log) tell an added
+# clause (MRPC's "not a paraphrase": one text says more) from words said differently on both sides
+# (short scattered substitutions); unmatched_max / _min are the one-sided counts per text; numbers_*
+# and names_* how many of the figures and names the two texts share (news paraphrases keep them);
+# substitutions (log) counts words replaced in the same slot: a rewording more often than an addition
+# (the fit weighs it up; a replaced member of a contrast set, "soccer" / "tennis", is a conflict first);
+# aligned: every content word of each text has its counterpart in the other, in any order (a short
+# restatement such as "X is the user's preferred language" / "the user prefers X" says nothing more).
 
 # Fitted by bench/merge_train.py (see its output in bench/results/merge-quality.json). Do not edit by hand.
-RULES_INTERCEPT = 0.351742
+RULES_INTERCEPT = 0.552299
 RULES_COEFFICIENTS = {
-    "cosine": 0.771536,
-    "title_sim": -0.338806,
-    "jaccard": 0.157974,
-    "only_share_max": -0.125262,
-    "only_share_min": 0.278087,
-    "both_sides_differ": -0.033488,
-    "length_ratio": 0.081002,
-    "log_unmatched": -0.324137,
-    "bigram_overlap": 0.055966,
-    "order_ratio": 0.316632,
-    "detail_added": 0.222887,
-    "log_content": 0.640572,
+    "cosine": 0.589088,
+    "title_sim": -0.301023,
+    "jaccard": -0.379206,
+    "only_share_max": 0.087699,
+    "only_share_min": -0.115283,
+    "both_sides_differ": -0.027373,
+    "length_ratio": -0.075179,
+    "log_unmatched": 0.101339,
+    "bigram_overlap": -0.013365,
+    "order_ratio": 0.392334,
+    "detail_added": 0.212450,
+    "log_content": 1.303626,
+    "added_run": -0.581298,
+    "run_min": -0.337002,
+    "unmatched_max": -0.778750,
+    "unmatched_min": 0.135188,
+    "run_share": 0.152351,
+    "token_ratio": 0.294122,
+    "numbers_only": -0.186978,
+    "numbers_shared": 0.049572,
+    "names_only": 0.012340,
+    "names_shared": -0.193367,
+    "substitutions": 0.217856,
+    "aligned": -0.586465,
+    "aligned_short": 0.775243,
 }
 RULES_MEAN = {
-    "cosine": 0.815805,
-    "title_sim": 0.829651,
-    "jaccard": 0.588331,
-    "only_share_max": 0.329060,
-    "only_share_min": 0.219702,
-    "both_sides_differ": 0.754631,
-    "length_ratio": 0.860752,
-    "log_unmatched": 1.428970,
-    "bigram_overlap": 0.321502,
-    "order_ratio": 0.658487,
-    "detail_added": 0.357278,
-    "log_content": 2.145690,
+    "cosine": 0.817626,
+    "title_sim": 0.828960,
+    "jaccard": 0.587157,
+    "only_share_max": 0.330624,
+    "only_share_min": 0.218318,
+    "both_sides_differ": 0.753689,
+    "length_ratio": 0.857633,
+    "log_unmatched": 1.441553,
+    "bigram_overlap": 0.319563,
+    "order_ratio": 0.656399,
+    "detail_added": 0.370034,
+    "log_content": 2.161935,
+    "added_run": 1.012367,
+    "run_min": 0.635606,
+    "unmatched_max": 1.175058,
+    "unmatched_min": 0.740379,
+    "run_share": 0.256216,
+    "token_ratio": 0.857730,
+    "numbers_only": 0.121041,
+    "numbers_shared": 0.882110,
+    "names_only": 0.236205,
+    "names_shared": 0.883088,
+    "substitutions": 0.623825,
+    "aligned": 0.083239,
+    "aligned_short": 0.019706,
 }
 RULES_SCALE = {
-    "cosine": 0.117227,
-    "title_sim": 0.101698,
-    "jaccard": 0.216953,
-    "only_share_max": 0.186310,
-    "only_share_min": 0.180979,
-    "both_sides_differ": 0.430306,
-    "length_ratio": 0.133287,
-    "log_unmatched": 0.689518,
-    "bigram_overlap": 0.251448,
-    "order_ratio": 0.184091,
-    "detail_added": 0.479198,
-    "log_content": 0.479639,
+    "cosine": 0.116622,
+    "title_sim": 0.101822,
+    "jaccard": 0.214503,
+    "only_share_max": 0.184330,
+    "only_share_min": 0.181292,
+    "both_sides_differ": 0.430862,
+    "length_ratio": 0.132989,
+    "log_unmatched": 0.685029,
+    "bigram_overlap": 0.246065,
+    "order_ratio": 0.183204,
+    "detail_added": 0.482813,
+    "log_content": 0.478956,
+    "added_run": 0.497312,
+    "run_min": 0.453387,
+    "unmatched_max": 0.581147,
+    "unmatched_min": 0.550988,
+    "run_share": 0.159915,
+    "token_ratio": 0.115022,
+    "numbers_only": 0.311354,
+    "numbers_shared": 0.302997,
+    "names_only": 0.449215,
+    "names_shared": 0.263497,
+    "substitutions": 0.536301,
+    "aligned": 0.276243,
+    "aligned_short": 0.071940,
 }
 # end of fitted numbers
 
@@ -89,7 +138,13 @@ def features(cosine: float, title_sim: float, d: Differences) -> dict[str, float
            "both_sides_differ": float(bool(d.only_a) and bool(d.only_b)),
            "length_ratio": small / big if big else 1.0, "log_unmatched": math.log1p(d.unmatched),
            "bigram_overlap": d.bigram_overlap, "order_ratio": d.order_ratio, "detail_added": d.detail_added,
-           "log_content": math.log1p(big)}
+           "log_content": math.log1p(big), "added_run": math.log1p(max(d.runs)), "run_min": math.log1p(min(d.runs)),
+           "unmatched_max": math.log1p(max(d.lone)), "unmatched_min": math.log1p(min(d.lone)),
+           "run_share": d.run_share, "token_ratio": d.token_ratio, "numbers_only": math.log1p(d.numbers_only),
+           "numbers_shared": d.numbers_shared, "names_only": math.log1p(d.names_only),
+           "names_shared": d.names_shared, "substitutions": math.log1p(d.substitutions),
+           "aligned": float(not d.only_a and not d.only_b),
+           "aligned_short": float(not d.only_a and not d.only_b) / max(1, small)}
     return out
 
 
@@ -113,8 +168,8 @@ class RulesVerifier:
     name = "rules"
 
     def p_duplicate(self, feats: dict[str, float], text_a: str = "", text_b: str = "") -> float:
-        z = RULES_INTERCEPT + sum(RULES_COEFFICIENTS[f] * (feats[f] - RULES_MEAN[f]) / RULES_SCALE[f]
-                                  for f in FEATURES)
+        z = RULES_INTERCEPT + sum(c * (feats[f] - RULES_MEAN[f]) / RULES_SCALE[f]  # the fitted features
+                                  for f, c in RULES_COEFFICIENTS.items())
         return 1.0 / (1.0 + math.exp(-z))
 
     def judge(self, pair: Any, text_a: str, text_b: str) -> Verdict:
