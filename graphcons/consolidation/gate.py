@@ -10,6 +10,10 @@ Every candidate cluster gets one `GateDecision` with its reasons and figures. Ru
   Leiden on its own subgraph at a rising resolution), recorded as rejected (rule "size", with
   the parts) and each part is gated on its own, recursively; only a community that no
   resolution splits is rejected as too big.
+- contrast: a cluster within the size bounds whose members form two groups that differ in a
+  word (contrast.py: a content word in every member of one side and none of the other, and
+  vice versa, each side >= min_size) is recorded as rejected (rule "contrast") and each side
+  is gated on its own, recursively (`contrast_split`, on by default).
 - cohesion: sum over member pairs of the fused weight (capped at 1 per pair) / (size *
   slots / 2) >= `min_cohesion`, where slots = min(admission.similar_k, size - 1): the edge
   density of a cluster of up to k + 1 members, and above that the mean weighted in-cluster
@@ -36,12 +40,14 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
+from graphcons.consolidation import contrast
 from graphcons.consolidation import split as splitting
 from graphcons.consolidation.cluster import Cluster, membership_hash
 from graphcons.consolidation.fusion import weight_params
 from graphcons.core.config import ConsolidationConfig
 from graphcons.core.db import Database
 from graphcons.core.errors import NotFound
+from graphcons.core.memory import embedded_text
 
 FIGURES_BATCH = 2000
 MEMBERS_BATCH = 20000
@@ -152,8 +158,51 @@ def gate(db: Database, cc: ConsolidationConfig, clusters: list[Cluster],
             split_from = cluster.key
         for part in parts:
             _place(db, cc, part, split_from, members, decisions, to_score, level=0, splits=splits)
+    if cc.contrast_split:
+        decisions, to_score = _contrast_pass(db, cc, decisions, to_score, members)
     _score(db, cc, to_score, members)
     return decisions
+
+
+def _contrast_pass(db: Database, cc: ConsolidationConfig, decisions: list[GateDecision],
+                   to_score: list[GateDecision], members: dict[str, dict[str, Any]]
+                   ) -> tuple[list[GateDecision], list[GateDecision]]:
+    """Split every to-be-scored part that has a contrast; each side placed right after its parent."""
+    big = [d for d in to_score if d.cluster.size >= 2 * cc.min_size]
+    if not big:
+        return decisions, to_score
+    texts: dict[str, str] = {}
+    for chunk in _batches(sorted({m for d in big for m in d.cluster.member_ids}), MEMBERS_BATCH):
+        for r in db.run_values("gate/texts", ids=chunk):
+            texts[r["id"]] = embedded_text(r["title"], r["content"])
+    pending = {id(d) for d in to_score}
+    out: list[GateDecision] = []
+    scored: list[GateDecision] = []
+
+    def visit(d: GateDecision) -> None:
+        out.append(d)
+        if id(d) not in pending:
+            return
+        found = contrast.find({m: texts[m] for m in d.cluster.member_ids}, cc.min_size) \
+            if d.cluster.size >= 2 * cc.min_size else None
+        if found is None:
+            scored.append(d)
+            return
+        d.rejected_by = ["contrast"]
+        d.reasons = [f"contrast: {len(found.sides[0])} members say '{found.words[0]}' and {len(found.sides[1])} "
+                     f"say '{found.words[1]}' instead; split into 2 parts, each gated on its own"]
+        d.figures.update({"parts": 2, "contrast": list(found.words)})
+        for side in found.sides:
+            part = Cluster(member_ids=side, namespace=d.cluster.namespace, subject=d.cluster.subject)
+            sub = GateDecision(cluster=part, accepted=False, reasons=[], figures={"size": part.size},
+                               split_from=d.key, titles=_titles(part, members),
+                               membership_hash=membership_hash({m: members[m]["version"] for m in side}))
+            pending.add(id(sub))
+            visit(sub)
+
+    for d in decisions:
+        visit(d)
+    return out, scored
 
 
 def _place(db: Database, cc: ConsolidationConfig, part: Cluster, split_from: str | None,
