@@ -10,10 +10,10 @@ Every candidate cluster gets one `GateDecision` with its reasons and figures. Ru
   Leiden on its own subgraph at a rising resolution), recorded as rejected (rule "size", with
   the parts) and each part is gated on its own, recursively; only a community that no
   resolution splits is rejected as too big.
-- contrast: a cluster within the size bounds whose members form two groups that differ in a
-  word (contrast.py: a content word in every member of one side and none of the other, and
-  vice versa, each side >= min_size) is recorded as rejected (rule "contrast") and each side
-  is gated on its own, recursively (`contrast_split`, on by default).
+- contrast: a cluster within the size bounds whose members form two groups that differ in one
+  slot (contrast.py: a word in every member of one side and none of the other, and vice versa,
+  both after or before the same word, each side >= min_size) is recorded as rejected (rule
+  "contrast") and each side is gated on its own, recursively (`contrast_split`, on by default).
 - cohesion: sum over member pairs of the fused weight (capped at 1 per pair) / (size *
   slots / 2) >= `min_cohesion`, where slots = min(admission.similar_k, size - 1): the edge
   density of a cluster of up to k + 1 members, and above that the mean weighted in-cluster
@@ -62,7 +62,7 @@ class GateDecision:
     accepted: bool
     reasons: list[str]
     figures: dict[str, Any]
-    rejected_by: list[str] = field(default_factory=list)  # rule names: scope, size, cohesion, trigger, novelty
+    rejected_by: list[str] = field(default_factory=list)  # rule names: scope, size, contrast, cohesion, trigger, novelty
     trigger: str | None = None  # "salient" or "dense_but_cold" when one fired
     split_from: str | None = None  # key of the mixed or oversized cluster this part was split from
     titles: list[str] = field(default_factory=list)  # a few member titles, for the report
