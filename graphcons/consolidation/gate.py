@@ -10,10 +10,11 @@ Every candidate cluster gets one `GateDecision` with its reasons and figures. Ru
   Leiden on its own subgraph at a rising resolution), recorded as rejected (rule "size", with
   the parts) and each part is gated on its own, recursively; only a community that no
   resolution splits is rejected as too big.
-- contrast: a cluster within the size bounds whose members form two groups that differ in one
-  slot (contrast.py: a word in every member of one side and none of the other, and vice versa,
-  both after or before the same word, each side >= min_size) is recorded as rejected (rule
-  "contrast") and each side is gated on its own, recursively (`contrast_split`, on by default).
+- contrast (after the rules below): an accepted cluster whose members form two groups that
+  differ in one slot (contrast.py: a word in every member of one side and none of the other,
+  and vice versa, both after or before the same word, each side >= min_size) becomes rejected
+  (rule "contrast", its figures kept) and each side is gated on its own, recursively
+  (`contrast_split`, on by default).
 - cohesion: sum over member pairs of the fused weight (capped at 1 per pair) / (size *
   slots / 2) >= `min_cohesion`, where slots = min(admission.similar_k, size - 1): the edge
   density of a cluster of up to k + 1 members, and above that the mean weighted in-cluster
@@ -158,51 +159,49 @@ def gate(db: Database, cc: ConsolidationConfig, clusters: list[Cluster],
             split_from = cluster.key
         for part in parts:
             _place(db, cc, part, split_from, members, decisions, to_score, level=0, splits=splits)
-    if cc.contrast_split:
-        decisions, to_score = _contrast_pass(db, cc, decisions, to_score, members)
     _score(db, cc, to_score, members)
+    if cc.contrast_split:
+        decisions = _contrast_pass(db, cc, decisions, members)
     return decisions
 
 
 def _contrast_pass(db: Database, cc: ConsolidationConfig, decisions: list[GateDecision],
-                   to_score: list[GateDecision], members: dict[str, dict[str, Any]]
-                   ) -> tuple[list[GateDecision], list[GateDecision]]:
-    """Split every to-be-scored part that has a contrast; each side placed right after its parent."""
-    big = [d for d in to_score if d.cluster.size >= 2 * cc.min_size]
-    if not big:
-        return decisions, to_score
+                   members: dict[str, dict[str, Any]]) -> list[GateDecision]:
+    """Split every accepted part that has a contrast: it becomes rejected by "contrast" (its
+    figures kept), its two sides are scored and placed right after it, and an accepted side is
+    checked again. Only accepted parts are read (every part's texts: ~1 s more gate time on the
+    10k planted scan, against ~0.3 s)."""
     texts: dict[str, str] = {}
-    for chunk in _batches(sorted({m for d in big for m in d.cluster.member_ids}), MEMBERS_BATCH):
-        for r in db.run_values("gate/texts", ids=chunk):
-            texts[r["id"]] = embedded_text(r["title"], r["content"])
-    pending = {id(d) for d in to_score}
-    out: list[GateDecision] = []
-    scored: list[GateDecision] = []
-
-    def visit(d: GateDecision) -> None:
-        out.append(d)
-        if id(d) not in pending:
-            return
-        found = contrast.find({m: texts[m] for m in d.cluster.member_ids}, cc.min_size) \
-            if d.cluster.size >= 2 * cc.min_size else None
-        if found is None:
-            scored.append(d)
-            return
-        d.rejected_by = ["contrast"]
-        d.reasons = [f"contrast: {len(found.sides[0])} members say '{found.words[0]}' and {len(found.sides[1])} "
-                     f"say '{found.words[1]}' instead; split into 2 parts, each gated on its own"]
-        d.figures.update({"parts": 2, "contrast": list(found.words)})
-        for side in found.sides:
-            part = Cluster(member_ids=side, namespace=d.cluster.namespace, subject=d.cluster.subject)
-            sub = GateDecision(cluster=part, accepted=False, reasons=[], figures={"size": part.size},
-                               split_from=d.key, titles=_titles(part, members),
-                               membership_hash=membership_hash({m: members[m]["version"] for m in side}))
-            pending.add(id(sub))
-            visit(sub)
-
-    for d in decisions:
-        visit(d)
-    return out, scored
+    candidates = [d for d in decisions if d.accepted and d.cluster.size >= 2 * cc.min_size]
+    while candidates:
+        wanted = sorted({m for d in candidates for m in d.cluster.member_ids} - texts.keys())
+        for chunk in _batches(wanted, MEMBERS_BATCH):
+            for r in db.run_values("gate/texts", ids=chunk):
+                texts[r["id"]] = embedded_text(r["title"], r["content"])
+        sides_of: dict[int, list[GateDecision]] = {}
+        for d in candidates:
+            found = contrast.find({m: texts[m] for m in d.cluster.member_ids}, cc.min_size)
+            if found is None:
+                continue
+            d.accepted = False
+            d.rejected_by = ["contrast"]
+            d.reasons = [f"contrast: {len(found.sides[0])} members say '{found.words[0]}' and "
+                         f"{len(found.sides[1])} say '{found.words[1]}' in the same place; split into 2 parts, "
+                         f"each gated on its own"]
+            d.figures.update({"parts": 2, "contrast": list(found.words)})
+            sides_of[id(d)] = [
+                GateDecision(cluster=part, accepted=False, reasons=[], figures={"size": part.size},
+                             split_from=d.key, titles=_titles(part, members),
+                             membership_hash=membership_hash({m: members[m]["version"] for m in part.member_ids}))
+                for part in (Cluster(member_ids=side, namespace=d.cluster.namespace, subject=d.cluster.subject)
+                             for side in found.sides)]
+        if not sides_of:
+            break
+        sides = [side for group in sides_of.values() for side in group]
+        _score(db, cc, sides, members)
+        decisions = [x for d in decisions for x in (d, *sides_of.get(id(d), ()))]
+        candidates = [d for d in sides if d.accepted and d.cluster.size >= 2 * cc.min_size]
+    return decisions
 
 
 def _place(db: Database, cc: ConsolidationConfig, part: Cluster, split_from: str | None,
