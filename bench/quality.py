@@ -149,6 +149,11 @@ def loghub_items(system: str, data: Path, n: int) -> tuple[list[dict], list[str]
     return items, [r["EventId"] for r in lines]
 
 
+def loghub_templates(system: str, data: Path) -> dict[str, str]:
+    with open(data / "loghub" / f"{system}_2k.log_structured.csv", newline="") as f:
+        return {r["EventId"]: r["EventTemplate"] for r in csv.DictReader(f)}
+
+
 def loghub(g, args, data: Path) -> dict:
     """Embed each system's lines in one batched call, admit the systems side by side (one thread
     per system, each in line order: SIMILAR is chosen within a system's own namespace and
@@ -186,13 +191,24 @@ def loghub(g, args, data: Path) -> dict:
         seconds[system]["scan"] = round(time.perf_counter() - t1, 1)
         raw = labels_from([c.member_ids for c in report.clusters], mids)
         baselines = knn_baselines(g, ns, cfg.admission.similar_k, floor)
+        contrast_on = cfg.consolidation.contrast_split
+        cfg.consolidation.contrast_split = not contrast_on  # the same communities, gated the other way
+        other = g.gate(report.clusters)
+        cfg.consolidation.contrast_split = contrast_on
+        other_figures = accepted_figures([d for d in other if d.accepted], [d for d in other if not d.accepted],
+                                         mids, truth)
         out[system] = {
             "lines": len(items), "memories": len(set(mids)), "templates": len(set(truth)),
             "communities": len(report.clusters), "largest_community": max((c.size for c in report.clusters), default=0),
             "graphcons": scores(truth, raw),
             **{name: scores(truth, [of[m] for m in mids]) for name, of in baselines.items()},
-            **accepted_figures(report, mids, truth),
+            **accepted_figures(report.accepted, report.rejected, mids, truth),
+            ("without_contrast_split" if contrast_on else "with_contrast_split"): {
+                k: other_figures[k] for k in ("accepted_clusters", "lines_in_accepted", "mean_purity_accepted",
+                                              "line_weighted_purity_accepted")},
             "lines_pure_ceiling": pure_ceiling(mids, truth, cfg.consolidation.min_size),
+            "if_min_size_counted_repeated_lines": repeats_lever(report, mids, truth, cfg.consolidation.min_size),
+            "impure_accepted": impure(report.accepted, mids, truth, loghub_templates(system, data)),
             "seconds": seconds[system],
         }
         log(f"{system}: {json.dumps(out[system])}")
@@ -208,13 +224,47 @@ def pure_ceiling(mids: list[str], truth: list[str], min_size: int) -> float:
     return round(sum(1 for t in truth if len(distinct[t]) >= min_size) / len(truth), 4)
 
 
-def accepted_figures(report, mids: list[str], truth: list[str]) -> dict:
-    """Lines (not memories: a repeated line is evidence on one memory) inside accepted
-    clusters, and each accepted cluster's purity (its majority EventId's share of its lines)."""
+def _lines_of(mids: list[str], truth: list[str]) -> dict[str, list[str]]:
     lines_of: dict[str, list[str]] = defaultdict(list)
     for m, t in zip(mids, truth):
         lines_of[m].append(t)
-    accepted = [d.cluster.member_ids for d in report.accepted]
+    return lines_of
+
+
+def repeats_lever(report, mids: list[str], truth: list[str], min_size: int) -> dict:
+    """Lever (a), measured, not built: the parts rejected as smaller than min_size memories that
+    hold >= min_size lines (a line repeated by the same source: `repetitions`, not evidence,
+    which counts distinct sources), and the share of lines in accepted clusters if they passed."""
+    lines_of = _lines_of(mids, truth)
+    small = [d.cluster.member_ids for d in report.rejected if d.rejected_by == ["size"] and d.cluster.size < min_size
+             and sum(len(lines_of[m]) for m in d.cluster.member_ids) >= min_size]
+    inside = {m for d in report.accepted for m in d.cluster.member_ids} | {m for grp in small for m in grp}
+    purities = [Counter(t for m in grp for t in lines_of[m]).most_common(1)[0][1]
+                / sum(len(lines_of[m]) for m in grp) for grp in small]
+    return {"parts": len(small), "their_lines": sum(len(lines_of[m]) for grp in small for m in grp),
+            "their_purity": [round(p, 4) for p in purities],
+            "lines_in_accepted": round(sum(1 for m in mids if m in inside) / len(mids), 4)}
+
+
+def impure(accepted, mids: list[str], truth: list[str], templates: dict[str, str], limit: int = 6) -> list[dict]:
+    """The accepted clusters below purity 0.95, most lines first: what keeps the mean down."""
+    lines_of = _lines_of(mids, truth)
+    out = []
+    for d in accepted:
+        events = Counter(t for m in d.cluster.member_ids for t in lines_of[m])
+        n = sum(events.values())
+        purity = events.most_common(1)[0][1] / n
+        if purity < 0.95:
+            out.append({"members": d.cluster.size, "lines": n, "purity": round(purity, 4),
+                        "templates": {f"{e} {templates[e]}"[:100]: c for e, c in events.most_common(3)}})
+    return sorted(out, key=lambda r: (-r["lines"], r["purity"]))[:limit]
+
+
+def accepted_figures(accepted_decisions, rejected_decisions, mids: list[str], truth: list[str]) -> dict:
+    """Lines (not memories: a repeated line is evidence on one memory) inside accepted
+    clusters, and each accepted cluster's purity (its majority EventId's share of its lines)."""
+    lines_of = _lines_of(mids, truth)
+    accepted = [d.cluster.member_ids for d in accepted_decisions]
     in_acc = {m for grp in accepted for m in grp}
     purities, sizes = [], []
     for grp in accepted:
@@ -227,7 +277,7 @@ def accepted_figures(report, mids: list[str], truth: list[str]) -> dict:
         "mean_purity_accepted": round(float(np.mean(purities)), 4) if purities else None,
         "line_weighted_purity_accepted": round(float(np.average(purities, weights=sizes)), 4) if purities else None,
         "min_purity_accepted": round(float(np.min(purities)), 4) if purities else None,
-        "rejections": dict(sorted(Counter(r for d in report.rejected for r in d.rejected_by).items())),
+        "rejections": dict(sorted(Counter(r for d in rejected_decisions for r in d.rejected_by).items())),
     }
 
 

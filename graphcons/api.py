@@ -147,7 +147,7 @@ class Graphcons:
         return retrieval.search_text(self.db, text, k, namespace=namespace, subject=subject)
 
     def migrate_similar(self, *, batch_size: int = 200, limit: int | None = None,
-                        progress: Callable[[int], None] | None = None) -> dict[str, Any]:
+                        progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
         """Rebuild SIMILAR per subject for a store admitted before issue 12 (resumable, audited)."""
         self.init()  # the schema gains the (namespace, subject) index the rebuild reads
         return migrations.rebuild_similar(self.db, self.config, batch_size=batch_size, limit=limit, progress=progress)

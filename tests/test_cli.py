@@ -70,6 +70,9 @@ def test_config_show_masks_secrets(cli):
     data = json.loads(out.stdout)
     assert data["neo4j"]["password"] == "***"
     assert data["consolidation"]["enabled"] is False and data["consolidation"]["dry_run"] is True
+    # the similarity floor in effect and where it comes from (issue 12: the embedder's calibration)
+    assert data["consolidation"]["similarity_floor"] == 0.65
+    assert "STS-B" in data["consolidation"]["similarity_floor_source"]
 
 
 def test_merge_by_subject_then_conflicts_list_and_resolve(cli):  # issue 11

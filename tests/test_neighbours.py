@@ -117,8 +117,10 @@ def test_migrate_similar_rebuilds_per_subject_edges_resumably(g, memories, neo4j
     g.db.run_text("MATCH (m:Memory) REMOVE m.similar_scheme")
     g.db.run_text(bench_query("clusters_create_similar"), rows=[
         {"a": "acme-ana-00", "b": "acme-bo-03", "v": 0.91}, {"a": "globex-cy-10", "b": "globex-dee-00", "v": 0.88}])
-    first = g.migrate_similar(batch_size=40, limit=100)
+    seen = []
+    first = g.migrate_similar(batch_size=40, limit=100, progress=lambda done, total: seen.append((done, total)))
     assert first["migrated"] == 100 and first["remaining"] == 200
+    assert seen == [(40, 100), (80, 100), (100, 100)]  # progress after each batch, towards this run's total
     env = dict(os.environ, NEO4J_URI=neo4j_settings.uri, NEO4J_USER=neo4j_settings.user,
                NEO4J_PASSWORD=neo4j_settings.resolved_password(), GRAPHCONS__CONSOLIDATION__SIM_FLOOR="0.6")
     env.pop("GRAPHCONS_CONFIG", None)

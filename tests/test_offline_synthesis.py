@@ -6,6 +6,7 @@ memories from ../shared/data/memorybank_en.json."""
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 
@@ -15,7 +16,9 @@ from graphcons.consolidation.grounding import ground
 from graphcons.consolidation.synthesis.offline import OfflineSynthesizer, _stem
 from graphcons.consolidation.synthesis.prompt import Shown, SynthesisPrompt
 
-MEMORYBANK = Path(__file__).resolve().parents[2] / "shared" / "data" / "memorybank_en.json"
+# ../shared/data next to the checkout, or GRAPHCONS_DEV_DATA (a worktree sits one level deeper)
+MEMORYBANK = Path(os.environ.get("GRAPHCONS_DEV_DATA") or Path(__file__).resolve().parents[2] / "shared" / "data") \
+    / "memorybank_en.json"
 INCIDENT_LINES = ("root cause", "fix, rollback or runbook")
 
 

@@ -154,6 +154,9 @@ class ConsolidationConfig(Section):
     split_gamma: float = Field(default=1.0, gt=0)
     split_gamma_step: float = Field(default=2.0, gt=1)
     split_max_depth: int = Field(default=6, ge=0, le=20)
+    # A cluster of two groups that differ in a word (opened / closed) is split in two
+    # (consolidation/contrast.py): the embedder places such statements at cosine 0.9-0.99.
+    contrast_split: bool = True
 
     # The embedder's calibrated floor, bound by Config when the configuration is loaded.
     _embedder_floor: float | None = PrivateAttr(default=None)
