@@ -44,8 +44,9 @@ def test_rebuild_keeps_every_memory_and_answers_the_exact_neighbours(g):
     assert [a["op"] for a in g.audit_log(op="vector_index_rebuild")] == ["vector_index_rebuild"]
 
 
-def test_index_rebuild_needs_confirmation_on_the_command_line(g):
-    env = dict(os.environ)
+def test_index_rebuild_needs_confirmation_on_the_command_line(g, neo4j_settings):
+    env = dict(os.environ, NEO4J_URI=neo4j_settings.uri, NEO4J_USER=neo4j_settings.user,
+               NEO4J_PASSWORD=neo4j_settings.resolved_password())  # the server under test, wherever it runs
     no = subprocess.run([sys.executable, "-m", "graphcons", "index", "rebuild"], capture_output=True, text=True, env=env)
     assert no.returncode == 2 and "--yes" in no.stderr
     ok = subprocess.run([sys.executable, "-m", "graphcons", "index", "rebuild", "--yes", "--json"],
