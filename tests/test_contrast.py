@@ -48,6 +48,7 @@ def test_words_apart_but_not_in_one_slot_are_no_contrast():
 
 
 def test_the_gate_splits_a_contrasted_cluster_and_gates_each_side(g):
+    g.config.consolidation.contrast_split = True  # opt-in
     ids = add_all(g, list(SESSIONS.values()), subject="auth")
     link_clique(g, ids)
     whole = Cluster(tuple(ids), "default")

@@ -14,7 +14,7 @@ Every candidate cluster gets one `GateDecision` with its reasons and figures. Ru
   differ in one slot (contrast.py: a word in every member of one side and none of the other,
   and vice versa, both after or before the same word, each side >= min_size) becomes rejected
   (rule "contrast", its figures kept) and each side is gated on its own, recursively
-  (`contrast_split`, on by default).
+  (`contrast_split`, off by default: its cost at scale, see config).
 - cohesion: sum over member pairs of the fused weight (capped at 1 per pair) / (size *
   slots / 2) >= `min_cohesion`, where slots = min(admission.similar_k, size - 1): the edge
   density of a cluster of up to k + 1 members, and above that the mean weighted in-cluster

@@ -156,7 +156,9 @@ class ConsolidationConfig(Section):
     split_max_depth: int = Field(default=6, ge=0, le=20)
     # A cluster of two groups that differ in a word (opened / closed) is split in two
     # (consolidation/contrast.py): the embedder places such statements at cosine 0.9-0.99.
-    contrast_split: bool = True
+    # Off by default: it reads every accepted cluster's texts, +100 s of gate at 1M memories
+    # (bench/results/scale.json) for +0.03-0.04 mean purity on two loghub systems.
+    contrast_split: bool = False
 
     # The embedder's calibrated floor, bound by Config when the configuration is loaded.
     _embedder_floor: float | None = PrivateAttr(default=None)

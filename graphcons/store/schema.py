@@ -17,6 +17,7 @@ from graphcons.store import tie
 
 #: The vector index over Memory.embedding (cypher/schema/03_vector.cypher).
 VECTOR_INDEX = "memory_embedding"
+INDEX_WAIT_S = 3600
 
 
 def vector_index_online(runner: Any) -> bool:
@@ -33,7 +34,9 @@ def apply_schema(db: Database, dimensions: int) -> list[str]:
         for stmt in statements(name):
             db.run_text(stmt, dimensions=dimensions) if "$dimensions" in stmt else db.run_text(stmt)
             applied.append(name)
-    db.run_text("CALL db.awaitIndexes(300)")
+    # An index created over a large store populates for a while (1M memories: the vector index
+    # took over 5 min on 2 cores); init waits for it rather than fail half-way.
+    db.run("health/await_indexes", seconds=INDEX_WAIT_S)
     return sorted(set(applied))
 
 
