@@ -3,7 +3,7 @@
 CREATE (m:Memory)
 SET m = $props
 WITH m
-CALL db.create.setNodeVectorProperty(m, 'embedding', $embedding)  // 32-bit floats: see store/admission.stored
+CALL db.create.setNodeVectorProperty(m, 'embedding', $embedding)  // 32-bit floats: see core.memory.without_embedding
 CREATE (m)-[:VERSION]->(v:MemoryVersion)
 SET v = $version_props
 RETURN m.id AS id

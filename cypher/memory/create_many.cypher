@@ -4,7 +4,7 @@ UNWIND $rows AS row
 CREATE (m:Memory)
 SET m = row.props
 WITH m, row
-CALL db.create.setNodeVectorProperty(m, 'embedding', row.embedding)  // 32-bit floats: see store/admission.stored
+CALL db.create.setNodeVectorProperty(m, 'embedding', row.embedding)  // 32-bit floats: see core.memory.without_embedding
 CREATE (m)-[:VERSION]->(v:MemoryVersion)
 SET v = row.version_props
 RETURN count(m) AS created
