@@ -190,11 +190,8 @@ def _contrast_pass(db: Database, cc: ConsolidationConfig, decisions: list[GateDe
                          f"each gated on its own"]
             d.figures.update({"parts": 2, "contrast": list(found.words)})
             sides_of[id(d)] = [
-                GateDecision(cluster=part, accepted=False, reasons=[], figures={"size": part.size},
-                             split_from=d.key, titles=_titles(part, members),
-                             membership_hash=membership_hash({m: members[m]["version"] for m in part.member_ids}))
-                for part in (Cluster(member_ids=side, namespace=d.cluster.namespace, subject=d.cluster.subject)
-                             for side in found.sides)]
+                _to_score(Cluster(member_ids=side, namespace=d.cluster.namespace, subject=d.cluster.subject), d.key, members)
+                for side in found.sides]
         if not sides_of:
             break
         sides = [side for group in sides_of.values() for side in group]
@@ -232,11 +229,16 @@ def _place(db: Database, cc: ConsolidationConfig, part: Cluster, split_from: str
         d.titles = _titles(part, members)
         decisions.append(d)
         return
-    d = GateDecision(cluster=part, accepted=False, reasons=[], figures={"size": part.size},
-                     split_from=split_from, titles=_titles(part, members),
-                     membership_hash=membership_hash({m: members[m]["version"] for m in part.member_ids}))
+    d = _to_score(part, split_from, members)
     decisions.append(d)
     to_score.append(d)
+
+
+def _to_score(part: Cluster, split_from: str | None, members: dict[str, dict[str, Any]]) -> GateDecision:
+    """An undecided part of the right size, waiting for its figures (_score)."""
+    return GateDecision(cluster=part, accepted=False, reasons=[], figures={"size": part.size},
+                        split_from=split_from, titles=_titles(part, members),
+                        membership_hash=membership_hash({m: members[m]["version"] for m in part.member_ids}))
 
 
 def _titles(cluster: Cluster, members: dict[str, dict[str, Any]]) -> list[str]:
