@@ -39,18 +39,26 @@ AUTO_RULE = ("lowest p_duplicate whose dev-half merges have MRPC precision >= 0.
              "least 50 merges, no STS-B pair graded < 3 and no SICK CONTRADICTION pair")
 
 
-def outcome_at(p, t: float) -> str:
-    """The job's outcome for a pair decided with propose_at = 0, at operating point t."""
+ORDER_RULE = ("largest of 0.1 .. 0.5 (step 0.1) that keeps >= 99 % of the dev half's MRPC true merges at propose_at "
+              "(a pair whose content words mostly do not line up is no restatement)")
+ORDER_FLOORS = (0.1, 0.2, 0.3, 0.4, 0.5)
+FLOOR = {"order": 0.0}  # main() sets the configured [merge] min_order_ratio
+
+
+def outcome_at(p, t: float, floor: float | None = None, auto: bool = False) -> str:
+    """The job's outcome for a pair decided with propose_at = 0 and no word-order floor, at operating
+    point t and word-order floor `floor` (the configured one by default). A restatement is proposed at
+    any point but auto-applied only over it (`auto`: t is the auto-apply point)."""
     if p.outcome != DUPLICATE:
         return p.outcome
-    if p.p_duplicate >= t:
+    if (p.p_duplicate >= t or (p.restated and not auto)) and p.features["order_ratio"] >= (FLOOR["order"] if floor is None else floor):
         return DUPLICATE
     return RELATED if (p.only_winner or p.only_loser) else NOTHING
 
 
-def figures(rows: list[tuple], t: float) -> dict:
-    """Merge figures at point t over (DevPair, Pair) rows of one data set and split."""
-    merged = [(dp, p) for dp, p in rows if outcome_at(p, t) == DUPLICATE]
+def figures(rows: list[tuple], t: float, auto: bool = False) -> dict:
+    """Merge figures at point t (`auto`: as the auto-apply point) over (DevPair, Pair) rows of one data set and split."""
+    merged = [(dp, p) for dp, p in rows if outcome_at(p, t, auto=auto) == DUPLICATE]
     tp = sum(dp.label for dp, _ in merged)
     fp = len(merged) - tp
     pos = sum(dp.label for dp, _ in rows)
@@ -64,19 +72,19 @@ def figures(rows: list[tuple], t: float) -> dict:
         out["graded_lt3_pairs_merged_rate"] = round(low / all_low, 4) if all_low else 0.0
     if rows and rows[0][0].data == "sick":
         contra = [(dp, p) for dp, p in rows if dp.nli == "CONTRADICTION"]
-        out["contradictions_merged"] = sum(1 for _, p in contra if outcome_at(p, t) == DUPLICATE)
+        out["contradictions_merged"] = sum(1 for _, p in contra if outcome_at(p, t, auto=auto) == DUPLICATE)
         out["contradictions_merged_rate"] = round(out["contradictions_merged"] / len(contra), 4)
     return out
 
 
-def confusion(rows: list[tuple], t: float) -> dict:
+def confusion(rows: list[tuple], t: float, auto: bool = False) -> dict:
     """Outcome counts by ground truth (label; SICK by its entailment judgment)."""
     out: dict[str, Counter] = {}
     for dp, p in rows:
         truth = dp.nli.lower() if dp.nli else ("duplicate" if dp.label else "not_duplicate")
         if dp.nli and dp.label:
             truth = "entailment_duplicate"
-        out.setdefault(truth, Counter())[outcome_at(p, t)] += 1
+        out.setdefault(truth, Counter())[outcome_at(p, t, auto=auto)] += 1
     return {k: dict(sorted(v.items())) for k, v in sorted(out.items())}
 
 
@@ -97,8 +105,24 @@ def false_conflicts(rows: list[tuple]) -> dict:
             "conflict": len(got), "reasons": dict(Counter(r for p in got for r in p.contradictions).most_common())}
 
 
+def order_sweep(rows: list[tuple], t: float) -> list[dict]:
+    """Per word-order floor: the MRPC true and false merges it keeps at point t (one split)."""
+    out = []
+    for floor in (0.0,) + ORDER_FLOORS:
+        merged = [dp for dp, p in rows if outcome_at(p, t, floor) == DUPLICATE]
+        out.append({"min_order_ratio": floor, "tp": sum(dp.label for dp in merged),
+                    "fp": sum(not dp.label for dp in merged)})
+    return out
+
+
+def pick_floor(sweep: list[dict]) -> float:
+    kept = [r["min_order_ratio"] for r in sweep[1:] if r["tp"] >= 0.99 * sweep[0]["tp"]]
+    return max(kept, default=0.0)
+
+
 def pick(by: dict, rule: str) -> float | None:
-    """by[data] = dev-half sweep rows; the lowest point meeting PROPOSE_RULE or AUTO_RULE."""
+    """by[data] = dev-half sweep rows (for "auto": the auto-apply sweep); the lowest point meeting
+    PROPOSE_RULE or AUTO_RULE."""
     for i, t in enumerate(SWEEP):
         m, s, k = by["mrpc"][i], by["stsb"][i], by["sick"][i]
         if rule == "auto" and m["precision"] >= 0.97 and m["merged"] >= 50 \
@@ -112,29 +136,39 @@ def pick(by: dict, rule: str) -> float | None:
 
 def main() -> None:
     cfg = load_config().merge
-    decided = cfg.model_copy(update={"propose_at": 0.0, "auto_apply_at": 0.0})
+    decided = cfg.model_copy(update={"propose_at": 0.0, "auto_apply_at": 0.0, "min_order_ratio": 0.0})
+    FLOOR["order"] = cfg.min_order_ratio
     data = load_all(SETS)
     rows = {name: [(dp, score_pair(memory(f"{name}-{i:05d}-a", dp.a), memory(f"{name}-{i:05d}-b", dp.b),
                                    dp.cosine, decided)) for i, dp in enumerate(pairs)] for name, pairs in data.items()}
     split = {s: {name: [r for r in rs if r[0].split == s] for name, rs in rows.items()} for s in ("dev", "held_out")}
     sweep = {s: {name: [figures(rs, t) for t in SWEEP] for name, rs in by.items()} for s, by in split.items()}
-    points = {"propose": pick(sweep["dev"], "propose"), "auto_apply": pick(sweep["dev"], "auto")}
+    sweep_auto = {s: {name: [figures(rs, t, auto=True) for t in SWEEP] for name, rs in by.items()}
+                  for s, by in split.items()}
+    points = {"propose": pick(sweep["dev"], "propose"), "auto_apply": pick(sweep_auto["dev"], "auto")}
+    floors = {s: order_sweep(by["mrpc"], cfg.propose_at) for s, by in split.items()}
+    points["min_order_ratio"] = pick_floor(floors["dev"])
     load = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
     out = {"command": "PYTHONPATH=. python bench/merge_train.py && PYTHONPATH=. python bench/merge_quality.py",
            "machine": {"platform": platform.platform(), "python": platform.python_version(), "uptime": load},
            "config": cfg.model_dump(), "verifier_features": list(verify.FEATURES),
            "verifier_coefficients": verify.RULES_COEFFICIENTS, "verifier_intercept": verify.RULES_INTERCEPT,
-           "rules": {"propose": PROPOSE_RULE, "auto_apply": AUTO_RULE}, "picked_on_dev": points,
-           "configured": {"propose_at": cfg.propose_at, "auto_apply_at": cfg.auto_apply_at}}
+           "rules": {"propose": PROPOSE_RULE, "auto_apply": AUTO_RULE, "min_order_ratio": ORDER_RULE},
+           "picked_on_dev": points, "order_floor_sweep_mrpc_at_propose": floors,
+           "configured": {"propose_at": cfg.propose_at, "auto_apply_at": cfg.auto_apply_at,
+                          "min_order_ratio": cfg.min_order_ratio}}
     for s, by in split.items():
         res = out.setdefault(s, {})
         for name, rs in by.items():
             res[name] = {"pairs": len(rs), "duplicates": sum(dp.label for dp, _ in rs),
                          "over_threshold": sum(1 for _, p in rs if p.score >= cfg.threshold),
-                         "at_propose": figures(rs, cfg.propose_at), "at_auto_apply": figures(rs, cfg.auto_apply_at),
+                         "at_propose": figures(rs, cfg.propose_at),
+                         "at_auto_apply": figures(rs, cfg.auto_apply_at, auto=True),
+                         "restatements_proposed": sum(1 for _, p in rs if p.restated and outcome_at(p, 1.01) == DUPLICATE),
                          "confusion_at_propose": confusion(rs, cfg.propose_at),
-                         "confusion_at_auto_apply": confusion(rs, cfg.auto_apply_at),
-                         "false_conflicts_on_duplicates": false_conflicts(rs), "sweep": sweep[s][name]}
+                         "confusion_at_auto_apply": confusion(rs, cfg.auto_apply_at, auto=True),
+                         "false_conflicts_on_duplicates": false_conflicts(rs), "sweep": sweep[s][name],
+                         "sweep_auto_apply": sweep_auto[s][name]}
             if name == "sick":
                 res[name]["contradictions"] = sick_conflicts(rs, cfg.threshold)
     # the seed's rule alone (score >= t, old guard semantics aside) for comparison: cosine-only baseline

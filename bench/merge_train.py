@@ -2,8 +2,9 @@
 
 A logistic regression (scikit-learn, lbfgs, deterministic) over verify.FEATURES, fitted on
 the DEV half (bench/merge_data.py's fixed hash split) of MRPC, STS-B and SICK train, on the
-pairs the verifier actually sees: seed score >= `[merge] threshold` and no difference in
-meaning (those are conflicts before the verifier runs). Features are standardised; the
+pairs the verifier actually sees: seed score >= `[merge] threshold`, no difference in
+meaning (those are conflicts before the verifier runs) and not kept apart (a question against a
+statement, words that do not line up: `[merge] min_order_ratio`). Features are standardised; the
 mean, scale, coefficients and intercept are written into verify.py as plain numbers
 (no pickle). The held-out half is never used here (bench/merge_quality.py reports it).
 
@@ -95,7 +96,7 @@ def cross_validate(dev: list[tuple], rows: list[tuple]) -> None:
 def main() -> None:
     cfg = MergeConfig()
     dev = [(dp, p) for dp, p in scored_pairs(replace_cfg(cfg)) if dp.split == "dev"]
-    rows = [(dp, p) for dp, p in dev if p.score >= cfg.threshold and not p.contradictions]
+    rows = [(dp, p) for dp, p in dev if p.score >= cfg.threshold and not p.contradictions and not p.apart]
     if "--cv" in sys.argv:
         cross_validate(dev, rows)
         return
@@ -120,7 +121,7 @@ def main() -> None:
 
 def replace_cfg(cfg: MergeConfig) -> MergeConfig:
     """The fitting run needs every candidate's features, so no pair may stop at the propose point."""
-    return cfg.model_copy(update={"propose_at": 0.0, "auto_apply_at": 0.0})
+    return cfg.model_copy(update={"propose_at": 0.0, "auto_apply_at": 0.0})  # the word-order floor stays: unseen
 
 
 def _fmt(d: dict) -> str:

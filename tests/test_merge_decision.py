@@ -21,13 +21,17 @@ DIFFERENT = {
     "direction": [("She moved the invoices into the archive folder.", "She moved the invoices out of the archive folder."),
                   ("The cat climbed up the ladder.", "The cat climbed down the ladder."),
                   ("The drone landed on the roof.", "The drone took off from the roof.")],
+    "resumption": [("The vendor resumed shipments to Lisbon.", "The vendor suspended shipments to Lisbon.")],
     "role_reversal": [("Alice reports to Bob.", "Bob reports to Alice."),
                       ("The billing service calls the ledger service.", "The ledger service calls the billing service."),
                       ("The dog chased the mail carrier.", "The mail carrier chased the dog.")],
     "number": [("The cache holds 512 entries per shard.", "The cache holds 1024 entries per shard."),
                ("Revenue grew 4.6 percent in March.", "Revenue grew 4.2 percent in March."),  # not a rounding
                ("Retries stop after three attempts.", "Retries stop after five attempts."),
-               ("Deploy 4.2 fixed the leak.", "Deploy 4 fixed the leak.")],  # a small whole number: a version
+               ("Deploy 4.2 fixed the leak.", "Deploy 4 fixed the leak."),  # a small whole number: a version
+               ("A replica lagged behind the leader.", "Two replicas lagged behind the leader."),  # one vs several
+               ("One engineer was paged at night.", "Three engineers were paged at night."),
+               ("The children drew a horse.", "The children drew four horses.")],
     "date": [("The migration is scheduled for Friday.", "The migration is scheduled for Monday."),
              ("The backup ran yesterday.", "The backup ran today."),  # two relative days
              ("The contract renews every March.", "The contract renews every October.")],
@@ -37,12 +41,14 @@ DIFFERENT = {
              ("Our payments run through Stripe.", "Our payments run through Adyen.")],
     "contrast": [("The user's car is blue.", "The user's car is green."),
                  ("She plays tennis on Sundays.", "She plays golf on Sundays."),
-                 ("The guests were sitting on the terrace.", "The guests were dancing on the terrace.")],
+                 ("The guests were sitting on the terrace.", "The guests were dancing on the terrace."),
+                 ("The old cat is lying on the porch.", "The old cat is running on the porch."),  # lying: lie
+                 ("The courier is resting near the gate.", "The courier is walking near the gate.")],
     "negation": [("The user wants email notifications.", "The user does not want email notifications."),
                  ("The API retries failed writes.", "The API never retries failed writes."),
                  ("Ship it with the audit log.", "Ship it without the audit log.")],
 }
-EXPECTED = {"antonym": "antonym", "direction": "antonym", "role_reversal": "role_reversal", "number": "numbers",
+EXPECTED = {"antonym": "antonym", "direction": "antonym", "resumption": "antonym", "role_reversal": "role_reversal", "number": "numbers",
             "date": "dates", "name": "names", "negation": "negation", "contrast": "contrast"}
 
 SAME = [  # normalisation must not turn these into conflicts (issue 11, point 4)
@@ -63,6 +69,8 @@ SAME = [  # normalisation must not turn these into conflicts (issue 11, point 4)
     ("The two US offices closed", "The two U.S. offices closed"),  # US is a name here, not the pronoun
     ("The parcel came into the depot at noon", "The parcel came on a truck from the port"),  # into/from, apart
     ("The red team ran the drill", "The red team ran the drill twice"),  # one colour, no contrast
+    ("Two women reviewed the draft", "The women reviewed the draft"),  # a count added, not changed
+    ("A man fixed the two pumps", "The men fixed two pumps"),  # women / woman, men / man align
 ]
 
 
@@ -106,6 +114,27 @@ def test_a_restated_class_is_no_added_fact_but_a_new_role_is():
     assert d.only_b == ["manager"]  # not a copula sentence about the shared subject: a real addition
     d = differences("Alice is the manager", "Alice is the engineer")
     assert d.only_a == ["manager"] and d.only_b == ["engineer"]  # both sides differ: not a restatement
+
+
+def test_a_question_is_never_merged_with_a_statement():
+    """Asking whether something holds restates nothing: the pair is kept apart, no verifier runs."""
+    p = score_pair(memory("m-a", "Is the staging cluster still on Kubernetes 1.29?"),
+                   memory("m-b", "The staging cluster is still on Kubernetes 1.29."), 0.97, MergeConfig())
+    assert p.outcome != DUPLICATE and p.apart == ["question"] and p.p_duplicate is None
+    assert p.contradictions == []  # not a contradiction either
+
+
+def test_words_that_do_not_line_up_are_no_restatement():
+    """Same-subject texts sharing a vocabulary but not its order (tag lists, shuffled notes) are kept
+    apart whatever the verifier would say; a reordered clause still lines up enough to merge."""
+    a = "cache queue disk shard deploy rollback alert latency retry quota ledger invoice"
+    b = "ledger alert retry invoice vector graph quota cache session token latency disk"
+    p = score_pair(memory("m-a", a), memory("m-b", b), 0.97, MergeConfig())
+    assert p.features["order_ratio"] < MergeConfig().min_order_ratio
+    assert p.outcome != DUPLICATE and "word order" in p.apart
+    c, d = "On Friday, after the deploy, the cache was flushed.", "The cache was flushed on Friday after the deploy."
+    q = score_pair(memory("m-c", c), memory("m-d", d), 0.95, MergeConfig())
+    assert q.features["order_ratio"] >= MergeConfig().min_order_ratio and q.apart == [] and q.outcome == DUPLICATE
 
 
 def test_the_more_informative_text_wins_a_tie_and_the_loser_extra_is_named():

@@ -98,6 +98,7 @@ _OPPOSITES = [
     ("remember", "forget"), ("find", "lose"), ("loud", "quiet"), ("loud", "silent"), ("notice", "ignore"),
     ("obey", "disobey"), ("most", "fewest"), ("sunny", "cloudy"), ("same", "different"), ("profit", "loss"), ("asc", "desc"), ("ascending", "descending"),
     ("inbound", "outbound"), ("send", "receive"), ("into", "from"), ("onto", "from"),
+    ("resume", "suspend"), ("resume", "pause"),
 ]
 # Contrast sets: members of one closed class that exclude each other in one slot ("a blue car" /
 # "a red car", "playing soccer" / "playing tennis", "is sitting" / "is running"). General English
@@ -107,7 +108,7 @@ _CONTRAST_SETS = [
     "soccer football tennis basketball baseball golf hockey volleyball cricket rugby badminton",
     "guitar piano violin drum flute trumpet saxophone cello harp clarinet",
     "breakfast lunch dinner",
-    "sit stand lie walk run jump swim dance sleep crawl climb",
+    "sit stand lie walk run jump swim dance sleep crawl climb rest stop",  # what a body is doing
 ]
 _NEG_PREFIXES = ("un", "in", "im", "ir", "il", "dis", "non", "non-", "de")
 _WORD_RE = re.compile(r"[^\W\d_][\w'’-]*|\d+(?:[.,:]\d+)*", re.UNICODE)
@@ -139,6 +140,8 @@ shine shone; shoot shot; sing sang sung; sink sank sunk; sit sat; sleep slept; s
 spend spent; stand stood; steal stole stolen; stick stuck; strike struck; swim swam swum; take took taken;
 teach taught; tear tore torn; tell told; think thought; throw threw thrown; understand understood;
 wake woke woken; wear wore worn; win won; write wrote written"""
+# and the irregular plurals of common nouns (women / woman align, as servers / server do)
+_IRREGULAR_TABLE += "; man men; woman women; child children; person people; foot feet; tooth teeth; mouse mice"
 _IRREGULAR = {form: forms.split()[0] for forms in _IRREGULAR_TABLE.replace("\n", " ").split(";")
               for form in forms.split()[1:]}
 
@@ -152,6 +155,8 @@ def stem(word: str) -> str:
         return stem(w)
     if len(w) > 5 and w.endswith("ly") and not w.endswith(("ily", "ally", "bly")):
         w = w[:-2]  # nightly -> night, quickly -> quick (not: family, only, apply)
+    if len(w) == 5 and w.endswith("ying"):
+        return w[0] + "ie"  # lying / lie, dying / die, tying / tie (not: flying, saying)
     if len(w) > 4 and w.endswith("ies"):
         return w[:-3] + "y"
     if len(w) > 4 and w.endswith(("sses", "shes", "ches", "xes")):
@@ -483,6 +488,7 @@ class Differences:
     """What the two texts do not share; `conflicts` are differences in meaning."""
 
     conflicts: list[str] = field(default_factory=list)
+    apart: list[str] = field(default_factory=list)  # why the two never merge though neither contradicts the other
     opposites: list[str] = field(default_factory=list)
     only_a: list[str] = field(default_factory=list)  # content stems only in the first text
     only_b: list[str] = field(default_factory=list)
@@ -558,6 +564,8 @@ def differences(text_a: str, text_b: str) -> Differences:
     ua, ub = _unrounded(xa - xb, xb - xa)
     if ua and ub and _same_slot(wa, _number_tokens(wa, ua), wb, _number_tokens(wb, ub)):
         reasons.append("numbers")
+    if "numbers" not in reasons and (_count_differs(wa, wb) or _count_differs(wb, wa)):
+        reasons.append("numbers")
     da, db = _dates(wa), _dates(wb)
     kinds = {_date_kind(d) for d in da - db} & {_date_kind(d) for d in db - da}
     ua, ub = {d for d in da - db if _date_kind(d) in kinds}, {d for d in db - da if _date_kind(d) in kinds}
@@ -572,7 +580,8 @@ def differences(text_a: str, text_b: str) -> Differences:
     lone_b = {y for y in only_b if not any(jellyfish.jaro_winkler_similarity(y, x) >= 0.88 for x in only_a)}
     run_a, run_b = _added_run(ca, lone_a), _added_run(cb, lone_b)
     detail = bool(xa ^ xb) or bool(da ^ db) or bool(only_na or only_nb)
-    return Differences(conflicts=reasons, opposites=opp, only_a=sorted(only_a), only_b=sorted(only_b),
+    apart = ["question"] if _asks(text_a) != _asks(text_b) else []
+    return Differences(conflicts=reasons, apart=apart, opposites=opp, only_a=sorted(only_a), only_b=sorted(only_b),
                        content_a=len(sa), content_b=len(sb), shared=len(sa & sb),
                        bigram_overlap=len(ba & bb) / len(ba | bb) if ba | bb else 1.0,
                        order_ratio=difflib.SequenceMatcher(None, ca, cb, autojunk=False).ratio(),
@@ -584,6 +593,33 @@ def differences(text_a: str, text_b: str) -> Differences:
                        names_only=len(only_na) + len(only_nb),
                        names_shared=1 - (len(only_na) + len(only_nb)) / (len(na) + len(nb)) if na or nb else 1.0,
                        substitutions=_substitutions(ca, lone_a, cb, lone_b))
+
+
+_ONE = {"a", "an", "one", "single"}
+
+
+def _count_differs(wa: list[str], wb: list[str]) -> bool:
+    """One thing in one text, several of the same in the other, in the same slot: "a server failed" /
+    "two servers failed" (a / one and a count word or figure >= 2 right before the same noun, with the
+    same word before the count or after the noun). "a year or two later" / "within two years" is not."""
+    def counted(ws: list[str], pick) -> dict[str, set[tuple[str, str]]]:
+        out: dict[str, set[tuple[str, str]]] = {}
+        for i, w in enumerate(ws[:-1]):
+            noun = ws[i + 1]
+            if pick(w) and noun not in STOPWORDS and noun not in _NUMBER_WORDS and not noun[0].isdigit():
+                after = stem(ws[i + 2]) if i + 2 < len(ws) else "$"
+                out.setdefault(stem(noun), set()).update({("before", ws[i - 1] if i else "^"), ("after", after)})
+        return out
+    def several(w: str) -> bool:
+        value = _NUMBER_WORDS.get(w, w)
+        return value.isdigit() and int(value) >= 2
+    one, many = counted(wa, lambda w: w in _ONE), counted(wb, several)
+    return any(one[n] & many[n] for n in one.keys() & many.keys())
+
+
+def _asks(text: str) -> bool:
+    """A question ("Is it legal?"), not a statement: the two never restate each other."""
+    return text.rstrip().rstrip("\"')").endswith("?")
 
 
 def _substitutions(ca: list[str], lone_a: set[str], cb: list[str], lone_b: set[str]) -> int:

@@ -228,7 +228,8 @@ def _write(tx: Any, decided: list[tuple[str, Pair]], now: datetime, run_id: str,
              "only_b": p.only_loser if p.winner == p.a else p.only_winner} for p in rel])
         records += [("merge_related", [p.a, p.b], {"score": p.score, "p_duplicate": p.p_duplicate,
                      "propose_at": cfg.propose_at,
-                     "rule": "near paraphrase with a difference: linked RELATED, not merged"}) for p in rel]
+                     "rule": "near paraphrase with a difference: linked RELATED, not merged",
+                     "kept_apart": p.apart}) for p in rel]
     if con:
         tx.run("merge/conflict_many", now=now, run_id=run_id, rows=[
             {"a": p.a, "b": p.b, "reasons": p.contradictions, "score": p.score, "contests": p.score >= cfg.contest_at}

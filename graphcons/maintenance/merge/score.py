@@ -4,9 +4,12 @@
     score = title_weight * jaro_winkler(title_a, title_b) + content_weight * cosine(a, b)
     (0.4 and 0.6 by default; jellyfish's Jaro-Winkler on case-folded titles; the cosine of the
     stored embeddings). A pair under `[merge] threshold` stops here (`nothing`).
-(c) the difference check (merge.guard): a difference in meaning makes it a `conflict`;
-(d) the verifier (merge.verify, `[merge] verifier`): `p_duplicate` >= `[merge] propose_at` makes
-    it a `duplicate` (a merge proposal; applied at once only with `auto_apply` and p >= `auto_apply_at`);
+(c) the difference check (merge.guard): a difference in meaning makes it a `conflict`; a pair
+    that cannot be a restatement without contradicting itself (a question against a statement,
+    content words that mostly do not line up: difflib ratio < `[merge] min_order_ratio`) is kept
+    apart, a `near_paraphrase_with_difference` at most, before any verifier runs;
+(d) the verifier (merge.verify, `[merge] verifier`): `p_duplicate` >= `[merge] propose_at`, or a
+    restatement (`RESTATED_ORDER`), makes it a `duplicate` (a merge proposal; applied at once only with `auto_apply` and p >= `auto_apply_at`);
     under it, a pair whose texts differ in content is a `near_paraphrase_with_difference`
     (a RELATED link, not a merge); otherwise `nothing`. A verifier with its own label (llm, an
     NLI model) decides the outcome itself; one without a verdict now leaves the pair `pending`
@@ -79,6 +82,8 @@ class Pair:
     only_winner: list[str] = field(default_factory=list)  # content words (stemmed) one text has, the other not
     only_loser: list[str] = field(default_factory=list)  # what a merge would drop from the live view
     opposites: list[str] = field(default_factory=list)
+    apart: list[str] = field(default_factory=list)  # why the texts never merge though neither contradicts
+    restated: bool = False  # every content word aligns, mostly in order: the same claim whatever p_duplicate
     auto_apply_ok: bool = False  # p_duplicate >= auto_apply_at (and no difference in meaning)
 
     @property
@@ -128,6 +133,15 @@ def score_pair(ma: dict[str, Any], mb: dict[str, Any], cosine: float, cfg: Merge
     return p
 
 
+# A restatement: no content word of either text is missing from the other and at least half of them line
+# up in order (difflib ratio), with no difference in meaning found. Short restatements ("the user prefers
+# X" / "X is the user's preferred language") are where the fitted verifier is weakest (its dev data's
+# short captions are mostly not duplicates); reordered words ("a fish hunts a turtle" / "a turtle hunts
+# fish") fall under the order rule. Only with the offline `rules` verifier (a model the user supplies, onnx
+# or llm, is trusted on its own) and it proposes only: auto-apply still needs p_duplicate >= auto_apply_at.
+RESTATED_ORDER = 0.5
+
+
 def decide(p: Pair, text_winner: str, text_loser: str, cfg: MergeConfig,
            verifier: verify.Verifier | None = None) -> Pair:
     """Stages (c) and (d): the differences, the verifier, the outcome."""
@@ -138,6 +152,10 @@ def decide(p: Pair, text_winner: str, text_loser: str, cfg: MergeConfig,
     if p.contradictions:
         p.outcome = CONFLICT
         return p
+    p.apart = d.apart + (["word order"] if d.order_ratio < cfg.min_order_ratio else [])
+    if p.apart:  # no verifier call (an llm's budget is not spent on it): a link at most
+        p.outcome = RELATED if d.only_a or d.only_b else NOTHING
+        return p
     verifier = verifier or verifiers.default(cfg)
     v = verifier.judge(p, text_winner, text_loser)
     p.verifier, p.verdict_reason = verifier.name, v.reason
@@ -145,9 +163,10 @@ def decide(p: Pair, text_winner: str, text_loser: str, cfg: MergeConfig,
     if v.pending:
         p.outcome, p.pending = PENDING, v.pending
         return p
+    p.restated = verifier.name == "rules" and not d.only_a and not d.only_b and d.order_ratio >= RESTATED_ORDER
     if v.label is not None:
         p.outcome = LABELS[v.label]
-    elif p.p_duplicate is not None and p.p_duplicate >= cfg.propose_at:
+    elif p.restated or (p.p_duplicate is not None and p.p_duplicate >= cfg.propose_at):
         p.outcome = DUPLICATE
     elif d.only_a or d.only_b:
         p.outcome = RELATED
@@ -161,9 +180,13 @@ def decide(p: Pair, text_winner: str, text_loser: str, cfg: MergeConfig,
 def rule_text(p: Pair, cfg: MergeConfig) -> str:
     text = (f"{p.rule}: {cfg.title_weight}*jaro_winkler(title) + {cfg.content_weight}*cosine(content) "
             f"= {p.score:.4f} >= {cfg.threshold}")
+    if p.apart:
+        text += f"; kept apart: {', '.join(p.apart)}"
     if p.p_duplicate is not None:
         text += f"; no difference in meaning; {p.verifier} verifier p_duplicate = {p.p_duplicate:.4f}"
         text += f" >= {cfg.propose_at}" if p.p_duplicate >= cfg.propose_at else ""
+        if p.restated:
+            text += "; a restatement: every content word aligns, mostly in order"
         if p.verdict_reason:
             text += f"; verdict: {p.verdict_reason}"
         if p.auto_apply_ok:
