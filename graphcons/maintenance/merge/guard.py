@@ -350,9 +350,10 @@ def _title_case(text: str) -> bool:
     return len(long) >= 3 and sum(w[0].isupper() for w in long) >= 0.75 * len(long)
 
 
-def _names(text: str) -> set[str]:
+@functools.lru_cache(maxsize=4096)  # pure; a memory's text is compared with each of its candidates
+def _names(text: str) -> frozenset[str]:
     if _title_case(text):
-        return set()
+        return frozenset()
     names = set()
     shouting = _shouting(_WORD_RE.findall(normalise(text)))
     for sentence in re.split(r"(?<=[.!?:;])\s+|\n+", normalise(text).replace("-", " ")):
@@ -366,7 +367,7 @@ def _names(text: str) -> set[str]:
             if low in _MONTHS or low in _WEEKDAYS or low in _MONTH_ABBR:
                 continue
             names.add(low)
-    return names
+    return frozenset(names)
 
 
 def _opposites(only_a: set[str], only_b: set[str]) -> list[str]:
@@ -576,8 +577,8 @@ def differences(text_a: str, text_b: str) -> Differences:
     if only_na and only_nb and _same_slot(wa, only_na, wb, only_nb):
         reasons.append("names")
     ba, bb = set(zip(ca, ca[1:])), set(zip(cb, cb[1:]))
-    lone_a = {x for x in only_a if not any(jellyfish.jaro_winkler_similarity(x, y) >= 0.88 for y in only_b)}
-    lone_b = {y for y in only_b if not any(jellyfish.jaro_winkler_similarity(y, x) >= 0.88 for x in only_a)}
+    close = [(x, y) for x in only_a for y in only_b if jellyfish.jaro_winkler_similarity(x, y) >= 0.88]  # symmetric
+    lone_a, lone_b = only_a - {x for x, _ in close}, only_b - {y for _, y in close}
     run_a, run_b = _added_run(ca, lone_a), _added_run(cb, lone_b)
     detail = bool(xa ^ xb) or bool(da ^ db) or bool(only_na or only_nb)
     apart = ["question"] if _asks(text_a) != _asks(text_b) else []
