@@ -164,7 +164,7 @@ def commit_costs(db: Database, dims: int, tag: str, repeat: int = 30) -> dict:
     cases = {"no_index": "CREATE (:BenchCommit {x: 1})",
              "fulltext": "CREATE (:Memory {id: $id, namespace: 'bench-commit', subject: 'c', content: 'text to index here'})",
              "vector": "CREATE (:Memory {id: $id, namespace: 'bench-commit', subject: 'c', embedding: $v})",
-             # the lever not taken: a fulltext index updated after commit (search may miss a new memory briefly)
+             # a fulltext index updated after commit: memory_text is one since 2026-12-02 (search awaits its refresh)
              "fulltext_eventually_consistent": "CREATE (:BenchCommitText {content: 'text to index here'})"}
     with db.driver.session(database=db.cfg.database) as s:
         s.run("CREATE FULLTEXT INDEX bench_commit_text IF NOT EXISTS FOR (n:BenchCommitText) ON EACH [n.content] "

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from graphcons.core import audit
 from graphcons.core.cypher import names, statements
 from graphcons.core.db import Database
 from graphcons.core.errors import EmbedderMismatch
@@ -17,6 +18,8 @@ from graphcons.store import tie
 
 #: The vector index over Memory.embedding (cypher/schema/03_vector.cypher).
 VECTOR_INDEX = "memory_embedding"
+#: The keyword index over Memory.title and .content (cypher/schema/02_indexes.cypher).
+KEYWORD_INDEX = "memory_text"
 INDEX_WAIT_S = 3600
 
 
@@ -57,12 +60,24 @@ def check_embedder(recorded: dict[str, Any] | None, model: str, dimensions: int)
         )
 
 
+def _keyword_index_migration(db: Database) -> bool:
+    """A keyword index made before it was eventually consistent is dropped, for apply_schema to
+    make again (keyword search is unavailable while it repopulates; init waits for it). Audited."""
+    rows = db.run("health/fulltext_index", name=KEYWORD_INDEX)
+    if not rows or rows[0]["eventually_consistent"]:
+        return False
+    db.run("health/fulltext_index_drop")
+    audit.record(db, "keyword_index_recreate", [KEYWORD_INDEX], at=utcnow(), eventually_consistent=True)
+    return True
+
+
 def init(db: Database, model: str, dimensions: int) -> dict[str, Any]:
     check_embedder(identity(db), model, dimensions)
+    recreated = _keyword_index_migration(db)
     applied = apply_schema(db, dimensions)
     ties = tie.backfill(db)  # migration (issue 15): memories stored before the tie weight existed
     store = db.run("store/claim", embedding_model=model, embedding_dimensions=dimensions, now=utcnow())[0]["store"]
-    return {"schema": applied, "store": store, "ties_backfilled": ties}
+    return {"schema": applied, "store": store, "ties_backfilled": ties, "keyword_index_recreated": recreated}
 
 
 def stats(db: Database) -> dict[str, Any]:
