@@ -14,6 +14,13 @@ MRPC is the one set labelled for paraphrase (STS-B's and SICK's duplicate labels
 grades), and SICK's many short captions otherwise decide the fit. The weight is chosen by
 5-fold cross-validation inside the dev half (`--cv` prints the grid), never on the held-out half.
 
+Tried on 2026-12-02 and not kept (the fit leans on text length, `log_content` > 0: MRPC's long
+news sentences are mostly duplicates, SICK's and STS-B's short captions mostly not): coefficient
+signs constrained to their expected direction (MRPC recall at the propose rule fell to ~0.38),
+one intercept per corpus dropped at inference (~0.21), each dev sentence's nearest other sentence
+as an extra negative (no change). What guards against the length lean instead: the word-order
+floor (`[merge] min_order_ratio`) and the restatement rule (merge.score.RESTATED_ORDER).
+
     PYTHONPATH=. python bench/merge_train.py            # fits, rewrites verify.py's numbers
     PYTHONPATH=. python bench/merge_train.py --cv       # the MRPC weight grid, out-of-fold on dev
 """
