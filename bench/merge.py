@@ -439,11 +439,11 @@ def main() -> None:
             out["scale_config"] = {"merge": cfg.merge.model_dump()}
             print("\nscale:", json.dumps(out[key], indent=2), flush=True)
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    if RESULTS.is_file() and (args.skip_scale or args.skip_quality):  # keep the part not re-run
+    if RESULTS.is_file():  # keep the parts not re-run (decision_quality: written by bench/merge_quality.py)
         previous = json.loads(RESULTS.read_text())
         if "scale" in previous and "scale" not in out:  # the settings that scale run used
             out["scale_config"] = previous.get("scale_config", previous.get("config"))
-        for key in ("quality", "picked_threshold", "scale", "scale_vs_reference"):
+        for key in ("quality", "picked_threshold", "scale", "scale_vs_reference", "decision_quality"):
             if key in previous and key not in out:
                 out[key] = previous[key]
     RESULTS.write_text(json.dumps(out, indent=2) + "\n")

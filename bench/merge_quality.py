@@ -184,6 +184,7 @@ def main() -> None:
     out["baseline"] = _baseline(points)
     out["previous"] = _previous()
     RESULTS.write_text(json.dumps(out, indent=2) + "\n")
+    _summarise_into_merge_json(out)
     print("picked on dev:", points, "configured:", out["configured"])
     for s in ("dev", "held_out"):
         for name in ("mrpc", "stsb", "sick"):
@@ -197,6 +198,31 @@ def main() -> None:
         print(f"{s:8s} false conflicts on duplicates: " +
               str({n: out[s][n]['false_conflicts_on_duplicates']['conflict'] for n in ('mrpc', 'stsb', 'sick')}))
     print(f"saved {RESULTS}")
+
+
+def _summarise_into_merge_json(res: dict) -> None:
+    """The headline figures, both points and the MRPC confusion, also in bench/results/merge.json
+    (issue 11 reads them there; bench/merge.py keeps this entry when it rewrites the file)."""
+    merge_json = RESULTS.parent / "merge.json"
+    if not merge_json.is_file():
+        return
+    def head(split: str) -> dict:
+        r = res[split]
+        out = {pt: {"point": r["mrpc"][pt]["point"], "mrpc_precision": r["mrpc"][pt]["precision"],
+                    "mrpc_recall": r["mrpc"][pt]["recall"],
+                    "stsb_graded_lt3_pairs_merged_rate": r["stsb"][pt]["graded_lt3_pairs_merged_rate"],
+                    "sick_contradictions_merged_rate": r["sick"][pt]["contradictions_merged_rate"],
+                    "confusion_mrpc": r["mrpc"]["confusion_" + pt]} for pt in ("at_propose", "at_auto_apply")}
+        out["sick_contradictions_over_floor_conflict_share"] = r["sick"]["contradictions"]["conflict_share_over_threshold"]
+        return out
+    doc = json.loads(merge_json.read_text())
+    doc["decision_quality"] = {
+        "what": "issue 11's staged merge decision (difference check + rules verifier) at both operating points; the "
+                "whole sweep, both halves and the confusion of the four outcomes per data set are in "
+                "bench/results/merge-quality.json",
+        "command": res["command"], "configured": res["configured"], "picked_on_dev": res["picked_on_dev"],
+        "held_out": head("held_out"), "dev": head("dev")}
+    merge_json.write_text(json.dumps(doc, indent=2) + "\n")
 
 
 def _headline(res: dict) -> dict:
