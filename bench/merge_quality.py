@@ -28,7 +28,7 @@ from bench.merge_train import memory  # noqa: E402
 from bench.merge_data import SETS, load_all  # noqa: E402
 from graphcons.core.config import load_config  # noqa: E402
 from graphcons.maintenance.merge import verify  # noqa: E402
-from graphcons.maintenance.merge.score import CONFLICT, DUPLICATE, NOTHING, RELATED, score_pair  # noqa: E402
+from graphcons.maintenance.merge.score import CONFLICT, DUPLICATE, NOTHING, RELATED, over, score_pair  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results" / "merge-quality.json"
 SWEEP = [round(0.30 + 0.01 * i, 2) for i in range(70)]  # 0.30 .. 0.99
@@ -42,23 +42,22 @@ AUTO_RULE = ("lowest p_duplicate whose dev-half merges have MRPC precision >= 0.
 ORDER_RULE = ("largest of 0.1 .. 0.5 (step 0.1) that keeps >= 99 % of the dev half's MRPC true merges at propose_at "
               "(a pair whose content words mostly do not line up is no restatement)")
 ORDER_FLOORS = (0.1, 0.2, 0.3, 0.4, 0.5)
-FLOOR = {"order": 0.0}  # main() sets the configured [merge] min_order_ratio
 
 
-def outcome_at(p, t: float, floor: float | None = None, auto: bool = False) -> str:
+def outcome_at(p, t: float, floor: float, auto: bool = False) -> str:
     """The job's outcome for a pair decided with propose_at = 0 and no word-order floor, at operating
-    point t and word-order floor `floor` (the configured one by default). A restatement is proposed at
-    any point but auto-applied only over it (`auto`: t is the auto-apply point)."""
+    point t (`auto`: t is the auto-apply point, merge.score.over) and word-order floor `floor`."""
     if p.outcome != DUPLICATE:
         return p.outcome
-    if (p.p_duplicate >= t or (p.restated and not auto)) and p.features["order_ratio"] >= (FLOOR["order"] if floor is None else floor):
+    if over(p, t, auto=auto) and p.features["order_ratio"] >= floor:
         return DUPLICATE
     return RELATED if (p.only_winner or p.only_loser) else NOTHING
 
 
-def figures(rows: list[tuple], t: float, auto: bool = False) -> dict:
-    """Merge figures at point t (`auto`: as the auto-apply point) over (DevPair, Pair) rows of one data set and split."""
-    merged = [(dp, p) for dp, p in rows if outcome_at(p, t, auto=auto) == DUPLICATE]
+def figures(rows: list[tuple], t: float, floor: float, auto: bool = False) -> dict:
+    """Merge figures at point t and word-order floor `floor` (`auto`: as the auto-apply point) over
+    (DevPair, Pair) rows of one data set and split."""
+    merged = [(dp, p) for dp, p in rows if outcome_at(p, t, floor, auto) == DUPLICATE]
     tp = sum(dp.label for dp, _ in merged)
     fp = len(merged) - tp
     pos = sum(dp.label for dp, _ in rows)
@@ -72,19 +71,19 @@ def figures(rows: list[tuple], t: float, auto: bool = False) -> dict:
         out["graded_lt3_pairs_merged_rate"] = round(low / all_low, 4) if all_low else 0.0
     if rows and rows[0][0].data == "sick":
         contra = [(dp, p) for dp, p in rows if dp.nli == "CONTRADICTION"]
-        out["contradictions_merged"] = sum(1 for _, p in contra if outcome_at(p, t, auto=auto) == DUPLICATE)
+        out["contradictions_merged"] = sum(1 for _, p in contra if outcome_at(p, t, floor, auto) == DUPLICATE)
         out["contradictions_merged_rate"] = round(out["contradictions_merged"] / len(contra), 4)
     return out
 
 
-def confusion(rows: list[tuple], t: float, auto: bool = False) -> dict:
+def confusion(rows: list[tuple], t: float, floor: float, auto: bool = False) -> dict:
     """Outcome counts by ground truth (label; SICK by its entailment judgment)."""
     out: dict[str, Counter] = {}
     for dp, p in rows:
         truth = dp.nli.lower() if dp.nli else ("duplicate" if dp.label else "not_duplicate")
         if dp.nli and dp.label:
             truth = "entailment_duplicate"
-        out.setdefault(truth, Counter())[outcome_at(p, t, auto=auto)] += 1
+        out.setdefault(truth, Counter())[outcome_at(p, t, floor, auto)] += 1
     return {k: dict(sorted(v.items())) for k, v in sorted(out.items())}
 
 
@@ -137,13 +136,13 @@ def pick(by: dict, rule: str) -> float | None:
 def main() -> None:
     cfg = load_config().merge
     decided = cfg.model_copy(update={"propose_at": 0.0, "auto_apply_at": 0.0, "min_order_ratio": 0.0})
-    FLOOR["order"] = cfg.min_order_ratio
+    floor = cfg.min_order_ratio
     data = load_all(SETS)
     rows = {name: [(dp, score_pair(memory(f"{name}-{i:05d}-a", dp.a), memory(f"{name}-{i:05d}-b", dp.b),
                                    dp.cosine, decided)) for i, dp in enumerate(pairs)] for name, pairs in data.items()}
     split = {s: {name: [r for r in rs if r[0].split == s] for name, rs in rows.items()} for s in ("dev", "held_out")}
-    sweep = {s: {name: [figures(rs, t) for t in SWEEP] for name, rs in by.items()} for s, by in split.items()}
-    sweep_auto = {s: {name: [figures(rs, t, auto=True) for t in SWEEP] for name, rs in by.items()}
+    sweep = {s: {name: [figures(rs, t, floor) for t in SWEEP] for name, rs in by.items()} for s, by in split.items()}
+    sweep_auto = {s: {name: [figures(rs, t, floor, auto=True) for t in SWEEP] for name, rs in by.items()}
                   for s, by in split.items()}
     points = {"propose": pick(sweep["dev"], "propose"), "auto_apply": pick(sweep_auto["dev"], "auto")}
     floors = {s: order_sweep(by["mrpc"], cfg.propose_at) for s, by in split.items()}
@@ -162,11 +161,12 @@ def main() -> None:
         for name, rs in by.items():
             res[name] = {"pairs": len(rs), "duplicates": sum(dp.label for dp, _ in rs),
                          "over_threshold": sum(1 for _, p in rs if p.score >= cfg.threshold),
-                         "at_propose": figures(rs, cfg.propose_at),
-                         "at_auto_apply": figures(rs, cfg.auto_apply_at, auto=True),
-                         "restatements_proposed": sum(1 for _, p in rs if p.restated and outcome_at(p, 1.01) == DUPLICATE),
-                         "confusion_at_propose": confusion(rs, cfg.propose_at),
-                         "confusion_at_auto_apply": confusion(rs, cfg.auto_apply_at, auto=True),
+                         "at_propose": figures(rs, cfg.propose_at, floor),
+                         "at_auto_apply": figures(rs, cfg.auto_apply_at, floor, auto=True),
+                         # no p_duplicate reaches an infinite point: what merges there is a restatement
+                         "restatements_proposed": sum(outcome_at(p, float("inf"), floor) == DUPLICATE for _, p in rs),
+                         "confusion_at_propose": confusion(rs, cfg.propose_at, floor),
+                         "confusion_at_auto_apply": confusion(rs, cfg.auto_apply_at, floor, auto=True),
                          "false_conflicts_on_duplicates": false_conflicts(rs), "sweep": sweep[s][name],
                          "sweep_auto_apply": sweep_auto[s][name]}
             if name == "sick":
@@ -206,13 +206,11 @@ def _summarise_into_merge_json(res: dict) -> None:
     merge_json = RESULTS.parent / "merge.json"
     if not merge_json.is_file():
         return
+    headline = _headline(res)
     def head(split: str) -> dict:
         r = res[split]
-        out = {pt: {"point": r["mrpc"][pt]["point"], "mrpc_precision": r["mrpc"][pt]["precision"],
-                    "mrpc_recall": r["mrpc"][pt]["recall"],
-                    "stsb_graded_lt3_pairs_merged_rate": r["stsb"][pt]["graded_lt3_pairs_merged_rate"],
-                    "sick_contradictions_merged_rate": r["sick"][pt]["contradictions_merged_rate"],
-                    "confusion_mrpc": r["mrpc"]["confusion_" + pt]} for pt in ("at_propose", "at_auto_apply")}
+        out = {pt: {"point": r["mrpc"][pt]["point"], **headline[split][pt], "confusion_mrpc": r["mrpc"]["confusion_" + pt]}
+               for pt in ("at_propose", "at_auto_apply")}
         out["sick_contradictions_over_floor_conflict_share"] = r["sick"]["contradictions"]["conflict_share_over_threshold"]
         return out
     doc = json.loads(merge_json.read_text())

@@ -10,6 +10,6 @@ CREATE INDEX proposal_status IF NOT EXISTS FOR (p:Proposal) ON (p.status);
 // Keyword search. Eventually consistent (issue 15): Lucene takes the update after the commit
 // instead of inside it (an admission's commit at 100k stored: ~10 ms with a consistent index,
 // ~4 ms with this one; bench/admission.py commit_ms_by_index). Search first waits for pending
-// updates (cypher/retrieval/fulltext_refresh), so a memory is found right after its admission.
+// updates (cypher/retrieval/fulltext), so a memory is found right after its admission.
 CREATE FULLTEXT INDEX memory_text IF NOT EXISTS FOR (m:Memory) ON EACH [m.title, m.content]
 OPTIONS {indexConfig: {`fulltext.eventually_consistent`: true}};

@@ -149,7 +149,6 @@ def _keyword(db: Database, text: str, k: int, namespace: str | None, subject: st
     escaped = lucene_escape(text)
     if not escaped.strip():
         return []
-    db.run("retrieval/fulltext_refresh")  # the index is eventually consistent: see what was just admitted
     rows = db.run("retrieval/fulltext", text=escaped, k=k, namespace=namespace, subject=subject,
                   live=list(LIVE_STATUSES))
     return [{"memory": Memory.from_node(r["memory"]), "keyword": r["score"], "vector": None, "superseded": []}

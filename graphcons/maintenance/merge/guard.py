@@ -140,10 +140,10 @@ shine shone; shoot shot; sing sang sung; sink sank sunk; sit sat; sleep slept; s
 spend spent; stand stood; steal stole stolen; stick stuck; strike struck; swim swam swum; take took taken;
 teach taught; tear tore torn; tell told; think thought; throw threw thrown; understand understood;
 wake woke woken; wear wore worn; win won; write wrote written"""
-# and the irregular plurals of common nouns (women / woman align, as servers / server do)
-_IRREGULAR_TABLE += "; man men; woman women; child children; person people; foot feet; tooth teeth; mouse mice"
-_IRREGULAR = {form: forms.split()[0] for forms in _IRREGULAR_TABLE.replace("\n", " ").split(";")
-              for form in forms.split()[1:]}
+# The irregular plurals of common nouns: women / woman align, as servers / server do.
+_IRREGULAR_PLURALS = "man men; woman women; child children; person people; foot feet; tooth teeth; mouse mice"
+_IRREGULAR = {form: forms.split()[0] for table in (_IRREGULAR_TABLE, _IRREGULAR_PLURALS)
+              for forms in table.replace("\n", " ").split(";") for form in forms.split()[1:]}
 
 
 @functools.lru_cache(maxsize=1 << 16)  # pure, called for every word of every pair the pass decides

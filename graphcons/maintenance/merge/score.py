@@ -142,6 +142,12 @@ def score_pair(ma: dict[str, Any], mb: dict[str, Any], cosine: float, cfg: Merge
 RESTATED_ORDER = 0.5
 
 
+def over(p: Pair, point: float, *, auto: bool = False) -> bool:
+    """Whether the verifier's judgement places a pair at or over an operating point: its
+    p_duplicate, or (to propose, never to auto-apply) a restatement."""
+    return (p.p_duplicate is not None and p.p_duplicate >= point) or (p.restated and not auto)
+
+
 def decide(p: Pair, text_winner: str, text_loser: str, cfg: MergeConfig,
            verifier: verify.Verifier | None = None) -> Pair:
     """Stages (c) and (d): the differences, the verifier, the outcome."""
@@ -166,14 +172,14 @@ def decide(p: Pair, text_winner: str, text_loser: str, cfg: MergeConfig,
     p.restated = verifier.name == "rules" and not d.only_a and not d.only_b and d.order_ratio >= RESTATED_ORDER
     if v.label is not None:
         p.outcome = LABELS[v.label]
-    elif p.restated or (p.p_duplicate is not None and p.p_duplicate >= cfg.propose_at):
+    elif over(p, cfg.propose_at):
         p.outcome = DUPLICATE
     elif d.only_a or d.only_b:
         p.outcome = RELATED
     if p.outcome == CONFLICT:
         p.contradictions = [f"{verifier.name} verifier: {v.reason or 'conflict'}"]
     # auto-apply needs the verifier's agreement: its p_duplicate (for llm, the rules figure) over the point
-    p.auto_apply_ok = p.outcome == DUPLICATE and p.p_duplicate is not None and p.p_duplicate >= cfg.auto_apply_at
+    p.auto_apply_ok = p.outcome == DUPLICATE and over(p, cfg.auto_apply_at, auto=True)
     return p
 
 
