@@ -6,9 +6,11 @@ memories stored without the tie weight) is built directly in Neo4j. Then:
 - the projection's GDS graph (node order, each node's tie, every edge and its weight) is the
   one built by the reference query (tests/reference/clusters_project.cypher, the pre-issue-15
   projection), bit for bit, and so are the clusters both detectors find on it;
-- the gate's one-pass figures (gate/figures_parts, gate/covering_parts) equal the reference
-  per-cluster figures (tests/reference/gate_figures.cypher) for every part, and the scan's
-  decisions are the same whether the members come from detection or from gate/members;
+- the gate's one-pass figures, read from the store (gate/figures_parts, gate/covering_parts) or
+  computed from the projection's edges (figures.from_projection, what a scan uses), equal the
+  reference per-cluster figures (tests/reference/gate_figures.cypher) for every part, and the
+  scan's decisions are the same whether the members come from detection or from gate/members,
+  and whether the figures come from the projection or from the store;
 - splitting all oversized communities from one projection gives each the parts its own
   projection gives;
 - the stored tie weight (written at admission, backfilled by init) equals the Cypher formula.
@@ -20,7 +22,7 @@ import math
 import random
 from pathlib import Path
 
-from graphcons.consolidation import communities, fusion, gate as gating, split as splitting
+from graphcons.consolidation import communities, figures, fusion, gate as gating, split as splitting
 from graphcons.consolidation.cluster import Cluster
 from graphcons.store import tie
 
@@ -126,10 +128,12 @@ def test_one_pass_gate_figures_equal_the_per_cluster_reference(g):
     ids = _random_graph(g, seed=7)
     cc = g.config.consolidation
     cc.max_size = 8  # some communities get split
+    cc.link_kind_weights = {"caused_by": 0.5, "same_root_cause": 1.5}
     name = fusion.new_graph_name("eq-gate")
     proj = fusion.project(g.db, cc, name)
     try:
         clusters, members = communities.make_detector(cc, "label_propagation").detect_members(g.db, proj)
+        edges = fusion.edges(g.db, name)
     finally:
         fusion.drop(g.db, name)
     # Disjoint parts: the detected clusters, then every remaining memory in random groups.
@@ -139,7 +143,7 @@ def test_one_pass_gate_figures_equal_the_per_cluster_reference(g):
     parts = [c.member_ids for c in clusters] + [tuple(rest[i:i + 5]) for i in range(0, len(rest), 5)]
     part = {m: i for i, p in enumerate(parts) for m in p}
     params = fusion.weight_params(cc)
-    got = gating._figures_one_pass(g.db, part, params)
+    got = figures.from_store(g.db, part, params)
     ref_rows = g.db.run_text((REFERENCE / "gate_figures.cypher").read_text(),
                              clusters=[{"key": str(i), "ids": sorted(p)} for i, p in enumerate(parts)], **params)
     want = {int(r["key"]): r for r in ref_rows}
@@ -151,11 +155,43 @@ def test_one_pass_gate_figures_equal_the_per_cluster_reference(g):
         for field in ("edges", "coaccess", "insight", "covered"):
             assert got[i][field] == want[i][field], (i, field, parts[i])
 
+    # From the projection's edges: the parts a scan gates are projected memories of one namespace
+    # (live; scope parts never mix namespaces), so the rest is grouped by namespace here.
+    node = {r["id"]: r["node"] for r in g.db.run_text(
+        "MATCH (m:Memory) WHERE m.status IN $live RETURN m.id AS id, m.namespace AS ns, id(m) AS node",
+        live=params["live"])}
+    ns = {r["id"]: r["ns"] for r in g.db.run_text("MATCH (m:Memory) RETURN m.id AS id, m.namespace AS ns")}
+    live_rest = [m for m in rest if m in node]
+    scanned = [c.member_ids for c in clusters] + [
+        tuple(grp[i:i + 5]) for space in NAMESPACES for grp in [[m for m in live_rest if ns[m] == space]]
+        for i in range(0, len(grp), 5)]
+    part = {m: i for i, p in enumerate(scanned) for m in p}
+    assert len(edges) > 20 and all(members[m]["node"] == node[m] for c in clusters for m in c.member_ids)
+    got = figures.from_projection(g.db, edges, part, {m: node[m] for m in part}, params["live"])
+    ref_rows = g.db.run_text((REFERENCE / "gate_figures.cypher").read_text(),
+                             clusters=[{"key": str(i), "ids": sorted(p)} for i, p in enumerate(scanned)], **params)
+    want = {int(r["key"]): r for r in ref_rows}
+    assert sum(1 for r in want.values() if r["coaccess"]) >= 5 and sum(1 for r in want.values() if r["edges"]) >= 10
+    for i in range(len(scanned)):
+        assert math.isclose(got[i]["weight_sum"], want[i]["weight_sum"], rel_tol=1e-12, abs_tol=1e-12), (i, scanned[i])
+        for field in ("edges", "coaccess", "insight", "covered"):
+            assert got[i][field] == want[i][field], (i, field, scanned[i])
+
     # The whole gate: members from detection or read by the gate, same decisions and figures.
     scoped = [Cluster(member_ids=c.member_ids, namespace=c.namespace, subject=c.subject) for c in clusters]
     with_members = [d.to_dict() for d in gating.gate(g.db, cc, scoped, members=members)]
     without = [d.to_dict() for d in gating.gate(g.db, cc, scoped)]
+    from_edges = [d.to_dict() for d in gating.gate(g.db, cc, scoped, members=members, edges=edges)]
     assert with_members == without
+    for a, b in zip(from_edges, without, strict=True):  # figures are rounded to 4 places: equal
+        assert a == b
+    # With co-access weighing nothing, a co-accessed pair may be missing from the projection while
+    # its count still makes salience: the gate reads such figures from the store.
+    cc.coaccess_weight = 0.0
+    assert not figures.projection_exact(cc)
+    assert [d.to_dict() for d in gating.gate(g.db, cc, scoped, members=members, edges=edges)] == \
+        [d.to_dict() for d in gating.gate(g.db, cc, scoped)]
+    cc.coaccess_weight = 1.0
     assert any(d["accepted"] for d in without) and any("size" in d["rejected_by"] for d in without)
 
     # Splitting every oversized community from one projection gives each the parts its own gives.

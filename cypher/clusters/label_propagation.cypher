@@ -2,11 +2,12 @@
 // Raw community ids follow internal node ids, so Python renames each community by its
 // smallest member id; singletons are dropped here, server-side.
 // Each member comes with what the gate needs to know about it (issue 15: read here, while
-// the node is at hand, instead of a second query over every member).
+// the node is at hand, instead of a second query over every member), and its node id in the
+// projection, which the gate's figures join with the projected edges (cypher/clusters/edges).
 CALL gds.labelPropagation.stream($graph_name, $config)
 YIELD nodeId, communityId
-WITH communityId, gds.util.asNode(nodeId) AS m
+WITH communityId, nodeId, gds.util.asNode(nodeId) AS m
 WITH communityId, collect([m.id, m.namespace, m.subject, m.scope, m.kind, m.title, coalesce(m.access_count, 0),
-                           toFloat(coalesce(m.activation, 0.0)), coalesce(m.version, 1)]) AS members
+                           toFloat(coalesce(m.activation, 0.0)), coalesce(m.version, 1), nodeId]) AS members
 WHERE size(members) >= 2
 RETURN members

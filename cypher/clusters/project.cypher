@@ -4,7 +4,9 @@
 //   LINKED       $link_weight * $link_kind_weights[kind] (1.0 for kinds not listed)
 //   CO_ACCESSED  $coaccess_weight * count / (count + $coaccess_k)  (saturates: a heavily
 //                used pair cannot drown the other signals)
-// Parallel relationships of one pair, in either direction, are summed into one edge.
+// Parallel relationships of one pair, in either direction, are summed into one edge. Each edge
+// also carries `coaccess`, the pair's CO_ACCESSED count: the gate's salience reads it from the
+// projection (graphcons.consolidation.figures) instead of walking the store's edges again.
 // Left out: memories not in $live (deprecated, archived), pairs across namespaces, and
 // pairs where one memory SUMMARIZES the other (an insight and its own members), so that
 // insights cluster among insights. Rows reach the projection ordered by (a.id, b.id), so the
@@ -25,17 +27,18 @@ CALL (a, summarizes) {
        WHEN 'LINKED' THEN $link_weight * coalesce($link_kind_weights[r.kind], 1.0)
        WHEN 'CO_ACCESSED' THEN $coaccess_weight * toFloat(r.count) / (r.count + $coaccess_k)
        ELSE 0.0
-     END) AS weight
+     END) AS weight,
+     sum(CASE type(r) WHEN 'CO_ACCESSED' THEN r.count ELSE 0 END) AS coaccess
   ORDER BY b.id
-  RETURN b, weight
+  RETURN b, weight, coaccess
 }
 // `tie`: the stored tie weight (graphcons.store.tie: 1 + $tie_epsilon * a polynomial hash of
 // the id, in [1, 1.001), written at admission). Label propagation weighs each neighbour's vote
 // by it, so equal votes are broken by a fixed pseudo-random order instead of "smallest label",
 // which floods unweighted graphs with one label. A memory stored without it gets the same
 // value computed here (CASE is lazy: the hash only runs for such memories).
-WITH a, CASE WHEN weight > 0 THEN b ELSE null END AS b, weight
-WITH a, b, weight,
+WITH a, CASE WHEN weight > 0 THEN b ELSE null END AS b, weight, coaccess
+WITH a, b, weight, coaccess,
      CASE WHEN a.tie IS NOT NULL THEN a.tie
           ELSE 1.0 + $tie_epsilon * reduce(h = 0, c IN split(a.id, '') | (h * 131 + coalesce($id_chars[c], 0)) % 1000003) / 1000003.0
      END AS ta,
@@ -47,7 +50,7 @@ WITH gds.graph.project(
        $graph_name, a, b,
        {sourceNodeProperties: {tie: ta},
         targetNodeProperties: CASE WHEN b IS NULL THEN null ELSE {tie: tb} END,
-        relationshipProperties: CASE WHEN b IS NULL THEN null ELSE {weight: weight} END},
+        relationshipProperties: CASE WHEN b IS NULL THEN null ELSE {weight: weight, coaccess: toFloat(coaccess)} END},
        {undirectedRelationshipTypes: ['*']}
      ) AS g,
      sum(weight) AS total_weight

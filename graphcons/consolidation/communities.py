@@ -40,8 +40,9 @@ class Detector(Protocol):
 
 # What each detected member carries (cypher/clusters/{label_propagation,leiden}: one list per
 # member, in this order); the same fields as cypher/gate/members, so the scan's gate needs no
-# second query over every member.
-MEMBER_FIELDS = ("id", "namespace", "subject", "scope", "kind", "title", "access_count", "activation", "version")
+# second query over every member, plus `node`: its node id in the projection (fusion.edges).
+MEMBER_FIELDS = ("id", "namespace", "subject", "scope", "kind", "title", "access_count", "activation", "version",
+                 "node")
 
 
 def _clusters(rows: list[dict[str, Any]]) -> tuple[list[Cluster], dict[str, dict[str, Any]]]:
@@ -77,7 +78,7 @@ class LabelPropagation:
 
     def detect_members(self, db: Database, proj: Projection) -> tuple[list[Cluster], dict[str, dict[str, Any]]]:
         """The clusters and, by id, what the gate needs to know about each member."""
-        return _clusters(db.run_values("clusters/label_propagation", graph_name=proj.graph_name, config=self.config(proj)))
+        return _clusters(db.run_plain("clusters/label_propagation", graph_name=proj.graph_name, config=self.config(proj)))
 
 
 class Leiden:
@@ -116,7 +117,7 @@ class Leiden:
     def detect_members(self, db: Database, proj: Projection) -> tuple[list[Cluster], dict[str, dict[str, Any]]]:
         """The clusters and, by id, what the gate needs to know about each member."""
         try:
-            return _clusters(db.run_values("clusters/leiden", graph_name=proj.graph_name, config=self.config(proj)))
+            return _clusters(db.run_plain("clusters/leiden", graph_name=proj.graph_name, config=self.config(proj)))
         except ClientError as exc:
             # GDS 2.13 Leiden fails with a NullPointerException on its dendrogram when the first
             # level moves no node (every node stays alone, e.g. gamma far too high for the graph):

@@ -10,7 +10,8 @@ weight of a pair is the sum of its signals:
 
 Memories of different namespaces never share an edge; deprecated and archived memories
 are left out; an insight and a memory it SUMMARIZES share no edge (so insights cluster
-among insights, the schema tree of seed 000).
+among insights, the schema tree of seed 000). Each edge also carries the pair's co-access
+count, so a scan's gate reads its figures from the projection (`edges`), not the store.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 from graphcons.core.config import ConsolidationConfig
 from graphcons.core.db import Database
@@ -63,6 +66,29 @@ def project(db: Database, cc: ConsolidationConfig, graph_name: str, *, namespace
     # An empty store (or namespace) projects nothing: the aggregation yields nulls, no graph.
     return Projection(graph_name=row["graph"] or graph_name, nodes=row["nodes"] or 0,
                       relationships=row["relationships"] or 0, total_weight=float(row["total_weight"] or 0.0))
+
+
+@dataclass(frozen=True)
+class Edges:
+    """The projected graph's edges, each undirected pair once, as parallel arrays: the two nodes
+    (the ids the detectors stream with each member), the fused weight and the pair's co-access
+    count. What the gate's figures are computed from in a scan (graphcons.consolidation.figures)."""
+
+    source: np.ndarray
+    target: np.ndarray
+    weight: np.ndarray
+    coaccess: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.source)
+
+
+def edges(db: Database, graph_name: str) -> Edges:
+    """Stream the projection's edges (cypher/clusters/edges: one row of lists)."""
+    rows = db.run_plain("clusters/edges", graph_name=graph_name)
+    r = rows[0] if rows else {"source": [], "target": [], "weight": [], "coaccess": []}
+    return Edges(source=np.asarray(r["source"], dtype=np.int64), target=np.asarray(r["target"], dtype=np.int64),
+                 weight=np.asarray(r["weight"], dtype=np.float64), coaccess=np.asarray(r["coaccess"], dtype=np.float64))
 
 
 def drop(db: Database, graph_name: str) -> None:

@@ -41,10 +41,10 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from graphcons.consolidation import contrast
+from graphcons.consolidation import contrast, figures
 from graphcons.consolidation import split as splitting
 from graphcons.consolidation.cluster import Cluster, membership_hash
-from graphcons.consolidation.fusion import weight_params
+from graphcons.consolidation.fusion import Edges, weight_params
 from graphcons.core.config import ConsolidationConfig
 from graphcons.core.db import Database
 from graphcons.core.errors import NotFound
@@ -123,11 +123,12 @@ def _describe_mix(cluster: Cluster, members: dict[str, dict[str, Any]]) -> str:
 
 
 def gate(db: Database, cc: ConsolidationConfig, clusters: list[Cluster],
-         members: dict[str, dict[str, Any]] | None = None) -> list[GateDecision]:
+         members: dict[str, dict[str, Any]] | None = None, edges: Edges | None = None) -> list[GateDecision]:
     """Decide on every cluster (and on each part of a mixed one); ordered like the input.
 
     `members` (by id, the fields of cypher/gate/members) may come with the clusters: the scan's
-    detection reads them in its own query; otherwise (or for any id missing) they are read here."""
+    detection reads them in its own query; otherwise (or for any id missing) they are read here.
+    `edges`: the scan's projected edges, when the clusters were detected on them (figures.py)."""
     ids = sorted({m for c in clusters for m in c.member_ids})
     members = dict(members or {})
     members.update(_members(db, [m for m in ids if m not in members]))
@@ -136,9 +137,9 @@ def gate(db: Database, cc: ConsolidationConfig, clusters: list[Cluster],
         raise NotFound(f"cluster member(s) not found: {', '.join(missing[:10])}")
     decisions: list[GateDecision] = []
     to_score: list[GateDecision] = []
+    scope_parts = {c.key: _scope_parts(c, members) for c in clusters if c.size >= cc.min_size}
     # Every oversized part is split from one projection (issue 15); deeper levels one by one.
-    oversized = {p.key: p for c in clusters if c.size >= cc.min_size
-                 for p in _scope_parts(c, members) if p.size > cc.max_size}
+    oversized = {p.key: p for parts in scope_parts.values() for p in parts if p.size > cc.max_size}
     disjoint = len({m for p in oversized.values() for m in p.member_ids}) == sum(p.size for p in oversized.values())
     splits = splitting.split_many(db, cc, list(oversized.values())) if disjoint else {}
     for cluster in clusters:
@@ -147,7 +148,7 @@ def gate(db: Database, cc: ConsolidationConfig, clusters: list[Cluster],
             d.titles = _titles(cluster, members)
             decisions.append(d)
             continue
-        parts = _scope_parts(cluster, members)
+        parts = scope_parts[cluster.key]
         split_from = None
         if len(parts) > 1:
             mix = _describe_mix(cluster, members)
@@ -159,14 +160,14 @@ def gate(db: Database, cc: ConsolidationConfig, clusters: list[Cluster],
             split_from = cluster.key
         for part in parts:
             _place(db, cc, part, split_from, members, decisions, to_score, level=0, splits=splits)
-    _score(db, cc, to_score, members)
+    _score(db, cc, to_score, members, edges)
     if cc.contrast_split:
-        decisions = _contrast_pass(db, cc, decisions, members)
+        decisions = _contrast_pass(db, cc, decisions, members, edges)
     return decisions
 
 
 def _contrast_pass(db: Database, cc: ConsolidationConfig, decisions: list[GateDecision],
-                   members: dict[str, dict[str, Any]]) -> list[GateDecision]:
+                   members: dict[str, dict[str, Any]], edges: Edges | None = None) -> list[GateDecision]:
     """Split every accepted part that has a contrast: it becomes rejected by "contrast" (its
     figures kept), its two sides are scored and placed right after it, and an accepted side is
     checked again. Only accepted parts are read (every part's texts: ~1 s more gate time on the
@@ -195,7 +196,7 @@ def _contrast_pass(db: Database, cc: ConsolidationConfig, decisions: list[GateDe
         if not sides_of:
             break
         sides = [side for group in sides_of.values() for side in group]
-        _score(db, cc, sides, members)
+        _score(db, cc, sides, members, edges)
         decisions = [x for d in decisions for x in (d, *sides_of.get(id(d), ()))]
         candidates = [d for d in sides if d.accepted and d.cluster.size >= 2 * cc.min_size]
     return decisions
@@ -255,14 +256,17 @@ def _size_reject(cc: ConsolidationConfig, cluster: Cluster, split_from: str | No
 
 
 def _score(db: Database, cc: ConsolidationConfig, decisions: list[GateDecision],
-           members: dict[str, dict[str, Any]]) -> None:
+           members: dict[str, dict[str, Any]], edges: Edges | None = None) -> None:
     params = weight_params(cc)
     part: dict[str, int] = {}
     for i, d in enumerate(decisions):
         for m in d.cluster.member_ids:
             part.setdefault(m, i)
     if len(part) == sum(d.cluster.size for d in decisions):  # no memory in two parts: one pass for all
-        rows = _figures_one_pass(db, part, params)
+        if edges is not None and figures.projection_exact(cc) and all("node" in members[m] for m in part):
+            rows = figures.from_projection(db, edges, part, {m: members[m]["node"] for m in part}, params["live"])
+        else:
+            rows = figures.from_store(db, part, params)
         for i, d in enumerate(decisions):
             _decide(cc, d, rows[i], members)
         return
@@ -272,17 +276,6 @@ def _score(db: Database, cc: ConsolidationConfig, decisions: list[GateDecision],
         by_key = {r["key"]: r for r in rows}
         for d in chunk:
             _decide(cc, d, by_key[d.key], members)
-
-
-def _figures_one_pass(db: Database, part: dict[str, int], params: dict[str, Any]) -> dict[int, dict[str, Any]]:
-    """Every part's figures in two server-side passes over all members (issue 15)."""
-    rows = {i: {"weight_sum": 0.0, "edges": 0, "coaccess": 0, "insight": None, "covered": 0}
-            for i in set(part.values())}
-    for r in db.run_values("gate/figures_parts", part=part, **params):
-        rows[r["p"]].update(weight_sum=r["weight_sum"], edges=r["edges"], coaccess=r["coaccess"])
-    for r in db.run_values("gate/covering_parts", part=part, live=params["live"]):
-        rows[r["p"]].update(insight=r["insight"], covered=r["covered"])
-    return rows
 
 
 def _decide(cc: ConsolidationConfig, d: GateDecision, row: dict[str, Any], members: dict[str, dict[str, Any]]) -> None:

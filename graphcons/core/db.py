@@ -65,6 +65,13 @@ class Database:
         records, _, _ = self.driver.execute_query(query(name), params, database_=self.cfg.database)
         return [native(dict(r)) for r in records]
 
+    def run_plain(self, name: str, /, **params: Any) -> list[dict[str, Any]]:
+        """`run_values` for a query that returns no temporal value by construction (ids, numbers,
+        strings and lists of them: a scan's detected members and projected edges): rows as the
+        driver decoded them, without the walk over every value (~0.7 s of a 100k-memory scan)."""
+        records, _, _ = self.driver.execute_query(query(name), params, database_=self.cfg.database)
+        return [dict(r) for r in records]
+
     @contextmanager
     def transaction(self) -> Iterator["Tx"]:
         """One explicit write transaction: everything inside commits together or not at all."""
