@@ -375,7 +375,7 @@ def bench_size(db: Database, cfg, sampler: RssSampler, label: str, n: int, args)
                    warnings=report.warnings, **scores(truth, found_labels(report.clusters, index, n)))
         res[f"gds_{algo}"] = out
         log(f"{label}: GDS {algo}: projection {out['projection']}s detection {out['detection']}s "
-            f"edges {out.get('edges', 0)}s gate {out['gate']}s total {out['total']}s NMI {out['nmi']} ARI {out['ari']} (neo4j peak {out['scan_peak_rss_neo4j_mb']} MB, "
+            f"gate {out['gate']}s total {out['total']}s NMI {out['nmi']} ARI {out['ari']} (neo4j peak {out['scan_peak_rss_neo4j_mb']} MB, "
             f"python peak {out['scan_peak_rss_python_mb']} MB, load {out['load_before']}-{out['load_after']})")
 
     if args.gds_only:

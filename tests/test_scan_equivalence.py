@@ -7,7 +7,7 @@ memories stored without the tie weight) is built directly in Neo4j. Then:
   one built by the reference query (tests/reference/clusters_project.cypher, the pre-issue-15
   projection), bit for bit, and so are the clusters both detectors find on it;
 - the gate's one-pass figures, read from the store (gate/figures_parts, gate/covering_parts) or
-  computed from the projection's edges (figures.from_projection, what a scan uses), equal the
+  computed from the projected edges (figures.from_projection, what a scan uses), equal the
   reference per-cluster figures (tests/reference/gate_figures.cypher) for every part, and the
   scan's decisions are the same whether the members come from detection or from gate/members,
   and whether the figures come from the projection or from the store;
@@ -130,10 +130,10 @@ def test_one_pass_gate_figures_equal_the_per_cluster_reference(g):
     cc.max_size = 8  # some communities get split
     cc.link_kind_weights = {"caused_by": 0.5, "same_root_cause": 1.5}
     name = fusion.new_graph_name("eq-gate")
-    proj = fusion.project(g.db, cc, name)
+    proj = fusion.project(g.db, cc, name, with_edges=True)
+    edges = proj.edges
     try:
         clusters, members = communities.make_detector(cc, "label_propagation").detect_members(g.db, proj)
-        edges = fusion.edges(g.db, name)
     finally:
         fusion.drop(g.db, name)
     # Disjoint parts: the detected clusters, then every remaining memory in random groups.

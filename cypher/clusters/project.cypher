@@ -5,8 +5,8 @@
 //   CO_ACCESSED  $coaccess_weight * count / (count + $coaccess_k)  (saturates: a heavily
 //                used pair cannot drown the other signals)
 // Parallel relationships of one pair, in either direction, are summed into one edge. Each edge
-// also carries `coaccess`, the pair's CO_ACCESSED count: the gate's salience reads it from the
-// projection (graphcons.consolidation.figures) instead of walking the store's edges again.
+// also carries `coaccess`, the pair's CO_ACCESSED count: the gate's salience reads it with the
+// projected edges (graphcons.consolidation.figures) instead of walking the store's edges again.
 // Left out: memories not in $live (deprecated, archived), pairs across namespaces, and
 // pairs where one memory SUMMARIZES the other (an insight and its own members), so that
 // insights cluster among insights. Rows reach the projection ordered by (a.id, b.id), so the
@@ -53,5 +53,13 @@ WITH gds.graph.project(
         relationshipProperties: CASE WHEN b IS NULL THEN null ELSE {weight: weight, coaccess: toFloat(coaccess)} END},
        {undirectedRelationshipTypes: ['*']}
      ) AS g,
-     sum(weight) AS total_weight
-RETURN g.graphName AS graph, g.nodeCount AS nodes, g.relationshipCount AS relationships, total_weight
+     sum(weight) AS total_weight,
+     // With $with_edges, the projected edges themselves as parallel lists (node ids as the detectors
+     // stream them): a scan's gate computes its figures from these (graphcons.consolidation.figures),
+     // which costs a fraction of streaming them back out of GDS or walking the store again.
+     collect(CASE WHEN $with_edges AND b IS NOT NULL THEN id(a) END) AS source,
+     collect(CASE WHEN $with_edges AND b IS NOT NULL THEN id(b) END) AS target,
+     collect(CASE WHEN $with_edges AND b IS NOT NULL THEN weight END) AS weight,
+     collect(CASE WHEN $with_edges AND b IS NOT NULL THEN coaccess END) AS coaccess
+RETURN g.graphName AS graph, g.nodeCount AS nodes, g.relationshipCount AS relationships, total_weight,
+       source, target, weight, coaccess

@@ -40,7 +40,7 @@ class Detector(Protocol):
 
 # What each detected member carries (cypher/clusters/{label_propagation,leiden}: one list per
 # member, in this order); the same fields as cypher/gate/members, so the scan's gate needs no
-# second query over every member, plus `node`: its node id in the projection (fusion.edges).
+# second query over every member, plus `node`: its node id, as in the projected edges (fusion.Edges).
 MEMBER_FIELDS = ("id", "namespace", "subject", "scope", "kind", "title", "access_count", "activation", "version",
                  "node")
 

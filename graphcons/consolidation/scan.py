@@ -43,7 +43,7 @@ class ScanReport:
     namespace: str | None = None
     dry_run: bool = True
     at: datetime | None = None
-    timings: dict[str, float] = field(default_factory=dict)  # seconds: projection, detection, edges, gate, total
+    timings: dict[str, float] = field(default_factory=dict)  # seconds: projection, detection, gate, total
     detector_config: dict[str, Any] = field(default_factory=dict)  # as run (Leiden: the derived gamma)
 
     @property
@@ -77,33 +77,28 @@ class ScanReport:
 def detect(db: Database, cc: ConsolidationConfig, *, namespace: str | None = None, algorithm: str | None = None,
            run_id: str | None = None) -> tuple[fusion.Projection, list[Cluster], dict[str, float]]:
     """Project the fused graph, run the configured detector, drop the projection."""
-    proj, clusters, _members, _edges, timings = detect_members(db, cc, namespace=namespace, algorithm=algorithm,
-                                                               run_id=run_id, with_edges=False)
+    proj, clusters, _members, timings = detect_members(db, cc, namespace=namespace, algorithm=algorithm,
+                                                      run_id=run_id, with_edges=False)
     return proj, clusters, timings
 
 
 def detect_members(db: Database, cc: ConsolidationConfig, *, namespace: str | None = None,
                    algorithm: str | None = None, run_id: str | None = None, with_edges: bool = True
-                   ) -> tuple[fusion.Projection, list[Cluster], dict[str, dict[str, Any]], fusion.Edges | None,
-                              dict[str, float]]:
+                   ) -> tuple[fusion.Projection, list[Cluster], dict[str, dict[str, Any]], dict[str, float]]:
     """`detect`, plus what the gate needs to know about each member (read in the same query) and,
-    with `with_edges`, the projection's edges (the gate's figures come from them: figures.py)."""
+    with `with_edges`, the projected edges as `proj.edges` (the gate's figures: figures.py)."""
     detector = communities.make_detector(cc, algorithm)
     db.gds_version()  # a clear message with install instructions when GDS is missing
     name = fusion.new_graph_name(run_id)
     t0 = time.perf_counter()
-    proj = fusion.project(db, cc, name, namespace=namespace)
+    proj = fusion.project(db, cc, name, namespace=namespace, with_edges=with_edges)
     t1 = time.perf_counter()
-    edges = None
     try:
         clusters, members = detector.detect_members(db, proj) if proj.nodes else ([], {})
-        t2 = time.perf_counter()
-        if with_edges and clusters:
-            edges = fusion.edges(db, name)
     finally:
         fusion.drop(db, name)
-    t3 = time.perf_counter()
-    return proj, clusters, members, edges, {"projection": t1 - t0, "detection": t2 - t1, "edges": t3 - t2}
+    t2 = time.perf_counter()
+    return proj, clusters, members, {"projection": t1 - t0, "detection": t2 - t1}
 
 
 def red_flags(nodes: int, clusters: list[Cluster], min_size: int, max_size: int) -> list[str]:
@@ -129,11 +124,11 @@ def scan(db: Database, cfg: Config, *, now: datetime, namespace: str | None = No
     started = now
     run_id = audit.new_run_id("scan")
     t0 = time.perf_counter()
-    proj, clusters, members, edges, timings = detect_members(db, cc, namespace=namespace, algorithm=detector.name,
-                                                             run_id=run_id)
+    proj, clusters, members, timings = detect_members(db, cc, namespace=namespace, algorithm=detector.name,
+                                                      run_id=run_id)
     detector_config = detector.config(proj)
     t1 = time.perf_counter()
-    decisions = gate(db, cc, clusters, members=members, edges=edges)
+    decisions = gate(db, cc, clusters, members=members, edges=proj.edges)
     timings["gate"] = time.perf_counter() - t1
     accepted_keys = [d.key for d in decisions if d.accepted]
     summarised = set(db.run("gate/summarised", keys=accepted_keys, live=list(LIVE_STATUSES))[0]["keys"]) \
