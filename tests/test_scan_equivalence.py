@@ -4,8 +4,9 @@ A seeded random graph (namespaces, retired memories, SIMILAR scores on both side
 floor, LINKED kinds with their own weights, CO_ACCESSED counts, insights with SUMMARIZES, some
 memories stored without the tie weight) is built directly in Neo4j. Then:
 - the projection's GDS graph (node order, each node's tie, every edge and its weight) is the
-  one built by the reference query (tests/reference/clusters_project.cypher, the pre-issue-15
-  projection), bit for bit, and so are the clusters both detectors find on it;
+  one built by the reference query (tests/reference/clusters_project.cypher, the definition
+  written the plain way: each pair summed in Cypher), bit for bit, its nodes are in id order,
+  and the clusters both detectors find on it are the same;
 - the gate's one-pass figures, read from the store (gate/figures_parts, gate/covering_parts) or
   computed from the projected edges (figures.from_projection, what a scan uses), equal the
   reference per-cluster figures (tests/reference/gate_figures.cypher) for every part, and the
@@ -104,7 +105,7 @@ def _reference_projection(g, cc, name: str, namespace=None) -> None:
 
 
 def test_projection_and_clusters_equal_the_reference_on_a_random_graph(g):
-    _random_graph(g)
+    ids = _random_graph(g)
     cc = g.config.consolidation
     cc.link_kind_weights = {"caused_by": 0.5, "same_root_cause": 1.5}
     for namespace in (None, "team-b"):
@@ -115,6 +116,10 @@ def test_projection_and_clusters_equal_the_reference_on_a_random_graph(g):
             got, want = _graph(g, new), _graph(g, ref)
             assert len(got[0]) == proj.nodes > 20 and len(got[1]) > 20
             assert got == want  # same node order, same ties, same edges with the same weights
+            # The in-memory node order is the id order, whatever order the memories were created in.
+            id_of = {r["node"]: r["id"] for r in g.db.run_text("MATCH (m:Memory) RETURN id(m) AS node, m.id AS id")}
+            order = [id_of[n] for n, _tie in got[0]]
+            assert order == sorted(order) and order != sorted(order, key=lambda m: ids.index(m))
             for algo in ("label_propagation", "leiden"):
                 det = communities.make_detector(cc, algo)
                 ref_proj = fusion.Projection(ref, proj.nodes, proj.relationships, proj.total_weight)
@@ -141,9 +146,8 @@ def test_one_pass_gate_figures_equal_the_per_cluster_reference(g):
     rest = sorted(set(ids) - {m for c in clusters for m in c.member_ids})
     rng.shuffle(rest)
     parts = [c.member_ids for c in clusters] + [tuple(rest[i:i + 5]) for i in range(0, len(rest), 5)]
-    part = {m: i for i, p in enumerate(parts) for m in p}
     params = fusion.weight_params(cc)
-    got = figures.from_store(g.db, part, params)
+    got = figures.from_store(g.db, parts, params)
     ref_rows = g.db.run_text((REFERENCE / "gate_figures.cypher").read_text(),
                              clusters=[{"key": str(i), "ids": sorted(p)} for i, p in enumerate(parts)], **params)
     want = {int(r["key"]): r for r in ref_rows}
@@ -165,9 +169,8 @@ def test_one_pass_gate_figures_equal_the_per_cluster_reference(g):
     scanned = [c.member_ids for c in clusters] + [
         tuple(grp[i:i + 5]) for space in NAMESPACES for grp in [[m for m in live_rest if ns[m] == space]]
         for i in range(0, len(grp), 5)]
-    part = {m: i for i, p in enumerate(scanned) for m in p}
     assert len(edges) > 20 and all(members[m]["node"] == node[m] for c in clusters for m in c.member_ids)
-    got = figures.from_projection(g.db, edges, part, {m: node[m] for m in part}, params["live"])
+    got = figures.from_projection(g.db, edges, scanned, [node[m] for p in scanned for m in p], params["live"])
     ref_rows = g.db.run_text((REFERENCE / "gate_figures.cypher").read_text(),
                              clusters=[{"key": str(i), "ids": sorted(p)} for i, p in enumerate(scanned)], **params)
     want = {int(r["key"]): r for r in ref_rows}

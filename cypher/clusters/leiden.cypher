@@ -1,12 +1,11 @@
 // Leiden over the fused graph (seeded, concurrency 1, resolution gamma in $config).
-// Singletons are dropped here, server-side; Python sorts members and names each cluster.
-// Each member comes with what the gate needs to know about it (issue 15: read here, while
-// the node is at hand, instead of a second query over every member), and its node id in the
-// projection, which the gate's figures join with the projected edges (cypher/clusters/edges).
+// Python names each community by its sorted members and drops singletons.
+// Each node comes with what the gate needs to know about it and its node id, as columns in one
+// row (see clusters/label_propagation: the same columns, read the same way).
 CALL gds.leiden.stream($graph_name, $config)
 YIELD nodeId, communityId
-WITH communityId, nodeId, gds.util.asNode(nodeId) AS m
-WITH communityId, collect([m.id, m.namespace, m.subject, m.scope, m.kind, m.title, coalesce(m.access_count, 0),
-                           toFloat(coalesce(m.activation, 0.0)), coalesce(m.version, 1), nodeId]) AS members
-WHERE size(members) >= 2
-RETURN members
+WITH nodeId, communityId, gds.util.asNode(nodeId) AS m
+RETURN collect(communityId) AS community, collect(nodeId) AS node, collect(m.id) AS id,
+       collect([m.namespace, m.subject, m.scope, m.title]) AS text,
+       collect(coalesce(m.access_count, 0)) AS access_count,
+       collect(toFloat(coalesce(m.activation, 0.0))) AS activation, collect(coalesce(m.version, 1)) AS version

@@ -4,59 +4,61 @@
 //   LINKED       $link_weight * $link_kind_weights[kind] (1.0 for kinds not listed)
 //   CO_ACCESSED  $coaccess_weight * count / (count + $coaccess_k)  (saturates: a heavily
 //                used pair cannot drown the other signals)
-// Parallel relationships of one pair, in either direction, are summed into one edge. Each edge
-// also carries `coaccess`, the pair's CO_ACCESSED count: the gate's salience reads it with the
-// projected edges (graphcons.consolidation.figures) instead of walking the store's edges again.
 // Left out: memories not in $live (deprecated, archived), pairs across namespaces, and
 // pairs where one memory SUMMARIZES the other (an insight and its own members), so that
-// insights cluster among insights. Rows reach the projection ordered by (a.id, b.id), so the
-// in-memory node order, and with it the algorithms' results, do not depend on storage order.
-// (Issue 15: the same rows in the same order as before, cheaper: memories are sorted once and
-// each one's few edges inside a subquery, instead of sorting every edge row; the per-pair
-// SUMMARIZES check runs only for a memory that has a SUMMARIZES edge at all; `tie` is read.)
-MATCH (a:Memory)
-WHERE a.status IN $live AND ($namespace IS NULL OR a.namespace = $namespace)
-WITH a, EXISTS { (a)-[:SUMMARIZES]-() } AS summarizes
-ORDER BY a.id
-CALL (a, summarizes) {
-  OPTIONAL MATCH (a)-[r:SIMILAR|LINKED|CO_ACCESSED]-(b:Memory)
-  WHERE a.id < b.id AND b.status IN $live AND b.namespace = a.namespace
+// insights cluster among insights.
+//
+// Two passes in one aggregation (issue 15, 2026-12-02):
+// 1. every live memory in id order, with its `tie`: GDS numbers nodes by first appearance, so
+//    the in-memory node order, and with it the algorithms' results, is the id order whatever
+//    the storage order;
+// 2. every stored relationship once, in storage order (no sort, no per-pair aggregation in
+//    Cypher: those cost more than half of the projection at 1M memories), as a DIRECTED
+//    relationship with its weight. cypher/clusters/undirected then turns them into one
+//    undirected edge per pair whose weight is the sum over the pair's relationships in either
+//    direction (GDS toUndirected, aggregation SUM), and drops the directed ones. Weights are >= 0 (config), so a pair has a positive sum exactly when one of
+//    its relationships weighs > 0: only those are projected.
+// `tie`: the stored tie weight (graphcons.store.tie: 1 + $tie_epsilon * a polynomial hash of the
+// id, in [1, 1.001), written at admission). Label propagation weighs each neighbour's vote by it,
+// so equal votes are broken by a fixed pseudo-random order instead of "smallest label", which
+// floods unweighted graphs with one label. A memory stored without it gets the same value
+// computed here (CASE is lazy: the hash only runs for such memories). A node keeps the
+// properties of its first appearance, so relationship rows carry none.
+// With $with_edges the relationship rows also come back as parallel lists (node ids as the
+// detectors stream them), with each relationship's co-access count: a scan's gate sums them per
+// pair and computes its figures from them (graphcons.consolidation.fusion.Edges, figures), a
+// fraction of the cost of walking the store's edges again.
+CALL () {
+  MATCH (a:Memory)
+  WHERE a.status IN $live AND ($namespace IS NULL OR a.namespace = $namespace)
+  WITH a ORDER BY a.id
+  RETURN a, null AS b,
+         CASE WHEN a.tie IS NOT NULL THEN a.tie
+              ELSE 1.0 + $tie_epsilon * reduce(h = 0, c IN split(a.id, '') | (h * 131 + coalesce($id_chars[c], 0)) % 1000003) / 1000003.0
+         END AS tie, null AS weight, null AS coaccess
+  UNION ALL
+  MATCH (a:Memory)
+  WHERE a.status IN $live AND ($namespace IS NULL OR a.namespace = $namespace)
+  WITH a, EXISTS { (a)-[:SUMMARIZES]-() } AS summarizes
+  MATCH (a)-[r:SIMILAR|LINKED|CO_ACCESSED]->(b:Memory)
+  WHERE b.status IN $live AND b.namespace = a.namespace AND b <> a
     AND (NOT summarizes OR NOT EXISTS { (a)-[:SUMMARIZES]-(b) })
-  WITH b, sum(CASE type(r)
+  WITH a, b, r, CASE type(r)
        WHEN 'SIMILAR' THEN CASE WHEN r.score >= $sim_floor THEN $similarity_weight * r.score ELSE 0.0 END
        WHEN 'LINKED' THEN $link_weight * coalesce($link_kind_weights[r.kind], 1.0)
        WHEN 'CO_ACCESSED' THEN $coaccess_weight * toFloat(r.count) / (r.count + $coaccess_k)
        ELSE 0.0
-     END) AS weight,
-     sum(CASE type(r) WHEN 'CO_ACCESSED' THEN r.count ELSE 0 END) AS coaccess
-  ORDER BY b.id
-  RETURN b, weight, coaccess
+     END AS weight
+  WHERE weight > 0
+  RETURN a, b, null AS tie, weight, toFloat(CASE type(r) WHEN 'CO_ACCESSED' THEN r.count ELSE 0 END) AS coaccess
 }
-// `tie`: the stored tie weight (graphcons.store.tie: 1 + $tie_epsilon * a polynomial hash of
-// the id, in [1, 1.001), written at admission). Label propagation weighs each neighbour's vote
-// by it, so equal votes are broken by a fixed pseudo-random order instead of "smallest label",
-// which floods unweighted graphs with one label. A memory stored without it gets the same
-// value computed here (CASE is lazy: the hash only runs for such memories).
-WITH a, CASE WHEN weight > 0 THEN b ELSE null END AS b, weight, coaccess
-WITH a, b, weight, coaccess,
-     CASE WHEN a.tie IS NOT NULL THEN a.tie
-          ELSE 1.0 + $tie_epsilon * reduce(h = 0, c IN split(a.id, '') | (h * 131 + coalesce($id_chars[c], 0)) % 1000003) / 1000003.0
-     END AS ta,
-     CASE WHEN b IS NULL THEN null
-          WHEN b.tie IS NOT NULL THEN b.tie
-          ELSE 1.0 + $tie_epsilon * reduce(h = 0, c IN split(b.id, '') | (h * 131 + coalesce($id_chars[c], 0)) % 1000003) / 1000003.0
-     END AS tb
 WITH gds.graph.project(
        $graph_name, a, b,
-       {sourceNodeProperties: {tie: ta},
-        targetNodeProperties: CASE WHEN b IS NULL THEN null ELSE {tie: tb} END,
-        relationshipProperties: CASE WHEN b IS NULL THEN null ELSE {weight: weight, coaccess: toFloat(coaccess)} END},
-       {undirectedRelationshipTypes: ['*']}
+       {sourceNodeProperties: CASE WHEN b IS NULL THEN {tie: tie} END,
+        targetNodeProperties: null,
+        relationshipProperties: CASE WHEN b IS NULL THEN null ELSE {weight: weight} END}
      ) AS g,
      sum(weight) AS total_weight,
-     // With $with_edges, the projected edges themselves as parallel lists (node ids as the detectors
-     // stream them): a scan's gate computes its figures from these (graphcons.consolidation.figures),
-     // which costs a fraction of streaming them back out of GDS or walking the store again.
      collect(CASE WHEN $with_edges AND b IS NOT NULL THEN id(a) END) AS source,
      collect(CASE WHEN $with_edges AND b IS NOT NULL THEN id(b) END) AS target,
      collect(CASE WHEN $with_edges AND b IS NOT NULL THEN weight END) AS weight,

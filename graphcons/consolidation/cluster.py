@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 
@@ -32,8 +33,8 @@ class Cluster:
     def __post_init__(self) -> None:
         object.__setattr__(self, "member_ids", tuple(sorted(self.member_ids)))
 
-    @property
-    def key(self) -> str:
+    @cached_property
+    def key(self) -> str:  # computed once: a scan of 1M memories asks for ~100k keys several times each
         return cluster_key(self.member_ids)
 
     @property

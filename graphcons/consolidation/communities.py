@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
+import numpy as np
 from neo4j.exceptions import ClientError
 
 from graphcons.consolidation.cluster import Cluster
@@ -38,24 +39,38 @@ class Detector(Protocol):
     def detect_members(self, db: Database, proj: Projection) -> tuple[list[Cluster], dict[str, dict[str, Any]]]: ...
 
 
-# What each detected member carries (cypher/clusters/{label_propagation,leiden}: one list per
-# member, in this order); the same fields as cypher/gate/members, so the scan's gate needs no
-# second query over every member, plus `node`: its node id, as in the projected edges (fusion.Edges).
-MEMBER_FIELDS = ("id", "namespace", "subject", "scope", "kind", "title", "access_count", "activation", "version",
-                 "node")
+# What each detected member carries (cypher/clusters/{label_propagation,leiden}: columns of one
+# row); the same fields as cypher/gate/members, so the scan's gate needs no second query over
+# every member, plus `node`: its node id, as in the projected edges (fusion.Edges).
+MEMBER_FIELDS = ("id", "namespace", "subject", "scope", "title", "access_count", "activation", "version", "node")
 
 
 def _clusters(rows: list[dict[str, Any]]) -> tuple[list[Cluster], dict[str, dict[str, Any]]]:
+    """Communities of >= 2 members from the detector's columns, and each member's fields by id."""
+    if not rows or not rows[0]["node"]:
+        return [], {}
+    r = rows[0]
+    community = np.asarray(r["community"], dtype=np.int64)
+    order = np.argsort(community, kind="stable")
+    starts = np.flatnonzero(np.r_[True, community[order][1:] != community[order][:-1]])
+    sizes = np.diff(np.r_[starts, len(order)])
+    ids, text, node = r["id"], r["text"], r["node"]
+    access, activation, version = r["access_count"], r["activation"], r["version"]
     out = []
     members: dict[str, dict[str, Any]] = {}
-    for r in rows:
-        group = [dict(zip(MEMBER_FIELDS, m)) for m in r["members"]]
-        for m in group:
-            members[m["id"]] = m
-        namespaces = sorted({m["namespace"] for m in group})
-        subjects = sorted({m["subject"] for m in group if m["subject"] is not None})
+    for start, size in zip(starts.tolist(), sizes.tolist()):
+        if size < 2:  # a singleton is no cluster
+            continue
+        group = order[start:start + size].tolist()
+        for i in group:
+            ns, subject, scope, title = text[i]
+            members[ids[i]] = {"id": ids[i], "namespace": ns, "subject": subject, "scope": scope, "title": title,
+                               "access_count": access[i], "activation": activation[i], "version": version[i],
+                               "node": node[i]}
+        namespaces = sorted({text[i][0] for i in group})
+        subjects = sorted({text[i][1] for i in group if text[i][1] is not None})
         out.append(Cluster(
-            member_ids=tuple(m["id"] for m in group),
+            member_ids=tuple(ids[i] for i in group),
             namespace=namespaces[0] if len(namespaces) == 1 else "|".join(namespaces),
             subject=subjects[0] if len(subjects) == 1 else None,
         ))

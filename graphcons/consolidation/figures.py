@@ -23,7 +23,7 @@ Float sums are exact (math.fsum) or taken in a fixed order: the same parts give 
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -37,51 +37,54 @@ def projection_exact(cc: ConsolidationConfig) -> bool:
     return cc.coaccess_weight > 0 and all(w >= 0 for w in cc.link_kind_weights.values())
 
 
-def _empty(indices) -> dict[int, dict[str, Any]]:
-    return {i: {"weight_sum": 0.0, "edges": 0, "coaccess": 0, "insight": None, "covered": 0} for i in indices}
+def _empty(n: int) -> dict[int, dict[str, Any]]:
+    return {i: {"weight_sum": 0.0, "edges": 0, "coaccess": 0, "insight": None, "covered": 0} for i in range(n)}
 
 
-def from_projection(db: Database, edges: Edges, part: dict[str, int], node: dict[str, int],
+def from_projection(db: Database, edges: Edges, parts: list[Sequence[str]], nodes: Sequence[int],
                     live: list[str]) -> dict[int, dict[str, Any]]:
-    """Figures of every part; `part` maps each member id to its part's index, `node` each member
-    id to its node id in the projection (as detection streamed it)."""
-    rows = _empty(set(part.values()))
-    if part:
-        ids = list(part)
-        nodes = np.fromiter((node[m] for m in ids), np.int64, len(ids))
-        parts = np.fromiter((part[m] for m in ids), np.int64, len(ids))
-        order = np.argsort(nodes, kind="stable")
-        nodes, parts = nodes[order], parts[order]
+    """Figures of every part, by index; `nodes` holds each member's node id in the projection (as
+    detection streamed it), in the order of the parts' members."""
+    rows = _empty(len(parts))
+    sizes = np.fromiter(map(len, parts), np.int64, len(parts))
+    if sizes.sum():
+        node = np.asarray(nodes, dtype=np.int64)
+        part = np.repeat(np.arange(len(parts), dtype=np.int64), sizes)
+        order = np.argsort(node, kind="stable")
+        node, part = node[order], part[order]
 
         def part_of(x: np.ndarray) -> np.ndarray:  # -1 for a node in no part
-            i = np.minimum(np.searchsorted(nodes, x), len(nodes) - 1)
-            return np.where(nodes[i] == x, parts[i], -1)
+            i = np.minimum(np.searchsorted(node, x), len(node) - 1)
+            return np.where(node[i] == x, part[i], -1)
 
         ps, pt = part_of(edges.source), part_of(edges.target)
         inside = (ps >= 0) & (ps == pt)
         p = ps[inside]
-        n = int(parts.max()) + 1
-        count = np.bincount(p, minlength=n)
-        coaccess = np.bincount(p, weights=edges.coaccess[inside], minlength=n)  # integers: exact
+        count = np.bincount(p, minlength=len(parts))
+        coaccess = np.bincount(p, weights=edges.coaccess[inside], minlength=len(parts))  # integers: exact
         by_part = np.argsort(p, kind="stable")
-        capped = np.minimum(edges.weight[inside], 1.0)[by_part]
-        bounds = np.searchsorted(p[by_part], np.arange(n + 1))
-        for i in rows:
-            rows[i].update(weight_sum=math.fsum(capped[bounds[i]:bounds[i + 1]].tolist()), edges=int(count[i]),
+        capped = np.minimum(edges.weight[inside], 1.0)[by_part].tolist()
+        bounds = np.searchsorted(p[by_part], np.arange(len(parts) + 1)).tolist()
+        for i in np.flatnonzero(count).tolist():
+            rows[i].update(weight_sum=math.fsum(capped[bounds[i]:bounds[i + 1]]), edges=int(count[i]),
                            coaccess=int(coaccess[i]))
-    _novelty(db, rows, part, live)
+    _novelty(db, rows, parts, live)
     return rows
 
 
-def from_store(db: Database, part: dict[str, int], params: dict[str, Any]) -> dict[int, dict[str, Any]]:
-    """Figures of every part, read from the store in one pass over all members."""
-    rows = _empty(set(part.values()))
-    for r in db.run_values("gate/figures_parts", part=part, **params):
+def from_store(db: Database, parts: list[Sequence[str]], params: dict[str, Any]) -> dict[int, dict[str, Any]]:
+    """Figures of every part, by index, read from the store in one pass over all members."""
+    rows = _empty(len(parts))
+    for r in db.run_values("gate/figures_parts", part=_index(parts), **params):
         rows[r["p"]].update(weight_sum=r["weight_sum"], edges=r["edges"], coaccess=r["coaccess"])
-    _novelty(db, rows, part, params["live"])
+    _novelty(db, rows, parts, params["live"])
     return rows
 
 
-def _novelty(db: Database, rows: dict[int, dict[str, Any]], part: dict[str, int], live: list[str]) -> None:
-    for r in db.run_values("gate/covering_parts", part=part, live=live):
+def _index(parts: list[Sequence[str]]) -> dict[str, int]:
+    return {m: i for i, p in enumerate(parts) for m in p}
+
+
+def _novelty(db: Database, rows: dict[int, dict[str, Any]], parts: list[Sequence[str]], live: list[str]) -> None:
+    for r in db.run_values("gate/covering_parts", part=_index(parts), live=live):
         rows[r["p"]].update(insight=r["insight"], covered=r["covered"])

@@ -1,7 +1,7 @@
 """The fused graph (seed 000): similarity, explicit links and co-access in one GDS projection.
 
 One weighted, undirected in-memory graph over live memories, projected server-side with a
-Cypher aggregation (cypher/clusters/project.cypher); Python never sees the edges. The
+Cypher aggregation (cypher/clusters/project.cypher); the detectors run on it server-side. The
 weight of a pair is the sum of its signals:
 
     similarity_weight * score                       (SIMILAR, score >= sim_floor)
@@ -10,9 +10,9 @@ weight of a pair is the sum of its signals:
 
 Memories of different namespaces never share an edge; deprecated and archived memories
 are left out; an insight and a memory it SUMMARIZES share no edge (so insights cluster
-among insights, the schema tree of seed 000). Each edge also carries the pair's co-access
-count, so a scan's gate reads its figures from the projected edges (`Projection.edges`), not
-the store.
+among insights, the schema tree of seed 000). Nodes are numbered in id order; the projection
+query can also return its edges with each pair's co-access count (`Projection.edges`), from
+which a scan's gate computes its figures instead of walking the store's edges again.
 """
 
 from __future__ import annotations
@@ -82,15 +82,30 @@ def project(db: Database, cc: ConsolidationConfig, graph_name: str, *, namespace
     `with_edges` the projected edges come back too (`Projection.edges`), read in the same pass."""
     row = db.run_plain("clusters/project", graph_name=graph_name, namespace=namespace, with_edges=with_edges,
                        **tie.params(), **weight_params(cc))[0]
-    edges = None
-    if with_edges:
-        edges = Edges(source=np.asarray(row["source"], dtype=np.int64), target=np.asarray(row["target"], dtype=np.int64),
-                      weight=np.asarray(row["weight"], dtype=np.float64),
-                      coaccess=np.asarray(row["coaccess"], dtype=np.float64))
-    # An empty store (or namespace) projects nothing: the aggregation yields nulls, no graph.
-    return Projection(graph_name=row["graph"] or graph_name, nodes=row["nodes"] or 0,
-                      relationships=row["relationships"] or 0, total_weight=float(row["total_weight"] or 0.0),
-                      edges=edges)
+    if row["graph"] is None:  # an empty store (or namespace): the aggregation saw no row, no graph
+        return Projection(graph_name=graph_name, nodes=0, relationships=0)
+    relationships = 0
+    if row["relationships"]:  # nodes without any edge have no relationship type to turn undirected
+        relationships = db.run("clusters/undirected", graph_name=graph_name)[0]["relationships"]
+    edges = _pairs(row) if with_edges else None
+    return Projection(graph_name=row["graph"], nodes=row["nodes"], relationships=relationships,
+                      total_weight=float(row["total_weight"] or 0.0), edges=edges)
+
+
+def _pairs(row: dict[str, Any]) -> Edges:
+    """The projection's relationship rows summed per unordered pair, as clusters/undirected sums
+    them in GDS (pairs sorted by node id; each pair's sum taken in row order)."""
+    source = np.asarray(row["source"], dtype=np.int64)
+    target = np.asarray(row["target"], dtype=np.int64)
+    lo, hi = np.minimum(source, target), np.maximum(source, target)
+    order = np.lexsort((hi, lo))
+    starts = np.r_[True, (lo[order][1:] != lo[order][:-1]) | (hi[order][1:] != hi[order][:-1])]
+    pair = np.empty(len(order), dtype=np.int64)
+    pair[order] = np.cumsum(starts) - 1  # each row's pair, rows kept in their order for the sums
+    first = order[starts]
+    weight = np.bincount(pair, weights=np.asarray(row["weight"], dtype=np.float64), minlength=len(first))
+    coaccess = np.bincount(pair, weights=np.asarray(row["coaccess"], dtype=np.float64), minlength=len(first))
+    return Edges(source=lo[first], target=hi[first], weight=weight, coaccess=coaccess)
 
 
 def drop(db: Database, graph_name: str) -> None:

@@ -105,6 +105,10 @@ def _members(db: Database, ids: list[str]) -> dict[str, dict[str, Any]]:
 
 
 def _scope_parts(cluster: Cluster, members: dict[str, dict[str, Any]]) -> list[Cluster]:
+    first = members[cluster.member_ids[0]]
+    scope = (first["namespace"], first["subject"], first["scope"])
+    if all((m["namespace"], m["subject"], m["scope"]) == scope for m in map(members.__getitem__, cluster.member_ids)):
+        return [Cluster(member_ids=cluster.member_ids, namespace=scope[0], subject=scope[1])]  # the usual case
     groups: dict[tuple[str, str, str], list[str]] = defaultdict(list)
     for mid in cluster.member_ids:
         m = members[mid]
@@ -258,15 +262,13 @@ def _size_reject(cc: ConsolidationConfig, cluster: Cluster, split_from: str | No
 def _score(db: Database, cc: ConsolidationConfig, decisions: list[GateDecision],
            members: dict[str, dict[str, Any]], edges: Edges | None = None) -> None:
     params = weight_params(cc)
-    part: dict[str, int] = {}
-    for i, d in enumerate(decisions):
-        for m in d.cluster.member_ids:
-            part.setdefault(m, i)
-    if len(part) == sum(d.cluster.size for d in decisions):  # no memory in two parts: one pass for all
-        if edges is not None and figures.projection_exact(cc) and all("node" in members[m] for m in part):
-            rows = figures.from_projection(db, edges, part, {m: members[m]["node"] for m in part}, params["live"])
+    parts = [d.cluster.member_ids for d in decisions]
+    ids = [m for p in parts for m in p]
+    if len(set(ids)) == len(ids):  # no memory in two parts: one pass for all
+        if edges is not None and figures.projection_exact(cc) and all("node" in members[m] for m in ids):
+            rows = figures.from_projection(db, edges, parts, [members[m]["node"] for m in ids], params["live"])
         else:
-            rows = figures.from_store(db, part, params)
+            rows = figures.from_store(db, parts, params)
         for i, d in enumerate(decisions):
             _decide(cc, d, rows[i], members)
         return

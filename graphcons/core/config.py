@@ -13,7 +13,7 @@ import os
 import re
 import tomllib
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -144,7 +144,9 @@ class ConsolidationConfig(Section):
     similarity_weight: float = Field(default=1.0, ge=0)
     link_weight: float = Field(default=1.0, ge=0)
     coaccess_weight: float = Field(default=1.0, ge=0)
-    link_kind_weights: dict[str, float] = Field(default_factory=dict)
+    # Per link kind (1.0 for a kind not listed); >= 0 like every weight: the detectors need
+    # non-negative weights, and the projection keeps a pair when one of its signals weighs > 0.
+    link_kind_weights: dict[str, Annotated[float, Field(ge=0)]] = Field(default_factory=dict)
     # Co-access saturates: a pair used together `count` times weighs count / (count + coaccess_k).
     coaccess_k: float = Field(default=1.0, gt=0)
     # Dense-but-cold trigger: a member is cold when used at most this many times.
