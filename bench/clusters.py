@@ -38,6 +38,7 @@ import json
 import os
 import platform
 import resource
+import subprocess
 import sys
 import threading
 import time
@@ -54,6 +55,7 @@ sys.path.insert(0, str(REPO))
 
 from bench import plots  # noqa: E402
 from graphcons.consolidation import communities, fusion  # noqa: E402
+from graphcons.consolidation.cluster import Cluster  # noqa: E402
 from graphcons.core.config import Config, Neo4jConfig  # noqa: E402
 from graphcons.core.db import Database  # noqa: E402
 from graphcons.core.embedders import embedder_identity  # noqa: E402
@@ -347,6 +349,48 @@ def run_networkx(n, s, t, w, truth) -> dict:
 
 
 # -- benchmark per size ---------------------------------------------------------------
+VS_SCAN = """
+import json, os, sys, time
+sys.path.insert(0, sys.argv[1])
+from graphcons.core.config import Config, Neo4jConfig
+from graphcons.core.db import Database
+from graphcons.consolidation.scan import scan
+from graphcons.core.time import utcnow
+cfg = Config(neo4j=Neo4jConfig(uri=os.environ["NEO4J_URI"], user=os.environ.get("NEO4J_USER", "neo4j"),
+                               password=os.environ.get("NEO4J_PASSWORD") or None))
+report = scan(Database(cfg.neo4j), cfg, now=utcnow(), namespace=sys.argv[2], algorithm=sys.argv[3])
+print(json.dumps({"timings": report.timings, "accepted": len(report.accepted), "decisions": len(report.decisions),
+                  "clusters": [list(c.member_ids) for c in report.clusters]}))
+"""
+
+
+def vs_checkout(args, namespace: str, truth, index: dict[str, int], n: int, label: str) -> dict:
+    """The same scans by another checkout of graphcons (e.g. the code before a change), on the same
+    store in the same run, each in its own process: the side-by-side figures a speed change needs."""
+    root = str(Path(args.vs_checkout).resolve())
+    commit = os.popen(f"git -C {root} rev-parse --short HEAD").read().strip()
+    out: dict = {"checkout": root, "commit": commit}
+    for algo in args.algorithms:
+        runs = []
+        for _ in range(args.repeat):
+            load_before = round(os.getloadavg()[0], 2)
+            proc = subprocess.run([sys.executable, "-c", VS_SCAN, root, namespace, algo], capture_output=True,
+                                  text=True, check=True)
+            got = json.loads(proc.stdout.strip().splitlines()[-1])
+            runs.append({**got["timings"], "load_before": load_before, "accepted": got["accepted"],
+                         "decisions": got["decisions"], "_clusters": got["clusters"]})
+        mid = dict(sorted(runs, key=lambda r: r["total"])[len(runs) // 2])
+        clusters = [Cluster(member_ids=tuple(c), namespace=namespace) for c in mid.pop("_clusters")]
+        mid.update(scores(truth, found_labels(clusters, index, n)))
+        if len(runs) > 1:
+            mid["runs"] = [{k: r.get(k) for k in ("projection", "detection", "gate", "total", "load_before")}
+                           for r in runs]
+        out[algo] = mid
+        log(f"{label}: checkout {commit} {algo}: projection {mid['projection']}s detection {mid['detection']}s "
+            f"gate {mid['gate']}s total {mid['total']}s NMI {mid['nmi']}")
+    return out
+
+
 def bench_size(db: Database, cfg, sampler: RssSampler, label: str, n: int, args) -> dict:
     namespace = f"bench{label}"
     res: dict = {"size": label}
@@ -366,17 +410,28 @@ def bench_size(db: Database, cfg, sampler: RssSampler, label: str, n: int, args)
     log(f"{label}: loaded {info['memories']} memories, {info['edges']} edges in {res['load_s']}s")
 
     for algo in args.algorithms:
-        out: dict = {"load_before": round(os.getloadavg()[0], 2)}
-        with sampler.phase(out, "scan"):
-            report = scan(db, cfg, now=utcnow(), namespace=namespace, algorithm=algo)
-        out["load_after"] = round(os.getloadavg()[0], 2)
-        out.update({k: v for k, v in report.timings.items()})
-        out.update(detector=report.detector_config, clusters=len(report.clusters), decisions=len(report.decisions), accepted=len(report.accepted),
-                   warnings=report.warnings, **scores(truth, found_labels(report.clusters, index, n)))
+        runs = []
+        for _ in range(args.repeat):
+            out: dict = {"load_before": round(os.getloadavg()[0], 2)}
+            with sampler.phase(out, "scan"):
+                report = scan(db, cfg, now=utcnow(), namespace=namespace, algorithm=algo)
+            out["load_after"] = round(os.getloadavg()[0], 2)
+            out.update({k: v for k, v in report.timings.items()})
+            runs.append(out)
+        # The run of median total time stands for the scan; every run's parts are kept (this machine's
+        # timings vary by 20-30 % from one scan to the next).
+        out = dict(sorted(runs, key=lambda r: r["total"])[len(runs) // 2])
+        if len(runs) > 1:
+            out["runs"] = [{k: r[k] for k in ("projection", "detection", "gate", "total", "load_before")} for r in runs]
+        out.update(detector=report.detector_config, clusters=len(report.clusters), decisions=len(report.decisions),
+                   accepted=len(report.accepted), warnings=report.warnings,
+                   **scores(truth, found_labels(report.clusters, index, n)))
         res[f"gds_{algo}"] = out
         log(f"{label}: GDS {algo}: projection {out['projection']}s detection {out['detection']}s "
             f"gate {out['gate']}s total {out['total']}s NMI {out['nmi']} ARI {out['ari']} (neo4j peak {out['scan_peak_rss_neo4j_mb']} MB, "
             f"python peak {out['scan_peak_rss_python_mb']} MB, load {out['load_before']}-{out['load_after']})")
+    if args.vs_checkout:
+        res["vs_checkout"] = vs_checkout(args, namespace, truth, index, n, label)
 
     if args.gds_only:
         return res
@@ -532,6 +587,10 @@ def main() -> None:
     ap.add_argument("--gds-only", action="store_true", help="only the graphcons scans (no Python baselines)")
     ap.add_argument("--algorithms", default="label_propagation,leiden", help="GDS algorithms to scan with")
     ap.add_argument("--load-by-element-id", action="store_true", help="create edges by element id (faster)")
+    ap.add_argument("--repeat", type=int, default=1, help="scans per algorithm and size (the median run is reported)")
+    ap.add_argument("--vs-checkout", default=None,
+                    help="another checkout of graphcons (e.g. `git worktree add /tmp/before <commit>`) whose scans "
+                         "run on the same store in the same run, side by side")
     args = ap.parse_args()
     args.gamma_sweep = [s for s in args.gamma_sweep.split(",") if s]
     args.algorithms = [a for a in args.algorithms.split(",") if a]

@@ -98,6 +98,8 @@ def _pairs(row: dict[str, Any]) -> Edges:
     source = np.asarray(row["source"], dtype=np.int64)
     target = np.asarray(row["target"], dtype=np.int64)
     lo, hi = np.minimum(source, target), np.maximum(source, target)
+    if not len(lo):  # memories without a single edge
+        return Edges(source=lo, target=hi, weight=np.zeros(0), coaccess=np.zeros(0))
     order = np.lexsort((hi, lo))
     starts = np.r_[True, (lo[order][1:] != lo[order][:-1]) | (hi[order][1:] != hi[order][:-1])]
     pair = np.empty(len(order), dtype=np.int64)
