@@ -52,6 +52,11 @@ def _scan_seconds(entry: dict) -> dict[str, float]:
     for key, label in (("gds_label_propagation", "graphcons LPA (GDS)"), ("gds_leiden", "graphcons Leiden (GDS)")):
         if isinstance(entry.get(key), dict) and entry[key].get("total") is not None:
             out[label] = entry[key]["total"]
+    vs = entry.get("vs_checkout")
+    if isinstance(vs, dict):  # the same scans by another checkout (the code before a change), same run
+        for key, label in (("label_propagation", "LPA"), ("leiden", "Leiden")):
+            if isinstance(vs.get(key), dict) and vs[key].get("total") is not None:
+                out[f"graphcons {label} before ({vs.get('commit')})"] = vs[key]["total"]
     if isinstance(entry.get("graphiti_style"), dict) and entry["graphiti_style"].get("total_s"):
         out["Graphiti-style per-node LPA (capped)"] = entry["graphiti_style"]["total_s"]
     for lib, algo in (("igraph", "label_propagation"), ("networkx", "asyn_lpa")):
