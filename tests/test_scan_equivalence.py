@@ -129,6 +129,21 @@ def test_projection_and_clusters_equal_the_reference_on_a_random_graph(g):
             fusion.drop(g.db, ref)
 
 
+def _reference_figures(g, parts, params) -> dict:
+    rows = g.db.run_text((REFERENCE / "gate_figures.cypher").read_text(),
+                         clusters=[{"key": str(i), "ids": sorted(p)} for i, p in enumerate(parts)], **params)
+    return {int(r["key"]): r for r in rows}
+
+
+def _assert_same_figures(got: dict, want: dict, parts) -> None:
+    for i in range(len(parts)):
+        # The reference sums floats in whatever order the server expands relationships (it can differ
+        # by one ulp between runs); the one-pass figures sum in a fixed order. Counts must be equal.
+        assert math.isclose(got[i]["weight_sum"], want[i]["weight_sum"], rel_tol=1e-12, abs_tol=1e-12), (i, parts[i])
+        for field in ("edges", "coaccess", "insight", "covered"):
+            assert got[i][field] == want[i][field], (i, field, parts[i])
+
+
 def test_one_pass_gate_figures_equal_the_per_cluster_reference(g):
     ids = _random_graph(g, seed=7)
     cc = g.config.consolidation
@@ -147,17 +162,9 @@ def test_one_pass_gate_figures_equal_the_per_cluster_reference(g):
     rng.shuffle(rest)
     parts = [c.member_ids for c in clusters] + [tuple(rest[i:i + 5]) for i in range(0, len(rest), 5)]
     params = fusion.weight_params(cc)
-    got = figures.from_store(g.db, parts, params)
-    ref_rows = g.db.run_text((REFERENCE / "gate_figures.cypher").read_text(),
-                             clusters=[{"key": str(i), "ids": sorted(p)} for i, p in enumerate(parts)], **params)
-    want = {int(r["key"]): r for r in ref_rows}
+    want = _reference_figures(g, parts, params)
     assert sum(1 for r in want.values() if r["insight"]) >= 3 and sum(1 for r in want.values() if r["edges"]) >= 10
-    for i in range(len(parts)):
-        # The reference sums floats in whatever order the server expands relationships (it can differ
-        # by one ulp between runs); the one-pass query sums in a fixed order. Counts must be equal.
-        assert math.isclose(got[i]["weight_sum"], want[i]["weight_sum"], rel_tol=1e-12, abs_tol=1e-12), (i, parts[i])
-        for field in ("edges", "coaccess", "insight", "covered"):
-            assert got[i][field] == want[i][field], (i, field, parts[i])
+    _assert_same_figures(figures.from_store(g.db, parts, params), want, parts)
 
     # From the projection's edges: the parts a scan gates are projected memories of one namespace
     # (live; scope parts never mix namespaces), so the rest is grouped by namespace here.
@@ -170,15 +177,10 @@ def test_one_pass_gate_figures_equal_the_per_cluster_reference(g):
         tuple(grp[i:i + 5]) for space in NAMESPACES for grp in [[m for m in live_rest if ns[m] == space]]
         for i in range(0, len(grp), 5)]
     assert len(edges) > 20 and all(members[m]["node"] == node[m] for c in clusters for m in c.member_ids)
-    got = figures.from_projection(g.db, edges, scanned, [node[m] for p in scanned for m in p], params["live"])
-    ref_rows = g.db.run_text((REFERENCE / "gate_figures.cypher").read_text(),
-                             clusters=[{"key": str(i), "ids": sorted(p)} for i, p in enumerate(scanned)], **params)
-    want = {int(r["key"]): r for r in ref_rows}
+    want = _reference_figures(g, scanned, params)
     assert sum(1 for r in want.values() if r["coaccess"]) >= 5 and sum(1 for r in want.values() if r["edges"]) >= 10
-    for i in range(len(scanned)):
-        assert math.isclose(got[i]["weight_sum"], want[i]["weight_sum"], rel_tol=1e-12, abs_tol=1e-12), (i, scanned[i])
-        for field in ("edges", "coaccess", "insight", "covered"):
-            assert got[i][field] == want[i][field], (i, field, scanned[i])
+    got = figures.from_projection(g.db, edges, scanned, [node[m] for p in scanned for m in p], params["live"])
+    _assert_same_figures(got, want, scanned)
 
     # The whole gate: members from detection or read by the gate, same decisions and figures.
     scoped = [Cluster(member_ids=c.member_ids, namespace=c.namespace, subject=c.subject) for c in clusters]
