@@ -418,8 +418,8 @@ def bench_size(db: Database, cfg, sampler: RssSampler, label: str, n: int, args)
             out["load_after"] = round(os.getloadavg()[0], 2)
             out.update({k: v for k, v in report.timings.items()})
             runs.append(out)
-        # The run of median total time stands for the scan; every run's parts are kept (this machine's
-        # timings vary by 20-30 % from one scan to the next).
+        # The run of median total time stands for the scan (of an even number, the slower middle one);
+        # every run's parts are kept (this machine's timings vary by 20-30 % from one scan to the next).
         out = dict(sorted(runs, key=lambda r: r["total"])[len(runs) // 2])
         if len(runs) > 1:
             out["runs"] = [{k: r[k] for k in ("projection", "detection", "gate", "total", "load_before")} for r in runs]
@@ -587,7 +587,8 @@ def main() -> None:
     ap.add_argument("--gds-only", action="store_true", help="only the graphcons scans (no Python baselines)")
     ap.add_argument("--algorithms", default="label_propagation,leiden", help="GDS algorithms to scan with")
     ap.add_argument("--load-by-element-id", action="store_true", help="create edges by element id (faster)")
-    ap.add_argument("--repeat", type=int, default=1, help="scans per algorithm and size (the median run is reported)")
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="scans per algorithm and size (the median run is reported; of two, the slower)")
     ap.add_argument("--vs-checkout", default=None,
                     help="another checkout of graphcons (e.g. `git worktree add /tmp/before <commit>`) whose scans "
                          "run on the same store in the same run, side by side")

@@ -4,7 +4,7 @@
 // insight that lost every justification (epistemic_status 'unsupported', issue 13).
 CALL () {
   MATCH (i:Memory)
-  WHERE i.kind = 'insight' AND i.status IN $live AND i.cluster_key IN $keys
+  WHERE i.cluster_key IN $keys AND i.kind = 'insight' AND i.status IN $live
     AND coalesce(i.epistemic_status, '') <> 'unsupported'
   RETURN i.cluster_key AS key
   UNION
