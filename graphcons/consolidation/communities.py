@@ -39,14 +39,10 @@ class Detector(Protocol):
     def detect_members(self, db: Database, proj: Projection) -> tuple[list[Cluster], dict[str, dict[str, Any]]]: ...
 
 
-# What each detected member carries (cypher/clusters/{label_propagation,leiden}: columns of one
-# row); the same fields as cypher/gate/members, so the scan's gate needs no second query over
-# every member, plus `node`: its node id, as in the projected edges (fusion.Edges).
-MEMBER_FIELDS = ("id", "namespace", "subject", "scope", "title", "access_count", "activation", "version", "node")
-
-
 def _clusters(rows: list[dict[str, Any]]) -> tuple[list[Cluster], dict[str, dict[str, Any]]]:
-    """Communities of >= 2 members from the detector's columns, and each member's fields by id."""
+    """Communities of >= 2 members from the detector's columns (cypher/clusters/{label_propagation,
+    leiden}: one row), and each member's fields by id: those of cypher/gate/members, so the scan's
+    gate needs no second query over every member, plus `node`, its node id in the projected edges."""
     if not rows or not rows[0]["node"]:
         return [], {}
     r = rows[0]

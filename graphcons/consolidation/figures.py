@@ -12,8 +12,8 @@ Two sources:
   store's edges, which cost more than the projection (100k memories: 3.6-5.5 s, against ~0.2 s
   more projection time; streaming them back out of GDS took 1-1.8 s). The projection holds
   every pair whose weight is positive, with its co-access count, so it is exact
-  whenever no pair with co-access or a contribution to weight_sum is left out of it, i.e.
-  `coaccess_weight > 0` and no link kind weighs below 0 (`projection_exact`).
+  whenever no pair with co-access is left out of it, i.e. `coaccess_weight > 0` (weights are
+  >= 0 by config, so no other pair with a contribution is left out) (`projection_exact`).
 - `from_store`: any other parts (a caller's clusters), read from the store in one pass
   (gate/figures_parts).
 Novelty is always read from the store (gate/covering_parts): SUMMARIZES edges are not projected.
@@ -34,7 +34,7 @@ from graphcons.core.db import Database
 
 def projection_exact(cc: ConsolidationConfig) -> bool:
     """Whether the projected edges carry every pair the figures count (see the module doc)."""
-    return cc.coaccess_weight > 0 and all(w >= 0 for w in cc.link_kind_weights.values())
+    return cc.coaccess_weight > 0
 
 
 def _empty(n: int) -> dict[int, dict[str, Any]]:

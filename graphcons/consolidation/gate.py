@@ -132,7 +132,8 @@ def gate(db: Database, cc: ConsolidationConfig, clusters: list[Cluster],
 
     `members` (by id, the fields of cypher/gate/members) may come with the clusters: the scan's
     detection reads them in its own query; otherwise (or for any id missing) they are read here.
-    `edges`: the scan's projected edges, when the clusters were detected on them (figures.py)."""
+    `edges`: the scan's projected edges, when the clusters and `members` (with each member's `node`)
+    were detected on them (figures.py)."""
     ids = sorted({m for c in clusters for m in c.member_ids})
     members = dict(members or {})
     members.update(_members(db, [m for m in ids if m not in members]))
@@ -265,7 +266,7 @@ def _score(db: Database, cc: ConsolidationConfig, decisions: list[GateDecision],
     parts = [d.cluster.member_ids for d in decisions]
     ids = [m for p in parts for m in p]
     if len(set(ids)) == len(ids):  # no memory in two parts: one pass for all
-        if edges is not None and figures.projection_exact(cc) and all("node" in members[m] for m in ids):
+        if edges is not None and figures.projection_exact(cc):
             rows = figures.from_projection(db, edges, parts, [members[m]["node"] for m in ids], params["live"])
         else:
             rows = figures.from_store(db, parts, params)

@@ -151,7 +151,7 @@ def scan(db: Database, cfg: Config, *, now: datetime, namespace: str | None = No
 def _no_cyclic_gc() -> Iterator[None]:
     """A scan builds millions of small dicts, lists and tuples that live until it ends; Python's
     cyclic collector would walk all of them again at every full collection (4-5 s of a 1M-memory
-    scan). Nothing a scan builds holds a reference cycle, so collection waits until it is done."""
+    scan). Reference counting still frees what the scan drops; cycles wait until it ends."""
     enabled = gc.isenabled()
     gc.disable()
     try:
