@@ -7,7 +7,7 @@ memories stored without the tie weight) is built directly in Neo4j. Then:
   one built by the reference query (tests/reference/clusters_project.cypher, the definition
   written the plain way: each pair summed in Cypher), bit for bit, its nodes are in id order,
   and the clusters both detectors find on it are the same;
-- the gate's one-pass figures, read from the store (gate/figures_parts, gate/covering_parts) or
+- the gate's one-pass figures, read from the store (gate/figures_parts, gate/insight_members) or
   computed from the projected edges (figures.from_projection, what a scan uses), equal the
   reference per-cluster figures (tests/reference/gate_figures.cypher) for every part, and the
   scan's decisions are the same whether the members come from detection or from gate/members,
@@ -164,7 +164,7 @@ def test_one_pass_gate_figures_equal_the_per_cluster_reference(g):
     params = fusion.weight_params(cc)
     want = _reference_figures(g, parts, params)
     assert sum(1 for r in want.values() if r["insight"]) >= 3 and sum(1 for r in want.values() if r["edges"]) >= 10
-    _assert_same_figures(figures.from_store(g.db, parts, params), want, parts)
+    _assert_same_figures(figures.from_store(g.db, parts, params, NAMESPACES), want, parts)
 
     # From the projection's edges: the parts a scan gates are projected memories of one namespace
     # (live; scope parts never mix namespaces), so the rest is grouped by namespace here.
@@ -179,7 +179,8 @@ def test_one_pass_gate_figures_equal_the_per_cluster_reference(g):
     assert len(edges) > 20 and all(members[m]["node"] == node[m] for c in clusters for m in c.member_ids)
     want = _reference_figures(g, scanned, params)
     assert sum(1 for r in want.values() if r["coaccess"]) >= 5 and sum(1 for r in want.values() if r["edges"]) >= 10
-    got = figures.from_projection(g.db, edges, scanned, [node[m] for p in scanned for m in p], params["live"])
+    got = figures.from_projection(g.db, edges, scanned, [node[m] for p in scanned for m in p], params["live"],
+                                 NAMESPACES)
     _assert_same_figures(got, want, scanned)
 
     # The whole gate: members from detection or read by the gate, same decisions and figures.

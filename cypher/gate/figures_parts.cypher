@@ -5,7 +5,7 @@
 //                 clusters/project), each pair capped at 1 -> cohesion = weight_sum / pairs
 //   edges:        member pairs with a positive fused weight
 //   coaccess:     sum of CO_ACCESSED counts between members (usage mass)
-// A part whose members share no edge returns weight_sum 0. Novelty: gate/covering_parts.
+// A part whose members share no edge returns weight_sum 0. Novelty: gate/insight_members.
 // Members are read by one label scan (cheaper than an index seek per member when most
 // memories are in a part) and taken in id order, as the reference takes each cluster's.
 MATCH (a:Memory)

@@ -16,13 +16,16 @@ Two sources:
   >= 0 by config, so no other pair with a contribution is left out) (`projection_exact`).
 - `from_store`: any other parts (a caller's clusters), read from the store in one pass
   (gate/figures_parts).
-Novelty is always read from the store (gate/covering_parts): SUMMARIZES edges are not projected.
+Novelty is always read from the store: SUMMARIZES edges are not projected. Per part, the live
+insight that SUMMARIZES the most of its members (ties: the smallest insight id), counted in Python
+from each insight's members (gate/insight_members).
 Float sums are exact (math.fsum) or taken in a fixed order: the same parts give the same figures.
 """
 
 from __future__ import annotations
 
 import math
+from collections import Counter
 from typing import Any, Sequence
 
 import numpy as np
@@ -42,9 +45,9 @@ def _empty(n: int) -> dict[int, dict[str, Any]]:
 
 
 def from_projection(db: Database, edges: Edges, parts: list[Sequence[str]], nodes: Sequence[int],
-                    live: list[str]) -> dict[int, dict[str, Any]]:
+                    live: list[str], namespaces: list[str]) -> dict[int, dict[str, Any]]:
     """Figures of every part, by index; `nodes` holds each member's node id in the projection (as
-    detection streamed it), in the order of the parts' members."""
+    detection streamed it), in the order of the parts' members; `namespaces` those of the parts."""
     rows = _empty(len(parts))
     sizes = np.fromiter(map(len, parts), np.int64, len(parts))
     if sizes.sum():
@@ -68,16 +71,17 @@ def from_projection(db: Database, edges: Edges, parts: list[Sequence[str]], node
         for i in np.flatnonzero(count).tolist():
             rows[i].update(weight_sum=math.fsum(capped[bounds[i]:bounds[i + 1]]), edges=int(count[i]),
                            coaccess=int(coaccess[i]))
-    _novelty(db, rows, parts, live)
+    _novelty(db, rows, parts, live, namespaces)
     return rows
 
 
-def from_store(db: Database, parts: list[Sequence[str]], params: dict[str, Any]) -> dict[int, dict[str, Any]]:
+def from_store(db: Database, parts: list[Sequence[str]], params: dict[str, Any],
+               namespaces: list[str]) -> dict[int, dict[str, Any]]:
     """Figures of every part, by index, read from the store in one pass over all members."""
     rows = _empty(len(parts))
     for r in db.run_values("gate/figures_parts", part=_index(parts), **params):
         rows[r["p"]].update(weight_sum=r["weight_sum"], edges=r["edges"], coaccess=r["coaccess"])
-    _novelty(db, rows, parts, params["live"])
+    _novelty(db, rows, parts, params["live"], namespaces)
     return rows
 
 
@@ -85,6 +89,14 @@ def _index(parts: list[Sequence[str]]) -> dict[str, int]:
     return {m: i for i, p in enumerate(parts) for m in p}
 
 
-def _novelty(db: Database, rows: dict[int, dict[str, Any]], parts: list[Sequence[str]], live: list[str]) -> None:
-    for r in db.run_values("gate/covering_parts", part=_index(parts), live=live):
-        rows[r["p"]].update(insight=r["insight"], covered=r["covered"])
+def _novelty(db: Database, rows: dict[int, dict[str, Any]], parts: list[Sequence[str]], live: list[str],
+             namespaces: list[str]) -> None:
+    covers = db.run_plain("gate/insight_members", live=live, namespaces=namespaces)
+    if not covers:
+        return
+    part = _index(parts)
+    for c in sorted(covers, key=lambda c: c["insight"]):  # ascending ids: a tie keeps the smallest
+        counts = Counter(part[m] for m in c["members"] if m in part)
+        for p, covered in counts.items():
+            if covered > rows[p]["covered"]:
+                rows[p].update(insight=c["insight"], covered=covered)

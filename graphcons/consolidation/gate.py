@@ -266,10 +266,12 @@ def _score(db: Database, cc: ConsolidationConfig, decisions: list[GateDecision],
     parts = [d.cluster.member_ids for d in decisions]
     ids = [m for p in parts for m in p]
     if len(set(ids)) == len(ids):  # no memory in two parts: one pass for all
+        namespaces = sorted({d.cluster.namespace for d in decisions})
         if edges is not None and figures.projection_exact(cc):
-            rows = figures.from_projection(db, edges, parts, [members[m]["node"] for m in ids], params["live"])
+            rows = figures.from_projection(db, edges, parts, [members[m]["node"] for m in ids], params["live"],
+                                           namespaces)
         else:
-            rows = figures.from_store(db, parts, params)
+            rows = figures.from_store(db, parts, params, namespaces)
         for i, d in enumerate(decisions):
             _decide(cc, d, rows[i], members)
         return
