@@ -18,7 +18,6 @@ which a scan's gate computes its figures instead of walking the store's edges ag
 from __future__ import annotations
 
 import uuid
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -51,12 +50,7 @@ class Projection:
     nodes: int
     relationships: int  # undirected edges are counted once per direction by GDS
     total_weight: float = 0.0  # sum of the fused weights, each undirected edge once
-    pending_edges: Future | None = field(default=None, compare=False, repr=False)  # with project(with_edges=True)
-
-    @property
-    def edges(self) -> Edges | None:
-        """The projected edges (project(with_edges=True)), once summed per pair."""
-        return self.pending_edges.result() if self.pending_edges is not None else None
+    edges: Edges | None = field(default=None, compare=False, repr=False)  # with project(with_edges=True)
 
     @property
     def mean_weighted_degree(self) -> float:
@@ -85,27 +79,17 @@ def project(db: Database, cc: ConsolidationConfig, graph_name: str, *, namespace
     """Project the fused graph under `graph_name` (drop it with `drop` when done).
 
     Each node carries its `tie` (graphcons.store.tie), label propagation's tie-breaker. With
-    `with_edges` the projected edges come back too (`Projection.edges`), read in the same pass and
-    summed per pair on a thread of their own: that numpy work (~3 s at 1M memories) overlaps the
-    server's detection, during which Python only waits."""
+    `with_edges` the projected edges come back too (`Projection.edges`), read in the same pass."""
     row = db.run_plain("clusters/project", graph_name=graph_name, namespace=namespace, with_edges=with_edges,
                        **tie.params(), **weight_params(cc))[0]
     if row["graph"] is None:  # an empty store (or namespace): the aggregation saw no row, no graph
         return Projection(graph_name=graph_name, nodes=0, relationships=0)
-    pending = _in_background(_pairs, row) if with_edges else None  # overlaps toUndirected and detection
     relationships = 0
     if row["relationships"]:  # nodes without any edge have no relationship type to turn undirected
         relationships = db.run("clusters/undirected", graph_name=graph_name)[0]["relationships"]
+    edges = _pairs(row) if with_edges else None
     return Projection(graph_name=row["graph"], nodes=row["nodes"], relationships=relationships,
-                      total_weight=float(row["total_weight"] or 0.0), pending_edges=pending)
-
-
-def _in_background(fn, *args) -> Future:
-    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphcons-edges")
-    try:
-        return pool.submit(fn, *args)
-    finally:
-        pool.shutdown(wait=False)  # the thread ends with its one task
+                      total_weight=float(row["total_weight"] or 0.0), edges=edges)
 
 
 def _pairs(row: dict[str, Any]) -> Edges:
