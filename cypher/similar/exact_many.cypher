@@ -5,18 +5,19 @@
 // a scope over $exact_max returns no neighbours (the caller reads the vector index).
 UNWIND range(0, size($ids) - 1) AS i
 MATCH (m:Memory {id: $ids[i]})
+WITH m, i, m.embedding AS e  // read once, not once per candidate (a batch's new nodes live in tx state)
 CALL (m, i) {
   MATCH (n:Memory {namespace: m.namespace, subject: m.subject})
   USING INDEX n:Memory(namespace, subject)
   WHERE coalesce($position[n.id], -1) <= i
   RETURN count(n) AS size
 }
-CALL (m, i, size) {
+CALL (m, e, i, size) {
   MATCH (n:Memory {namespace: m.namespace, subject: m.subject})
   USING INDEX n:Memory(namespace, subject)
   WHERE $k > 0 AND size <= $exact_max AND n.id <> m.id AND n.status IN $live
     AND coalesce($position[n.id], -1) < i
-  WITH n, vector.similarity.cosine(m.embedding, n.embedding) * 2 - 1 AS cosine
+  WITH n, vector.similarity.cosine(e, n.embedding) * 2 - 1 AS cosine
   WHERE cosine >= $floor
   WITH n, cosine
   ORDER BY cosine DESC, n.id
