@@ -1,6 +1,6 @@
 """Cluster-discovery benchmark (issue 3): GDS in Neo4j vs Python, on planted clusters.
 
-    export GRAPHCONS_NEO4J_HOME=$PWD/.neo4j-bench GRAPHCONS_NEO4J_BOLT_PORT=7692 GRAPHCONS_NEO4J_HTTP_PORT=7482
+    export GRAPHCONS_NEO4J_HOME=$PWD/.neo4j-planted GRAPHCONS_NEO4J_BOLT_PORT=7692 GRAPHCONS_NEO4J_HTTP_PORT=7482
     export GRAPHCONS_NEO4J_HEAP=5g GRAPHCONS_NEO4J_PAGECACHE=2g
     scripts/neo4j reset; scripts/neo4j start; eval "$(scripts/neo4j env)"
     .venv/bin/python bench/clusters.py --sizes 10k,100k,1m
