@@ -12,8 +12,9 @@ Side by side in the same run (the machine is shared, so only same-run ratios mea
 create, similar/exact, similar/link, mark_dirty, audit: one round trip each) and the old
 importer (one admission per line); the new figures are `excluding_embedding` (the steady
 state: a second pass of --n admissions), `excluding_embedding_after_start` (the first pass, 20
-warm-up admissions after the server started), `including_embedding` and `batch`. `profile` is the time per round trip of the new path,
-`index_probe_ms` the latency of a fixed vector-index query (what `graphcons health` reports).
+warm-up admissions after the server started), `including_embedding` and `batch`. `profile` is
+the time per round trip of the new path, `index_probe_ms` the latency of a fixed vector-index
+query (what `graphcons health` reports).
 
     .venv/bin/python bench/admission.py [--sizes 10000 100000] [--n 300] [--batch 256 --batches 4]
     .venv/bin/python bench/admission.py --sizes 1000000 --out bench/results/admission-1m.json   # 1M stored

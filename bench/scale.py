@@ -10,8 +10,9 @@ and CO_ACCESSED pairs inside a subject (each pair with probability 5/19, count 1
 meets a graph with one connected group per subject. Then, on that store:
 
 1. admission: p50/p95 of single admissions excluding embedding (vectors computed beforehand; the
-   first pass after the start and a second, steady-state pass) and including it (the offline MiniLM embedder), into existing subjects, and the rate of
-   `add_many` batches; with the time per round trip of the single path (bench/admission.py's Profile);
+   first pass after the start and a second, steady-state pass) and including it (the offline
+   MiniLM embedder), into existing subjects, and the rate of `add_many` batches; with the time
+   per round trip of the single path (bench/admission.py's Profile);
 2. the whole cluster scan (`graphcons clusters`: projection + detection + gate, label propagation);
 3. a full merge pass writing proposals, with the recall of the planted pairs and the proposals
    that were not planted.

@@ -79,9 +79,10 @@ def from_store(db: Database, parts: list[Sequence[str]], params: dict[str, Any],
                namespaces: list[str]) -> dict[int, dict[str, Any]]:
     """Figures of every part, by index, read from the store in one pass over all members."""
     rows = _empty(len(parts))
-    for r in db.run_values("gate/figures_parts", part=_index(parts), **params):
+    index = _index(parts)
+    for r in db.run_values("gate/figures_parts", part=index, **params):
         rows[r["p"]].update(weight_sum=r["weight_sum"], edges=r["edges"], coaccess=r["coaccess"])
-    _novelty(db, rows, parts, params["live"], namespaces)
+    _novelty(db, rows, parts, params["live"], namespaces, index)
     return rows
 
 
@@ -90,11 +91,13 @@ def _index(parts: list[Sequence[str]]) -> dict[str, int]:
 
 
 def _novelty(db: Database, rows: dict[int, dict[str, Any]], parts: list[Sequence[str]], live: list[str],
-             namespaces: list[str]) -> None:
+             namespaces: list[str], index: dict[str, int] | None = None) -> None:
+    """`index`: the parts' member -> part map when the caller has it (built here only if an insight
+    covers any member of these namespaces: a scan of 1M memories with no insight never builds it)."""
     covers = db.run_plain("gate/insight_members", live=live, namespaces=namespaces)
     if not covers:
         return
-    part = _index(parts)
+    part = index if index is not None else _index(parts)
     for c in sorted(covers, key=lambda c: c["insight"]):  # ascending ids: a tie keeps the smallest
         counts = Counter(part[m] for m in c["members"] if m in part)
         for p, covered in counts.items():
