@@ -20,9 +20,11 @@ CALL (m, size) {
   WITH m, m.embedding AS e  // read once, not once per candidate
   MATCH (n:Memory {namespace: m.namespace, subject: m.subject})
   USING INDEX n:Memory(namespace, subject)
-  WHERE $k > 0 AND size <= $exact_max AND n.id <> m.id AND n.status IN $live
+  WHERE $k > 0 AND size <= $exact_max
   WITH n, vector.similarity.cosine(e, n.embedding) * 2 - 1 AS cosine
   WHERE cosine >= $floor
+  WITH n, cosine
+  WHERE n.id <> m.id AND n.status IN $live  // after the floor: few candidates are left to read
   WITH n, cosine
   ORDER BY cosine DESC, n.id
   LIMIT $k

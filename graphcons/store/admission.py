@@ -8,6 +8,7 @@ transaction whose hot path is one statement plus the audit record (issue 15: ben
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -246,7 +247,12 @@ def _write_batch(tx: Any, cfg: Config, mems: list[MemoryInput], props: dict[int,
                                             "embedding": props[i]["embedding"],
                                             "version_props": version_props(props[i], props[i]["admitted_at"])}
                                            for i in new])
-        rows = tx.run("similar/exact_many", ids=ids, position={mid: n for n, mid in enumerate(ids)}, k=k,
+        later, seen = [0] * len(new), Counter()  # the batch's memories after each one in its scope
+        for n in reversed(range(len(new))):
+            scope = (mems[new[n]].namespace, mems[new[n]].subject)
+            later[n] = seen[scope]
+            seen[scope] += 1
+        rows = tx.run("similar/exact_many", ids=ids, position={mid: n for n, mid in enumerate(ids)}, later=later, k=k,
                       exact_max=exact_max, floor=cfg.consolidation.similarity_floor, live=list(LIVE_STATUSES))
         for row in rows:
             i = new[row["i"]]
