@@ -134,6 +134,21 @@ def timed(fn, items) -> list[float]:
     return lat
 
 
+def import_rate(g: Graphcons, items: list[dict]) -> float:
+    """Memories per second of `graphcons import` (Graphcons.import_jsonl) over `items`, which
+    embeds the next batch while the current one is written."""
+    path = Path(os.environ.get("TMPDIR", "/tmp")) / f"graphcons-bench-import-{os.getpid()}.jsonl"
+    path.write_text("".join(json.dumps(it) + "\n" for it in items), encoding="utf-8")
+    try:
+        t = time.perf_counter()
+        report = g.import_jsonl(path)
+        secs = time.perf_counter() - t
+    finally:
+        path.unlink()
+    assert report.admitted == len(items) and not report.errors, report
+    return round(len(items) / secs, 1)
+
+
 def summary(lat: list[float]) -> dict:
     q = statistics.quantiles(lat, n=100)
     return {"n": len(lat), "per_s": round(1000 * len(lat) / sum(lat), 1),
@@ -237,7 +252,7 @@ def main() -> None:
     rng = np.random.default_rng(7)
     texts = sentences()
     base_texts, probe_texts = texts[:4000], texts[4000:]
-    need = len(args.sizes) * (6 * args.n + (args.batches + 1) * args.batch + 2 * args.warmup + 8)
+    need = len(args.sizes) * (6 * args.n + (2 * args.batches + 1) * args.batch + 2 * args.warmup + 8)
     if need > len(probe_texts):
         raise SystemExit(f"{need} probe sentences needed, {len(probe_texts)} available: lower --n or --batches")
     emb = MiniLMEmbedder()
@@ -306,7 +321,10 @@ def main() -> None:
                 secs = time.perf_counter() - t
                 entry["batch"] = {"batch_size": args.batch, "batches": args.batches,
                                   "memories_per_s": round(args.batch * args.batches / secs, 1),
-                                  "seconds_per_batch": round(secs / args.batches, 3)}
+                                  "seconds_per_batch": round(secs / args.batches, 3),
+                                  "import_memories_per_s": import_rate(g, [
+                                      {"content": next(probes), "subject": f"s{j % 500}", "source": "import"}
+                                      for j in range(args.batch * args.batches)])}
                 if not args.no_legacy:
                     one = [{"content": next(probes), "subject": f"s{j % 500}", "source": "import"} for j in range(args.batch)]
                     t = time.perf_counter()

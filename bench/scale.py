@@ -143,6 +143,9 @@ def admission(g: Graphcons, emb: MiniLMEmbedder, args, sampler: RssSampler) -> d
             g.add_many(b)
     out["batch"] = {"batch_size": args.batch, "batches": args.batches,
                     "memories_per_s": round(args.batch * args.batches / out["batch_s"], 1)}
+    with sampler.phase(out, "import"):
+        out["batch"]["import_memories_per_s"] = adm.import_rate(g, [
+            {"content": next(probes), "subject": subj(j), "source": "import"} for j in range(args.batch * args.batches)])
     out["uptime_after"] = uptime()
     print(f"admission at {args.n:,} stored: excl. embedding {out['excluding_embedding']}, "
           f"incl. {out['including_embedding']}, batch {out['batch']}", flush=True)

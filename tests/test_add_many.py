@@ -131,12 +131,14 @@ def test_a_bad_item_names_its_index_and_field_and_writes_nothing(g, bad, index, 
 
 def test_import_uses_batches_and_skips_bad_lines(g, tmp_path):
     lines = [json.dumps(it) for it in STORE + BATCH[:3]] + ["{not json", json.dumps({"content": "x", "links": [{"target": "zz"}]})]
-    lines += [json.dumps(BATCH[4])]
+    lines += [json.dumps(BATCH[4]), "", "5"]
     path = tmp_path / "in.jsonl"
     path.write_text("\n".join(lines) + "\n")
     g.config.admission.import_batch_size = 4
-    report = g.import_jsonl(path)
+    done: list[int] = []
+    report = g.import_jsonl(path, progress=done.append)
     assert (report.admitted, report.duplicates) == (5, 2)
-    assert [ln for ln, _ in report.errors] == [7, 8]
-    assert "links.target" in report.errors[1][1]
+    assert [ln for ln, _ in report.errors] == [7, 8, 11]
+    assert "links.target" in report.errors[1][1] and "expected an object" in report.errors[2][1]
+    assert sum(done) == len(lines) and len(done) == 3  # every line counted, once per batch of 4
     assert g.get("b-1").evidence_count == 1 and g.get("s-1").evidence_count == 2

@@ -4,11 +4,17 @@ batch, the same graph as admitting line by line).
 
 A bad line is reported with its line number and skipped; the others are admitted (the
 batch is retried without it: `admit_many` writes nothing of a batch with a bad item).
+
+The next batch is embedded on a second thread while the current one is written (issue 15:
+the embedder and the server's neighbour scan each take about a core). It embeds every
+valid line, exact duplicates too: which lines are duplicates is only known once the batch
+before is written.
 """
 
 from __future__ import annotations
 
 import json
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -16,6 +22,8 @@ from typing import Callable
 from graphcons.core.config import Config
 from graphcons.core.db import Database
 from graphcons.core.embedders import Embedder
+from graphcons.core.errors import ValidationError
+from graphcons.core.memory import embedded_text, parse_input
 from graphcons.store.admission import BatchItemError, admit_many
 
 
@@ -30,44 +38,58 @@ def import_jsonl(db: Database, cfg: Config, embedder: Embedder, path: str | Path
                  progress: Callable[[int], None] | None = None) -> ImportReport:
     """Admit every line of `path` through the normal admission path (same checks)."""
     report = ImportReport()
-    lines = Path(path).read_text(encoding="utf-8").splitlines()
-    batch: list[tuple[int, dict]] = []
-
-    def flush() -> None:
-        items = list(batch)
-        while items:
-            try:
-                results = admit_many(db, cfg, embedder, [obj for _, obj in items])
-            except BatchItemError as exc:
-                lineno = items.pop(exc.index)[0]
-                report.errors.append((lineno, f"{exc.field.split('.', 1)[1]}: {exc.problem}"))
-                continue
-            report.admitted += sum(r.created for r in results)
-            report.duplicates += sum(not r.created for r in results)
-            break
-        report.errors.sort()
-        if progress:
-            progress(len(batch))
-        batch.clear()
-
-    for lineno, line in enumerate(lines, start=1):
+    batches: list[list[tuple[int, dict]]] = [[]]
+    skipped: list[int] = []  # blank and unparsable lines, counted as progress before the batch they precede
+    for lineno, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
+        if len(batches[-1]) >= cfg.admission.import_batch_size:
+            batches.append([])
         if not line.strip():
-            if progress:
-                progress(1)
+            skipped.append(len(batches) - 1)
             continue
         try:
-            obj = json.loads(line)
+            batches[-1].append((lineno, json.loads(line)))
         except json.JSONDecodeError as exc:
             report.errors.append((lineno, f"not valid JSON: {exc.msg} at column {exc.colno}"))
+            skipped.append(len(batches) - 1)
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphcons-embed") as pool:
+        pending = pool.submit(_embed, cfg, embedder, batches[0])
+        for b, batch in enumerate(batches):
+            vecs = pending.result()
+            if b + 1 < len(batches):
+                pending = pool.submit(_embed, cfg, embedder, batches[b + 1])
+            _admit(db, cfg, embedder, list(zip(batch, vecs)), report)
             if progress:
-                progress(1)
-            continue
-        batch.append((lineno, obj))
-        if len(batch) >= cfg.admission.import_batch_size:
-            flush()
-    if batch:
-        flush()
+                progress(len(batch) + skipped.count(b))
+    report.errors.sort()
     return report
+
+
+def _embed(cfg: Config, embedder: Embedder, batch: list[tuple[int, dict]]) -> list[list[float] | None]:
+    """The embedding of each line that parses (None for the others: admit_many rejects them first)."""
+    texts: dict[int, str] = {}
+    for n, (_, obj) in enumerate(batch):
+        try:
+            mem = parse_input(obj, max_title=cfg.admission.max_title_chars, max_content=cfg.admission.max_content_chars)
+        except ValidationError:
+            continue
+        texts[n] = embedded_text(mem.title, mem.content)
+    vecs = dict(zip(texts, embedder.embed(list(texts.values())) if texts else []))
+    return [vecs.get(n) for n in range(len(batch))]
+
+
+def _admit(db: Database, cfg: Config, embedder: Embedder, items: list[tuple[tuple[int, dict], list[float] | None]],
+           report: ImportReport) -> None:
+    """One batch; a bad line is reported and the batch retried without it."""
+    while items:
+        try:
+            results = admit_many(db, cfg, embedder, [obj for (_, obj), _ in items], embeddings=[v for _, v in items])
+        except BatchItemError as exc:
+            lineno = items.pop(exc.index)[0][0]
+            report.errors.append((lineno, f"{exc.field.split('.', 1)[1]}: {exc.problem}"))
+            continue
+        report.admitted += sum(r.created for r in results)
+        report.duplicates += sum(not r.created for r in results)
+        return
 
 
 def count_lines(path: str | Path) -> int:
