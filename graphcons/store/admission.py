@@ -8,7 +8,6 @@ transaction whose hot path is one statement plus the audit record (issue 15: ben
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -247,14 +246,18 @@ def _write_batch(tx: Any, cfg: Config, mems: list[MemoryInput], props: dict[int,
                                             "embedding": props[i]["embedding"],
                                             "version_props": version_props(props[i], props[i]["admitted_at"])}
                                            for i in new])
-        later, seen = [0] * len(new), Counter()  # the batch's memories after each one in its scope
-        for n in reversed(range(len(new))):
-            scope = (mems[new[n]].namespace, mems[new[n]].subject)
-            later[n] = seen[scope]
-            seen[scope] += 1
-        rows = tx.run("similar/exact_many", ids=ids, position={mid: n for n, mid in enumerate(ids)}, later=later, k=k,
+        groups: dict[tuple[str, str], list[int]] = {}  # the batch's new memories by scope, in order
+        for n, i in enumerate(new):
+            groups.setdefault((mems[i].namespace, mems[i].subject), []).append(n)
+        later = [0] * len(new)  # the batch's memories after each one in its scope
+        for items in groups.values():
+            for rank, n in enumerate(items):
+                later[n] = len(items) - 1 - rank
+        rows = tx.run("similar/exact_many", ids=ids, position={mid: n for n, mid in enumerate(ids)}, later=later,
+                      groups=[{"namespace": ns, "subject": subject, "items": items}
+                              for (ns, subject), items in groups.items()], k=k,
                       exact_max=exact_max, floor=cfg.consolidation.similarity_floor, live=list(LIVE_STATUSES))
-        for row in rows:
+        for row in sorted(rows, key=lambda r: r["i"]):
             i = new[row["i"]]
             similar[i] = list(row["neighbours"])
             if k and row["size"] > exact_max:  # the index; later items of the batch do not exist yet
