@@ -2,7 +2,10 @@
 
 Measures p50/p95 latency of single admission, excluding the embedding (vectors computed
 beforehand) and including it (the offline MiniLM embedder), and the rate of batch admission
-(`Graphcons.add_many`, batches of --batch, embedding included), on a throwaway Neo4j
+(`Graphcons.add_many`, batches of --batch, embedding included: `memories_per_s` with every
+memory of a batch in its own subject, the worst case; `grouped_memories_per_s` with a batch in
+8 subjects, as an agent's export comes; `import_memories_per_s` through `graphcons import`,
+which embeds the next batch while one is written), on a throwaway Neo4j
 (bench/server.py). The stored memories are written in batches with embeddings derived from
 real sentences (STS-B) plus noise, so the vector index has a realistic neighbourhood
 structure without embedding 100k texts; every timed admission goes through the real path.
@@ -252,7 +255,7 @@ def main() -> None:
     rng = np.random.default_rng(7)
     texts = sentences()
     base_texts, probe_texts = texts[:4000], texts[4000:]
-    need = len(args.sizes) * (6 * args.n + (2 * args.batches + 1) * args.batch + 2 * args.warmup + 8)
+    need = len(args.sizes) * (6 * args.n + (3 * args.batches + 1) * args.batch + 2 * args.warmup + 8)
     if need > len(probe_texts):
         raise SystemExit(f"{need} probe sentences needed, {len(probe_texts)} available: lower --n or --batches")
     emb = MiniLMEmbedder()
@@ -319,9 +322,16 @@ def main() -> None:
                 for b in batches:
                     g.add_many(b)
                 secs = time.perf_counter() - t
+                grouped = [[{"content": next(probes), "subject": f"s{400 + 8 * k + j % 8}", "source": "import"}
+                            for j in range(args.batch)] for k in range(args.batches)]
+                t = time.perf_counter()
+                for b in grouped:
+                    g.add_many(b)
+                secs_grouped = time.perf_counter() - t
                 entry["batch"] = {"batch_size": args.batch, "batches": args.batches,
                                   "memories_per_s": round(args.batch * args.batches / secs, 1),
                                   "seconds_per_batch": round(secs / args.batches, 3),
+                                  "grouped_memories_per_s": round(args.batch * args.batches / secs_grouped, 1),
                                   "import_memories_per_s": import_rate(g, [
                                       {"content": next(probes), "subject": f"s{j % 500}", "source": "import"}
                                       for j in range(args.batch * args.batches)])}
