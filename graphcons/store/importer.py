@@ -17,7 +17,7 @@ import json
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable, Iterator
 
 from graphcons.core.config import Config
 from graphcons.core.db import Database
@@ -38,33 +38,46 @@ def import_jsonl(db: Database, cfg: Config, embedder: Embedder, path: str | Path
                  progress: Callable[[int], None] | None = None) -> ImportReport:
     """Admit every line of `path` through the normal admission path (same checks)."""
     report = ImportReport()
-    batches: list[list[tuple[int, dict]]] = [[]]
-    skipped: list[int] = []  # blank and unparsable lines, counted as progress before the batch they precede
-    for lineno, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
-        if len(batches[-1]) >= cfg.admission.import_batch_size:
-            batches.append([])
-        if not line.strip():
-            skipped.append(len(batches) - 1)
-            continue
-        try:
-            batches[-1].append((lineno, json.loads(line)))
-        except json.JSONDecodeError as exc:
-            report.errors.append((lineno, f"not valid JSON: {exc.msg} at column {exc.colno}"))
-            skipped.append(len(batches) - 1)
+    batches = _batches(Path(path).read_text(encoding="utf-8").splitlines(), cfg.admission.import_batch_size, report)
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphcons-embed") as pool:
-        pending = pool.submit(_embed, cfg, embedder, batches[0])
-        for b, batch in enumerate(batches):
+        current = next(batches, None)
+        pending = pool.submit(_embed, cfg, embedder, current[0]) if current else None
+        while current is not None:
+            batch, skipped = current
             vecs = pending.result()
-            if b + 1 < len(batches):
-                pending = pool.submit(_embed, cfg, embedder, batches[b + 1])
+            current = next(batches, None)
+            if current is not None:  # embedded while this one is written
+                pending = pool.submit(_embed, cfg, embedder, current[0])
             _admit(db, cfg, embedder, list(zip(batch, vecs)), report)
             if progress:
-                progress(len(batch) + skipped.count(b))
+                progress(len(batch) + skipped)
     report.errors.sort()
     return report
 
 
-def _embed(cfg: Config, embedder: Embedder, batch: list[tuple[int, dict]]) -> list[list[float] | None]:
+def _batches(lines: list[str], size: int, report: ImportReport) -> Iterator[tuple[list[tuple[int, Any]], int]]:
+    """Batches of (line number, parsed line), parsed as they are needed, each with the number of
+    blank and unparsable lines (reported) met since the batch before."""
+    batch: list[tuple[int, Any]] = []
+    skipped = 0
+    for lineno, line in enumerate(lines, start=1):
+        if not line.strip():
+            skipped += 1
+            continue
+        try:
+            batch.append((lineno, json.loads(line)))
+        except json.JSONDecodeError as exc:
+            report.errors.append((lineno, f"not valid JSON: {exc.msg} at column {exc.colno}"))
+            skipped += 1
+            continue
+        if len(batch) >= size:
+            yield batch, skipped
+            batch, skipped = [], 0
+    if batch or skipped:
+        yield batch, skipped
+
+
+def _embed(cfg: Config, embedder: Embedder, batch: list[tuple[int, Any]]) -> list[list[float] | None]:
     """The embedding of each line that parses (None for the others: admit_many rejects them first)."""
     texts: dict[int, str] = {}
     for n, (_, obj) in enumerate(batch):
@@ -77,7 +90,7 @@ def _embed(cfg: Config, embedder: Embedder, batch: list[tuple[int, dict]]) -> li
     return [vecs.get(n) for n in range(len(batch))]
 
 
-def _admit(db: Database, cfg: Config, embedder: Embedder, items: list[tuple[tuple[int, dict], list[float] | None]],
+def _admit(db: Database, cfg: Config, embedder: Embedder, items: list[tuple[tuple[int, Any], list[float] | None]],
            report: ImportReport) -> None:
     """One batch; a bad line is reported and the batch retried without it."""
     while items:
