@@ -112,8 +112,10 @@ def load(g: Graphcons, n: int, sampler: RssSampler, out: dict) -> set[tuple[str,
     return store["planted"]
 
 
-def admission(g: Graphcons, emb: MiniLMEmbedder, args, sampler: RssSampler) -> dict:
-    probes = iter(adm.sentences()[4000:])
+def admission(g: Graphcons, emb: MiniLMEmbedder, args, sampler: RssSampler, tag: str = "") -> dict:
+    # A reused store already holds the probes of earlier runs, which would come back as exact
+    # duplicates (evidence, no embedding, no neighbour scan): `tag` makes each one new.
+    probes = iter(f"{s} {tag}".rstrip() for s in adm.sentences()[4000:])
     n_subjects = args.n // 20
 
     def subj(i: int) -> str:  # existing subjects of 20, spread over the store
@@ -143,6 +145,12 @@ def admission(g: Graphcons, emb: MiniLMEmbedder, args, sampler: RssSampler) -> d
             g.add_many(b)
     out["batch"] = {"batch_size": args.batch, "batches": args.batches,
                     "memories_per_s": round(args.batch * args.batches / out["batch_s"], 1)}
+    grouped = [[{"content": next(probes), "subject": subj(8 * (k + 1) + j % 8), "source": "import"}
+                for j in range(args.batch)] for k in range(args.batches)]  # a batch in 8 subjects
+    with sampler.phase(out, "batch_grouped"):
+        for b in grouped:
+            g.add_many(b)
+    out["batch"]["grouped_memories_per_s"] = round(args.batch * args.batches / out["batch_grouped_s"], 1)
     with sampler.phase(out, "import"):
         out["batch"]["import_memories_per_s"] = adm.import_rate(g, [
             {"content": next(probes), "subject": subj(j), "source": "import"} for j in range(args.batch * args.batches)])
@@ -180,6 +188,8 @@ def merge_pass(g: Graphcons, planted: set[tuple[str, str]], sampler: RssSampler)
                related_links_written=len(wet["related"]), conflicts_written=len(wet["conflicts"]),
                planted_near_duplicates=len(planted), planted_found=len(planted & got),
                planted_recall=round(len(planted & got) / len(planted), 4), proposals_not_planted=len(got - planted),
+               # the loaded store's ids are b-NNNNNN; the others are this or an earlier run's admissions
+               proposals_not_planted_within_store=sum(a.startswith("b-") and b.startswith("b-") for a, b in got - planted),
                uptime_after=uptime())
     print(f"merge pass: {out['pass_s']} s, recall {out['planted_recall']}, "
           f"{out['proposals_not_planted']} not planted", flush=True)
@@ -218,7 +228,8 @@ def main() -> None:
                 results["store"]["reused"] = stored
             else:
                 planted = load(g, args.n, sampler, results["store"])
-            results["admission"] = admission(g, emb, args, sampler)
+            tag = f"(run {time.strftime('%Y%m%d%H%M%S')})" if "reused" in results["store"] else ""
+            results["admission"] = admission(g, emb, args, sampler, tag)
             args.out.write_text(json.dumps(results, indent=2) + "\n")  # a long run keeps what it measured
             results["scan"] = cluster_scan(g, sampler)
             args.out.write_text(json.dumps(results, indent=2) + "\n")
