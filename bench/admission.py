@@ -152,6 +152,16 @@ def import_rate(g: Graphcons, items: list[dict]) -> float:
     return round(len(items) / secs, 1)
 
 
+def add_many_seconds(g: Graphcons, probes, args, subject) -> float:
+    """Seconds for --batches add_many calls of --batch probes; item j of batch k in subject(k, j)."""
+    batches = [[{"content": next(probes), "subject": subject(k, j), "source": "import"} for j in range(args.batch)]
+               for k in range(args.batches)]
+    t = time.perf_counter()
+    for b in batches:
+        g.add_many(b)
+    return time.perf_counter() - t
+
+
 def summary(lat: list[float]) -> dict:
     q = statistics.quantiles(lat, n=100)
     return {"n": len(lat), "per_s": round(1000 * len(lat) / sum(lat), 1),
@@ -316,18 +326,8 @@ def main() -> None:
                         lat_old_in += timed(lambda s: legacy_admit(g, {"content": s, "subject": subj(i)},
                                                                    emb.embed_one(embedded_text(None, s))), [old_b[i]])
                 entry["including_embedding"] = summary(lat_new)
-                batches = [[{"content": next(probes), "subject": f"s{j % 500}", "source": "import"}
-                            for j in range(args.batch)] for _ in range(args.batches)]
-                t = time.perf_counter()
-                for b in batches:
-                    g.add_many(b)
-                secs = time.perf_counter() - t
-                grouped = [[{"content": next(probes), "subject": f"s{400 + 8 * k + j % 8}", "source": "import"}
-                            for j in range(args.batch)] for k in range(args.batches)]
-                t = time.perf_counter()
-                for b in grouped:
-                    g.add_many(b)
-                secs_grouped = time.perf_counter() - t
+                secs = add_many_seconds(g, probes, args, lambda k, j: f"s{j % 500}")  # one memory per subject
+                secs_grouped = add_many_seconds(g, probes, args, lambda k, j: f"s{400 + 8 * k + j % 8}")  # 8 a batch
                 entry["batch"] = {"batch_size": args.batch, "batches": args.batches,
                                   "memories_per_s": round(args.batch * args.batches / secs, 1),
                                   "seconds_per_batch": round(secs / args.batches, 3),
