@@ -66,7 +66,10 @@ def test_retrieve_and_search_never_crash_and_readers_write_nothing(g, server, qu
     c = server.client(token)
     before = counts(g)
     r = c.post("/v1/retrieve", json={"query": query, "k": k})
-    assert r.status_code in (200, 400, 422), r.text
+    # 413: a 25k-character query with a junk k of 21k "é" is over the server's 64 KB body limit
+    assert r.status_code in (200, 400, 413, 422), r.text
+    if r.status_code >= 400:
+        assert r.json()["message"] and "Traceback" not in r.text
     s = c.get("/v1/search", params={"text": query[:3000], "k": k if isinstance(k, int) else "x"})
     assert s.status_code in (200, 400, 422), s.text
     after = counts(g)
