@@ -4,8 +4,8 @@ Measures p50/p95 latency of single admission, excluding the embedding (vectors c
 beforehand) and including it (the offline MiniLM embedder), and the rate of batch admission
 (`Graphcons.add_many`, batches of --batch, embedding included: `memories_per_s` with every
 memory of a batch in its own subject, the worst case; `grouped_memories_per_s` with a batch in
-8 subjects, as an agent's export comes; `import_memories_per_s` through `graphcons import`,
-which embeds the next batch while one is written), on a throwaway Neo4j
+8 subjects, as an agent's export comes; `import_memories_per_s` and `import_grouped_memories_per_s`
+through `graphcons import`, which embeds the next batch while one is written), on a throwaway Neo4j
 (bench/server.py). The stored memories are written in batches with embeddings derived from
 real sentences (STS-B) plus noise, so the vector index has a realistic neighbourhood
 structure without embedding 100k texts; every timed admission goes through the real path.
@@ -265,7 +265,7 @@ def main() -> None:
     rng = np.random.default_rng(7)
     texts = sentences()
     base_texts, probe_texts = texts[:4000], texts[4000:]
-    need = len(args.sizes) * (6 * args.n + (3 * args.batches + 1) * args.batch + 2 * args.warmup + 8)
+    need = len(args.sizes) * (6 * args.n + (4 * args.batches + 1) * args.batch + 2 * args.warmup + 8)
     if need > len(probe_texts):
         raise SystemExit(f"{need} probe sentences needed, {len(probe_texts)} available: lower --n or --batches")
     emb = MiniLMEmbedder()
@@ -334,7 +334,10 @@ def main() -> None:
                                   "grouped_memories_per_s": round(args.batch * args.batches / secs_grouped, 1),
                                   "import_memories_per_s": import_rate(g, [
                                       {"content": next(probes), "subject": f"s{j % 500}", "source": "import"}
-                                      for j in range(args.batch * args.batches)])}
+                                      for j in range(args.batch * args.batches)]),
+                                  "import_grouped_memories_per_s": import_rate(g, [
+                                      {"content": next(probes), "subject": f"s{440 + 8 * (j // args.batch) + j % 8}",
+                                       "source": "import"} for j in range(args.batch * args.batches)])}
                 if not args.no_legacy:
                     one = [{"content": next(probes), "subject": f"s{j % 500}", "source": "import"} for j in range(args.batch)]
                     t = time.perf_counter()
