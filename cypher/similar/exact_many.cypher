@@ -7,22 +7,24 @@
 // Reading a stored embedding is most of a candidate's cost (~7 us of ~10, issue 15), so each
 // scope's embeddings are read once into a list for all the batch's memories in it (a batch
 // of 32 per scope: 3x faster; one per scope: the list costs ~5 %). The id, position and
-// status checks come after the floor, where few candidates are left. $later[i] counts the
-// batch's memories after $ids[i] in its scope, so the size is an index count.
+// status checks come after the floor, where few candidates are left. A memory's scope size
+// is the index count less the batch's memories after it in the scope (its rank in the group).
 UNWIND $groups AS group
+WITH group, size(group.items) AS batched
 CALL (group) {
   MATCH (n:Memory {namespace: group.namespace, subject: group.subject})
   RETURN count(n) AS count
 }
-CALL (group, count) {  // the first item sees the smallest scope: none scans when it is too large
+CALL (group, count, batched) {  // the first item sees the smallest scope: none scans when it is too large
   MATCH (n:Memory {namespace: group.namespace, subject: group.subject})
   USING INDEX n:Memory(namespace, subject)
-  WHERE $k > 0 AND count - $later[group.items[0]] <= $exact_max
+  WHERE $k > 0 AND count - (batched - 1) <= $exact_max
   RETURN collect({n: n, e: n.embedding}) AS candidates
 }
-UNWIND group.items AS i
+UNWIND range(0, batched - 1) AS rank
+WITH group.items[rank] AS i, count - (batched - 1 - rank) AS size, candidates
 MATCH (m:Memory {id: $ids[i]})
-WITH m, i, m.embedding AS e, count - $later[i] AS size, candidates
+WITH m, i, m.embedding AS e, size, candidates
 CALL (m, e, i, size, candidates) {
   UNWIND CASE WHEN $k > 0 AND size <= $exact_max THEN candidates ELSE [] END AS c
   WITH c.n AS n, vector.similarity.cosine(e, c.e) * 2 - 1 AS cosine

@@ -249,11 +249,7 @@ def _write_batch(tx: Any, cfg: Config, mems: list[MemoryInput], props: dict[int,
         groups: dict[tuple[str, str], list[int]] = {}  # the batch's new memories by scope, in order
         for n, i in enumerate(new):
             groups.setdefault((mems[i].namespace, mems[i].subject), []).append(n)
-        later = [0] * len(new)  # the batch's memories after each one in its scope
-        for items in groups.values():
-            for rank, n in enumerate(items):
-                later[n] = len(items) - 1 - rank
-        rows = tx.run("similar/exact_many", ids=ids, position={mid: n for n, mid in enumerate(ids)}, later=later,
+        rows = tx.run("similar/exact_many", ids=ids, position={mid: n for n, mid in enumerate(ids)},
                       groups=[{"namespace": ns, "subject": subject, "items": items}
                               for (ns, subject), items in groups.items()], k=k,
                       exact_max=exact_max, floor=cfg.consolidation.similarity_floor, live=list(LIVE_STATUSES))
