@@ -44,6 +44,11 @@ class MiniLMEmbedder(Embedder):
         self.tokenizer.enable_padding()
         opts = ort.SessionOptions()
         opts.log_severity_level = 3
+        # onnxruntime's worker threads busy-wait for more work after each run. On 2 cores that
+        # spinning takes the CPU the Neo4j write right after the embedding needs: admission
+        # including the embedding went from p95 48-59 ms to 28-32 (issue 15, docs/STATUS.md),
+        # for ~5 % of throughput on large batches.
+        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self.session = ort.InferenceSession(str(model), opts, providers=["CPUExecutionProvider"])
         self.input_names = {i.name for i in self.session.get_inputs()}
         self.batch_size = batch_size
