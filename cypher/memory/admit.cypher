@@ -2,9 +2,11 @@
 // memory and its first version; the size of its scope (same namespace and subject) and,
 // when the scope has at most $exact_max memories, its exact top $k SIMILAR neighbours
 // (cypher/similar/exact.cypher's rule: live, cosine >= $floor, ties by id), written as
-// edges; its explicit links ($links, targets checked before); and one more admission on
-// its subject's dirty mark (cypher/jobs/mark_dirty.cypher). A larger scope returns no
-// neighbours: graphcons.store.neighbours then reads the vector index in the same transaction.
+// edges; its explicit links ($links, targets checked before); one more admission on its
+// subject's dirty mark (cypher/jobs/mark_dirty.cypher); and its audit record ($audit:
+// graphcons.core.audit.with_count, the details joined around the SIMILAR count). A larger scope
+// returns no neighbours and writes no audit record: graphcons.store.neighbours then reads the
+// vector index in the same transaction, and the caller records the memory with what it found.
 CREATE (m:Memory)
 SET m = $props
 WITH m
@@ -41,4 +43,10 @@ CALL (m) {
 MERGE (d:DirtyMark {key: m.namespace + '|' + m.subject})
   ON CREATE SET d.namespace = m.namespace, d.subject = m.subject, d.count = 0, d.first_at = m.admitted_at
 SET d.count = d.count + 1, d.last_at = m.admitted_at
+WITH m, size, neighbours, linked
+CALL (size, neighbours) {
+  WITH size, neighbours WHERE $k = 0 OR size <= $exact_max
+  CREATE (:Audit {id: $audit.id, op: $audit.op, at: $audit.at, targets: $audit.targets,
+                  details: $audit.head + toString(size(neighbours)) + $audit.tail})
+}
 RETURN size, neighbours, linked

@@ -41,6 +41,18 @@ def record_many(runner: Any, entries: list[tuple[str, list[str], datetime | None
     return [r["id"] for r in rows]
 
 
+def with_count(op: str, targets: list[str], *, at: datetime, count: str, **details: Any) -> dict[str, Any]:
+    """An audit record for a statement to write itself, whose detail `count` is a number only that
+    statement knows (admission's SIMILAR count): its details JSON comes in two halves, `head` and
+    `tail`, to be joined around the number (cypher/memory/admit). The joined text is what `record`
+    would write with that number, so readers see no difference."""
+    text = json.dumps({**details, count: 0}, sort_keys=True, default=str)
+    # A key followed by `": ` cannot occur inside a JSON string value (its quotes are escaped).
+    head, sep, tail = text.partition(json.dumps(count) + ": 0")
+    return {"id": "a-" + uuid.uuid4().hex[:16], "op": op, "at": at, "targets": list(targets),
+            "head": head + sep[:-1], "tail": tail}
+
+
 def new_run_id(job: str) -> str:
     return f"{job}-{uuid.uuid4().hex[:12]}"
 

@@ -207,17 +207,22 @@ def _create(db: Database, cfg: Config, mem: MemoryInput, chash: str, vec: list[f
     props = node_props(mem, chash, vec)
     k, exact_max = cfg.admission.similar_k, cfg.admission.exact_scope_max
 
+    # Every link target exists (checked before), so each link gives one MERGE row: linked = len(links).
+    op, targets, at, details = _added(props, mem, 0, len(mem.links))
+    details.pop("similar")
+
     def work(tx: Any) -> Admission:
         row = tx.run("memory/admit", props={**without_embedding(props), "similar_scheme": neighbours.SCHEME},
                      embedding=props["embedding"],
                      version_props=version_props(props, props["admitted_at"]), k=k, exact_max=exact_max,
                      floor=cfg.consolidation.similarity_floor, live=list(LIVE_STATUSES),
-                     links=[ln.model_dump() for ln in mem.links])[0]
-        similar = list(row["neighbours"])
-        if k and row["size"] > exact_max:  # a large scope: the vector index, same transaction
-            similar = neighbours.link_by_index(tx, cfg, props["id"])
-        return _record(tx, Admission(id=props["id"], created=True, similar=similar, linked=row["linked"]),
-                       _added(props, mem, len(similar), row["linked"]))
+                     links=[ln.model_dump() for ln in mem.links],
+                     audit=audit.with_count(op, targets, at=at, count="similar", **details))[0]
+        admission = Admission(id=props["id"], created=True, similar=list(row["neighbours"]), linked=row["linked"])
+        if k and row["size"] > exact_max:  # a large scope: the vector index, same transaction, then the record
+            admission.similar = neighbours.link_by_index(tx, cfg, props["id"])
+            _record(tx, admission, _added(props, mem, len(admission.similar), row["linked"]))
+        return admission
 
     return db.write(work)
 
