@@ -108,6 +108,17 @@ def test_bad_input_names_the_field_and_writes_nothing(g, data, field):
     assert g.db.run_text("MATCH (n) RETURN count(n) AS n")[0]["n"] == before
 
 
+def test_an_explicit_id_is_refused_for_other_content_and_kept_for_the_same(g):
+    a = g.add({"content": "Ledger export runs at 02:00 UTC", "id": "ops-1", "subject": "ledger"})
+    before = g.db.run_text("MATCH (n) RETURN count(n) AS n")[0]["n"]
+    with pytest.raises(ValidationError) as err:
+        g.add({"content": "Ledger export moved to 03:00 UTC", "id": "ops-1", "subject": "ledger"})
+    assert err.value.field == "id" and "ops-1" in str(err.value)
+    assert g.db.run_text("MATCH (n) RETURN count(n) AS n")[0]["n"] == before
+    again = g.add({"content": "Ledger export runs at 02:00 UTC", "id": "ops-1", "subject": "ledger", "source": "cron"})
+    assert (again.id, again.created, again.evidence_count) == (a.id, False, 2)
+
+
 def test_links_at_admission_and_later(g):
     a = g.add({"content": "Incident 17: checkout down", "subject": "checkout"})
     b = g.add({"content": "Postmortem of incident 17", "subject": "checkout",

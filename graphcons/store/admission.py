@@ -1,8 +1,8 @@
 """Admission, the immediate phase (seed 003): validate, dedupe, embed, write, link.
 
-Fast and local: one read (duplicate, ids, link targets), one embedding, one write
-transaction whose hot path is one statement plus the audit record (issue 15: bench/admission.py).
-`admit_many` gives the same graph for a batch with UNWIND statements. Everything heavier
+Fast and local: one embedding, then one write transaction whose hot path is one statement that
+checks (duplicate, ids, link targets), writes and audits (issue 15: bench/admission.py).
+`admit_many` gives the same graph for a batch with one read and UNWIND statements. Everything heavier
 (clustering, merging, synthesis) runs later as a background job.
 """
 
@@ -67,22 +67,15 @@ class BatchItemError(ValidationError):
 
 def admit(db: Database, cfg: Config, embedder: Embedder, data: Any,
           embedding: list[float] | None = None) -> Admission:
-    """One memory: one read (duplicate, id and link targets), the embedding, then one write
-    transaction whose hot path is one statement (memory/admit) plus its audit record."""
+    """One memory: the embedding, then one write transaction whose hot path is one statement
+    (memory/admit: the duplicate, id and link-target checks, the memory, its neighbours, links,
+    dirty mark and audit record). An exact duplicate is embedded for nothing, a price paid
+    rarely for one round trip fewer on every new memory (issue 15)."""
     mem = parse_input(data, max_title=cfg.admission.max_title_chars, max_content=cfg.admission.max_content_chars)
-    chash = content_hash(mem.content)
-    duplicates, found = _check(db, [(mem, chash)], [ln.target for ln in mem.links] + ([mem.id] if mem.id else []))
-    missing = sorted({ln.target for ln in mem.links} - found)
-    if missing:
-        raise ValidationError("links.target", f"unknown memory id(s): {', '.join(missing)}")
-    if 0 in duplicates:
-        return db.write(lambda tx: _record(tx, *_add_evidence(tx, duplicates[0], mem)))
-    if mem.id is not None and mem.id in found:
-        raise ValidationError("id", f"a memory with id {mem.id!r} already exists with different content")
     vec = embedding if embedding is not None else embedder.embed_one(embedded_text(mem.title, mem.content))
     if len(vec) != embedder.dimensions:
         raise ValidationError("embedding", f"has {len(vec)} dimensions; the store uses {embedder.dimensions}")
-    return _create(db, cfg, mem, chash, vec)
+    return _create(db, cfg, mem, content_hash(mem.content), vec)
 
 
 def admit_many(db: Database, cfg: Config, embedder: Embedder, items: list[Any],
@@ -206,8 +199,8 @@ def version_props(props: dict[str, Any], at: Any) -> dict[str, Any]:
 def _create(db: Database, cfg: Config, mem: MemoryInput, chash: str, vec: list[float]) -> Admission:
     props = node_props(mem, chash, vec)
     k, exact_max = cfg.admission.similar_k, cfg.admission.exact_scope_max
-
-    # Every link target exists (checked before), so each link gives one MERGE row: linked = len(links).
+    # Every link target exists when the memory is written, so each link gives one MERGE row:
+    # linked = len(links).
     op, targets, at, details = _added(props, mem, 0, len(mem.links))
     details.pop("similar")
 
@@ -216,8 +209,14 @@ def _create(db: Database, cfg: Config, mem: MemoryInput, chash: str, vec: list[f
                      embedding=props["embedding"],
                      version_props=version_props(props, props["admitted_at"]), k=k, exact_max=exact_max,
                      floor=cfg.consolidation.similarity_floor, live=list(LIVE_STATUSES),
-                     links=[ln.model_dump() for ln in mem.links],
-                     audit=audit.with_count(op, targets, at=at, count="similar", **details))[0]
+                     links=[ln.model_dump() for ln in mem.links], targets=sorted({ln.target for ln in mem.links}),
+                     explicit_id=mem.id, audit=audit.with_count(op, targets, at=at, count="similar", **details))[0]
+        if row["missing"]:  # in the order the separate checks had: links, duplicate, id
+            raise ValidationError("links.target", f"unknown memory id(s): {', '.join(row['missing'])}")
+        if row["duplicate"] is not None:
+            return _record(tx, *_add_evidence(tx, row["duplicate"], mem))
+        if row["taken"]:
+            raise ValidationError("id", f"a memory with id {mem.id!r} already exists with different content")
         admission = Admission(id=props["id"], created=True, similar=list(row["neighbours"]), linked=row["linked"])
         if k and row["size"] > exact_max:  # a large scope: the vector index, same transaction, then the record
             admission.similar = neighbours.link_by_index(tx, cfg, props["id"])
