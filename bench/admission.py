@@ -190,7 +190,7 @@ class Profile:
             try:
                 return prof._write(db, work)
             finally:
-                prof.times.setdefault("write transaction (memory/admit + audit/record + commit)", []).append(
+                prof.times.setdefault("write transaction (memory/admit: checks, writes, audit; commit)", []).append(
                     (time.perf_counter() - t) * 1000)
 
         Database.run, Database.write = run, write
