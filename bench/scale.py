@@ -13,14 +13,17 @@ meets a graph with one connected group per subject. Then, on that store:
    first pass after the start and a second, steady-state pass) and including it (the offline
    MiniLM embedder), into existing subjects, and the rate of `add_many` batches; with the time
    per round trip of the single path (bench/admission.py's Profile);
-2. the whole cluster scan (`graphcons clusters`: projection + detection + gate, label propagation);
+2. the whole cluster scan (`graphcons clusters`: projection + detection + gate, label propagation),
+   twice: right after the start (a cold page cache) and again (the steady state);
 3. a full merge pass writing proposals, with the recall of the planted pairs and the proposals
    that were not planted.
 Peak RSS of Neo4j and of Python and `uptime`'s load are recorded for each phase.
 
-    .venv/bin/python bench/scale.py [--n 1000000] [--keep-store] [--out bench/results/scale.json]
+    .venv/bin/python bench/scale.py [--n 1000000] [--keep-store] [--phases admission,scan,merge]
+                                    [--out bench/results/scale.json]
 
-Runs on the throwaway bench server (bench/server.py: heap 6g, page cache 3g), reset unless
+Runs on the throwaway bench server (bench/server.py: heap 6g, page cache --pagecache, default 6g as
+docs/DEPLOY.md advises for this store), reset unless
 --keep-store finds the same store already loaded.
 """
 
@@ -161,14 +164,23 @@ def admission(g: Graphcons, emb: MiniLMEmbedder, args, sampler: RssSampler, tag:
 
 
 def cluster_scan(g: Graphcons, sampler: RssSampler) -> dict:
+    """Two scans: the first reads every page of the store into the page cache for the first time
+    since the start (Neo4j Community does not warm it), the second is the steady state of a
+    running service (its figures are the unprefixed ones)."""
     out: dict = {"uptime_before": uptime()}
-    with sampler.phase(out, "scan"):
-        report = scan(g.db, g.config, now=utcnow(), algorithm="label_propagation")
-    out.update(report.timings)
-    out.update(clusters=len(report.clusters), decisions=len(report.decisions), accepted=len(report.accepted),
-               uptime_after=uptime())
-    print(f"scan: {out['scan_s']} s ({report.timings}), {out['clusters']:,} clusters, {out['accepted']:,} accepted",
-          flush=True)
+    for label in ("after_start", "steady"):
+        part: dict = {}
+        with sampler.phase(part, "scan"):
+            report = scan(g.db, g.config, now=utcnow(), algorithm="label_propagation")
+        part.update(report.timings)
+        part.update(clusters=len(report.clusters), decisions=len(report.decisions), accepted=len(report.accepted))
+        print(f"scan ({label}): {part['scan_s']} s ({report.timings}), {part['clusters']:,} clusters, "
+              f"{part['accepted']:,} accepted", flush=True)
+        if label == "after_start":
+            out["after_start"] = part
+        else:
+            out.update(part)
+    out["uptime_after"] = uptime()
     return out
 
 
@@ -205,18 +217,30 @@ def main() -> None:
     ap.add_argument("--warmup", type=int, default=20)
     ap.add_argument("--keep-store", action="store_true", help="reuse the bench server's store if it holds --n memories")
     ap.add_argument("--out", type=Path, default=RESULTS)
+    ap.add_argument("--pagecache", default="6g",
+                    help="Neo4j's page cache (docs/DEPLOY.md: at least the store files, ~3.6 GB at 1M; runs before "
+                         "2026-12-02 17:10 UTC used 3g)")
+    ap.add_argument("--phases", default="admission,scan,merge",
+                    help="which phases to run (comma-separated); the others keep their figures from --out")
     args = ap.parse_args()
+    phases = set(args.phases.split(","))
+    if not phases or phases - {"admission", "scan", "merge"}:
+        raise SystemExit(f"--phases: expected some of admission,scan,merge; got {args.phases!r}")
     emb = MiniLMEmbedder()
-    cfg = bench_server(heap="6g", pagecache="3g", reset=not args.keep_store)
+    cfg = bench_server(heap="6g", pagecache=args.pagecache, reset=not args.keep_store)
     results: dict = {"benchmark": "scale", "command": " ".join([".venv/bin/python bench/scale.py"] + sys.argv[1:]),
                      "machine": {"cores": os.cpu_count(), "python": platform.python_version(),
-                                 "neo4j_heap": "6g", "neo4j_pagecache": "3g"},
+                                 "neo4j_heap": "6g", "neo4j_pagecache": args.pagecache},
                      "targets": {"admission_p95_excluding_embedding_ms": 20, "admission_p95_including_embedding_ms": 60,
                                  "batch_memories_per_s": 500, "scan_1m_s": 60},
                      "n": args.n, "store": {}}
     old = json.loads(args.out.read_text()) if args.out.exists() else {}
     if "baseline" in old:
         results["baseline"] = old["baseline"]
+    for phase in {"admission", "scan", "merge"} - phases:  # not re-run: the figures of the run before
+        if phase in old:
+            results[phase] = {"from_run": old.get("command", "") + " at " + old.get("at", "?"), **old[phase]}
+    results["at"] = utcnow().isoformat(timespec="seconds")
     try:
         with Graphcons(cfg, embedder=emb) as g:
             sampler = RssSampler(int((HOME / "neo4j.pid").read_text().strip()))
@@ -229,11 +253,14 @@ def main() -> None:
             else:
                 planted = load(g, args.n, sampler, results["store"])
             tag = f"(run {time.strftime('%Y%m%d%H%M%S')})" if "reused" in results["store"] else ""
-            results["admission"] = admission(g, emb, args, sampler, tag)
-            args.out.write_text(json.dumps(results, indent=2) + "\n")  # a long run keeps what it measured
-            results["scan"] = cluster_scan(g, sampler)
-            args.out.write_text(json.dumps(results, indent=2) + "\n")
-            results["merge"] = merge_pass(g, planted, sampler)
+            if "admission" in phases:
+                results["admission"] = admission(g, emb, args, sampler, tag)
+                args.out.write_text(json.dumps(results, indent=2) + "\n")  # a long run keeps what it measured
+            if "scan" in phases:
+                results["scan"] = cluster_scan(g, sampler)
+                args.out.write_text(json.dumps(results, indent=2) + "\n")
+            if "merge" in phases:
+                results["merge"] = merge_pass(g, planted, sampler)
             sampler.stop()
     finally:
         stop_bench_server()
