@@ -170,6 +170,20 @@ def test_a_cluster_mixing_two_subjects_never_reaches_accepted_as_one(g):
         assert len(subjects) == 1
 
 
+def test_every_decision_shows_the_titles_of_its_first_members(g):
+    a = add_all(g, DISTINCT[:4], subject="checkout")
+    b = add_all(g, DISTINCT[4:6], subject="billing")
+    _clique(g, a + b)  # a mixed cluster, its accepted part and its too-small part
+
+    report = g.scan()
+
+    assert len(report.decisions) == 3
+    title = {r["id"]: r["title"] for r in g.db.run_text("MATCH (m:Memory) RETURN m.id AS id, m.title AS title")}
+    for d in report.decisions:
+        assert d.titles == [title[m] for m in d.cluster.member_ids[:3]]
+        assert d.to_dict()["titles"] == d.titles and all(d.titles)
+
+
 def test_incompatible_scopes_are_split_too(g):
     a = add_all(g, DISTINCT[:3], subject="travel", scope="user:alice")
     b = add_all(g, DISTINCT[3:6], subject="travel", scope="user:bob")
