@@ -1,7 +1,7 @@
 // Admission's hot path in one statement (issue 15: one round trip instead of five). First what
 // the input must be checked against, in the same transaction: the exact duplicate ($props'
 // namespace, subject and content_hash; the oldest, as memory/find_duplicate), which link
-// targets ($targets, sorted) do not exist, and whether the explicit id ($explicit_id, null
+// targets ($link_targets, sorted) do not exist, and whether the explicit id ($explicit_id, null
 // when generated) is taken. Only when none of them stops it (the caller adds evidence to the
 // duplicate or reports the error; either way this statement wrote nothing), the memory and
 // its first version; the size of its scope (same namespace and subject) and, when the scope
@@ -17,7 +17,7 @@ WITH COLLECT {
        USING INDEX d:Memory(namespace, subject, content_hash)
        RETURN d.id ORDER BY d.created_at, d.id LIMIT 1
      }[0] AS duplicate,
-     [t IN $targets WHERE NOT EXISTS { MATCH (:Memory {id: t}) }] AS missing,
+     [t IN $link_targets WHERE NOT EXISTS { MATCH (:Memory {id: t}) }] AS missing,
      EXISTS { MATCH (:Memory {id: $explicit_id}) } AS taken
 OPTIONAL CALL (duplicate, missing, taken) {
   WITH * WHERE duplicate IS NULL AND missing = [] AND NOT taken

@@ -199,18 +199,19 @@ def version_props(props: dict[str, Any], at: Any) -> dict[str, Any]:
 def _create(db: Database, cfg: Config, mem: MemoryInput, chash: str, vec: list[float]) -> Admission:
     props = node_props(mem, chash, vec)
     k, exact_max = cfg.admission.similar_k, cfg.admission.exact_scope_max
-    # Every link target exists when the memory is written, so each link gives one MERGE row:
-    # linked = len(links).
-    op, targets, at, details = _added(props, mem, 0, len(mem.links))
+    # The audit record memory/admit writes, but for the SIMILAR count only it knows. Every link
+    # target exists when the memory is written, so each link gives one MERGE row: linked = len(links).
+    op, ids, at, details = _added(props, mem, 0, len(mem.links))
     details.pop("similar")
+    record = audit.with_count(op, ids, at=at, count="similar", **details)
 
     def work(tx: Any) -> Admission:
         row = tx.run("memory/admit", props={**without_embedding(props), "similar_scheme": neighbours.SCHEME},
                      embedding=props["embedding"],
                      version_props=version_props(props, props["admitted_at"]), k=k, exact_max=exact_max,
                      floor=cfg.consolidation.similarity_floor, live=list(LIVE_STATUSES),
-                     links=[ln.model_dump() for ln in mem.links], targets=sorted({ln.target for ln in mem.links}),
-                     explicit_id=mem.id, audit=audit.with_count(op, targets, at=at, count="similar", **details))[0]
+                     links=[ln.model_dump() for ln in mem.links],
+                     link_targets=sorted({ln.target for ln in mem.links}), explicit_id=mem.id, audit=record)[0]
         if row["missing"]:  # in the order the separate checks had: links, duplicate, id
             raise ValidationError("links.target", f"unknown memory id(s): {', '.join(row['missing'])}")
         if row["duplicate"] is not None:
