@@ -45,7 +45,8 @@ def with_count(op: str, targets: list[str], *, at: datetime, count: str, **detai
     """An audit record for a statement to write itself, whose detail `count` is a number only that
     statement knows (admission's SIMILAR count): its details JSON comes in two halves, `head` and
     `tail`, to be joined around the number (cypher/memory/admit). The joined text is what `record`
-    would write with that number, so readers see no difference."""
+    would write with that number, so readers see no difference. A value `details` gives for
+    `count` is replaced."""
     text = json.dumps({**details, count: 0}, sort_keys=True, default=str)
     # A key followed by `": ` cannot occur inside a JSON string value (its quotes are escaped).
     head, sep, tail = text.partition(json.dumps(count) + ": 0")

@@ -202,8 +202,7 @@ def _create(db: Database, cfg: Config, mem: MemoryInput, chash: str, vec: list[f
     # The audit record memory/admit writes, but for the SIMILAR count only it knows. Every link
     # target exists when the memory is written, so each link gives one MERGE row: linked = len(links).
     op, ids, at, details = _added(props, mem, 0, len(mem.links))
-    details.pop("similar")
-    record = audit.with_count(op, ids, at=at, count="similar", **details)
+    record = audit.with_count(op, ids, at=at, count="similar", **details)  # its 0 is the placeholder
 
     def work(tx: Any) -> Admission:
         row = tx.run("memory/admit", props={**without_embedding(props), "similar_scheme": neighbours.SCHEME},
