@@ -102,25 +102,27 @@ class Graphcons:
         return {**out, "gds_version": gds}
 
     # -- admission and usage -----------------------------------------------------------
-    def add(self, memory: dict[str, Any] | Any, **fields: Any) -> admission.Admission:
-        """Admit one memory (a dict, a string of content, or keyword fields); see MemoryInput."""
+    def add(self, memory: dict[str, Any] | Any, *, now: datetime | None = None, **fields: Any) -> admission.Admission:
+        """Admit one memory (a dict, a string of content, or keyword fields); see MemoryInput.
+        `now`: the admission time (default the clock); the id is a function of the input only."""
         data = dict(memory) if isinstance(memory, dict) else ({"content": memory} if isinstance(memory, str) else memory)
         if isinstance(data, dict):
             data.update(fields)
         self._check_store()
-        return admission.admit(self.db, self.config, self.embedder, data)
+        return admission.admit(self.db, self.config, self.embedder, data, now=now or utcnow())
 
-    def add_many(self, memories: list[dict[str, Any] | Any]) -> list[admission.Admission]:
+    def add_many(self, memories: list[dict[str, Any] | Any], *, now: datetime | None = None) -> list[admission.Admission]:
         """Admit a batch, all or nothing, with the graph `add` would give one by one in order
         (one embedding call, one transaction); a bad item raises naming `items[i].field`."""
         items = [dict(m) if isinstance(m, dict) else ({"content": m} if isinstance(m, str) else m) for m in memories]
         self._check_store()
-        return admission.admit_many(self.db, self.config, self.embedder, items)
+        return admission.admit_many(self.db, self.config, self.embedder, items, now=now or utcnow())
 
-    def import_jsonl(self, path: str | Path, *, progress: Callable[[int], None] | None = None) -> importer.ImportReport:
+    def import_jsonl(self, path: str | Path, *, progress: Callable[[int], None] | None = None,
+                     now: datetime | None = None) -> importer.ImportReport:
         """Admit every line of a JSON Lines file through admission; bad lines are reported."""
         self._check_store()
-        return importer.import_jsonl(self.db, self.config, self.embedder, path, progress=progress)
+        return importer.import_jsonl(self.db, self.config, self.embedder, path, progress=progress, now=now or utcnow())
 
     def link(self, source_id: str, target_id: str, kind: str = "related", *, by: str = "user") -> int:
         """Add an explicit LINKED edge between two existing memories."""

@@ -58,6 +58,39 @@ def test_health_figures_metrics_and_audit_trail(g):
     assert g.audit_log(op="weights") and g.get(q).status == "proposed"
 
 
+def test_pending_merges_and_open_conflicts_count_and_warn_when_they_grow(g):
+    g.config.merge.threshold = 0.7
+    g.add(DUP_A), g.add(DUP_B)  # a near-duplicate pair: one pending merge proposal
+    g.add({"content": "Invoices are archived before month end.", "subject": "inv", "created_at": OLD})
+    g.add({"content": "Invoices are archived after month end.", "subject": "inv", "created_at": OLD})  # a conflict
+    g.merge(dry_run=False, now=NOW)
+
+    h = g.health(now=NOW)
+    f, dup = h["figures"], h["quality"]["duplicate_rate"]
+    assert (f["live"], f["merge_proposals"]["pending"], f["merge_proposals"]["added_by_last_merge"]) == (4, 1, 1)
+    assert (f["open_conflicts"], f["open_conflicts_added_by_last_merge"]) == (1, 1)
+    # the pending duplicate counts: not 0.000 beside a queue of merges nobody reviewed
+    assert (dup["value"], dup["merged"], dup["pending"], dup["ok"]) == (pytest.approx(1 / 4), 0, 1, False)
+    assert h["warnings"] == []  # two items are no backlog yet (warn_min_count = 20)
+
+    g.config.health.warn_min_count = 1
+    warnings = g.health(now=NOW)["warnings"]
+    assert warnings == [
+        "1 pending merge proposals for 4 live memories (25.0%, warn above 2.0%); the last merge run added 1; "
+        "review them: graphcons merge list",
+        "1 open conflicts (CONFLICTS_WITH) for 4 live memories (25.0%, warn above 1.0%); the last merge run added 1; "
+        "settle them: graphcons conflicts list"]
+    g.config.health.open_conflicts_warn_share = 0.25  # at the share is not above it
+    assert [w for w in g.health(now=NOW)["warnings"] if "conflicts" in w] == []
+
+    # reviewed: the duplicate is now merged, counted once, and the queue warning is gone
+    g.approve(g.proposals(kind="merge", status="pending")[0]["id"], now=NOW)
+    h = g.health(now=NOW)
+    dup = h["quality"]["duplicate_rate"]
+    assert (dup["value"], dup["merged"], dup["pending"]) == (pytest.approx(1 / 4), 1, 0)
+    assert h["figures"]["merge_proposals"]["pending"] == 0 and h["warnings"] == []
+
+
 @pytest.fixture
 def cli(g, neo4j_settings, tmp_path):
     env = dict(os.environ, NEO4J_URI=neo4j_settings.uri, NEO4J_USER=neo4j_settings.user,

@@ -17,6 +17,17 @@ CALL () {
          count(CASE WHEN p.status = 'rejected' THEN 1 END) AS merge_rejected,
          count(CASE WHEN p.status = 'reverted' THEN 1 END) AS merge_reverted
 }
+// The memories pending merge proposals would retire (each proposal's loser, memory_ids[1]), counted
+// once however many proposals name them, and only while they are still live: the duplicates
+// not merged yet, which the duplicate rate counts beside those already merged (issue 29).
+CALL () {
+  MATCH (p:Proposal {kind: 'merge', status: 'pending'})
+  MATCH (m:Memory {id: p.memory_ids[1]})
+  WHERE m.status IN $live
+  RETURN count(DISTINCT m) AS pending_duplicates
+}
 CALL () { MATCH ()-[c:CONFLICTS_WITH]->() WHERE c.status = 'open' RETURN count(c) AS open_conflicts }
-RETURN total, active, avg_weight, proposed, consolidated, deprecated, deprecated_by_merge, archived, promoted,
-       merge_pending, merge_approved, merge_auto_applied, merge_rejected, merge_reverted, open_conflicts
+CALL () { MATCH (m:Memory) WHERE m.status IN $live RETURN count(m) AS live }
+RETURN total, live, active, avg_weight, proposed, consolidated, deprecated, deprecated_by_merge, archived, promoted,
+       merge_pending, merge_approved, merge_auto_applied, merge_rejected, merge_reverted, pending_duplicates,
+       open_conflicts

@@ -1,8 +1,9 @@
 // Admission's hot path in one statement (issue 15: one round trip instead of five). First what
 // the input must be checked against, in the same transaction: the exact duplicate ($props'
 // namespace, subject and content_hash; the oldest, as memory/find_duplicate), which link
-// targets ($link_targets, sorted) do not exist, and whether the explicit id ($explicit_id, null
-// when generated) is taken. Only when none of them stops it (the caller adds evidence to the
+// targets ($link_targets, sorted) do not exist, and whether the id ($props.id: explicit, or
+// generated from the input, graphcons.core.memory.new_memory_id) is taken (the caller then
+// refuses an explicit id, or retries a generated one as a true repeat). Only when none of them stops it (the caller adds evidence to the
 // duplicate or reports the error; either way this statement wrote nothing), the memory and
 // its first version; the size of its scope (same namespace and subject) and, when the scope
 // has at most $exact_max memories, its exact top $k SIMILAR neighbours
@@ -18,7 +19,7 @@ WITH COLLECT {
        RETURN d.id ORDER BY d.created_at, d.id LIMIT 1
      }[0] AS duplicate,
      [t IN $link_targets WHERE NOT EXISTS { MATCH (:Memory {id: t}) }] AS missing,
-     EXISTS { MATCH (:Memory {id: $explicit_id}) } AS taken
+     EXISTS { MATCH (:Memory {id: $props.id}) } AS taken
 OPTIONAL CALL (duplicate, missing, taken) {
   WITH * WHERE duplicate IS NULL AND missing = [] AND NOT taken
   CREATE (m:Memory)

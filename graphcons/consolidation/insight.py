@@ -125,7 +125,7 @@ def approve(db: Database, cfg: Config, embedder: Embedder, p: dict[str, Any], *,
                       kind=Kind.insight, subject=p.get("subject") or "general", namespace=p["namespace"],
                       source=INSIGHT_SOURCE, confidence=float(insight.confidence), id=iid, created_at=now)
     vec = embedder.embed_one(embedded_text(mem.title, mem.content))
-    props = node_props(mem, content_hash(mem.content), vec)
+    props = node_props(mem, content_hash(mem.content), vec, now)
     props.update(epistemic_status="hypothesis", proposal_id=pid, cluster_key=p["cluster_key"],
                  summarizes=sorted(versions), derived_from=list(p["cited"]), member_sources=sources,
                  activation=0.0, insight_json=json.dumps(p["insight"], sort_keys=True))

@@ -284,6 +284,16 @@ class DeprecationConfig(Section):
     statuses: list[Literal["proposed", "active"]] = Field(default_factory=lambda: ["active", "proposed"])
 
 
+class HealthConfig(Section):
+    """When `graphcons health` warns about work piling up (issue 29). Shares are of the live
+    memories (active, proposed, consolidated): a queue that grows with the store is judged
+    against the store's size; below `warn_min_count` nothing is a backlog yet."""
+
+    pending_merges_warn_share: float = Field(default=0.02, ge=0)  # pending merge proposals / live memories
+    open_conflicts_warn_share: float = Field(default=0.01, ge=0)  # open CONFLICTS_WITH links / live memories
+    warn_min_count: int = Field(default=20, ge=0)  # fewer pending proposals (or open conflicts) never warn
+
+
 # -- the HTTP service and redaction (issue 16) ----------------------------------------------
 class ServiceConfig(Section):
     """`graphcons serve`: where it listens and how much one request may carry."""
@@ -394,6 +404,7 @@ class Config(BaseModel):
     weights: WeightsConfig = Field(default_factory=WeightsConfig)
     promotion: PromotionConfig = Field(default_factory=PromotionConfig)
     deprecation: DeprecationConfig = Field(default_factory=DeprecationConfig)
+    health: HealthConfig = Field(default_factory=HealthConfig)
     service: ServiceConfig = Field(default_factory=ServiceConfig)
     redaction: RedactionConfig = Field(default_factory=RedactionConfig)
     reflection: ReflectionConfig = Field(default_factory=ReflectionConfig)

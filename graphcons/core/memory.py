@@ -61,10 +61,16 @@ def derived_title(content: str, limit: int = 80) -> str:
     return first[:limit].rsplit(" ", 1)[0] + "…"
 
 
-def new_memory_id(namespace: str, subject: str, source: str, chash: str, created_at: datetime) -> str:
-    """Deterministic id: the same admission (same text, source and time) gets the same id."""
-    key = "|".join([namespace, subject, source, chash, created_at.isoformat()])
-    return "m-" + hashlib.sha256(key.encode()).hexdigest()[:16]
+def new_memory_id(namespace: str, subject: str, source: str, chash: str, seq: int = 1) -> str:
+    """A function of the input only (issue 29): the same memory admitted into any store at any
+    time gets the same id, so everything that breaks ties by id (label propagation, winner
+    order, cluster keys) does too. No clock: a re-import a day later must not change clusters.
+    `seq` > 1 only for a true repeat whose first id is taken (admission picks the first free one:
+    the same text re-admitted after its memory was edited away from it, or an explicit id that
+    happens to take it); an exact duplicate never gets here, it adds evidence instead."""
+    key = "|".join([namespace, subject, source, chash])
+    base = "m-" + hashlib.sha256(key.encode()).hexdigest()[:16]
+    return base if seq <= 1 else f"{base}-{seq}"
 
 
 class LinkInput(BaseModel):

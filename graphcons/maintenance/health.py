@@ -5,8 +5,13 @@ Figures: active, proposed, average weight of active memories, duplicate candidat
 (what `deprecate` would retire now), open conflicts, the last run of each job, and the vector
 index's state and probe latency (graphcons.maintenance.vector_index).
 
+Warnings (issue 29): the merge review queue and the open conflicts, each against the live
+memories (`[health]`: a share of them, and a minimum count below which nothing is a backlog),
+with what the last merge run added to them; overdue and failed jobs.
+
 Quality metrics, each with seed 003's target beside it:
-    duplicate_rate   deprecated_by_merge / total memories          < 5 %
+    duplicate_rate   (deprecated_by_merge + memories pending merge proposals would retire)
+                     / total memories                              < 5 %
     promotion_rate   promoted / (promoted + still proposed)        > 60 %
     stale_ratio      (deprecated + archived) / active              < 20 %
     merge_false_rate (rejected + reverted) / reviewed merges       < 2 %   (merge accuracy)
@@ -20,8 +25,9 @@ from datetime import datetime
 from typing import Any
 
 from graphcons.core import audit, schedule
-from graphcons.core.config import Config, JobConfig
+from graphcons.core.config import Config, HealthConfig, JobConfig
 from graphcons.core.db import Database
+from graphcons.core.memory import LIVE_STATUSES
 from graphcons.core.time import require_aware
 from graphcons.maintenance import deprecation, feedback, vector_index
 from graphcons.maintenance.merge import job as merge
@@ -54,7 +60,7 @@ def _ratio(num: float, den: float) -> float | None:
 
 def health(db: Database, cfg: Config, *, now: datetime, scan: bool = False) -> dict[str, Any]:
     require_aware(now)
-    f = db.run("health/figures")[0]
+    f = db.run("health/figures", live=list(LIVE_STATUSES))[0]
     stale = deprecation.candidates(db, cfg, now=now)
     if scan:
         dup = merge.run(db, cfg, now=now, dry_run=True)
@@ -63,13 +69,16 @@ def health(db: Database, cfg: Config, *, now: datetime, scan: bool = False) -> d
         duplicates = f["merge_pending"]
     last = {r["job"]: r["at"] for r in db.run("health/last_runs")}
     jobs, warnings = job_runs(db, cfg, now)
+    added = last_merge_added(db)
+    warnings = backlog_warnings(f, added, cfg.health) + warnings
     for job, info in jobs.items():  # a worker's run counts as the job's last run too
         ok = (info["last_ok"] or {}).get("now")
         if ok and (last.get(job) is None or ok > last[job]):
             last[job] = ok
     reviewed = f["merge_approved"] + f["merge_rejected"] + f["merge_reverted"]
     metrics = {
-        "duplicate_rate": _ratio(f["deprecated_by_merge"], f["total"]),
+        # merged or still waiting for a reviewer: a queue nobody works is no cleaner store (issue 29)
+        "duplicate_rate": _ratio(f["deprecated_by_merge"] + f["pending_duplicates"], f["total"]),
         "promotion_rate": _ratio(f["promoted"], f["promoted"] + f["proposed"]),
         "stale_ratio": _ratio(f["deprecated"] + f["archived"], f["active"]),
         "merge_false_rate": _ratio(f["merge_rejected"] + f["merge_reverted"], reviewed),
@@ -80,16 +89,19 @@ def health(db: Database, cfg: Config, *, now: datetime, scan: bool = False) -> d
         op, target = TARGETS[name]
         ok = None if value is None else (value < target if op == "<" else value > target)
         quality[name] = {"value": value, "target": f"{op} {target:g}", "ok": ok}
+    quality["duplicate_rate"].update(merged=f["deprecated_by_merge"], pending=f["pending_duplicates"])
     quality["weight_stability"] = weight_stability(db)
     return {
         "now": now.isoformat(),
         "figures": {
-            "total": f["total"], "active": f["active"], "proposed": f["proposed"],
+            "total": f["total"], "live": f["live"], "active": f["active"], "proposed": f["proposed"],
             "consolidated": f["consolidated"], "deprecated": f["deprecated"], "archived": f["archived"],
             "avg_weight": f["avg_weight"], "duplicate_candidates": duplicates,
             "duplicate_candidates_source": "pending proposals + dry-run scan" if scan else "pending merge proposals",
             "stale_candidates": len(stale), "open_conflicts": f["open_conflicts"],
-            "merge_proposals": {"pending": f["merge_pending"], "approved": f["merge_approved"],
+            "open_conflicts_added_by_last_merge": added["conflicts"],
+            "merge_proposals": {"pending": f["merge_pending"], "added_by_last_merge": added["proposed"],
+                                "approved": f["merge_approved"],
                                 "auto_applied": f["merge_auto_applied"], "rejected": f["merge_rejected"],
                                 "reverted": f["merge_reverted"]},
         },
@@ -99,6 +111,30 @@ def health(db: Database, cfg: Config, *, now: datetime, scan: bool = False) -> d
         "quality": quality,
         "vector_index": vector_index.status(db),
     }
+
+
+def last_merge_added(db: Database) -> dict[str, int | None]:
+    """What the last (non-dry) merge run added: proposals and conflict links (None before any run)."""
+    (run,) = audit.read(db, op="maintenance_run", target="merge", limit=1) or [None]
+    summary = (run or {}).get("details", {}).get("summary") or {}
+    return {"proposed": summary.get("proposed"), "conflicts": summary.get("conflicts")}
+
+
+def backlog_warnings(f: dict[str, Any], added: dict[str, int | None], hc: HealthConfig) -> list[str]:
+    """A warning for the pending merge proposals and for the open conflicts when either has grown past
+    its share of the live memories (and past the minimum count)."""
+    out = []
+    for count, share, what, hint, new in (
+            (f["merge_pending"], hc.pending_merges_warn_share, "pending merge proposals",
+             "review them: graphcons merge list", added["proposed"]),
+            (f["open_conflicts"], hc.open_conflicts_warn_share, "open conflicts (CONFLICTS_WITH)",
+             "settle them: graphcons conflicts list", added["conflicts"])):
+        limit = share * f["live"]
+        if count >= max(hc.warn_min_count, 1) and count > limit:
+            since = f"; the last merge run added {new}" if new else ""
+            out.append(f"{count} {what} for {f['live']} live memories ({count / max(f['live'], 1):.1%}, warn above "
+                       f"{share:.1%}){since}; {hint}")
+    return out
 
 
 def job_runs(db: Database, cfg: Config, now: datetime) -> tuple[dict[str, Any], list[str]]:

@@ -66,25 +66,28 @@ class BatchItemError(ValidationError):
 
 
 def admit(db: Database, cfg: Config, embedder: Embedder, data: Any,
-          embedding: list[float] | None = None) -> Admission:
+          embedding: list[float] | None = None, *, now: datetime | None = None) -> Admission:
     """One memory: the embedding, then one write transaction whose hot path is one statement
     (memory/admit: the duplicate, id and link-target checks, the memory, its neighbours, links,
     dirty mark and audit record). An exact duplicate is embedded for nothing, a price paid
-    rarely for one round trip fewer on every new memory (issue 15)."""
+    rarely for one round trip fewer on every new memory (issue 15). `now` is the admission time
+    (`admitted_at`, and `created_at` when the input gives none); it decides no id (issue 29)."""
     mem = parse_input(data, max_title=cfg.admission.max_title_chars, max_content=cfg.admission.max_content_chars)
     vec = embedding if embedding is not None else embedder.embed_one(embedded_text(mem.title, mem.content))
     if len(vec) != embedder.dimensions:
         raise ValidationError("embedding", f"has {len(vec)} dimensions; the store uses {embedder.dimensions}")
-    return _create(db, cfg, mem, content_hash(mem.content), vec)
+    return _create(db, cfg, mem, content_hash(mem.content), vec, now or utcnow())
 
 
 def admit_many(db: Database, cfg: Config, embedder: Embedder, items: list[Any],
-               embeddings: list[list[float]] | None = None) -> list[Admission]:
+               embeddings: list[list[float]] | None = None, *, now: datetime | None = None) -> list[Admission]:
     """A batch, all or nothing, with the graph `admit` would give item by item in order:
     the same checks (a bad item raises BatchItemError naming its index and field, and
     nothing is written), exact duplicates of the store or of an earlier item add evidence,
     and each new memory's SIMILAR neighbours come from the store and the earlier items only.
-    One read, one embedding call, one write transaction of UNWIND statements."""
+    One read (two when a generated id is taken: a true repeat), one embedding call, one write
+    transaction of UNWIND statements."""
+    now = now or utcnow()
     if embeddings is not None and len(embeddings) != len(items):
         raise ValidationError("embeddings", f"{len(embeddings)} embeddings for {len(items)} items")
     mems = []
@@ -96,7 +99,9 @@ def admit_many(db: Database, cfg: Config, embedder: Embedder, items: list[Any],
             raise BatchItemError(i, exc.field, exc.problem) from None
     hashes = [content_hash(m.content) for m in mems]
     asked = [ln.target for m in mems for ln in m.links] + [m.id for m in mems if m.id]
-    store_dups, found = _check(db, list(zip(mems, hashes)), asked)
+    bases = {i: new_memory_id(m.namespace, m.subject, m.source, h) for i, (m, h) in enumerate(zip(mems, hashes))
+             if m.id is None}
+    store_dups, found = _check(db, list(zip(mems, hashes)), asked + sorted(set(bases.values())))
     targets: dict[int, str | int] = {}  # item -> the store memory or earlier item it adds evidence to
     earlier: dict[tuple[str, str, str], int] = {}  # the batch's new memories by duplicate key
     explicit: set[str] = set()  # explicit ids of the batch's new memories
@@ -124,9 +129,10 @@ def admit_many(db: Database, cfg: Config, embedder: Embedder, items: list[Any],
     for i in new:
         if len(vecs[i]) != embedder.dimensions:
             raise BatchItemError(i, "embedding", f"has {len(vecs[i])} dimensions; the store uses {embedder.dimensions}")
-        props[i] = node_props(mems[i], hashes[i], list(vecs[i]))
+        props[i] = node_props(mems[i], hashes[i], list(vecs[i]), now)
+    _repeat_ids(db, props, {i for i in new if i in bases and (bases[i] in found or bases[i] in explicit)}, explicit)
     evidence = {i: (props[t]["id"] if isinstance(t, int) else t) for i, t in targets.items()}
-    return db.write(lambda tx: _write_batch(tx, cfg, mems, props, evidence))
+    return db.write(lambda tx: _write_batch(tx, cfg, mems, props, evidence, now))
 
 
 def _check(db: Database, keyed: list[tuple[MemoryInput, str]], ids: list[str]) -> tuple[dict[int, str], set[str]]:
@@ -152,14 +158,14 @@ def link(db: Database, source_id: str, target_id: str, kind: str, *, by: str, no
     return n
 
 
-def node_props(mem: MemoryInput, chash: str, vec: list[float]) -> dict[str, Any]:
-    now = utcnow()
+def node_props(mem: MemoryInput, chash: str, vec: list[float], now: datetime | None = None) -> dict[str, Any]:
+    """A new memory's properties; its id is the explicit one or generated from the input (issue 29).
+    `now` is the admission time (the clock when none is given): it is recorded, never part of the id."""
+    now = now or utcnow()
     created = mem.created_at or now
     title = mem.title or derived_title(mem.content)
-    mem_id = mem.id or new_memory_id(mem.namespace, mem.subject, mem.source, chash, created)
     return {
-        "id": mem_id,
-        "tie": tie.weight(mem_id),  # label propagation's tie-breaker (issue 15), read by the scan
+        **_id_props(mem.id or new_memory_id(mem.namespace, mem.subject, mem.source, chash)),
         "kind": mem.kind.value,
         "title": title,
         "title_derived": mem.title is None,
@@ -190,38 +196,83 @@ def node_props(mem: MemoryInput, chash: str, vec: list[float]) -> dict[str, Any]
     }
 
 
+def _id_props(mem_id: str) -> dict[str, Any]:
+    # tie: label propagation's tie-breaker (issue 15), a function of the id, read by the scan
+    return {"id": mem_id, "tie": tie.weight(mem_id)}
+
+
+def _free_ids(db: Any, bases: list[str]) -> dict[str, str]:
+    """For each taken generated id, the first free repeat id <base>-2, -3, ... (issue 29)."""
+    taken = {r["base"]: set(r["taken"]) for r in db.run("memory/ids_from", bases=sorted(set(bases)))}
+    out = {}
+    for base in bases:
+        seq = 2
+        while f"{base}-{seq}" in taken.get(base, ()):
+            seq += 1
+        out[base] = f"{base}-{seq}"
+    return out
+
+
+def _repeat_ids(db: Database, props: dict[int, dict[str, Any]], repeats: set[int], explicit: set[str]) -> None:
+    """Give the batch's true repeats (generated id taken in the store) their first free repeat id,
+    skipping the batch's explicit ids; two items never share a base (same base = exact duplicate)."""
+    if not repeats:
+        return
+    free = _free_ids(db, [props[i]["id"] for i in sorted(repeats)])
+    for i in sorted(repeats):
+        mem_id, base = free[props[i]["id"]], props[i]["id"]
+        seq = int(mem_id.rsplit("-", 1)[1])
+        while mem_id in explicit:  # an explicit id of this batch took it: the next one
+            seq += 1
+            mem_id = f"{base}-{seq}"
+        props[i].update(_id_props(mem_id))
+
+
 def version_props(props: dict[str, Any], at: Any) -> dict[str, Any]:
     snap = {k: props[k] for k in VERSION_FIELDS if k in props}
     snap.update(memory_id=props["id"], version=props.get("version", 1), created_at=at)
     return snap
 
 
-def _create(db: Database, cfg: Config, mem: MemoryInput, chash: str, vec: list[float]) -> Admission:
-    props = node_props(mem, chash, vec)
+def _create(db: Database, cfg: Config, mem: MemoryInput, chash: str, vec: list[float], now: datetime) -> Admission:
+    props = node_props(mem, chash, vec, now)
     k, exact_max = cfg.admission.similar_k, cfg.admission.exact_scope_max
     # The audit record memory/admit writes, but for the SIMILAR count only it knows. Every link
     # target exists when the memory is written, so each link gives one MERGE row: linked = len(links).
     op, ids, at, details = _added(props, mem, 0, len(mem.links))
     record = audit.with_count(op, ids, at=at, count="similar", **details)  # its 0 is the placeholder
 
+    generated = props["id"] if mem.id is None else None
+
     def work(tx: Any) -> Admission:
-        row = tx.run("memory/admit", props={**without_embedding(props), "similar_scheme": neighbours.SCHEME},
-                     embedding=props["embedding"],
-                     version_props=version_props(props, props["admitted_at"]), k=k, exact_max=exact_max,
-                     floor=cfg.consolidation.similarity_floor, live=list(LIVE_STATUSES),
-                     links=[ln.model_dump() for ln in mem.links],
-                     link_targets=sorted({ln.target for ln in mem.links}), explicit_id=mem.id, audit=record)[0]
+        if generated:  # a retried transaction starts again from the generated id
+            props.update(_id_props(generated))
+            record["targets"] = [generated]
+        row = _admit_row(tx)
+        if row["taken"] and generated and not row["missing"] and row["duplicate"] is None:
+            # a true repeat (its generated id is taken; nothing was written): the first free repeat id
+            props.update(_id_props(_free_ids(tx, [props["id"]])[props["id"]]))
+            record["targets"] = [props["id"]]
+            row = _admit_row(tx)
         if row["missing"]:  # in the order the separate checks had: links, duplicate, id
             raise ValidationError("links.target", f"unknown memory id(s): {', '.join(row['missing'])}")
         if row["duplicate"] is not None:
-            return _record(tx, *_add_evidence(tx, row["duplicate"], mem))
+            return _record(tx, *_add_evidence(tx, row["duplicate"], mem, now))
         if row["taken"]:
-            raise ValidationError("id", f"a memory with id {mem.id!r} already exists with different content")
+            raise ValidationError("id", f"a memory with id {props['id']!r} already exists with different content")
         admission = Admission(id=props["id"], created=True, similar=list(row["neighbours"]), linked=row["linked"])
         if k and row["size"] > exact_max:  # a large scope: the vector index, same transaction, then the record
             admission.similar = neighbours.link_by_index(tx, cfg, props["id"])
             _record(tx, admission, _added(props, mem, len(admission.similar), row["linked"]))
         return admission
+
+    def _admit_row(tx: Any) -> dict[str, Any]:
+        return tx.run("memory/admit", props={**without_embedding(props), "similar_scheme": neighbours.SCHEME},
+                     embedding=props["embedding"],
+                     version_props=version_props(props, props["admitted_at"]), k=k, exact_max=exact_max,
+                     floor=cfg.consolidation.similarity_floor, live=list(LIVE_STATUSES),
+                     links=[ln.model_dump() for ln in mem.links],
+                      link_targets=sorted({ln.target for ln in mem.links}), audit=record)[0]
 
     return db.write(work)
 
@@ -240,7 +291,7 @@ def _record(tx: Any, admission: Admission, entry: tuple) -> Admission:
 
 
 def _write_batch(tx: Any, cfg: Config, mems: list[MemoryInput], props: dict[int, dict[str, Any]],
-                 evidence: dict[int, str]) -> list[Admission]:
+                 evidence: dict[int, str], now: datetime) -> list[Admission]:
     k, exact_max = cfg.admission.similar_k, cfg.admission.exact_scope_max
     new = sorted(props)
     ids = [props[i]["id"] for i in new]
@@ -267,7 +318,7 @@ def _write_batch(tx: Any, cfg: Config, mems: list[MemoryInput], props: dict[int,
     records: list[tuple] = []
     for i, mem in enumerate(mems):  # evidence and links in item order, as one by one
         if i in evidence:
-            a, entry = _add_evidence(tx, evidence[i], mem)
+            a, entry = _add_evidence(tx, evidence[i], mem, now)
             out.append(a)
             records.append(entry)
             continue
@@ -290,13 +341,13 @@ def _write_batch(tx: Any, cfg: Config, mems: list[MemoryInput], props: dict[int,
     return out
 
 
-def _add_evidence(tx: Any, mem_id: str, mem: MemoryInput) -> tuple[Admission, tuple]:
+def _add_evidence(tx: Any, mem_id: str, mem: MemoryInput, now: datetime) -> tuple[Admission, tuple]:
     """A repeated claim adds evidence to memory `mem_id`; returns it with its audit entry."""
     row = tx.run("memory/add_evidence", id=mem_id, source=mem.source)[0]
     linked = 0
     if mem.links:
         linked = tx.run("memory/link", id=mem_id, links=[ln.model_dump() for ln in mem.links],
-                        now=utcnow(), source=mem.source)[0]["linked"]
+                        now=now, source=mem.source)[0]["linked"]
     entry = ("add_evidence", [mem_id], None, dict(source=mem.source, origin=mem.origin, new_source=row["is_new"],
                                                  evidence_count=row["evidence_count"]))
     return Admission(id=mem_id, created=False, evidence_count=row["evidence_count"], linked=linked), entry

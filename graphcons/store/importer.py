@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -24,6 +25,7 @@ from graphcons.core.db import Database
 from graphcons.core.embedders import Embedder
 from graphcons.core.errors import ValidationError
 from graphcons.core.memory import embedded_text, parse_input
+from graphcons.core.time import utcnow
 from graphcons.store.admission import BatchItemError, admit_many
 
 
@@ -35,9 +37,11 @@ class ImportReport:
 
 
 def import_jsonl(db: Database, cfg: Config, embedder: Embedder, path: str | Path, *,
-                 progress: Callable[[int], None] | None = None) -> ImportReport:
-    """Admit every line of `path` through the normal admission path (same checks)."""
+                 progress: Callable[[int], None] | None = None, now: datetime | None = None) -> ImportReport:
+    """Admit every line of `path` through the normal admission path (same checks). `now` is the
+    admission time of every line (the clock when none is given); ids never depend on it."""
     report = ImportReport()
+    now = now or utcnow()
     batches = _batches(Path(path).read_text(encoding="utf-8").splitlines(), cfg.admission.import_batch_size, report)
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphcons-embed") as pool:
         current = next(batches, None)
@@ -48,7 +52,7 @@ def import_jsonl(db: Database, cfg: Config, embedder: Embedder, path: str | Path
             current = next(batches, None)
             if current is not None:  # embedded while this one is written
                 pending = pool.submit(_embed, cfg, embedder, current[0])
-            _admit(db, cfg, embedder, list(zip(batch, vecs)), report)
+            _admit(db, cfg, embedder, list(zip(batch, vecs)), report, now)
             if progress:
                 progress(len(batch) + skipped)
     report.errors.sort()
@@ -91,11 +95,12 @@ def _embed(cfg: Config, embedder: Embedder, batch: list[tuple[int, Any]]) -> lis
 
 
 def _admit(db: Database, cfg: Config, embedder: Embedder, items: list[tuple[tuple[int, Any], list[float] | None]],
-           report: ImportReport) -> None:
+           report: ImportReport, now: datetime) -> None:
     """One batch; a bad line is reported and the batch retried without it."""
     while items:
         try:
-            results = admit_many(db, cfg, embedder, [obj for (_, obj), _ in items], embeddings=[v for _, v in items])
+            results = admit_many(db, cfg, embedder, [obj for (_, obj), _ in items], embeddings=[v for _, v in items],
+                                 now=now)
         except BatchItemError as exc:
             lineno = items.pop(exc.index)[0][0]
             report.errors.append((lineno, f"{exc.field.split('.', 1)[1]}: {exc.problem}"))
