@@ -130,7 +130,7 @@ def admit_many(db: Database, cfg: Config, embedder: Embedder, items: list[Any],
         if len(vecs[i]) != embedder.dimensions:
             raise BatchItemError(i, "embedding", f"has {len(vecs[i])} dimensions; the store uses {embedder.dimensions}")
         props[i] = node_props(mems[i], hashes[i], list(vecs[i]), now)
-    _repeat_ids(db, props, {i for i in new if i in bases and (bases[i] in found or bases[i] in explicit)}, explicit)
+    _repeat_ids(db, props, [i for i in new if i in bases and (bases[i] in found or bases[i] in explicit)], explicit)
     evidence = {i: (props[t]["id"] if isinstance(t, int) else t) for i, t in targets.items()}
     return db.write(lambda tx: _write_batch(tx, cfg, mems, props, evidence, now))
 
@@ -201,31 +201,25 @@ def _id_props(mem_id: str) -> dict[str, Any]:
     return {"id": mem_id, "tie": tie.weight(mem_id)}
 
 
-def _free_ids(db: Any, bases: list[str]) -> dict[str, str]:
-    """For each taken generated id, the first free repeat id <base>-2, -3, ... (issue 29)."""
-    taken = {r["base"]: set(r["taken"]) for r in db.run("memory/ids_from", bases=sorted(set(bases)))}
+def _free_ids(runner: Any, bases: list[str], also_taken: set[str] | frozenset = frozenset()) -> dict[str, str]:
+    """For each taken generated id, the first free repeat id <base>-2, -3, ... (issue 29), one read."""
+    taken = {r["base"]: set(r["taken"]) for r in runner.run("memory/ids_from", bases=sorted(set(bases)))}
     out = {}
     for base in bases:
         seq = 2
-        while f"{base}-{seq}" in taken.get(base, ()):
+        while f"{base}-{seq}" in taken.get(base, ()) or f"{base}-{seq}" in also_taken:
             seq += 1
         out[base] = f"{base}-{seq}"
     return out
 
 
-def _repeat_ids(db: Database, props: dict[int, dict[str, Any]], repeats: set[int], explicit: set[str]) -> None:
-    """Give the batch's true repeats (generated id taken in the store) their first free repeat id,
-    skipping the batch's explicit ids; two items never share a base (same base = exact duplicate)."""
-    if not repeats:
-        return
-    free = _free_ids(db, [props[i]["id"] for i in sorted(repeats)])
-    for i in sorted(repeats):
-        mem_id, base = free[props[i]["id"]], props[i]["id"]
-        seq = int(mem_id.rsplit("-", 1)[1])
-        while mem_id in explicit:  # an explicit id of this batch took it: the next one
-            seq += 1
-            mem_id = f"{base}-{seq}"
-        props[i].update(_id_props(mem_id))
+def _repeat_ids(db: Database, props: dict[int, dict[str, Any]], repeats: list[int], explicit: set[str]) -> None:
+    """The batch's true repeats (generated id taken in the store or by an explicit id of the batch) get
+    their first free repeat id. Two items never share a generated id: that would be an exact duplicate."""
+    if repeats:
+        free = _free_ids(db, [props[i]["id"] for i in repeats], explicit)
+        for i in repeats:
+            props[i].update(_id_props(free[props[i]["id"]]))
 
 
 def version_props(props: dict[str, Any], at: Any) -> dict[str, Any]:
@@ -248,12 +242,12 @@ def _create(db: Database, cfg: Config, mem: MemoryInput, chash: str, vec: list[f
         if generated:  # a retried transaction starts again from the generated id
             props.update(_id_props(generated))
             record["targets"] = [generated]
-        row = _admit_row(tx)
+        row = admit_row(tx)
         if row["taken"] and generated and not row["missing"] and row["duplicate"] is None:
             # a true repeat (its generated id is taken; nothing was written): the first free repeat id
-            props.update(_id_props(_free_ids(tx, [props["id"]])[props["id"]]))
+            props.update(_id_props(_free_ids(tx, [generated])[generated]))
             record["targets"] = [props["id"]]
-            row = _admit_row(tx)
+            row = admit_row(tx)
         if row["missing"]:  # in the order the separate checks had: links, duplicate, id
             raise ValidationError("links.target", f"unknown memory id(s): {', '.join(row['missing'])}")
         if row["duplicate"] is not None:
@@ -266,12 +260,12 @@ def _create(db: Database, cfg: Config, mem: MemoryInput, chash: str, vec: list[f
             _record(tx, admission, _added(props, mem, len(admission.similar), row["linked"]))
         return admission
 
-    def _admit_row(tx: Any) -> dict[str, Any]:
+    def admit_row(tx: Any) -> dict[str, Any]:
         return tx.run("memory/admit", props={**without_embedding(props), "similar_scheme": neighbours.SCHEME},
-                     embedding=props["embedding"],
-                     version_props=version_props(props, props["admitted_at"]), k=k, exact_max=exact_max,
-                     floor=cfg.consolidation.similarity_floor, live=list(LIVE_STATUSES),
-                     links=[ln.model_dump() for ln in mem.links],
+                      embedding=props["embedding"],
+                      version_props=version_props(props, props["admitted_at"]), k=k, exact_max=exact_max,
+                      floor=cfg.consolidation.similarity_floor, live=list(LIVE_STATUSES),
+                      links=[ln.model_dump() for ln in mem.links],
                       link_targets=sorted({ln.target for ln in mem.links}), audit=record)[0]
 
     return db.write(work)
