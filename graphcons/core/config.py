@@ -371,6 +371,9 @@ class JobsConfig(Section):
     trigger_cluster_size: int = Field(default=5, ge=2)  # new memories in one subject -> consolidate (auto_trigger)
     trigger_weight: float = Field(default=0.15, ge=0, le=1)  # a live memory below it after decay -> deprecate
     trigger_min_gap_s: float = Field(default=600.0, ge=0)  # a trigger never reruns a job sooner than this
+    # A run triggered by dirty subjects touches only the dirty (namespace, subject) scopes where the job can
+    # (merge: its pairs never cross a scope); scheduled runs stay full passes (issue 33).
+    incremental: bool = True
 
     @model_validator(mode="after")
     def _limits(self) -> "JobsConfig":
