@@ -11,10 +11,21 @@ from __future__ import annotations
 import pytest
 from test_scan_equivalence import _graph, _random_graph
 
-from graphcons.consolidation import fusion, placement, scan as scanning
+from graphcons.consolidation import fusion, placement, scan as scanning, split as splitting
 from graphcons.core.config import Config, GdsConfig, load_config
 from graphcons.core.errors import ConfigError
 from graphcons.store import tie
+
+
+def _parts(g, name: str) -> tuple:
+    """A split projection: its nodes by label and its weighted relationships."""
+    rows = g.db.run_text("CALL gds.graph.list($g) YIELD nodeCount, schemaWithOrientation RETURN nodeCount, "
+                         "schemaWithOrientation.nodes AS labels", g=name)
+    rels = g.db.run_text("CALL gds.graph.relationshipProperty.stream($g, 'weight', ['*'], {concurrency: 1}) "
+                         "YIELD sourceNodeId, targetNodeId, propertyValue "
+                         "RETURN sourceNodeId, targetNodeId, propertyValue", g=name)
+    return ((rows[0]["nodeCount"], sorted(rows[0]["labels"])),
+            sorted((r["sourceNodeId"], r["targetNodeId"], r["propertyValue"]) for r in rels))
 
 
 @pytest.mark.parametrize("algorithm", ["label_propagation", "leiden"])
@@ -54,6 +65,22 @@ def test_a_scan_through_the_client_decides_what_a_scan_through_the_procedures_de
     assert got.consolidation_due == want.consolidation_due and got.decisions
 
 
+def test_oversized_communities_split_through_the_client_into_the_parts_the_procedures_find(g):
+    _random_graph(g)
+    cc = g.config.consolidation
+    cc.max_size = 8  # the planted groups join into communities over it
+    _, clusters, _ = scanning.detect(g.db, cc)
+    big = [c for c in clusters if c.size > cc.max_size]
+    assert len(big) >= 2
+    via = GdsConfig(client=True)
+    want, got = splitting.split_many(g.db, cc, big), splitting.split_many(g.db, cc, big, gds=via)
+    assert {k: (s.parts, s.gamma, s.level) for k, s in got.items()} == \
+        {k: (s.parts, s.gamma, s.level) for k, s in want.items()}
+    assert any(s.parts for s in want.values())
+    alone = splitting.split(g.db, cc, big[0], level=1)
+    assert splitting.split(g.db, cc, big[0], level=1, gds=via).parts == alone.parts
+
+
 def test_the_remote_projection_query_selects_the_graph_the_plugin_projects(g):
     """The session's query is clusters/project's selection ending in gds.graph.project.remote; run
     here with the plugin's gds.graph.project in its place, it builds the same graph."""
@@ -73,6 +100,23 @@ def test_the_remote_projection_query_selects_the_graph_the_plugin_projects(g):
         finally:
             fusion.drop(g.db, ours)
             fusion.drop(g.db, theirs)
+    # The split's subgraphs: clusters/project_parts (its 5th argument makes it undirected; the session
+    # gets undirected_relationship_types instead).
+    _, clusters, _ = scanning.detect(g.db, cc)
+    label = {m: f"P{i}" for i, c in enumerate(clusters) for m in c.member_ids}
+    parts = {**{k: v for k, v in fusion.weight_params(cc).items() if k != "live"}, "label": label}
+    remote = placement.remote_query("clusters/project_parts")
+    assert remote.rstrip().endswith(") AS g")
+    local = remote.replace("RETURN gds.graph.project.remote(", "WITH gds.graph.project($graph_name, ").rstrip()
+    local = local[:-len(") AS g")] + ", {undirectedRelationshipTypes: ['*']}) AS g RETURN g.graphName AS graph"
+    ours, theirs = fusion.new_graph_name("parts"), fusion.new_graph_name("parts-remote")
+    g.db.run("clusters/project_parts", graph_name=ours, **parts)
+    try:
+        g.db.run_text(local, graph_name=theirs, **parts)
+        assert _parts(g, theirs) == _parts(g, ours) and _parts(g, ours)[1]
+    finally:
+        fusion.drop(g.db, ours)
+        fusion.drop(g.db, theirs)
 
 
 def test_sessions_without_credentials_say_what_to_set(g, monkeypatch):

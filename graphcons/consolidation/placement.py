@@ -45,14 +45,15 @@ PROJECT_VAR = "GRAPHCONS_AURA_PROJECT_ID"
 _PROJECT_CALL = "WITH gds.graph.project("
 
 
-def remote_query() -> str:
-    """cypher/clusters/project's memory selection and weights, ending in the remote projection of
-    cypher/clusters/project_remote_tail (one source for both, so they cannot drift apart)."""
-    text = query("clusters/project")
+def remote_query(name: str = "clusters/project") -> str:
+    """The projection query `name` (clusters/project, project_members or project_parts) up to its
+    `WITH gds.graph.project(`, ending in `<name>_remote_tail`'s gds.graph.project.remote: one memory
+    selection and one weight formula for the plugin and the session, so they cannot drift apart."""
+    text = query(name)
     at = text.find(_PROJECT_CALL)
     if at < 0:  # the projection query was rewritten: say so instead of projecting something else
-        raise RuntimeError(f"cypher/clusters/project no longer contains {_PROJECT_CALL!r}; update placement.remote_query")
-    return text[:at] + query("clusters/project_remote_tail")
+        raise RuntimeError(f"cypher/{name} no longer contains {_PROJECT_CALL!r}; update placement.remote_query")
+    return text[:at] + query(f"{name}_remote_tail")
 
 
 def _snake(key: str) -> str:
@@ -106,14 +107,32 @@ class ClientGds:
         return fusion.Projection(graph_name=graph_name, nodes=int(G.node_count()), relationships=relationships,
                                  total_weight=total_weight, edges=edges)
 
+    def project_subgraphs(self, db: Database, name: str, graph_name: str, params: dict[str, Any]) -> None:
+        """clusters/project_members or project_parts (a split's undirected subgraphs) under `graph_name`."""
+        if self.remote:
+            self.gds.graph.project.cypher(graph_name, remote_query(name), query_parameters=params,
+                                          undirected_relationship_types=["*"])
+        else:
+            self.gds.run_cypher(query(name), {**params, "graph_name": graph_name})
+
+    def detect(self, db: Database, detector: Detector, proj: fusion.Projection) -> list[Cluster]:
+        return self.detect_members(db, detector, proj)[0]
+
     def detect_members(self, db: Database, detector: Detector, proj: fusion.Projection
                        ) -> tuple[list[Cluster], dict[str, dict[str, Any]]]:
         G = self.gds.graph.get(proj.graph_name)
         kwargs = detector_kwargs(detector, proj)
         if isinstance(detector, Leiden):
-            frame = self.gds.leiden.stream(G, **kwargs)
+            try:
+                frame = self.gds.leiden.stream(G, **kwargs)
+            except Exception as exc:  # the plugin's "all singletons" failure (communities.Leiden says why)
+                if "dendrogramManager" in str(exc):
+                    return [], {}
+                raise
         else:
             frame = self.gds.label_propagation.stream(G, **kwargs)
+        if frame.empty:
+            return [], {}
         rows = db.run_plain("clusters/members_by_node", node=[int(n) for n in frame["nodeId"]],
                             community=[int(c) for c in frame["communityId"]])
         return _clusters(rows)

@@ -153,7 +153,7 @@ def scan(db: Database, cfg: Config, *, now: datetime, namespace: str | None = No
                                                           run_id=run_id, gds=cfg.gds)
         detector_config = detector.config(proj)
         t1 = time.perf_counter()
-        decisions = gate(db, cc, clusters, members=members, edges=proj.edges)
+        decisions = gate(db, cc, clusters, members=members, edges=proj.edges, gds=cfg.gds)
         timings["gate"] = time.perf_counter() - t1
     accepted_keys = [d.key for d in decisions if d.accepted]
     summarised = set(db.run("gate/summarised", keys=accepted_keys, live=list(LIVE_STATUSES))[0]["keys"]) \
