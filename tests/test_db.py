@@ -257,3 +257,21 @@ def test_routing_uri_on_a_single_server(config, embedder):
         mem = gc.add("Routing works on a single instance.", subject="routing")
         assert gc.get(mem.id).content == "Routing works on a single instance."
         assert gc.db.transactions[READ] and gc.db.transactions[WRITE]
+
+
+def test_a_response_to_a_write_carries_a_bookmark_another_api_process_accepts(g, config, embedder):
+    """Graphcons-Bookmark: the caller hands it to whichever API process serves its next request;
+    that process starts its transactions after it (Neo4j itself checks it: a forged one is refused)."""
+    token = g.create_token("writer-1", ["team"], "writer")[0]
+    with Server(config, embedder) as one, Server(config, embedder) as two:
+        with one.client(token) as a, two.client(token) as b:
+            added = a.post("/v1/memories", json={"content": "Ana moved to Braga.", "subject": "ana"})
+            assert added.status_code == 201
+            mark = added.headers["Graphcons-Bookmark"]
+            got = b.get(f"/v1/memories/{added.json()['id']}", headers={"Graphcons-Bookmark": mark})
+            assert got.status_code == 200 and got.json()["content"] == "Ana moved to Braga."
+            assert "Graphcons-Bookmark" not in got.headers  # a read leaves none
+            forged = b.get(f"/v1/memories/{added.json()['id']}", headers={"Graphcons-Bookmark": "FB:forged"})
+            assert forged.status_code == 400 and forged.json()["field"] == "bookmark"
+            junk = b.get("/v1/search", params={"text": "Braga"}, headers={"Graphcons-Bookmark": "not a bookmark!"})
+            assert junk.status_code == 400

@@ -13,7 +13,9 @@ Every transaction goes through `_transact` (issue 30, issue 33):
   as `ServerUnavailable`, whose public text names no address and says whether a write of
   this call may have landed;
 - one bookmark manager per Database, so every session of the process reads its own writes
-  (on a single server too, where it costs nothing).
+  (on a single server too, where it costs nothing); a call may also bring bookmarks from
+  elsewhere and take away its writes' (`call_bookmarks`: the HTTP API's Graphcons-Bookmark
+  header, for a caller whose requests land on different API processes).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import logging
 import random
 import time
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, TypeVar
 
 import neo4j
@@ -40,7 +43,7 @@ from neo4j.exceptions import (
 
 from graphcons.core.config import Neo4jConfig
 from graphcons.core.cypher import query
-from graphcons.core.errors import Busy, ServerUnavailable
+from graphcons.core.errors import Busy, ServerUnavailable, ValidationError
 from graphcons.core.time import native
 
 T = TypeVar("T")
@@ -63,6 +66,31 @@ BUSY_POOL = "Neo4j is busy: no free connection within [neo4j] acquisition_timeou
 # a failure after that may hide a committed write, and the error says so.
 _writes_sent: contextvars.ContextVar[bool] = contextvars.ContextVar("graphcons_writes_sent", default=False)
 _MODES: dict[str, str] = {}  # query text -> READ | WRITE, asked of the server once per process
+
+
+@dataclass
+class CallBookmarks:
+    """The bookmarks one call brings (every transaction of the call starts after them) and the
+    bookmarks its last write left (to hand back to the caller)."""
+
+    given: tuple[str, ...] = ()
+    left: tuple[str, ...] = field(default=())
+
+
+_call: contextvars.ContextVar[CallBookmarks | None] = contextvars.ContextVar("graphcons_call_bookmarks",
+                                                                             default=None)
+
+
+@contextmanager
+def call_bookmarks(given: tuple[str, ...] = ()) -> Iterator[CallBookmarks]:
+    """Within this block (one HTTP request), transactions also wait for `given` and record the
+    bookmarks of their writes in the yielded object."""
+    call = CallBookmarks(tuple(given))
+    token = _call.set(call)
+    try:
+        yield call
+    finally:
+        _call.reset(token)
 
 
 def writes_sent() -> bool:
@@ -160,8 +188,10 @@ class Database:
         return mode
 
     def _session(self, mode: str) -> neo4j.Session:
+        call = _call.get()
+        given = neo4j.Bookmarks.from_raw_values(call.given) if call and call.given else None
         return self.driver.session(database=self.cfg.database, default_access_mode=mode,
-                                   bookmark_manager=self.bookmarks)
+                                   bookmark_manager=self.bookmarks, bookmarks=given)
 
     def _transact(self, work: Callable[["Tx"], T], mode: str) -> T:
         """Run `work` in one transaction of `mode`, retrying transient failures: deadlocks for up to
@@ -175,11 +205,15 @@ class Database:
                             _writes_sent.set(True)
                         result = work(Tx(tx))
                         tx.commit()
+                    if mode == WRITE and (call := _call.get()) is not None:
+                        call.left = tuple(sorted(session.last_bookmarks().raw_values))
                 self.transactions[mode] += 1
                 return result
             except IncompleteCommit as exc:  # the commit was sent, its answer lost: never retried
                 raise self._unavailable(exc, maybe_written=mode == WRITE or writes_sent()) from exc
             except ClientError as exc:
+                if exc.code == "Neo.ClientError.Transaction.InvalidBookmark":
+                    raise ValidationError("bookmark", "is not a bookmark of this database") from exc
                 if exc.code not in TERMINATED:
                     raise
                 raise Busy(f"Neo4j terminated the transaction ({exc.code}); nothing of it was written",
