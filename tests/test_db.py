@@ -275,3 +275,13 @@ def test_a_response_to_a_write_carries_a_bookmark_another_api_process_accepts(g,
             assert forged.status_code == 400 and forged.json()["field"] == "bookmark"
             junk = b.get("/v1/search", params={"text": "Braga"}, headers={"Graphcons-Bookmark": "not a bookmark!"})
             assert junk.status_code == 400
+
+
+def test_product_code_writes_only_through_the_retrying_path():
+    """`db.transaction()` is not retried: only the battery (which rolls one back on purpose) may use it."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent / "graphcons"
+    users = sorted(str(p.relative_to(root)) for p in root.rglob("*.py")
+                   if ".transaction()" in p.read_text() and p.name != "db.py")
+    assert users == ["battery.py"]

@@ -101,7 +101,7 @@ class Database:
     def __init__(self, cfg: Neo4jConfig):
         self.cfg = cfg
         self.bookmarks = neo4j.GraphDatabase.bookmark_manager()
-        self.transactions = {READ: 0, WRITE: 0}  # committed, by access mode (tests and stats read it)
+        self.transactions = {READ: 0, WRITE: 0}  # committed, by access mode (what tests check)
         try:
             self.driver = neo4j.GraphDatabase.driver(
                 cfg.uri, auth=(cfg.user, cfg.resolved_password()), notifications_min_severity="OFF",
@@ -110,7 +110,7 @@ class Database:
                 max_connection_pool_size=cfg.max_pool_size,
             )
             self.driver.verify_connectivity()
-        except (ServiceUnavailable, SessionExpired, OSError) as exc:
+        except (ServiceUnavailable, SessionExpired, ConnectionAcquisitionTimeoutError, OSError) as exc:
             raise ServerUnavailable(
                 f"cannot reach Neo4j at {cfg.uri} ({exc}); start it with scripts/neo4j start "
                 "or set NEO4J_URI / NEO4J_USER / NEO4J_PASSWORD"
@@ -164,8 +164,8 @@ class Database:
 
     @contextmanager
     def transaction(self) -> Iterator["Tx"]:
-        """One explicit write transaction, NOT retried: for tests that need to hold a transaction
-        open. Product code uses `write(work)`, which retries."""
+        """One explicit write transaction, NOT retried: for code that holds a transaction open or
+        rolls it back on purpose (the battery, tests). Everything else uses `write(work)`."""
         with self._session(WRITE) as session, session.begin_transaction() as tx:
             _writes_sent.set(True)
             yield Tx(tx)
@@ -199,14 +199,7 @@ class Database:
         start, attempt = time.monotonic(), 0
         while True:
             try:
-                with self._session(mode) as session:
-                    with session.begin_transaction() as tx:
-                        if mode == WRITE:
-                            _writes_sent.set(True)
-                        result = work(Tx(tx))
-                        tx.commit()
-                    if mode == WRITE and (call := _call.get()) is not None:
-                        call.left = tuple(sorted(session.last_bookmarks().raw_values))
+                result = self._attempt(work, mode)
                 self.transactions[mode] += 1
                 return result
             except IncompleteCommit as exc:  # the commit was sent, its answer lost: never retried
@@ -231,6 +224,22 @@ class Database:
                                         maybe_written=writes_sent()) from exc
             attempt += 1
 
+    def _attempt(self, work: Callable[["Tx"], T], mode: str) -> T:
+        session = self._session(mode)
+        try:
+            with session.begin_transaction() as tx:
+                if mode == WRITE:
+                    _writes_sent.set(True)
+                result = work(Tx(tx))
+                tx.commit()
+            if mode == WRITE and (call := _call.get()) is not None:
+                call.left = tuple(sorted(session.last_bookmarks().raw_values))
+        except BaseException:
+            _close(session)
+            raise
+        _close(session)  # after the commit: a connection lost now must not make the write run twice
+        return result
+
     def _wait(self, start: float, attempt: int, budget: float, exc: Exception) -> bool:
         """Sleep before the next attempt if the budget allows one; False when it is spent."""
         # exponential from 50 ms, capped at 1 s, jittered so deadlocked peers do not collide again
@@ -253,6 +262,13 @@ class Database:
             if "Unknown function" in (exc.message or "") or "gds" in (exc.message or ""):
                 raise ServerUnavailable(GDS_HELP, public="Neo4j lacks the Graph Data Science plugin") from exc
             raise
+
+
+def _close(session: neo4j.Session) -> None:
+    try:
+        session.close()
+    except (DriverError, Neo4jError, OSError) as exc:
+        log.debug("closing a session failed: %s", exc)
 
 
 class Tx:
