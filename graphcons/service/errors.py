@@ -13,7 +13,8 @@ ever shows a stack trace (it is logged on the server with an id the response nam
     503 unavailable      Neo4j / GDS down (exit 5), embedder mismatch (exit 6), with Retry-After; the
                          text names no server address and says whether a write of the request was sent
                          (it may have landed: retrying the same request is safe, docs/DEPLOY.md)
-    503 transient        Neo4j kept rolling a transaction back (deadlocks) after every retry
+    503 transient        Neo4j kept rolling a transaction back (deadlocks) after every retry, or
+                         terminated it; with Retry-After, the same text rules
     500 internal         anything else (ConfigError, a bug): a message and an id, no trace
 """
 
@@ -104,7 +105,6 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(DriverError)
     async def _neo4j(request: Request, exc: DriverError) -> JSONResponse:
         if isinstance(exc, (ServiceUnavailable, SessionExpired)):
-            log.warning("Neo4j unavailable on %s %s: %s", request.method, request.url.path, exc)
             return unavailable(request, e.ServerUnavailable(str(exc)), request.method not in SAFE_METHODS)
         return _internal(request, exc)
 
