@@ -135,9 +135,10 @@ class Graphcons:
 
     def retrieve(self, query: str, k: int = 5, *, namespace: str | None = None, subject: str | None = None,
                  session: str | None = None, record: bool = True, mode: str | None = None,
-                 insights: str | None = None) -> list[dict[str, Any]]:
+                 insights: str | None = None) -> retrieval.Hits:
         """Ranked memories in the scope (mode hybrid|vector|keyword, insights group|plain;
-        defaults from [retrieval]); their use is recorded as co-access."""
+        defaults from [retrieval]); their use is recorded as co-access (`hits.recording` says
+        "recorded", "off", or "skipped: <why>" when Neo4j refused it after retries)."""
         self._check_store()
         return retrieval.retrieve(self.db, self.config, self.embedder, query, k, namespace=namespace,
                                   subject=subject, session=session, record=record, mode=mode, insights=insights)

@@ -404,8 +404,7 @@ def epistemic_checks(g: Any, now: datetime, check: Register) -> None:
                 from graphcons.maintenance.merge.score import Pair
                 pair = Pair(a=min(twin, m), b=max(twin, m), score=0.95, title_sim=0.95, cosine=0.95, rule="benchmark",
                             winner=twin, loser=m, namespace=EPISTEMIC_NAMESPACE, subject="ana-travel", versions=(1, 1))
-                with g.db.transaction() as tx:
-                    merge_job._propose(tx, pair, now, f"benchmark-{tag}", g.config.merge)
+                g.db.write(lambda tx: merge_job._propose(tx, pair, now, f"benchmark-{tag}", g.config.merge))
                 g.approve(pair.proposal_id, now=now, by="benchmark")
             elif path == "deprecate":
                 rep = mem(f"r{path}-rep", "travel-agency", "Ana's trips are now booked by the travel agency.")
@@ -414,7 +413,7 @@ def epistemic_checks(g: Any, now: datetime, check: Register) -> None:
                 # a conflict contests a premise only from outside the justification (two premises
                 # that differ were shown to synthesis together: tensions, not a withdrawal)
                 other = mem(f"r{path}-other", "travel-agency", "Ana never took the train from Lisbon to Porto.")
-                with g.db.transaction() as tx:
+                def change(tx: Any, path: str = path, m: str = m, other: str = other) -> None:
                     if path == "archive":
                         tx.run("deprecation/retire", rows=[{"id": m, "status": "archived", "rule": "benchmark",
                                                             "replacement": None}], now=now, run_id=f"benchmark-{tag}",
@@ -423,6 +422,8 @@ def epistemic_checks(g: Any, now: datetime, check: Register) -> None:
                         tx.run("merge/conflict", a=m, b=other, reasons=["benchmark"], score=0.95, contests=True, now=now,
                                run_id=f"benchmark-{tag}")
                     justification.premises_changed(tx, [m], op=path, cause="benchmark", now=now)
+
+                g.db.write(change)
             seen[path] = (js(iid)["synthesis"]["status"], g.epistemics(iid)["epistemic_status"])
         ok = all(v == ("withdrawn", "unsupported") for v in seen.values())
         return ok, "; ".join(f"{p}: {s}/{e}" for p, (s, e) in seen.items())

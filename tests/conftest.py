@@ -61,7 +61,7 @@ def embedder():
 def _wipe(g: Graphcons) -> None:
     # Test isolation only: graphcons itself never deletes (see the product's principles).
     g.db.run_text("CALL gds.graph.list() YIELD graphName CALL gds.graph.drop(graphName, false) YIELD graphName AS g RETURN count(*)")
-    with g.db.driver.session(database=g.config.neo4j.database) as session:
+    with g.db.driver.session(database=g.config.neo4j.database, bookmark_manager=g.db.bookmarks) as session:
         session.run("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS").consume()
 
 

@@ -179,6 +179,8 @@ def search(query: str, k: int = typer.Option(5, min=1, max=1000), namespace: Opt
         hits = g.retrieve(query, k, namespace=namespace, subject=subject, session=session,
                           record=session is not None, mode="keyword" if keyword else mode,
                           insights="plain" if plain else None)
+    if hits.recording.startswith("skipped"):  # the hits stand; only their use went unrecorded
+        typer.echo(f"note: session not recorded ({hits.recording})", err=True)
     if json_out:
         emit_json([_hit_json(h) for h in hits])
         return

@@ -29,7 +29,7 @@ from graphcons.consolidation.synthesis import Synthesizer, make_synthesizer
 from graphcons.consolidation.synthesis.prompt import Shown, SynthesisPrompt
 from graphcons.core import audit
 from graphcons.core.config import Config, RedactionConfig
-from graphcons.core.db import Database
+from graphcons.core.db import Database, Tx
 from graphcons.core.errors import (
     Conflict,
     NotFound,
@@ -130,10 +130,12 @@ def synthesize_cluster(db: Database, cfg: Config, cluster: Cluster, *, synthesiz
                        mhash)
     refusal = budget.refusal(synth.calls_per_synthesis) or budget.reserve(db, now, cluster.key, mhash, run_id)
     if refusal:
-        with db.transaction() as tx:
+        def deferred(tx: Tx) -> None:
             _set_task(tx, cluster, "pending", refusal, now, run_id, mhash)
             audit.record(tx, "synthesis_deferred", [cluster.key], run_id=run_id, at=now, reason=refusal,
                          membership_hash=mhash, **budget.figures())
+
+        db.write(deferred)
         return Outcome(cluster.key, "pending", refusal, None, mhash)
     budget.start()
     base = {"cluster_key": cluster.key, "membership_hash": mhash, "provider": synth.provider, "model": synth.model,
@@ -143,23 +145,27 @@ def synthesize_cluster(db: Database, cfg: Config, cluster: Cluster, *, synthesiz
     except ProviderError as exc:
         calls = getattr(exc, "calls", synth.calls_per_synthesis)
         budget.spend(calls)
-        with db.transaction() as tx:
+        def failed(tx: Tx) -> None:
             _set_task(tx, cluster, "failed", str(exc), now, run_id, mhash, attempt=1)
             settle(tx, now, cluster.key, mhash, "failed")
             audit.record(tx, "synthesize", [cluster.key], run_id=run_id, at=now, outcome="provider_error",
                          error=str(exc), calls=calls, **base)
+
+        db.write(failed)
         return Outcome(cluster.key, "failed", str(exc), None, mhash, calls=calls)
     budget.spend(result.calls)
     sources = {m.id: m.sources for m in prompt.members}
     try:
         grounded = ground(result.insight, result.themes, prompt.member_ids, sources, prompt.context_ids)
     except Ungrounded as exc:
-        with db.transaction() as tx:
+        def ungrounded(tx: Tx) -> None:
             _set_task(tx, cluster, "ungrounded", str(exc), now, run_id, mhash, attempt=1)
             settle(tx, now, cluster.key, mhash, "ungrounded")
             audit.record(tx, "synthesize", [cluster.key], run_id=run_id, at=now, outcome="rejected_ungrounded",
                          error=str(exc), stripped=exc.stripped, stripped_count=len(exc.stripped),
                          calls=result.calls, **base)
+
+        db.write(ungrounded)
         return Outcome(cluster.key, "ungrounded", str(exc), None, mhash, {"stripped": exc.stripped}, result.calls)
     report = grounded.report()
     report["sources"] = sorted({s for mid in grounded.cited for s in sources[mid]})
@@ -176,7 +182,8 @@ def synthesize_cluster(db: Database, cfg: Config, cluster: Cluster, *, synthesiz
         "grounding": json.dumps(report, sort_keys=True), "context_ids": list(prompt.context_ids),
         "confidence": grounded.insight.confidence, "epistemic_status": "hypothesis",
     }
-    with db.transaction() as tx:
+
+    def propose(tx: Tx) -> Any:
         created = proposals.create(tx, props, [{"id": m, "version": v} for m, v in sorted(versions.items())])
         _set_task(tx, cluster, "proposed", "", now, run_id, mhash, proposal_id=pid, attempt=1)
         settle(tx, now, cluster.key, mhash, "proposed")
@@ -184,6 +191,9 @@ def synthesize_cluster(db: Database, cfg: Config, cluster: Cluster, *, synthesiz
                      proposal_id=pid, created=bool(created), cited=grounded.cited,
                      stripped=grounded.stripped, stripped_count=grounded.stripped_count,
                      prompt_hash=props["prompt_hash"], calls=result.calls, **base)
+        return created
+
+    created = db.write(propose)
     return Outcome(cluster.key, "proposed", "" if created else "proposal already queued", pid, mhash, report,
                    result.calls, grounded.insight.title)
 
@@ -241,9 +251,11 @@ def resynthesize(db: Database, cfg: Config, p: dict[str, Any], *, now: datetime,
     out = synthesize_cluster(db, cfg, cluster, synthesizer=synthesizer, figures=p.get("gate_figures"), now=now,
                              force=True)
     if out.proposal_id and out.proposal_id != pid and p["status"] == "pending":
-        with db.transaction() as tx:
+        def stale(tx: Tx) -> None:
             proposals.transition(tx, pid, "pending", "stale", now=now, by="resynthesize", replaced_by=out.proposal_id)
             audit.record(tx, "proposal_stale", [pid, out.proposal_id], at=now, replaced_by=out.proposal_id)
+
+        db.write(stale)
     return out
 
 

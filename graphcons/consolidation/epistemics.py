@@ -20,7 +20,7 @@ from typing import Any
 
 from graphcons.consolidation import rules
 from graphcons.core import epistemics
-from graphcons.core.db import Database
+from graphcons.core.db import Database, Tx
 from graphcons.core.errors import Conflict, NotFound, ValidationError
 from graphcons.core.memory import LIVE_STATUSES
 from graphcons.store import justification
@@ -64,11 +64,14 @@ def confirm(db: Database, insight_id: str, evidence_id: str, *, now: datetime, b
     if shared:
         raise ValidationError("evidence", f"{evidence_id} comes from {', '.join(shared)}, a source the insight already "
                                           "rests on: repetition from one source is not confirmation")
-    with db.transaction() as tx:
+    def work(tx: Tx) -> tuple[str, Any]:
         jid = justification.create(tx, insight_id, epistemics.EVIDENCE,
                                    [{"id": evidence_id, "version": f["version"], "required": True}],
                                    basis=[evidence_id, str(f["version"])], now=now, by=by, evidence_id=evidence_id)
         changes = justification.rederive(tx, [insight_id], cause=f"confirmed by {evidence_id} ({by})", now=now)
+        return jid, changes
+
+    jid, changes = db.write(work)
     return {"insight_id": insight_id, "justification": jid, "changes": changes,
             **_status(db, insight_id)}
 
@@ -84,8 +87,7 @@ def except_(db: Database, insight_id: str, memory_id: str, scope: Any, *, now: d
     if f["is_premise"]:
         raise ValidationError("memory", f"{memory_id} is a required premise of {insight_id}; it cannot also be an "
                                         "exception to it (edit or deprecate it instead)")
-    with db.transaction() as tx:
-        out = justification.add_exception(tx, insight_id, memory_id, parsed, now=now, by=by)
+    out = db.write(lambda tx: justification.add_exception(tx, insight_id, memory_id, parsed, now=now, by=by))
     return {"insight_id": insight_id, "memory_id": memory_id, "scope": parsed, "created": out["created"],
             "changes": out["changes"], **_status(db, insight_id)}
 
@@ -107,13 +109,16 @@ def justify_by_rule(db: Database, insight_id: str, rule_name: str, premise_ids: 
     why_not = rule.check(insight, premises)
     if why_not:
         raise ValidationError("rule", f"{rule.name}@{rule.version} is not eligible: {why_not}")
-    with db.transaction() as tx:
+    def work(tx: Tx) -> tuple[str, Any]:
         jid = justification.create(tx, insight_id, epistemics.RULE,
                                    [{"id": p["id"], "version": p["version"], "required": True} for p in premises],
                                    basis=[rule.name, str(rule.version), *[f"{p['id']}@{p['version']}" for p in premises]],
                                    now=now, by=by, rule=rule.name, rule_version=rule.version)
         changes = justification.rederive(tx, [insight_id], cause=f"derived by rule {rule.name}@{rule.version}",
                                          now=now)
+        return jid, changes
+
+    jid, changes = db.write(work)
     return {"insight_id": insight_id, "justification": jid, "rule": rule.public(), "changes": changes,
             **_status(db, insight_id)}
 

@@ -29,7 +29,7 @@ from graphcons.consolidation.grounding import confirmation_phrase
 from graphcons.consolidation.synthesis.models import Insight
 from graphcons.core import audit
 from graphcons.core.config import Config
-from graphcons.core.db import Database
+from graphcons.core.db import Database, Tx
 from graphcons.core.embedders import Embedder
 from graphcons.core.errors import Conflict
 from graphcons.core.memory import (
@@ -134,8 +134,7 @@ def approve(db: Database, cfg: Config, embedder: Embedder, p: dict[str, Any], *,
         for mid in c.member_ids:
             claims_per_member[mid] = claims_per_member.get(mid, 0) + 1
     step = checkpoint or (lambda _s: None)
-    try:
-        with db.transaction() as tx:
+    def work(tx: Tx) -> dict[str, Any]:
             locked = proposals.lock(tx, pid)
             if locked["status"] == "applied":
                 raise _AlreadyApplied(locked.get("insight_id"))
@@ -168,6 +167,10 @@ def approve(db: Database, cfg: Config, embedder: Embedder, p: dict[str, Any], *,
                          cluster_key=p["cluster_key"], summarizes=links["summarizes"], derived_from=links["derived"],
                          model=p.get("model"), prompt_hash=p.get("prompt_hash"))
             step("audit")
+            return links
+
+    try:
+        links = db.write(work)  # retried whole on a deadlock; a retry sees the proposal still pending
     except _AlreadyApplied as done:
         return Decision(proposal_id=pid, kind=KIND, status="applied", changed=False, insight_id=done.args[0])
     return Decision(proposal_id=pid, kind=KIND, status="applied", changed=True, insight_id=iid,
@@ -182,7 +185,7 @@ def on_reject(tx: Any, p: dict[str, Any], reason: str, now: datetime) -> None:
 def revert(db: Database, p: dict[str, Any], reason: str, *, by: str, now: datetime) -> Decision:
     """Deprecate the insight of an applied proposal; every link stays, marked reverted."""
     pid = p["id"]
-    with db.transaction() as tx:
+    def work(tx: Tx) -> list[dict[str, Any]]:
         proposals.transition(tx, pid, "applied", "reverted", now=now, by=by, reason=reason)
         rows = tx.run("insights/revert", proposal_id=pid, now=now, by=by, reason=reason)
         if not rows:
@@ -192,5 +195,8 @@ def revert(db: Database, p: dict[str, Any], reason: str, *, by: str, now: dateti
                           now=now)[0]["restored"]
         audit.record(tx, "revert", [pid, rows[0]["insight_id"]], at=now, kind=KIND, by=by, reason=reason,
                      links_kept=rows[0]["links"], unconsolidated=restored)
+        return rows
+
+    rows = db.write(work)
     return Decision(proposal_id=pid, kind=KIND, status="reverted", changed=True, insight_id=rows[0]["insight_id"],
                     links_kept=rows[0]["links"], reason=reason)

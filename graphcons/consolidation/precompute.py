@@ -20,7 +20,7 @@ from datetime import datetime
 from typing import Any, Callable
 
 from graphcons.core import audit
-from graphcons.core.db import Database
+from graphcons.core.db import Database, Tx
 from graphcons.core.memory import LIVE_STATUSES
 from graphcons.core.time import utcnow
 
@@ -63,9 +63,11 @@ def precompute(db: Database, *, insight_ids: list[str] | None = None, inference_
         run_id = audit.new_run_id("precompute")
         items = [{"insight_id": k, "version": next(r["version"] for r in rows if r["id"] == k),
                   "inferences": json.dumps(v, sort_keys=True)} for k, v in sorted(computed.items())]
-        with db.transaction() as tx:
+        def store(tx: Tx) -> None:
             tx.run("precompute/store", items=items, now=now, run_id=run_id)
             audit.record(tx, "precompute", sorted(computed), run_id=run_id, at=now, insights=len(computed))
+
+        db.write(store)
     return computed
 
 

@@ -38,7 +38,7 @@ from graphcons.consolidation.synthesis.models import (
 )
 from graphcons.core import audit
 from graphcons.core.config import Config
-from graphcons.core.db import Database
+from graphcons.core.db import Database, Tx
 from graphcons.core.embedders import Embedder
 from graphcons.core.errors import Conflict, NotFound, ValidationError
 from graphcons.core.memory import (
@@ -187,7 +187,7 @@ def approve(db: Database, cfg: Config, embedder: Embedder, p: dict[str, Any], *,
     # new statements and of the profile's earlier entries compare like for like.
     new_vecs = dict(zip(ids, embedder.embed([embedded_text(t, t) for t in texts.values()]))) if ids else {}
     step = checkpoint or (lambda _s: None)
-    with db.transaction() as tx:
+    def work(tx: Tx) -> Decision:
         locked = proposals.lock(tx, pid)
         if locked["status"] == "applied":
             return Decision(proposal_id=pid, kind=KIND, status="applied", changed=False)
@@ -226,9 +226,11 @@ def approve(db: Database, cfg: Config, embedder: Embedder, p: dict[str, Any], *,
                      conflicts=merged.conflicts, consolidated=marked, derived_from=derived, model=p.get("model"),
                      prompt_hash=p.get("prompt_hash"))
         step("audit")
-    return Decision(proposal_id=pid, kind=KIND, status="applied", changed=True, derived_from=derived,
-                    profile_version=version, created=[r["id"] for r in merged.created],
-                    confirmed=[r["id"] for r in merged.confirmed], consolidated=marked)
+        return Decision(proposal_id=pid, kind=KIND, status="applied", changed=True, derived_from=derived,
+                        profile_version=version, created=[r["id"] for r in merged.created],
+                        confirmed=[r["id"] for r in merged.confirmed], consolidated=marked)
+
+    return db.write(work)  # retried whole on a deadlock; a retry sees the proposal still pending
 
 
 def _semantic_props(cfg: Config, p: dict[str, Any], row: dict[str, Any], vec: list[float], pid: str,
@@ -253,7 +255,7 @@ def revert(db: Database, p: dict[str, Any], reason: str, *, by: str, now: dateti
     if later:
         raise Conflict(f"proposal {pid}: the later reflection(s) {', '.join(later)} of {p['subject']!r} are applied "
                        "on top of it; revert them first (newest first). Nothing was reverted.")
-    with db.transaction() as tx:
+    def revert_work(tx: Tx) -> tuple[dict[str, Any], int, int]:
         proposals.transition(tx, pid, "applied", "reverted", now=now, by=by, reason=reason)
         done = tx.run("reflection/revert", proposal_id=pid, now=now, by=by, reason=reason)[0]
         restored = tx.run("memory/unmark_consolidated", ids=sorted(p["member_versions"]), proposal_id=pid,
@@ -269,5 +271,8 @@ def revert(db: Database, p: dict[str, Any], reason: str, *, by: str, now: dateti
         audit.record(tx, "revert", [pid, cur["key"]], at=now, kind=KIND, by=by, reason=reason,
                      profile_version=version, restored_version=before, deprecated=done["deprecated"],
                      links_kept=done["links"], unconsolidated=restored)
+        return done, version, restored
+
+    done, version, restored = db.write(revert_work)
     return Decision(proposal_id=pid, kind=KIND, status="reverted", changed=True, links_kept=done["links"],
                     reason=reason, profile_version=version, consolidated=restored)

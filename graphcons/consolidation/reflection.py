@@ -45,7 +45,7 @@ from graphcons.consolidation.synthesis.offline import OfflineSynthesizer
 from graphcons.consolidation.synthesis.prompt import ReflectionPrompt, Shown
 from graphcons.core import audit
 from graphcons.core.config import Config
-from graphcons.core.db import Database
+from graphcons.core.db import Database, Tx
 from graphcons.core.embedders import Embedder
 from graphcons.core.errors import NotFound, ProviderError, Ungrounded, ValidationError
 from graphcons.store import proposals
@@ -266,12 +266,15 @@ def _reflect(db: Database, cfg: Config, embedder: Embedder | None, subject: str,
         "payload": json.dumps({"reflection": refl, "selection": res.selection}, sort_keys=True),
         "epistemic_status": "hypothesis",
     }
-    with db.transaction() as tx:
+    def propose(tx: Tx) -> Any:
         created = proposals.create(tx, props, [{"id": m, "version": v} for m, v in sorted(versions.items())])
         audit.record(tx, "reflect", [profile.key(namespace, subject), pid], run_id=run_id, at=now,
                      outcome="proposed", proposal_id=pid, created=bool(created), cited=grounded.cited,
                      stripped=grounded.stripped, statements=n, prompt_hash=props["prompt_hash"],
                      calls=result.calls, selection=res.selection, **base)
+        return created
+
+    created = db.write(propose)
     res.status = "proposed"
     res.reason = "" if created else "proposal already queued"
     res.proposal_id, res.reflection, res.insights = pid, refl, _insights(refl)

@@ -24,7 +24,7 @@ from graphcons.consolidation.cluster import Cluster
 from graphcons.consolidation.gate import GateDecision, gate
 from graphcons.core import audit
 from graphcons.core.config import Config, ConsolidationConfig, GdsConfig
-from graphcons.core.db import Database
+from graphcons.core.db import Database, Tx
 from graphcons.core.errors import ValidationError
 from graphcons.core.memory import LIVE_STATUSES
 from graphcons.core.time import utcnow
@@ -189,7 +189,7 @@ def _record(db: Database, cfg: Config, report: ScanReport) -> None:
     counts = {"nodes": report.nodes, "relationships": report.relationships, "clusters": len(report.clusters),
               "decisions": len(report.decisions), "accepted": len(report.accepted),
               "rejected": len(report.rejected), "consolidation_due": report.consolidation_due}
-    with db.transaction() as tx:
+    def record(tx: Tx) -> None:
         tx.run("clusters/run_record", id=report.run_id, at=report.at, finished_at=utcnow(),
                duration_ms=int(report.timings["total"] * 1000), algorithm=report.algorithm,
                dry_run=report.dry_run, namespace=report.namespace,
@@ -197,3 +197,5 @@ def _record(db: Database, cfg: Config, report: ScanReport) -> None:
                warnings=report.warnings, **counts)
         audit.record(tx, "cluster_scan", [d.key for d in report.accepted], run_id=report.run_id, at=report.at,
                      algorithm=report.algorithm, namespace=report.namespace, warnings=report.warnings, **counts)
+
+    db.write(record)

@@ -42,6 +42,26 @@ class Neo4jConfig(Section):
     # None: read the password scripts/neo4j generated (under $GRAPHCONS_NEO4J_HOME or .neo4j/).
     password: str | None = None
     database: str = "neo4j"
+    # Failing fast (issue 30): a TCP connect gives up after connection_timeout_s; getting a connection
+    # (a free pooled one, or a new one with its Bolt handshake and login) after acquisition_timeout_s;
+    # a lost server is retried for unavailable_retry_s before the call fails (503). A stopped server
+    # refuses at once (503 in ~0.5 s); a host that accepts and never answers costs acquisition_timeout_s.
+    # A cluster's leader election can take longer: raise unavailable_retry_s there (docs/DEPLOY.md).
+    connection_timeout_s: float = Field(default=1.5, gt=0, le=120)
+    acquisition_timeout_s: float = Field(default=1.5, gt=0, le=600)
+    unavailable_retry_s: float = Field(default=0.5, ge=0, le=600)
+    # Transient errors (deadlocks between concurrent writers) are retried with bounded exponential
+    # backoff (50 ms doubling to 1 s, jittered) for up to retry_s; the transaction is rerun whole.
+    retry_s: float = Field(default=15.0, ge=0, le=600)
+    max_pool_size: int = Field(default=100, ge=1, le=10_000)
+
+    @field_validator("uri")
+    @classmethod
+    def _scheme(cls, v: str) -> str:
+        schemes = ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc")
+        if v.split("://", 1)[0] not in schemes or "://" not in v:
+            raise ValueError(f"must start with one of {', '.join(s + '://' for s in schemes)} (got {v!r})")
+        return v
 
     def resolved_password(self) -> str:
         if self.password:

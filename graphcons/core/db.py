@@ -2,22 +2,52 @@
 
 Nothing here knows about memories; it runs the queries of cypher/ and checks that the
 server is the one graphcons needs (reachable, with GDS).
+
+Every transaction goes through `_transact` (issue 30, issue 33):
+- a write (`write(work)`, or `run` of a query that writes) is retried on transient errors
+  (deadlocks, a leader switch) with bounded exponential backoff for up to `[neo4j] retry_s`;
+- a query that only reads runs in a read transaction (routed to a secondary on a cluster);
+  whether it reads is asked of the server once per query text (EXPLAIN's query type), and
+  anything that calls GDS stays on the writer so a projection and its algorithms meet;
+- Neo4j unreachable fails within `[neo4j] unavailable_retry_s` plus one connection timeout
+  as `ServerUnavailable`, whose public text names no address and says whether a write of
+  this call may have landed;
+- one bookmark manager per Database, so every session of the process reads its own writes
+  (on a single server too, where it costs nothing); a call may also bring bookmarks from
+  elsewhere and take away its writes' (`call_bookmarks`: the HTTP API's Graphcons-Bookmark
+  header, for a caller whose requests land on different API processes).
 """
 
 from __future__ import annotations
 
+import contextvars
+import logging
+import random
+import time
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, TypeVar
 
 import neo4j
-from neo4j.exceptions import AuthError, ClientError, ServiceUnavailable
+from neo4j.exceptions import (
+    AuthError,
+    ClientError,
+    ConnectionAcquisitionTimeoutError,
+    DriverError,
+    IncompleteCommit,
+    Neo4jError,
+    ServiceUnavailable,
+    SessionExpired,
+    TransientError,
+)
 
 from graphcons.core.config import Neo4jConfig
 from graphcons.core.cypher import query
-from graphcons.core.errors import ServerUnavailable
+from graphcons.core.errors import Busy, ServerUnavailable, ValidationError
 from graphcons.core.time import native
 
 T = TypeVar("T")
+log = logging.getLogger("graphcons.db")
 
 GDS_HELP = (
     "the Graph Data Science plugin is not installed on this Neo4j server. "
@@ -25,17 +55,62 @@ GDS_HELP = (
     "or add the GDS plugin to your server (compose/docker-compose.yml sets NEO4J_PLUGINS='[\"graph-data-science\"]') "
     "and allow it with dbms.security.procedures.unrestricted=gds.*"
 )
+READ, WRITE = neo4j.READ_ACCESS, neo4j.WRITE_ACCESS
+LOST = (ServiceUnavailable, SessionExpired)  # the server went away (or a cluster member did)
+# A transaction Neo4j terminated (its timeout, an operator, shutdown): rolled back, not retried
+TERMINATED = ("Neo.ClientError.Transaction.Terminated", "Neo.ClientError.Transaction.LockClientStopped",
+              "Neo.TransientError.Transaction.Terminated", "Neo.TransientError.Transaction.LockClientStopped")
+BUSY_POOL = "Neo4j is busy: no free connection within [neo4j] acquisition_timeout_s"
+
+# Whether the current call (a CLI command, one HTTP request's worker thread) has sent a write:
+# a failure after that may hide a committed write, and the error says so.
+_writes_sent: contextvars.ContextVar[bool] = contextvars.ContextVar("graphcons_writes_sent", default=False)
+_MODES: dict[str, str] = {}  # query text -> READ | WRITE, asked of the server once per process
+
+
+@dataclass
+class CallBookmarks:
+    """The bookmarks one call brings (every transaction of the call starts after them) and the
+    bookmarks its last write left (to hand back to the caller)."""
+
+    given: tuple[str, ...] = ()
+    left: tuple[str, ...] = field(default=())
+
+
+_call: contextvars.ContextVar[CallBookmarks | None] = contextvars.ContextVar("graphcons_call_bookmarks",
+                                                                             default=None)
+
+
+@contextmanager
+def call_bookmarks(given: tuple[str, ...] = ()) -> Iterator[CallBookmarks]:
+    """Within this block (one HTTP request), transactions also wait for `given` and record the
+    bookmarks of their writes in the yielded object."""
+    call = CallBookmarks(tuple(given))
+    token = _call.set(call)
+    try:
+        yield call
+    finally:
+        _call.reset(token)
+
+
+def writes_sent() -> bool:
+    return _writes_sent.get()
 
 
 class Database:
     def __init__(self, cfg: Neo4jConfig):
         self.cfg = cfg
+        self.bookmarks = neo4j.GraphDatabase.bookmark_manager()
+        self.transactions = {READ: 0, WRITE: 0}  # committed, by access mode (what tests check)
         try:
             self.driver = neo4j.GraphDatabase.driver(
-                cfg.uri, auth=(cfg.user, cfg.resolved_password()), notifications_min_severity="OFF"
+                cfg.uri, auth=(cfg.user, cfg.resolved_password()), notifications_min_severity="OFF",
+                connection_timeout=cfg.connection_timeout_s,
+                connection_acquisition_timeout=cfg.acquisition_timeout_s,
+                max_connection_pool_size=cfg.max_pool_size,
             )
             self.driver.verify_connectivity()
-        except (ServiceUnavailable, OSError) as exc:
+        except (ServiceUnavailable, SessionExpired, ConnectionAcquisitionTimeoutError, OSError) as exc:
             raise ServerUnavailable(
                 f"cannot reach Neo4j at {cfg.uri} ({exc}); start it with scripts/neo4j start "
                 "or set NEO4J_URI / NEO4J_USER / NEO4J_PASSWORD"
@@ -43,58 +118,157 @@ class Database:
         except AuthError as exc:
             raise ServerUnavailable(
                 f"Neo4j at {cfg.uri} refused user {cfg.user!r}: {exc.message}; "
-                "check NEO4J_PASSWORD (scripts/neo4j password prints the generated one)"
+                "check NEO4J_PASSWORD (scripts/neo4j password prints the generated one)",
+                public="Neo4j refused graphcons' credentials",
             ) from exc
 
     def close(self) -> None:
         self.driver.close()
 
+    # --- queries by name, each its own transaction --------------------------------------
+
     def run(self, name: str, /, **params: Any) -> list[dict[str, Any]]:
-        """Run one named query in its own auto-retried transaction; rows as dicts."""
+        """Run one named query in its own transaction (read or write, retried); rows as dicts."""
         return self.run_text(query(name), **params)
 
     def run_text(self, text: str, /, **params: Any) -> list[dict[str, Any]]:
         """Run a statement read from cypher/ by the caller (schema files hold several)."""
-        records, _, _ = self.driver.execute_query(text, params, database_=self.cfg.database)
-        return [native(r.data()) for r in records]
+        return self._statement(text, params, lambda res: [native(r.data()) for r in res])
 
     def run_values(self, name: str, /, **params: Any) -> list[dict[str, Any]]:
         """`run` for a query whose columns hold only values (strings, numbers, lists, maps; no
         nodes, relationships or paths): rows without Record.data()'s walk over every nested value,
         which costs seconds on the millions of values a cluster scan reads (issue 15)."""
-        records, _, _ = self.driver.execute_query(query(name), params, database_=self.cfg.database)
-        return [native(dict(r)) for r in records]
+        return self._statement(query(name), params, lambda res: [native(dict(r)) for r in res])
 
     def run_plain(self, name: str, /, **params: Any) -> list[dict[str, Any]]:
         """`run_values` for a query that returns no temporal value by construction (ids, numbers,
         strings and lists of them: a scan's detected members and projected edges): rows as the
         driver decoded them, without the walk over every value (~0.7 s of a 100k-memory scan)."""
-        records, _, _ = self.driver.execute_query(query(name), params, database_=self.cfg.database)
-        return [dict(r) for r in records]
+        return self._statement(query(name), params, lambda res: [dict(r) for r in res])
+
+    def _statement(self, text: str, params: dict[str, Any], rows: Callable[[neo4j.Result], T]) -> T:
+        return self._transact(lambda tx: rows(tx._tx.run(text, params)), self.mode_of(text, params))
+
+    # --- units of work -------------------------------------------------------------------
+
+    def write(self, work: Callable[["Tx"], T]) -> T:
+        """Run `work(tx)` in one write transaction: all of it commits or none of it. Retried
+        whole on transient errors (deadlocks on shared locks, a leader switch), so `work` must
+        compute its result from the transaction only and keep no state of a failed attempt."""
+        return self._transact(work, WRITE)
+
+    def read(self, work: Callable[["Tx"], T]) -> T:
+        """Run `work(tx)` in one read transaction (a secondary on a cluster), retried like `write`."""
+        return self._transact(work, READ)
 
     @contextmanager
     def transaction(self) -> Iterator["Tx"]:
-        """One explicit write transaction: everything inside commits together or not at all."""
-        with self.driver.session(database=self.cfg.database) as session:
-            with session.begin_transaction() as tx:
-                yield Tx(tx)
-                tx.commit()
+        """One explicit write transaction, NOT retried: for code that holds a transaction open or
+        rolls it back on purpose (the battery, tests). Everything else uses `write(work)`."""
+        with self._session(WRITE) as session, session.begin_transaction() as tx:
+            _writes_sent.set(True)
+            yield Tx(tx)
+            tx.commit()
+        self.transactions[WRITE] += 1
 
-    def write(self, work: Callable[["Tx"], T]) -> T:
-        """Run `work(tx)` in one write transaction, retried on transient errors (deadlocks on
-        shared locks when admissions run concurrently, leader switches): `work` must compute
-        its result from the transaction only, so a retry gives the same result it would have
-        given the first time (the driver's managed transactions, up to 30 s of retries)."""
-        with self.driver.session(database=self.cfg.database) as session:
-            return session.execute_write(lambda tx: work(Tx(tx)))
+    def mode_of(self, text: str, params: dict[str, Any]) -> str:
+        """READ when the server says the query only reads (and it calls no GDS procedure, whose
+        graph catalogue lives on one member), else WRITE. Asked once per text (EXPLAIN)."""
+        mode = _MODES.get(text)
+        if mode is None:
+            mode = WRITE
+            if "gds." not in text:
+                try:
+                    summary = self._transact(lambda tx: tx._tx.run("EXPLAIN " + text, params).consume(), READ)
+                    mode = READ if summary.query_type == "r" else WRITE
+                except (Neo4jError, DriverError):  # a statement EXPLAIN refuses (schema): the writer
+                    mode = WRITE
+            _MODES[text] = mode
+        return mode
+
+    def _session(self, mode: str) -> neo4j.Session:
+        call = _call.get()
+        given = neo4j.Bookmarks.from_raw_values(call.given) if call and call.given else None
+        return self.driver.session(database=self.cfg.database, default_access_mode=mode,
+                                   bookmark_manager=self.bookmarks, bookmarks=given)
+
+    def _transact(self, work: Callable[["Tx"], T], mode: str) -> T:
+        """Run `work` in one transaction of `mode`, retrying transient failures: deadlocks for up to
+        retry_s, a lost server for up to unavailable_retry_s. Each attempt is a fresh transaction."""
+        start, attempt = time.monotonic(), 0
+        while True:
+            try:
+                result = self._attempt(work, mode)
+                self.transactions[mode] += 1
+                return result
+            except IncompleteCommit as exc:  # the commit was sent, its answer lost: never retried
+                raise self._unavailable(exc, maybe_written=mode == WRITE or writes_sent()) from exc
+            except ClientError as exc:
+                if exc.code == "Neo.ClientError.Transaction.InvalidBookmark":
+                    raise ValidationError("bookmark", "is not a bookmark of this database") from exc
+                if exc.code not in TERMINATED:
+                    raise
+                raise Busy(f"Neo4j terminated the transaction ({exc.code}); nothing of it was written",
+                           public="Neo4j terminated the transaction (a timeout, an operator or a shutdown)",
+                           maybe_written=writes_sent()) from exc
+            except TransientError as exc:  # rolled back whole: a deadlock victim, a lock wait that timed out
+                if not exc.is_retryable() or not self._wait(start, attempt, self.cfg.retry_s, exc):
+                    raise Busy(f"Neo4j rolled the transaction back ({exc.code}) after {attempt + 1} attempt(s); "
+                               "nothing of it was written", maybe_written=writes_sent()) from exc
+            except LOST as exc:
+                if not self._wait(start, attempt, self.cfg.unavailable_retry_s, exc):
+                    raise self._unavailable(exc, maybe_written=writes_sent()) from exc
+            except ConnectionAcquisitionTimeoutError as exc:  # every pooled connection stayed busy
+                raise ServerUnavailable(f"{BUSY_POOL} ({exc})", public=BUSY_POOL,
+                                        maybe_written=writes_sent()) from exc
+            attempt += 1
+
+    def _attempt(self, work: Callable[["Tx"], T], mode: str) -> T:
+        session = self._session(mode)
+        try:
+            with session.begin_transaction() as tx:
+                if mode == WRITE:
+                    _writes_sent.set(True)
+                result = work(Tx(tx))
+                tx.commit()
+            if mode == WRITE and (call := _call.get()) is not None:
+                call.left = tuple(sorted(session.last_bookmarks().raw_values))
+        except BaseException:
+            _close(session)
+            raise
+        _close(session)  # after the commit: a connection lost now must not make the write run twice
+        return result
+
+    def _wait(self, start: float, attempt: int, budget: float, exc: Exception) -> bool:
+        """Sleep before the next attempt if the budget allows one; False when it is spent."""
+        # exponential from 50 ms, capped at 1 s, jittered so deadlocked peers do not collide again
+        delay = min(1.0, 0.05 * 2 ** attempt) * random.uniform(0.5, 1.5)
+        if time.monotonic() - start + delay > budget:
+            return False
+        log.info("transaction failed (%s); retry %d in %.2f s", type(exc).__name__, attempt + 1, delay)
+        time.sleep(delay)
+        return True
+
+    def _unavailable(self, exc: Exception, *, maybe_written: bool) -> ServerUnavailable:
+        # the driver's text names the server's address: kept for the operator, never shown to clients
+        return ServerUnavailable(f"Neo4j at {self.cfg.uri} is unavailable ({type(exc).__name__}: {exc})",
+                                 maybe_written=maybe_written)
 
     def gds_version(self) -> str:
         try:
             return self.run("admin/gds_version")[0]["version"]
         except ClientError as exc:
             if "Unknown function" in (exc.message or "") or "gds" in (exc.message or ""):
-                raise ServerUnavailable(GDS_HELP) from exc
+                raise ServerUnavailable(GDS_HELP, public="Neo4j lacks the Graph Data Science plugin") from exc
             raise
+
+
+def _close(session: neo4j.Session) -> None:
+    try:
+        session.close()
+    except (DriverError, Neo4jError, OSError) as exc:
+        log.debug("closing a session failed: %s", exc)
 
 
 class Tx:
@@ -105,3 +279,6 @@ class Tx:
 
     def run(self, name: str, /, **params: Any) -> list[dict[str, Any]]:
         return [native(r.data()) for r in self._tx.run(query(name), params)]
+
+    def run_text(self, text: str, /, **params: Any) -> list[dict[str, Any]]:
+        return [native(r.data()) for r in self._tx.run(text, params)]

@@ -36,9 +36,27 @@ class ConfigError(GraphconsError):
 
 
 class ServerUnavailable(GraphconsError):
-    """Neo4j cannot be reached, or it lacks the GDS plugin."""
+    """Neo4j cannot be reached, or it lacks the GDS plugin.
+
+    The message is for the operator (it may name the server's address); `public` is what a
+    remote client is told. `maybe_written`: a write of this call was sent before the failure,
+    so it may have landed (retrying the same request is safe: docs/DEPLOY.md).
+    """
 
     exit_code = 5
+
+    def __init__(self, message: str, *, public: str | None = None, maybe_written: bool = False):
+        super().__init__(message)
+        self.public = public or "Neo4j is unavailable"
+        self.maybe_written = maybe_written
+
+
+class Busy(ServerUnavailable):
+    """Neo4j rolled a transaction back: deadlocked after every retry, or terminated. Retry later."""
+
+    def __init__(self, message: str, *, public: str | None = None, maybe_written: bool = False):
+        super().__init__(message, maybe_written=maybe_written,
+                         public=public or "Neo4j rolled the transaction back after every retry (lock contention)")
 
 
 class EmbedderMismatch(GraphconsError):

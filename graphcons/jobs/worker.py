@@ -24,7 +24,7 @@ from neo4j.exceptions import DriverError, ServiceUnavailable, SessionExpired, Tr
 from graphcons.core import audit
 from graphcons.core.config import Config
 from graphcons.core.db import Database
-from graphcons.core.errors import NotFound, ServerUnavailable
+from graphcons.core.errors import Busy, NotFound, ServerUnavailable
 from graphcons.core.time import require_aware, utcnow
 from graphcons.jobs import due as dues
 from graphcons.jobs.table import JOBS, Context
@@ -152,6 +152,8 @@ def _run_leased(db: Database, cfg: Config, lease: leases.Lease, now: datetime, s
         result.status, result.error = "interrupted", str(exc)
     except TransientError as exc:  # e.g. a deadlock with admission: resumed at the next poll
         result.status, result.error = "interrupted", f"transient: {exc.code}"
+    except Busy as exc:  # the same, once db.write's retries are spent (core/db.py)
+        result.status, result.error = "interrupted", f"transient: {exc}"
     except LOST_NEO4J:
         raise  # the run stays 'running'; its lease expires and the next claim marks it abandoned
     except Exception as exc:  # a job that raises is recorded as failed and retried at its next due time

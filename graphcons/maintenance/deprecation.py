@@ -18,7 +18,7 @@ from typing import Any
 
 from graphcons.core import audit
 from graphcons.core.config import Config
-from graphcons.core.db import Database
+from graphcons.core.db import Database, Tx
 from graphcons.core.errors import Conflict, NotFound, ValidationError
 from graphcons.core.memory import LIVE_STATUSES
 from graphcons.core.time import require_aware
@@ -50,7 +50,7 @@ def run(db: Database, cfg: Config, *, now: datetime, dry_run: bool = True,
     if rows and not dry_run:
         for start in range(0, len(rows), 1000):
             chunk = rows[start : start + 1000]
-            with db.transaction() as tx:
+            def work(tx: Tx, chunk: list[dict[str, Any]] = chunk) -> None:
                 done = {r["id"] for r in tx.run("deprecation/retire", rows=chunk, now=now, run_id=run_id,
                                                 statuses=list(cfg.deprecation.statuses))}
                 for row in chunk:
@@ -66,6 +66,8 @@ def run(db: Database, cfg: Config, *, now: datetime, dry_run: bool = True,
                     if ids:
                         justification.premises_changed(tx, ids, op=op, now=now, run_id=run_id,
                                                        cause=f"{op}d by the deprecation job")
+
+            db.write(work)
     report = {"job": "deprecate", "run_id": run_id, "dry_run": dry_run, "now": now.isoformat(),
               "deprecated": [r for r in rows if r["status"] == "deprecated"],
               "archived": [r for r in rows if r["status"] == "archived"]}
@@ -108,7 +110,7 @@ def deprecate_memory(db: Database, memory_id: str, replaced_by: str, *, now: dat
     if dry_run:
         return out
     run_id = run_id or audit.new_run_id("deprecate")
-    with db.transaction() as tx:
+    def work(tx: Tx) -> None:
         tx.run("deprecation/supersede", id=memory_id, replacement=replaced_by, now=now, run_id=run_id, by=by)
         tx.run("deprecation/retire", rows=[{"id": memory_id, "status": "deprecated", "rule": "manual: replaced",
                                             "replacement": replaced_by}],
@@ -118,6 +120,8 @@ def deprecate_memory(db: Database, memory_id: str, replaced_by: str, *, now: dat
                      before={"status": mem["status"]}, after={"status": "deprecated"})
         justification.premises_changed(tx, [memory_id], op="deprecate", now=now, run_id=run_id,
                                        cause=f"{memory_id} deprecated by {by}, replaced by {replaced_by}")
+
+    db.write(work)
     return out
 
 
@@ -135,10 +139,13 @@ def restore(db: Database, memory_id: str, *, now: datetime, by: str = "user", ru
             return {"id": memory_id, "status": _status(db, memory_id)["status"], "changed": True,
                     "via": "merge revert", "proposal": edge[0]["proposal"], "winner": out.winner}
     run_id = run_id or audit.new_run_id("restore")
-    with db.transaction() as tx:
+    def restore_work(tx: Tx) -> dict[str, Any]:
         row = tx.run("deprecation/restore", id=memory_id, now=now, run_id=run_id)[0]
         audit.record(tx, "restore", [memory_id], run_id=run_id, at=now, by=by, rule="restore",
                      superseding_edges_reverted=row["edges"], before={"status": row["was"]},
                      after={"status": row["status"]})
         justification.premises_restored(tx, [memory_id], now=now, run_id=run_id, cause=f"{memory_id} restored by {by}")
+        return row
+
+    row = db.write(restore_work)
     return {"id": memory_id, "status": row["status"], "changed": True, "before": row["was"]}

@@ -14,7 +14,7 @@ from typing import Any
 
 from graphcons.core import audit
 from graphcons.core.config import Config
-from graphcons.core.db import Database
+from graphcons.core.db import Database, Tx
 from graphcons.core.errors import NotFound, ValidationError
 from graphcons.core.time import require_aware
 from graphcons.maintenance import weights
@@ -30,7 +30,7 @@ def rate(db: Database, cfg: Config, memory_id: str, verdict: str, *, now: dateti
         raise ValidationError("verdict", f"must be one of {', '.join(VERDICTS)}, not {verdict!r}")
     if note is not None and (not isinstance(note, str) or len(note) > 2000):
         raise ValidationError("note", "must be text of at most 2000 characters")
-    with db.transaction() as tx:
+    def work(tx: Tx) -> tuple[dict[str, Any], float]:
         rows = tx.run("feedback/record", id=memory_id, feedback_id="fb-" + uuid.uuid4().hex[:16], verdict=verdict,
                       note=note, by=by, now=now)
         if not rows:
@@ -41,6 +41,9 @@ def rate(db: Database, cfg: Config, memory_id: str, verdict: str, *, now: dateti
         audit.record(tx, "feedback", [memory_id], at=now, by=by, verdict=verdict, note=note,
                      before={"weight_feedback": before, "effective_weight": mem["effective_weight"]},
                      after={"weight_feedback": mem["weight_feedback"], "effective_weight": new})
+        return mem, new
+
+    mem, new = db.write(work)
     return {"id": memory_id, "verdict": verdict, "useful": mem["feedback_useful"], "wrong": mem["feedback_wrong"],
             "weight_feedback": mem["weight_feedback"], "effective_weight_before": mem["effective_weight"],
             "effective_weight": new}

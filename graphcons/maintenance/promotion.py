@@ -19,7 +19,7 @@ from typing import Any, Callable
 
 from graphcons.core import audit
 from graphcons.core.config import Config, PromotionConfig
-from graphcons.core.db import Database
+from graphcons.core.db import Database, Tx
 from graphcons.core.time import require_aware
 
 PAGE = 1000
@@ -62,12 +62,14 @@ def run(db: Database, cfg: Config, *, now: datetime, dry_run: bool = True, run_i
                 batch.append({"id": mem["id"], "rule": rule})
         promoted.extend(batch)
         if batch and not dry_run:
-            with db.transaction() as tx:
+            def work(tx: Tx, batch: list[dict[str, Any]] = batch) -> None:
                 done = {r["id"] for r in tx.run("promotion/promote", rows=batch, now=now, run_id=run_id)}
                 for row in batch:
                     if row["id"] in done:
                         audit.record(tx, "promote", [row["id"]], run_id=run_id, at=now, rule=row["rule"],
                                      before={"status": "proposed"}, after={"status": "active"})
+
+            db.write(work)
         if progress:
             progress(len(rows))
     report = {"job": "promote", "run_id": run_id, "dry_run": dry_run, "now": now.isoformat(),

@@ -37,7 +37,7 @@ from typing import Any, Callable
 
 from graphcons.core import audit
 from graphcons.core.config import Config, WeightsConfig
-from graphcons.core.db import Database
+from graphcons.core.db import Database, Tx
 from graphcons.core.memory import LIVE_STATUSES
 from graphcons.core.time import require_aware
 
@@ -126,10 +126,12 @@ def recompute(db: Database, cfg: Config, *, now: datetime, dry_run: bool = True,
         if len(sample) < 10:
             sample.extend({"id": i, **d} for i, d in list(diffs.items())[: 10 - len(sample)])
         if updates and not dry_run:
-            with db.transaction() as tx:
+            def work(tx: Tx, updates: list[dict[str, Any]] = updates, diffs: dict[str, Any] = diffs) -> None:
                 tx.run("weights/update", rows=updates, now=now, run_id=run_id)
                 audit.record(tx, "weights", sorted(diffs), run_id=run_id, at=now, rule=RULE, job=job,
                              settings=wcfg.model_dump(), changes=diffs)
+
+            db.write(work)
         if progress:
             progress(len(rows))
     report = {"job": job, "run_id": run_id, "dry_run": dry_run, "now": now.isoformat(), "scanned": scanned,

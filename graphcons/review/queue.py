@@ -24,7 +24,7 @@ from graphcons.consolidation import consolidate, insight, profile
 from graphcons.consolidation.synthesis import Synthesizer
 from graphcons.core import audit
 from graphcons.core.config import Config
-from graphcons.core.db import Database
+from graphcons.core.db import Database, Tx
 from graphcons.core.embedders import Embedder
 from graphcons.core.errors import Conflict, ValidationError
 from graphcons.maintenance.merge import review as merge_review
@@ -86,12 +86,14 @@ def reject(db: Database, pid: str, reason: str, *, by: str, now: datetime) -> De
     if p["status"] != "pending":
         raise Conflict(f"proposal {pid} is {p['status']}; only a pending proposal can be rejected"
                        + (" (revert an applied one)" if p["status"] == "applied" else ""))
-    with db.transaction() as tx:
+    def work(tx: Tx) -> None:
         proposals.transition(tx, pid, "pending", "rejected", now=now, by=by, reason=reason.strip())
         if kind.on_reject:
             kind.on_reject(tx, p, reason.strip(), now)
         audit.record(tx, "reject", [pid, *(p.get("member_ids") or p.get("memory_ids") or [])], at=now,
                      kind=p["kind"], by=by, reason=reason.strip())
+
+    db.write(work)
     return Decision(proposal_id=pid, kind=p["kind"], status="rejected", changed=True, reason=reason.strip())
 
 

@@ -20,6 +20,7 @@ from fastapi import FastAPI
 from graphcons.core.config import Config, load_config
 from graphcons.core.embedders import Embedder
 from graphcons.service import errors, memories, ops, review
+from graphcons.service.bookmarks import Bookmarks
 from graphcons.service.deps import Store
 from graphcons.service.limits import BodyLimit
 from graphcons.service.models import Problem
@@ -47,6 +48,7 @@ def create_app(config: Config | str | Path | None = None, *, embedder: Embedder 
         app.include_router(router, responses=ERRORS)
     errors.install(app)
     app.add_middleware(BodyLimit, max_bytes=cfg.service.max_body_bytes)
+    app.add_middleware(Bookmarks)  # Graphcons-Bookmark: read your own writes on any API process
     return app
 
 

@@ -10,8 +10,11 @@ ever shows a stack trace (it is logged on the server with an id the response nam
     413 too_large        the body is over [service] max_body_bytes
     422 invalid_request  the body or a parameter does not fit the schema; Ungrounded (exit 10)
     502 provider_error   ProviderError (exit 7)
-    503 unavailable      Neo4j / GDS down (exit 5), embedder mismatch (exit 6); 503 transient with
-                         Retry-After when Neo4j rolled back a deadlocked transaction (nothing written)
+    503 unavailable      Neo4j / GDS down (exit 5), embedder mismatch (exit 6), with Retry-After; the
+                         text names no server address and says whether a write of the request was sent
+                         (it may have landed: retrying the same request is safe, docs/DEPLOY.md)
+    503 transient        Neo4j kept rolling a transaction back (deadlocks) after every retry, or
+                         terminated it; with Retry-After, the same text rules
     500 internal         anything else (ConfigError, a bug): a message and an id, no trace
 """
 
@@ -38,6 +41,7 @@ STATUS: list[tuple[type[Exception], int, str]] = [  # first match wins (subclass
     (e.DanglingProvenance, 409, "dangling_provenance"),
     (e.Ungrounded, 422, "ungrounded"),
     (e.ProviderError, 502, "provider_error"),
+    (e.Busy, 503, "transient"),
     (e.ServerUnavailable, 503, "unavailable"),
     (e.EmbedderMismatch, 503, "unavailable"),
 ]
@@ -70,6 +74,8 @@ def _field(loc: tuple[Any, ...]) -> str:
 def install(app: FastAPI) -> None:
     @app.exception_handler(e.GraphconsError)
     async def _graphcons(request: Request, exc: e.GraphconsError) -> JSONResponse:
+        if isinstance(exc, e.ServerUnavailable):
+            return unavailable(request, exc, exc.maybe_written)
         for cls, status, name in STATUS:
             if isinstance(exc, cls):
                 return problem(status, name, str(exc), getattr(exc, "field", None))
@@ -94,24 +100,39 @@ def install(app: FastAPI) -> None:
         return problem(exc.status_code, HTTP_NAMES.get(exc.status_code, "error"), str(exc.detail),
                        headers=getattr(exc, "headers", None))
 
+    # core/db.py turns the driver's failures into ServerUnavailable / Busy; these two catch any that
+    # escape it (a driver call outside db.py), with the same public text
     @app.exception_handler(DriverError)
     async def _neo4j(request: Request, exc: DriverError) -> JSONResponse:
         if isinstance(exc, (ServiceUnavailable, SessionExpired)):
-            return problem(503, "unavailable", f"Neo4j is unavailable: {exc}")
+            return unavailable(request, e.ServerUnavailable(str(exc)), request.method not in SAFE_METHODS)
         return _internal(request, exc)
 
     @app.exception_handler(Neo4jError)
     async def _transient(request: Request, exc: Neo4jError) -> JSONResponse:
-        # concurrent admissions can deadlock on shared SIMILAR neighbours; Neo4j rolled the
-        # transaction back whole, so the caller may simply retry
         if isinstance(exc, TransientError):
-            return problem(503, "transient", f"Neo4j rolled the request back ({exc.code}); nothing was "
-                                             "written, retry it", headers={"Retry-After": "1"})
+            return unavailable(request, e.Busy(str(exc)), request.method not in SAFE_METHODS)
         return _internal(request, exc)
 
     @app.exception_handler(Exception)
     async def _anything(request: Request, exc: Exception) -> JSONResponse:
         return _internal(request, exc)
+
+
+SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
+
+
+def unavailable(request: Request, exc: e.ServerUnavailable, maybe_written: bool) -> JSONResponse:
+    """503 with the public text only (the operator's text, which may name the server, goes to the log)
+    and what the client may do: retry later, and whether a write of this request may have landed."""
+    log.warning("503 on %s %s: %s", request.method, request.url.path, exc)
+    name = "transient" if isinstance(exc, e.Busy) else "unavailable"
+    if maybe_written:
+        said = (f"{exc.public}. A write of this request was sent and may have landed; retrying the same "
+                "request is safe (docs/DEPLOY.md says what each retry does).")
+    else:
+        said = f"{exc.public}; nothing of this request was written. Retry later."
+    return problem(503, name, said, headers={"Retry-After": "1"})
 
 
 def _internal(request: Request, exc: Exception) -> JSONResponse:

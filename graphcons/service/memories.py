@@ -123,7 +123,7 @@ def retrieve(body: m.RetrieveQuery, g: Graphcons = Depends(store), p: Principal 
     record = body.record and p.has("writer")
     session = _session(p, body.session) if body.session else None
     hits = g.retrieve(body.query, k=body.k, namespace=namespace, session=session, record=record)
-    return m.Hits(hits=[m.Hit(**h) for h in hits if p.sees(h["memory"].namespace)])
+    return m.Hits(hits=[m.Hit(**h) for h in hits if p.sees(h["memory"].namespace)], recording=hits.recording)
 
 
 @router.get("/search", response_model=m.Hits)

@@ -122,6 +122,8 @@ class Hit(BaseModel):
 
 class Hits(BaseModel):
     hits: list[Hit]
+    # retrieve only: "recorded", "off" or "skipped: <why>" (the hits stand; their use was not recorded)
+    recording: str | None = None
 
 
 class ClusterOut(BaseModel):

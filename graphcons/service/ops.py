@@ -6,19 +6,21 @@ namespace ("*"); an admin of some namespaces manages only tokens within them.
 
 from __future__ import annotations
 
+import logging
 from typing import Any, Literal
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse
 
 from graphcons.api import Graphcons
-from graphcons.core.errors import NotFound
+from graphcons.core.errors import NotFound, ServerUnavailable
 from graphcons.core.time import parse_instant
 from graphcons.service import models as m
 from graphcons.service.deps import everywhere, read_namespace, role, store
-from graphcons.service.errors import Forbidden, problem
+from graphcons.service.errors import Forbidden, problem, unavailable
 from graphcons.store.tokens import Principal
 
+log = logging.getLogger("graphcons.service")
 router = APIRouter(tags=["operations"])
 admin = role("admin")
 JOBS = ("scan", "merge", "decay", "promote", "deprecate", "consolidate")
@@ -30,8 +32,11 @@ def healthz(request: Request) -> JSONResponse:
     try:
         g = request.app.state.store.get()
         gds = g.db.gds_version()
-    except Exception as exc:  # any failure here means the service cannot work
-        return problem(503, "unavailable", f"{type(exc).__name__}: {exc}")
+    except ServerUnavailable as exc:  # answers within ~2 s ([neo4j] timeouts); the address stays in the log
+        return unavailable(request, exc, maybe_written=False)
+    except Exception as exc:  # any other failure here also means the service cannot work
+        log.warning("healthz: %s: %s", type(exc).__name__, exc)
+        return problem(503, "unavailable", f"the service cannot work ({type(exc).__name__}); see the server log")
     return JSONResponse({"status": "ok", "neo4j": "ok", "gds": gds})
 
 

@@ -24,8 +24,7 @@ DEPTH = 3
 def spread(db: Database, ids: list[str], *, amount: float = 1.0, decay: float = DECAY, depth: int = DEPTH,
            now: datetime | None = None, record: bool = True) -> dict[str, float]:
     """Warm the memories beneath the given insights; returns {memory id: activation added}."""
-    with db.transaction() as tx:
-        return spread_in(tx, ids, amount=amount, decay=decay, depth=depth, now=now, record=record)
+    return db.write(lambda tx: spread_in(tx, ids, amount=amount, decay=decay, depth=depth, now=now, record=record))
 
 
 def spread_in(tx: Any, ids: list[str], *, amount: float = 1.0, decay: float = DECAY, depth: int = DEPTH,

@@ -152,10 +152,12 @@ def link(db: Database, source_id: str, target_id: str, kind: str, *, by: str, no
         err = exc.errors()[0]
         raise ValidationError(str(err["loc"][-1]) if err["loc"] else "kind", err["msg"]) from None
     validate_links(db, [ln])
-    with db.transaction() as tx:
+    def work(tx: Any) -> int:
         n = tx.run("memory/link", id=source_id, links=[ln.model_dump()], now=now, source=by)[0]["linked"]
         audit.record(tx, "link", [source_id, target_id], at=now, kind=kind, by=by)
-    return n
+        return n
+
+    return db.write(work)
 
 
 def node_props(mem: MemoryInput, chash: str, vec: list[float], now: datetime | None = None) -> dict[str, Any]:

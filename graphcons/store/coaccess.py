@@ -13,7 +13,7 @@ from itertools import combinations
 
 from graphcons.core import audit
 from graphcons.core.config import Config
-from graphcons.core.db import Database
+from graphcons.core.db import Database, Tx
 from graphcons.core.errors import NotFound, ValidationError
 from graphcons.core.time import utcnow
 from graphcons.store.activation import spread_in
@@ -31,7 +31,7 @@ def record_access(db: Database, cfg: Config, session: str, ids: list[str], *, no
         raise NotFound(f"unknown memory id(s): {', '.join(missing)}")
     now = now or utcnow()
     window = cfg.admission.coaccess_window
-    with db.transaction() as tx:
+    def work(tx: Tx) -> tuple[dict, dict]:
         members = {r["id"]: r["rank"] for r in tx.run("access/session_members", session=session)}
         uses, fresh = [], []
         for mem_id in ids:
@@ -47,4 +47,7 @@ def record_access(db: Database, cfg: Config, session: str, ids: list[str], *, no
         row = tx.run("access/record", session=session, uses=uses, pairs=[list(p) for p in pairs], now=now)[0]
         audit.record(tx, "access", ids, at=now, session=session, new_pairs=len(pairs), window=window)
         warmed = spread_in(tx, ids, now=now)  # a used insight warms its members (spreading activation)
+        return row, warmed
+
+    row, warmed = db.write(work)  # retried whole on a deadlock with concurrent writers (issue 30)
     return {"session": session, "accessed": len(ids), "pairs": row["pairs"], "warmed": len(warmed)}

@@ -51,6 +51,8 @@ def edit(db: Database, cfg: Config, embedder: Embedder, mem_id: str, *, source: 
             raise ValidationError("importance", "must be a number between 0 and 1")
         changes["weight_manual"] = float(imp)
     current = get(db, mem_id)
+    if unchanged(current, changes):  # e.g. a request retried after a 503 whose edit had landed: no new version
+        return current
     if "title" in changes:
         changes["title_derived"] = False
     if "content" in changes or "title" in changes:
@@ -68,7 +70,7 @@ def edit(db: Database, cfg: Config, embedder: Embedder, mem_id: str, *, source: 
     snapshot["edited_by"] = source
     vprops = version_props({**snapshot, "id": mem_id}, now)
     vprops["edited_by"] = source
-    with db.transaction() as tx:
+    def work(tx: Any) -> list[dict[str, Any]]:
         rows = tx.run("memory/edit", id=mem_id, expected_version=current.version, changes=without_embedding(changes),
                       embedding=changes.get("embedding"),
                       version_props=vprops, now=now)
@@ -80,7 +82,18 @@ def edit(db: Database, cfg: Config, embedder: Embedder, mem_id: str, *, source: 
         # what rested on the old version no longer does (seed 002), in this same transaction
         justification.premises_changed(tx, [mem_id], op="edit", now=now,
                                        cause=f"{mem_id} edited (v{current.version} -> v{current.version + 1}) by {source}")
+        return rows
+
+    rows = db.write(work)  # retried whole on a deadlock with concurrent writers (issue 30)
     return Memory.from_node(rows[0]["memory"])
+
+
+def unchanged(current: Memory, changes: dict[str, Any]) -> bool:
+    """True when every change is already the memory's value (an explicit title over a derived
+    one is a change: the title stops following the content)."""
+    if "title" in changes and current.title_derived:
+        return False
+    return all(getattr(current, k) == v for k, v in changes.items())
 
 
 def history(db: Database, mem_id: str) -> list[dict[str, Any]]:

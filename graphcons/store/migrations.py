@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 from graphcons.core import audit
 from graphcons.core.config import Config
-from graphcons.core.db import Database
+from graphcons.core.db import Database, Tx
 from graphcons.core.errors import ValidationError
 from graphcons.core.time import utcnow
 from graphcons.store import neighbours
@@ -37,7 +37,7 @@ def rebuild_similar(db: Database, cfg: Config, *, batch_size: int = 200, limit: 
         if not ids:
             break
         now = utcnow()
-        with db.transaction() as tx:
+        def work(tx: Tx, ids: list[str] = ids, now: datetime = now) -> tuple[int, int]:
             b_retyped = b_linked = 0
             for mid in ids:
                 b_retyped += tx.run("similar/retype_cross", id=mid, now=now)[0]["retyped"]
@@ -45,6 +45,9 @@ def rebuild_similar(db: Database, cfg: Config, *, batch_size: int = 200, limit: 
                 tx.run("similar/mark_scheme", id=mid, scheme=scheme)
             audit.record(tx, "migrate_similar", ids, at=now, scheme=scheme, retyped=b_retyped, linked=b_linked,
                          k=cfg.admission.similar_k, floor=cfg.consolidation.similarity_floor)
+            return b_retyped, b_linked
+
+        b_retyped, b_linked = db.write(work)
         done += len(ids)
         retyped += b_retyped
         linked += b_linked

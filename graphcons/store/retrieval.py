@@ -24,6 +24,7 @@ SUPERSEDES it. Using results records co-access (record=True, not in `search_text
 
 from __future__ import annotations
 
+import logging
 import uuid
 from typing import Any
 
@@ -31,12 +32,21 @@ from typing import Any
 from graphcons.core.config import Config
 from graphcons.core.db import Database
 from graphcons.core.embedders import Embedder
-from graphcons.core.errors import ValidationError
+from graphcons.core.errors import ServerUnavailable, ValidationError
 from graphcons.core.memory import LIVE_STATUSES, Memory
 from graphcons.store import schema
 from graphcons.store.neighbours import UNLIMITED
 from graphcons.store.coaccess import record_access
 from graphcons.store.justification import annotate
+
+log = logging.getLogger("graphcons.retrieval")
+
+
+class Hits(list):
+    """retrieve()'s ranked hits (a plain list) that also say what became of their co-access
+    recording: "recorded", "off" (record=False or no hits) or "skipped: <why>" (issue 30)."""
+
+    recording: str = "off"
 
 MODES = ("hybrid", "vector", "keyword")
 INSIGHT_MODES = ("group", "plain")
@@ -58,8 +68,12 @@ def lucene_escape(text: str) -> str:
 
 def retrieve(db: Database, cfg: Config, embedder: Embedder, query: str, k: int = 5, *,
              namespace: str | None = None, subject: str | None = None, session: str | None = None,
-             record: bool = True, mode: str | None = None, insights: str | None = None) -> list[dict[str, Any]]:
-    """Ranked hits: {memory, score, superseded, vector, keyword} (+ members / insights when grouped)."""
+             record: bool = True, mode: str | None = None, insights: str | None = None) -> Hits:
+    """Ranked hits: {memory, score, superseded, vector, keyword} (+ members / insights when grouped).
+
+    The search reads in read transactions; recording the use is a separate write, retried on
+    deadlocks. A recording that still fails does not cost the caller its hits: they come back
+    with `recording` saying it was skipped."""
     rc = cfg.retrieval
     mode = mode or rc.mode
     insights = insights or rc.insights
@@ -68,10 +82,18 @@ def retrieve(db: Database, cfg: Config, embedder: Embedder, query: str, k: int =
     pool = k if mode == "vector" and insights == "plain" else max(rc.hybrid_pool, 4 * k)
     ranked = _ranked(db, cfg, query, embedding, pool, namespace, subject, mode)
     hits = _group(db, ranked, k, embedding, rc.members_per_insight) if insights == "group" else ranked[:k]
+    recording = "off"
     if record and hits:
         ids = [h["memory"].id for h in hits] + [m["memory"].id for h in hits for m in h.get("members", [])]
-        record_access(db, cfg, session or f"retrieve-{uuid.uuid4().hex[:12]}", ids)
-    return annotate(db, hits)  # epistemic status and scoped exceptions travel with each insight
+        try:
+            record_access(db, cfg, session or f"retrieve-{uuid.uuid4().hex[:12]}", ids)
+            recording = "recorded"
+        except ServerUnavailable as exc:  # deadlocked past every retry, or Neo4j lost mid-call
+            log.warning("retrieve: co-access recording skipped: %s", exc)
+            recording = f"skipped: {exc.public}"
+    out = Hits(annotate(db, hits))  # epistemic status and scoped exceptions travel with each insight
+    out.recording = recording
+    return out
 
 
 def search_text(db: Database, text: str, k: int = 10, *, namespace: str | None = None,

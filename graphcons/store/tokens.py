@@ -21,7 +21,7 @@ from datetime import datetime
 from typing import Any
 
 from graphcons.core import audit
-from graphcons.core.db import Database
+from graphcons.core.db import Database, Tx
 from graphcons.core.errors import NotFound, ValidationError
 
 ROLES = ("reader", "writer", "reviewer", "admin")
@@ -79,10 +79,13 @@ def create(db: Database, name: str, namespaces: list[str], role: str, *, by: str
     name, namespaces, role = validate(name, namespaces, role)
     token = PREFIX + secrets.token_urlsafe(32)
     token_id = "t-" + uuid.uuid4().hex[:12]
-    with db.transaction() as tx:
+    def work(tx: Tx) -> dict[str, Any]:
         row = tx.run("tokens/create", id=token_id, name=name, role=role, namespaces=namespaces,
                      hash=digest(token), now=now, by=by)[0]
         audit.record(tx, "token_create", [token_id], at=now, name=name, role=role, namespaces=namespaces, by=by)
+        return row
+
+    row = db.write(work)
     record = {k: v for k, v in row["token"].items() if k != "hash"}
     return token, record
 
@@ -95,13 +98,16 @@ def revoke(db: Database, token_id: str, *, by: str, now: datetime, reason: str =
     """Revoke a token (revoking twice changes nothing); the node stays."""
     if not isinstance(token_id, str) or not token_id.strip():
         raise ValidationError("token_id", "must be a non-empty string")
-    with db.transaction() as tx:
+    def work(tx: Tx) -> tuple[list[dict[str, Any]], bool]:
         rows = tx.run("tokens/revoke", id=token_id, now=now, by=by, reason=reason)
         if not rows:
             raise NotFound(f"no token with id {token_id!r}")
         changed = rows[0]["before"] != "revoked"
         if changed:
             audit.record(tx, "token_revoke", [token_id], at=now, by=by, reason=reason)
+        return rows, changed
+
+    rows, changed = db.write(work)
     return {**rows[0]["token"], "changed": changed}
 
 

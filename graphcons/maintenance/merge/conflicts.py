@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import Any
 
 from graphcons.core import audit
-from graphcons.core.db import Database
+from graphcons.core.db import Database, Tx
 from graphcons.core.errors import Conflict, NotFound, ValidationError
 from graphcons.core.time import require_aware
 
@@ -33,13 +33,17 @@ def resolve(db: Database, a: str, b: str, *, holds: str, scope: str = "", note: 
         raise ValidationError("holds", f"expected {a!r}, {b!r} or 'both', got {holds!r}")
     if holds == "both" and not scope.strip():
         raise ValidationError("scope", "when both hold, say where each does")
-    with db.transaction() as tx:
+    run_id = audit.new_run_id("conflict-resolve")
+
+    def work(tx: Tx) -> dict[str, Any]:
         rows = tx.run("merge/conflict_get", a=a, b=b)
         if not rows:
             raise NotFound(f"no CONFLICTS_WITH link between {a!r} and {b!r}")
         if rows[0]["status"] != "open":
             raise Conflict(f"the conflict between {a!r} and {b!r} is {rows[0]['status']}, not open")
         out = tx.run("merge/conflict_resolve", a=a, b=b, holds=holds, scope=scope, note=note, by=by, now=now)
-        audit.record(tx, "conflict_resolved", [a, b], run_id=audit.new_run_id("conflict-resolve"), at=now, by=by, holds=holds, scope=scope, note=note,
+        audit.record(tx, "conflict_resolved", [a, b], run_id=run_id, at=now, by=by, holds=holds, scope=scope, note=note,
                      rule="a person settled a merge conflict; both memories kept")
-    return out[0]
+        return out[0]
+
+    return db.write(work)

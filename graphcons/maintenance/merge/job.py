@@ -29,7 +29,7 @@ from typing import Any, Callable, Iterator
 
 from graphcons.core import audit
 from graphcons.core.config import Config, MergeConfig
-from graphcons.core.db import Database
+from graphcons.core.db import Database, Tx
 from graphcons.core.errors import Conflict
 from graphcons.core.memory import LIVE_STATUSES
 from graphcons.core.time import require_aware
@@ -168,8 +168,7 @@ def run(db: Database, cfg: Config, *, now: datetime, dry_run: bool = True, run_i
 
     def flush() -> None:
         if pending and not dry_run:
-            with db.transaction() as tx:
-                _write(tx, pending, now, run_id, mcfg)
+            db.write(lambda tx: _write(tx, pending, now, run_id, mcfg))
         pending.clear()
 
     for p in over:
@@ -193,11 +192,13 @@ def run(db: Database, cfg: Config, *, now: datetime, dry_run: bool = True, run_i
             retired.add(p.loser)
             if not dry_run:
                 try:
-                    with db.transaction() as tx:
+                    def work(tx: Tx, p: Any = p) -> None:
                         _propose(tx, p, now, run_id, mcfg)
                         locked = proposals.lock(tx, p.proposal_id)
                         if locked["status"] == "pending":  # another worker or a reviewer may have settled it
                             review.apply(tx, locked, now=now, run_id=run_id, by="auto")
+
+                    db.write(work)
                 except Conflict:  # a memory of the pair was merged elsewhere meanwhile: nothing written
                     applied.pop()
                     skipped.append(p.as_dict())

@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from graphcons.core import audit
-from graphcons.core.db import Database
+from graphcons.core.db import Database, Tx
 from graphcons.core.errors import Conflict
 from graphcons.core.memory import LIVE_STATUSES
 from graphcons.store import justification, proposals
@@ -43,7 +43,7 @@ def apply(tx: Any, p: dict[str, Any], *, now: datetime, run_id: str, by: str) ->
 
 def approve(db: Database, p: dict[str, Any], *, by: str, now: datetime) -> Decision:
     """Apply a pending merge in one transaction; approving an applied one changes nothing."""
-    with db.transaction() as tx:
+    def work(tx: Tx) -> Decision:
         locked = proposals.lock(tx, p["id"])
         if locked["status"] == "applied":
             return Decision(proposal_id=p["id"], kind=KIND, status="applied", changed=False,
@@ -52,12 +52,14 @@ def approve(db: Database, p: dict[str, Any], *, by: str, now: datetime) -> Decis
             raise Conflict(f"merge proposal {p['id']!r} is {locked['status']}, not pending")
         return apply(tx, locked, now=now, run_id=audit.new_run_id("merge-approve"), by=by)
 
+    return db.write(work)
+
 
 def revert(db: Database, p: dict[str, Any], reason: str, *, by: str, now: datetime) -> Decision:
     """Undo an applied merge; the SUPERSEDES edge stays, marked reverted."""
     pid = p["id"]
     run_id = audit.new_run_id("merge-revert")
-    with db.transaction() as tx:
+    def work(tx: Tx) -> dict[str, Any]:
         proposals.transition(tx, pid, "applied", "reverted", now=now, by=by, reason=reason, run_id=run_id)
         out = tx.run("merge/revert", proposal_id=pid, now=now, run_id=run_id)
         row = out[0] if out else {}
@@ -68,5 +70,8 @@ def revert(db: Database, p: dict[str, Any], reason: str, *, by: str, now: dateti
         if row.get("loser"):
             justification.premises_restored(tx, [row["loser"]], now=now, run_id=run_id,
                                             cause=f"merge {pid} reverted: {reason}")
+        return row
+
+    row = db.write(work)
     return Decision(proposal_id=pid, kind=KIND, status="reverted", changed=True, winner=row.get("winner"),
                     loser=row.get("loser"), reason=reason)

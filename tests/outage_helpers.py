@@ -1,0 +1,121 @@
+"""A TCP forwarder in front of the real Neo4j that a test can cut, to see what graphcons does
+when the server goes away and comes back (issue 30) without stopping the shared test server.
+
+    down()                     close every connection and refuse new ones: what a stopped server
+                               looks like to the driver (connection refused)
+    up()                       accept connections again on the same port
+    cut_next_write_commit()    let the next write transaction's COMMIT through to Neo4j, then drop
+                               the connection before the answer returns: a write that landed while
+                               the client saw Neo4j go away (the driver raises IncompleteCommit)
+
+It reads just enough of the Bolt stream to find a BEGIN in read mode and a COMMIT; everything
+else passes through unchanged.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+
+BEGIN = b"\xb1\x11"  # a Bolt struct of one field, signature 0x11 (BEGIN {extra})
+READ_MODE = b"\x84mode\x81r"  # the extra map's "mode": "r" (absent for a write transaction)
+COMMIT = b"\x00\x02\xb0\x12\x00\x00"  # one chunk of 2 bytes: the field-less struct 0x12, then the end marker
+
+
+class BoltProxy:
+    def __init__(self, target_port: int, host: str = "127.0.0.1"):
+        self.target = (host, target_port)
+        self._listener = socket.socket()
+        self._listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self._listener.bind((host, 0))
+        self.port = self._listener.getsockname()[1]
+        self.uri = f"bolt://{host}:{self.port}"
+        self._lock = threading.Lock()
+        self._conns: list[socket.socket] = []
+        self._armed = False
+        self.cut = threading.Event()  # set once a write's COMMIT was let through and its connection dropped
+        self._serving = False
+        self.up()
+
+    # -- control -------------------------------------------------------------------------
+    def up(self) -> None:
+        with self._lock:
+            if self._serving:
+                return
+            if self._listener.fileno() < 0:
+                self._listener = socket.socket()
+                self._listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                self._listener.bind((self.target[0], self.port))
+            self._listener.listen(64)
+            self._serving = True
+            threading.Thread(target=self._accept, args=(self._listener,), daemon=True).start()
+
+    def down(self) -> None:
+        with self._lock:
+            self._serving = False
+            _close(self._listener)
+            for c in self._conns:
+                _close(c)
+            self._conns.clear()
+
+    def cut_next_write_commit(self) -> None:
+        self.cut.clear()
+        self._armed = True
+
+    def close(self) -> None:
+        self.down()
+
+    # -- forwarding ----------------------------------------------------------------------
+    def _accept(self, listener: socket.socket) -> None:
+        while True:
+            try:
+                client, _ = listener.accept()
+            except OSError:
+                return  # the listener was closed (down)
+            try:
+                server = socket.create_connection(self.target)
+            except OSError:
+                _close(client)
+                continue
+            with self._lock:
+                if not self._serving:
+                    _close(client), _close(server)
+                    return
+                self._conns += [client, server]
+            state = {"read": False}
+            threading.Thread(target=self._pump, args=(client, server, state, True), daemon=True).start()
+            threading.Thread(target=self._pump, args=(server, client, state, False), daemon=True).start()
+
+    def _pump(self, src: socket.socket, dst: socket.socket, state: dict, from_client: bool) -> None:
+        cut_here = False
+        try:
+            while True:
+                data = src.recv(65536)
+                if not data or (not from_client and state.get("mute")):
+                    break
+                if from_client:
+                    if BEGIN in data:
+                        state["read"] = READ_MODE in data
+                    if self._armed and COMMIT in data and not state["read"]:
+                        self._armed, cut_here = False, True
+                        state["mute"] = True  # the answer to this COMMIT is never forwarded
+                        dst.sendall(data)
+                        time.sleep(0.5)  # the server commits; its answer never reaches the client
+                        break
+                if state.get("mute"):
+                    break
+                dst.sendall(data)
+        except OSError:
+            pass
+        _close(src), _close(dst)
+        if cut_here:
+            self.cut.set()
+
+
+def _close(s: socket.socket) -> None:
+    try:
+        s.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass
+    s.close()
