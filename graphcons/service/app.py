@@ -19,7 +19,7 @@ from fastapi import FastAPI
 
 from graphcons.core.config import Config, load_config
 from graphcons.core.embedders import Embedder
-from graphcons.service import errors, memories, ops, review
+from graphcons.service import accesslog, errors, memories, ops, review
 from graphcons.service.deps import Store
 from graphcons.service.limits import BodyLimit
 from graphcons.service.models import Problem
@@ -46,6 +46,7 @@ def create_app(config: Config | str | Path | None = None, *, embedder: Embedder 
     for router in ROUTERS:
         app.include_router(router, responses=ERRORS)
     errors.install(app)
+    accesslog.install()  # no token in uvicorn's access log, whoever serves the app
     app.add_middleware(BodyLimit, max_bytes=cfg.service.max_body_bytes)
     return app
 
