@@ -2,8 +2,9 @@
 text, ids, sessions and dates with these functions, so the same input gets the same answer
 (a ValidationError naming the field: CLI exit 2, HTTP 400) on every path. docs/HTTP.md lists it.
 
-- Text that is stored (content, title, subject, scope, source, origin, session, reasons)
-  carries no NUL byte: Neo4j stores it, but most tools that read it back cut at the NUL.
+- Text that is stored (content, title, subject, scope, source, origin, session, edits)
+  carries no NUL byte (Neo4j stores it, but most tools that read it back cut at the NUL) and
+  no lone surrogate (JSON can carry "\ud800"; Neo4j cannot store it).
 - An id or a session is a non-blank string without NUL; a list of ids names the bad item
   (`ids[2]`).
 - `created_at` lies in [EARLIEST, LATEST): fixed bounds, not "now", so that the same input is
@@ -22,15 +23,21 @@ EARLIEST = datetime(1970, 1, 1, tzinfo=timezone.utc)
 LATEST = datetime(2100, 1, 1, tzinfo=timezone.utc)
 
 
-def nul_problem(value: Any) -> str | None:
+def text_problem(value: Any) -> str | None:
     """Why a text may not be stored (None: it may)."""
-    if isinstance(value, str) and "\x00" in value:
+    if not isinstance(value, str):
+        return None
+    if "\x00" in value:
         return "must not contain a NUL byte (\\u0000)"
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return "is not valid Unicode (a lone surrogate)"
     return None
 
 
 def check_text(field: str, value: Any) -> None:
-    problem = nul_problem(value)
+    problem = text_problem(value)
     if problem:
         raise ValidationError(field, problem)
 
@@ -39,7 +46,7 @@ def key_problem(value: Any) -> str | None:
     """Why a value is no usable id or session (None: it is)."""
     if not isinstance(value, str) or not value.strip():
         return "must be a non-empty string"
-    return nul_problem(value)
+    return text_problem(value)
 
 
 def check_key(field: str, value: Any) -> str:

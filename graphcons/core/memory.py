@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic import ValidationError as PydanticValidationError
 
 from graphcons.core.errors import ValidationError
-from graphcons.core.inputs import created_at_problem, nul_problem
+from graphcons.core.inputs import created_at_problem, text_problem
 
 
 class Kind(StrEnum):
@@ -99,8 +99,8 @@ class MemoryInput(BaseModel):
 
     @field_validator("content", "title", "subject", "scope", "source", "origin", "session")
     @classmethod
-    def _no_nul(cls, v: str | None) -> str | None:
-        problem = nul_problem(v)  # the one input policy (core/inputs.py)
+    def _storable(cls, v: str | None) -> str | None:
+        problem = text_problem(v)  # the one input policy (core/inputs.py)
         if problem:
             raise ValueError(problem)
         return v
@@ -142,8 +142,6 @@ def parse_input(data: Any, *, max_title: int, max_content: int) -> MemoryInput:
             except ValueError:
                 allowed = ", ".join(e.value for e in enum)
                 raise ValidationError(key, f"unknown value {data[key]!r}; allowed: {allowed}") from None
-    if isinstance(data.get("links"), list):
-        data["links"] = [LinkInput(**ln) if isinstance(ln, dict) else ln for ln in data["links"]]
     try:
         mem = MemoryInput.model_validate(data)
     except PydanticValidationError as exc:
