@@ -283,3 +283,35 @@ def invariants(g: Any) -> dict[str, int]:
                                  "AND s.proposal IS NOT NULL AND l.status IN ['active', 'proposed'] RETURN count(l) AS n",
     }
     return {name: g.db.run_text(cypher)[0]["n"] for name, cypher in q.items()}
+
+
+SEED = [  # two clusters worth a proposal each, and a few loners
+    ("checkout", "Checkout returned 503 after deploy {n}; rolled back after 12 minutes.", "pagerduty"),
+    ("checkout", "503s on checkout right after deploy {n}, cache was cold.", "oncall-ana"),
+    ("checkout", "Deploy {n} went out and checkout served 503 after deploy for 8 minutes.", "oncall-bo"),
+    ("checkout", "Again 503 after deploy {n} on checkout; warm the cache before switching traffic.", "pagerduty"),
+    ("payments", "Payments database pool exhausted during nightly batch {n}.", "pagerduty"),
+    ("payments", "Nightly batch {n} exhausted the payments database pool again.", "oncall-ana"),
+    ("payments", "Payments database pool exhausted by nightly batch {n}.", "oncall-bo"),
+    ("vpn", "The VPN dropped at 02:00 during maintenance window {n}.", "oncall-bo"),
+]
+
+
+def seed(g: Any, namespace: str, now: Any) -> int:
+    """Memories and pending consolidate proposals in `namespace` (offline synthesis of each
+    subject's memories), so that the review routes have real ids to act on; returns the number
+    of proposals."""
+    from graphcons.consolidation.cluster import Cluster
+
+    groups: dict[str, list[str]] = {}
+    for n, (subject, text, source) in enumerate(SEED):
+        a = g.add({"content": text.format(n=n), "subject": subject, "source": source, "namespace": namespace,
+                   "created_at": f"2026-11-{n + 1:02d}T10:00:00+00:00"})
+        groups.setdefault(subject, []).append(a.id)
+    made = 0
+    for subject, ids in groups.items():
+        if len(ids) >= 2:
+            out = g.synthesize(Cluster(member_ids=tuple(sorted(ids)), namespace=namespace, subject=subject,
+                                       figures={"size": len(ids), "cohesion": 0.9}), now=now)
+            made += bool(out.proposal_id)
+    return made

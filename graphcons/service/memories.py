@@ -23,10 +23,10 @@ router = APIRouter(prefix="/v1", tags=["memories"])
 reader, writer = role("reader"), role("writer")
 
 
-def _session(p: Principal, session: str, field: str = "session") -> str:
+def _session(p: Principal, session: str) -> str:
     """Sessions are per caller, so one caller cannot add its memories to another's session.
     The caller's own text is checked first (the prefix would make a blank session non-blank)."""
-    return f"{p.source}/{check_key(field, session)}"
+    return f"{p.source}/{check_key('session', session)}"
 
 
 def _scoped_id(namespace: str, memory_id: str) -> str:
