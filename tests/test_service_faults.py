@@ -15,6 +15,7 @@ import pytest
 from service_helpers import Server, counts, free_port
 
 from graphcons.core.config import Config, ServiceConfig
+from graphcons.core.errors import ValidationError
 
 
 @pytest.fixture(scope="module")
@@ -124,6 +125,13 @@ def test_one_input_policy_on_the_cli(g, cli, tmp_path):
     assert out.returncode == 2 and "ids[0]" in out.stderr, out.stderr
     out = cli("add", "fine", "--id", "   ")
     assert out.returncode == 2 and "id" in out.stderr
+    # the Python API under the CLI: the same rules, before anything is looked up
+    for call, field in ((lambda: g.reject("p-none", "why\x00"), "reason"),
+                        (lambda: g.add({"content": "ok", "source": "a\x00"}), "source"),
+                        (lambda: g.access("s1", ["  "]), "ids[0]")):
+        with pytest.raises(ValidationError) as exc:
+            call()
+        assert exc.value.field == field
     assert counts(g) == before
 
 
