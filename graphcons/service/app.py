@@ -5,7 +5,8 @@
 
 Every route calls one verb of the Graphcons facade, like the CLI; the routes live by area:
 memories.py (add, batch, get, history, edit, link, access, retrieve, search, explain),
-review.py (proposals, clusters), ops.py (/healthz, health, stats, jobs, tokens).
+review.py (proposals, clusters), ops.py (/healthz, health, stats, jobs, tokens); accesslog.py keeps
+tokens out of uvicorn's access log (issue 30).
 Reflection and profiles (issue 14) get their own module here, added to ROUTERS.
 """
 
