@@ -171,8 +171,9 @@ class Graphcons:
         return scan(self.db, self.config, now=now or utcnow(), namespace=namespace, algorithm=algorithm)
 
     # -- reading and editing -------------------------------------------------------------
-    def get(self, memory_id: str) -> Memory:
-        return history.get(self.db, memory_id)
+    def get(self, memory_id: str, *, namespaces: list[str] | None = None) -> Memory:
+        """The memory; with `namespaces`, one in another namespace is NotFound like a missing id."""
+        return history.get(self.db, memory_id, namespaces=namespaces)
 
     def edit(self, memory_id: str, *, source: str = "user", **changes: Any) -> Memory:
         return history.edit(self.db, self.config, self.embedder, memory_id, source=source, **changes)

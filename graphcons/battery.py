@@ -6,12 +6,13 @@ runs the real pipeline on the connected store (scan -> gate -> offline synthesis
 proposals -> approve -> explain -> precompute) and checks what a user would check. Run it
 against a scratch database if you do not want its memories in yours.
 
-Budget: the battery's syntheses are real syntheses, audited like any other, so they count
-toward the day's [consolidation] daily_cap. The battery is not refused by the cap (it runs
-offline, zero LLM calls, and must be able to run on a store whose cap is spent), and it
-reports exactly how many of today's syntheses it used (`BatteryResults.spent`, printed by
-`graphcons benchmark`). It does not exempt its namespace from the cap: a cap that a
-namespace name can bypass is not a cap. A re-run on an unchanged store spends 1 (the
+Budget: the battery's syntheses and reflections are real ones, audited like any other, so
+they take their slots of the user's caps ([consolidation] and [reflection] daily_cap and
+namespace_daily_cap) exactly as a job would, and never spend past them (issue 30): on a store
+whose cap is spent, the checks that need a synthesis fail saying the cap stopped them. It
+reports how many of today's syntheses it used (`BatteryResults.spent`, printed by `graphcons
+benchmark`). It does not exempt its namespace from the cap: a cap that a namespace name can
+bypass is not a cap. A re-run on an unchanged store spends 1 (the
 fabricated synthesis of check 11, forced so that the rejection is exercised every time).
 
 Checks (seed 001's list first):
@@ -196,9 +197,9 @@ def run_battery(g: Any, *, now: datetime | None = None) -> BatteryResults:
         [(d.key, d.accepted) for d in first.decisions] == [(d.key, d.accepted) for d in second.decisions],
         f"two scans: {len(first.decisions)} identical decisions"))
 
-    # Not refused by the user's cap (the battery runs offline: no LLM spend); what it spends of
-    # the cap is measured from the audit trail at the end and reported (BatteryResults.spent).
-    budget = Budget(daily_cap=10_000, used_today=0, max_calls=0)
+    # The user's caps, reserved in Neo4j like a job's (issue 30); what it spends of them is
+    # measured from the audit trail at the end and reported (BatteryResults.spent).
+    budget = Budget.for_run(g.db, g.config, now)
     synth = OfflineSynthesizer()
 
     def proposal_for(members: list[str]) -> dict[str, Any]:
@@ -360,7 +361,7 @@ def epistemic_checks(g: Any, now: datetime, check: Register) -> None:
     from graphcons.store import justification
 
     tag = f"{now:%Y%m%d%H%M%S}-{uuid.uuid4().hex[:6]}"  # a fresh set per run, even at the same `now`
-    budget = Budget(daily_cap=10_000, used_today=0, max_calls=0)
+    budget = Budget.for_run(g.db, g.config, now)  # the user's caps (issue 30)
 
     def mem(name: str, source: str, content: str, **extra: Any) -> str:
         mid = f"ep-{tag}-{name}"  # the run tag in the text too: the same text would be admitted as a duplicate
@@ -487,7 +488,7 @@ def reflection_checks(g: Any, now: datetime, check: Register) -> None:
     """Seed user-ana's chat memories in the battery namespace (subject bench-user-ana, ids bench-ana-..: never
     mixed up with a demo's user-ana), reflect offline and apply."""
     seed_people(g, namespace=NAMESPACE, prefix="bench-")
-    budget = Budget(daily_cap=10_000, used_today=0, max_calls=0)
+    budget = reflection.budget_for_run(g.db, g.config, now)  # the user's caps (issue 30)
     res = reflection.reflect(g.db, g.config, g.embedder, "bench-user-ana", namespace=NAMESPACE, now=now,
                              synthesizer=OfflineReflector(), budget=budget, auto_apply=False)
     state: dict[str, Any] = {}

@@ -122,3 +122,30 @@ def test_consolidate_runs_scan_gate_synthesis_proposals_within_the_cap(scenario)
     assert {o.status for o in tomorrow.outcomes[1:]} <= {"unchanged", "pending"}
     audit = g.audit_log(op="consolidate")
     assert len(audit) == 2 and audit[-1]["details"]["counts"] == {"pending": accepted - 1, "proposed": 1}
+
+
+def test_one_namespace_spending_its_share_does_not_starve_another(g):
+    """Issue 30: the day's ceiling is shared; each namespace has its own share of it."""
+    from graphcons.consolidation.consolidate import synthesize_cluster
+
+    a1 = add_incidents(g, namespace="tenant-a")
+    a2 = add_incidents(g, [(f"a-{mid}", text, src, day) for mid, text, src, day in PAYDB], subject="payments-db",
+                       namespace="tenant-a")
+    b1 = add_incidents(g, [(f"b-{mid}", text, src, day) for mid, text, src, day in PAYDB], subject="payments-db",
+                       namespace="tenant-b")
+    g.config.consolidation.daily_cap, g.config.consolidation.namespace_daily_cap = 3, 1
+    budget = Budget.for_run(g.db, g.config, NOW)
+    first = synthesize_cluster(g.db, g.config, a1, budget=budget, now=NOW)
+    second = synthesize_cluster(g.db, g.config, a2, budget=budget, now=NOW)
+    other = synthesize_cluster(g.db, g.config, b1, budget=budget, now=NOW)
+    assert (first.status, second.status, other.status) == ("proposed", "pending", "proposed")
+    assert "namespace cap reached" in second.reason and "tenant-a" in second.reason
+    # what the run reports shows the ceiling and each namespace's use
+    fig = budget.figures()
+    assert fig["daily_cap"] == 3 and fig["namespace_daily_cap"] == 1
+    assert fig["used_today_by_namespace"] == {"tenant-a": 1, "tenant-b": 1}
+    # a later run the same day: tenant-a still waits, and the ceiling still counts both
+    later = Budget.for_run(g.db, g.config, NOW + timedelta(hours=1))
+    assert synthesize_cluster(g.db, g.config, a2, budget=later, now=NOW + timedelta(hours=1)).status == "pending"
+    assert later.used_today == 2
+    assert synthesize_cluster(g.db, g.config, a2, now=NOW + timedelta(days=1)).status == "proposed"

@@ -139,6 +139,7 @@ def test_benchmark_battery_passes_and_is_rerunnable(g):
     from graphcons.battery import run_battery
 
     spent = []
+    g.config.consolidation.daily_cap = 1000  # the battery takes its slots of the user's caps (issue 30)
     for run in range(2):
         before = len(g.audit_log(op="synthesize", limit=1000))
         results = run_battery(g, now=NOW)
@@ -151,3 +152,13 @@ def test_benchmark_battery_passes_and_is_rerunnable(g):
     # synthesis repeats); seed 002's build fresh insights on every run, so they spend the same each time
     epistemic = spent[1] - 1
     assert spent[0] == 4 + epistemic and epistemic >= 1, spent
+
+
+def test_the_battery_never_spends_past_the_users_cap(g):
+    from graphcons.battery import run_battery
+
+    g.config.consolidation.daily_cap = 2
+    results = run_battery(g, now=NOW)
+    assert results.spent <= 2 and len(g.audit_log(op="synthesize", limit=1000)) <= 2
+    stopped = [r.detail for r in results if not r.passed]
+    assert stopped and any("daily cap reached" in d for d in stopped), stopped

@@ -6,9 +6,11 @@ A bounded number of examples here; bench/fuzz.py runs thousands."""
 from __future__ import annotations
 
 import pytest
+from fuzz_requests import Fuzz, cases, invariants, seed
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from service_helpers import Server, counts
+from synthesis_helpers import NOW
 
 from graphcons.core.config import Config, ServiceConfig
 
@@ -75,3 +77,23 @@ def test_retrieve_and_search_never_crash_and_readers_write_nothing(g, server, qu
     after = counts(g)
     after.pop("ApiToken", None), before.pop("ApiToken", None)
     assert after == before
+
+
+def test_requests_over_every_route_and_role_reach_the_store(g, server):
+    """Issue 30: mostly valid requests (real ids, every route, every role) and near-misses; no 500,
+    no write from a refused request, the store's invariants hold afterwards. bench/fuzz.py runs 10,000."""
+    assert seed(g, "team", NOW) >= 1
+    fuzz = Fuzz(g, server, "team")
+
+    @settings(max_examples=150, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+    @given(case=cases())
+    def one(case):
+        fuzz.run(case)
+
+    one()
+    report = fuzz.report()
+    assert report["errors_500"] == 0, report["examples_500"]
+    assert report["writes_by_refused_requests"] == 0, report["examples_refused_writes"]
+    assert report["answered_2xx_share"] >= 0.5, report["statuses"]
+    assert len(report["by_route"]) >= 15, report["by_route"]  # hypothesis reaches most routes in 150 cases
+    assert invariants(g) == dict.fromkeys(invariants(g), 0)

@@ -6,4 +6,5 @@ CREATE INDEX job_run_job IF NOT EXISTS FOR (r:JobRun) ON (r.job, r.started_at);
 CREATE CONSTRAINT dirty_mark_key IF NOT EXISTS FOR (d:DirtyMark) REQUIRE d.key IS UNIQUE;
 CREATE CONSTRAINT dirty_cursor_id IF NOT EXISTS FOR (c:DirtyCursor) REQUIRE c.id IS UNIQUE;
 CREATE CONSTRAINT synthesis_budget_day IF NOT EXISTS FOR (b:SynthesisBudget) REQUIRE b.day IS UNIQUE;
+CREATE CONSTRAINT namespace_budget_key IF NOT EXISTS FOR (b:NamespaceBudget) REQUIRE b.key IS UNIQUE;
 CREATE CONSTRAINT budget_reservation_id IF NOT EXISTS FOR (r:BudgetReservation) REQUIRE r.id IS UNIQUE;

@@ -93,7 +93,7 @@ def import_(path: Path = typer.Argument(..., exists=True, dir_okay=False, readab
                    "errors": [{"line": ln, "error": msg} for ln, msg in report.errors]})
     else:
         console.print(f"admitted {report.admitted}, duplicates {report.duplicates}, errors {len(report.errors)}")
-        for ln, msg in report.errors[:50]:
+        for ln, msg in report.errors:  # each bad line (issue 30)
             err_console.print(f"  line {ln}: {msg}", highlight=False)
     if report.errors:
         raise typer.Exit(2)

@@ -58,6 +58,10 @@ def consolidate(namespace: Optional[str] = typer.Option(None, help="Only this na
         b = report.budget
         console.print(f"budget: {b['used_today_before_run'] + b['started']}/{b['daily_cap']} syntheses today, "
                       f"{b['llm_calls']} LLM call(s)" + (f" of {b['max_calls_per_run']}" if b['max_calls_per_run'] else ""))
+        shares = ", ".join(f"{ns} {n}" for ns, n in (b.get("used_today_by_namespace") or {}).items())
+        cap = b.get("namespace_daily_cap") or 0
+        console.print(f"per namespace: {shares or 'none used'} (cap {cap if cap else 'none: only the daily cap'})",
+                      highlight=False)
     if report.pending:
         console.print(f"[yellow]{report.pending}[/]", highlight=False)
 

@@ -2,7 +2,10 @@
 
 Two budgets, both checked *before* a synthesis starts:
 
-- `[consolidation] daily_cap`: at most this many synthesis attempts per UTC day. Each
+- `[consolidation] daily_cap`: at most this many synthesis attempts per UTC day over every
+  namespace (the ceiling), and `namespace_daily_cap` per namespace (issue 30: one tenant that
+  spends its share leaves the rest of the ceiling to the others; reflection has the same pair
+  under `[reflection]`). Each
   attempt reserves its slot in Neo4j first (cypher/synthesis/reserve.cypher: one atomic
   conditional write on the day's `(:SynthesisBudget)`), so any number of workers and
   manual runs together never exceed the cap; the day's counter starts from the audited
@@ -23,7 +26,7 @@ membership hash (member ids + versions) changed since the last proposal for it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, time, timedelta, timezone
 from typing import Any
 
@@ -63,12 +66,15 @@ class Budget:
     started: int = 0
     max_syntheses: int = 0  # per run, 0 = unlimited
     resumed: int = 0  # reservations a killed run left and this run used
+    namespace_cap: int = 0  # per namespace and UTC day, 0 = only the ceiling (daily_cap)
+    namespaces: dict[str, int] = field(default_factory=dict)  # used today per namespace, as last read
 
     @classmethod
     def for_run(cls, db: Database, cfg: Config, now: datetime, *, max_calls: int | None = None,
                 max_syntheses: int = 0) -> "Budget":
         return cls(daily_cap=cfg.consolidation.daily_cap, used_today=used_today(db, now),
-                   max_calls=cfg.llm.max_calls_per_run if not max_calls else max_calls, max_syntheses=max_syntheses)
+                   max_calls=cfg.llm.max_calls_per_run if not max_calls else max_calls, max_syntheses=max_syntheses,
+                   namespace_cap=cfg.consolidation.namespace_daily_cap)
 
     def refusal(self, calls_needed: int) -> str | None:
         """Why a synthesis needing `calls_needed` LLM calls may not start in this run (None: it may)."""
@@ -78,25 +84,40 @@ class Budget:
             return f"provider budget spent ({self.calls} of {self.max_calls} LLM calls this run)"
         return None
 
-    def cap_refusal(self, what: str = "syntheses", key: str = "[consolidation] daily_cap") -> str | None:
-        """The daily cap counted in this process (used before the run + started in it), for work
-        that takes no reservation in Neo4j (reflection has its own cap); None while there is room."""
+    def cap_refusal(self, what: str = "syntheses", key: str = "[consolidation] daily_cap", *,
+                    namespace: str | None = None, used_in_namespace: int = 0) -> str | None:
+        """The daily caps counted in this process (used before the run + started in it), for work
+        that takes no reservation in Neo4j (reflection has its own caps): the ceiling, then the
+        namespace's share (`used_in_namespace` read from the store); None while there is room."""
         if self.daily_cap and self.used_today + self.started >= self.daily_cap:
             return (f"daily cap reached ({self.used_today + self.started} of {self.daily_cap} {what} today, {key}); "
                     "it stays due for the next day")
+        if namespace is not None:
+            self.namespaces[namespace] = used_in_namespace
+            if self.namespace_cap and used_in_namespace >= self.namespace_cap:
+                return (f"namespace cap reached ({used_in_namespace} of {self.namespace_cap} {what} today in "
+                        f"{namespace!r}, {key.replace('daily_cap', 'namespace_daily_cap')}); it stays due for the "
+                        "next day, other namespaces go on")
         return None
 
-    def reserve(self, db: Database, now: datetime, cluster_key: str, membership_hash: str, run_id: str) -> str | None:
-        """Take one slot of the day's cap in Neo4j (atomic across workers); the refusal, or None."""
+    def reserve(self, db: Database, now: datetime, cluster_key: str, membership_hash: str, run_id: str,
+                namespace: str = "default") -> str | None:
+        """Take one slot of the day's ceiling and of the namespace's share in Neo4j (atomic across
+        workers); the refusal, or None."""
         start, end = day_bounds(now)
         day = start.date().isoformat()
         row = db.run("synthesis/reserve", day=day, start=start, end=end, now=now, cap=self.daily_cap,
+                     ns_cap=self.namespace_cap, namespace=namespace,
                      id=reservation_id(day, cluster_key, membership_hash), key=cluster_key,
                      membership_hash=membership_hash, run_id=run_id)[0]
+        self.namespaces[namespace] = row["namespace_reserved"]
         if row["busy"]:
             return f"being synthesized by run {row['held_by']}"
+        if not row["granted"] and row["ceiling_full"]:
+            return f"daily cap reached ({self.daily_cap} syntheses per day) over all namespaces ([consolidation] daily_cap)"
         if not row["granted"]:
-            return f"daily cap reached ({self.daily_cap} syntheses per day)"
+            return (f"namespace cap reached ({self.namespace_cap} syntheses per day in {namespace!r}, "
+                    "[consolidation] namespace_daily_cap); other namespaces go on")
         self.resumed += int(row["resumed"])
         return None
 
@@ -109,7 +130,8 @@ class Budget:
     def figures(self) -> dict[str, Any]:
         return {"daily_cap": self.daily_cap, "used_today_before_run": self.used_today, "started": self.started,
                 "resumed_reservations": self.resumed, "llm_calls": self.calls, "max_calls_per_run": self.max_calls,
-                "max_syntheses_per_run": self.max_syntheses}
+                "max_syntheses_per_run": self.max_syntheses, "namespace_daily_cap": self.namespace_cap,
+                "used_today_by_namespace": dict(sorted(self.namespaces.items()))}
 
 
 def needs_synthesis(task: dict[str, Any] | None, membership_hash: str) -> bool:

@@ -128,7 +128,7 @@ def synthesize_cluster(db: Database, cfg: Config, cluster: Cluster, *, synthesiz
     if not force and not needs_synthesis(task, mhash):
         return Outcome(cluster.key, "unchanged", f"already {task['status']} at this membership", task.get("proposal_id"),
                        mhash)
-    refusal = budget.refusal(synth.calls_per_synthesis) or budget.reserve(db, now, cluster.key, mhash, run_id)
+    refusal = budget.refusal(synth.calls_per_synthesis) or budget.reserve(db, now, cluster.key, mhash, run_id, cluster.namespace)
     if refusal:
         def deferred(tx: Tx) -> None:
             _set_task(tx, cluster, "pending", refusal, now, run_id, mhash)

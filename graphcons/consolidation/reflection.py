@@ -165,7 +165,14 @@ def used_today(db: Database, now: datetime) -> int:
 
 def budget_for_run(db: Database, cfg: Config, now: datetime) -> Budget:
     """The synthesis budget, counted for reflection: its own daily cap, the same provider budget."""
-    return Budget(daily_cap=cfg.reflection.daily_cap, used_today=used_today(db, now), max_calls=cfg.llm.max_calls_per_run)
+    return Budget(daily_cap=cfg.reflection.daily_cap, used_today=used_today(db, now), max_calls=cfg.llm.max_calls_per_run,
+                  namespace_cap=cfg.reflection.namespace_daily_cap)
+
+
+def used_today_in(db: Database, now: datetime, namespace: str) -> int:
+    """Reflections attempted today in one namespace, for [reflection] namespace_daily_cap."""
+    start, end = day_bounds(now)
+    return db.run("reflection/daily_count_namespace", start=start, end=end, prefix=profile.key(namespace, ""))[0]["n"]
 
 
 def _insights(refl: dict[str, Any]) -> list[str]:
@@ -228,7 +235,8 @@ def _reflect(db: Database, cfg: Config, embedder: Embedder | None, subject: str,
             "model": synth.model, "memories": len(versions)}
     # reflection has its own cap ([reflection] daily_cap), counted from its audit records
     refusal = (budget.refusal(synth.calls_per_reflection)
-               or budget.cap_refusal("reflections", "[reflection] daily_cap"))
+               or budget.cap_refusal("reflections", "[reflection] daily_cap", namespace=namespace,
+                                     used_in_namespace=used_today_in(db, now, namespace)))
     if refusal:
         audit.record(db, "reflect_deferred", [profile.key(namespace, subject)], run_id=run_id, at=now,
                      reason=refusal, **base, **budget.figures())

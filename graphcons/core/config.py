@@ -151,7 +151,11 @@ class ConsolidationConfig(Section):
     min_cohesion: float = Field(default=0.35, ge=0, le=1)
     min_salience: float = Field(default=2.0, ge=0)
     novelty_overlap_max: float = Field(default=0.5, ge=0, le=1)
-    daily_cap: int = Field(default=20, ge=0)
+    daily_cap: int = Field(default=20, ge=0)  # syntheses per UTC day, all namespaces together (the ceiling)
+    # Syntheses per UTC day and namespace (0 = only the ceiling): one tenant spending its share
+    # leaves the rest of the ceiling to the others (issue 30). Off by default, so a single-tenant
+    # store keeps the whole ceiling; a shared server sets it below daily_cap (docs/HTTP.md).
+    namespace_daily_cap: int = Field(default=0, ge=0)
     algorithm: Literal["label_propagation", "leiden"] = "label_propagation"
     max_iterations: int = Field(default=20, ge=1, le=1000)
     leiden_gamma: float = Field(default=1.0, gt=0)  # resolution, used as is when leiden_density = 0
@@ -361,7 +365,8 @@ class ReflectionConfig(Section):
     importance: float = Field(default=0.8, ge=0, le=1)  # of each semantic memory a reflection creates
     same_statement: float = Field(default=0.9, ge=-1, le=1)  # cosine at which a statement confirms an entry
     contradiction_floor: float = Field(default=0.7, ge=-1, le=1)  # cosine above which opposite polarity flags
-    daily_cap: int = Field(default=20, ge=0)  # reflections attempted per UTC day
+    daily_cap: int = Field(default=20, ge=0)  # reflections attempted per UTC day, all namespaces together
+    namespace_daily_cap: int = Field(default=0, ge=0)  # reflections per UTC day and namespace (0 = only the ceiling)
     models: dict[str, str] = Field(default_factory=dict)  # namespace -> model ("offline": no LLM)
 # -- scheduled jobs (issue 10) -----------------------------------------------------------------
 class JobConfig(Section):

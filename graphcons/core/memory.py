@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic import ValidationError as PydanticValidationError
 
 from graphcons.core.errors import ValidationError
+from graphcons.core.inputs import created_at_problem, text_problem
 
 
 class Kind(StrEnum):
@@ -94,13 +95,21 @@ class MemoryInput(BaseModel):
     scope: str = Field(default="global", min_length=1, max_length=200)
     source: str = Field(default="user", min_length=1, max_length=200)
     origin: str | None = Field(default=None, max_length=200)  # display label; the API binds `source` (issue 16)
-    session: str | None = Field(default=None, max_length=200)
+    session: str | None = Field(default=None, min_length=1, max_length=200)
     importance: float = Field(default=0.5, ge=0.0, le=1.0)
     confidence: float = Field(default=0.5, ge=0.0, le=1.0)
     status: Status = Status.active
     id: str | None = None
     created_at: datetime | None = None
     links: list[LinkInput] = Field(default_factory=list, max_length=50)
+
+    @field_validator("content", "title", "subject", "scope", "source", "origin", "session")
+    @classmethod
+    def _storable(cls, v: str | None) -> str | None:
+        problem = text_problem(v)  # the one input policy (core/inputs.py)
+        if problem:
+            raise ValueError(problem)
+        return v
 
     @field_validator("id")
     @classmethod
@@ -112,8 +121,9 @@ class MemoryInput(BaseModel):
     @field_validator("created_at")
     @classmethod
     def _aware(cls, v: datetime | None) -> datetime | None:
-        if v is not None and v.tzinfo is None:
-            raise ValueError("must carry a timezone (e.g. 2026-11-29T10:00:00+00:00)")
+        problem = created_at_problem(v) if v is not None else None
+        if problem:
+            raise ValueError(problem)
         return v
 
 
@@ -138,8 +148,6 @@ def parse_input(data: Any, *, max_title: int, max_content: int) -> MemoryInput:
             except ValueError:
                 allowed = ", ".join(e.value for e in enum)
                 raise ValidationError(key, f"unknown value {data[key]!r}; allowed: {allowed}") from None
-    if isinstance(data.get("links"), list):
-        data["links"] = [LinkInput(**ln) if isinstance(ln, dict) else ln for ln in data["links"]]
     try:
         mem = MemoryInput.model_validate(data)
     except PydanticValidationError as exc:

@@ -27,6 +27,7 @@ from graphcons.core.config import Config
 from graphcons.core.db import Database, Tx
 from graphcons.core.embedders import Embedder
 from graphcons.core.errors import Conflict, ValidationError
+from graphcons.core.inputs import check_text
 from graphcons.maintenance.merge import review as merge_review
 from graphcons.store import proposals
 from graphcons.store.proposals import Decision
@@ -79,6 +80,7 @@ def reject(db: Database, pid: str, reason: str, *, by: str, now: datetime) -> De
     """Reject a pending proposal; it is kept with who rejected it, when and why."""
     if not isinstance(reason, str) or not reason.strip():
         raise ValidationError("reason", "say why the proposal is rejected")
+    check_text("reason", reason)  # the one input policy (core/inputs.py)
     p = get(db, pid)
     kind = _kind(p)
     if p["status"] == "rejected":
@@ -101,6 +103,7 @@ def revert(db: Database, any_id: str, reason: str, *, by: str, now: datetime) ->
     """Undo an applied proposal (by its id, or an insight's id); reverting twice changes nothing."""
     if not isinstance(reason, str) or not reason.strip():
         raise ValidationError("reason", "say why the proposal is reverted")
+    check_text("reason", reason)  # the one input policy (core/inputs.py)
     p = proposals.resolve(db, any_id)
     kind = _kind(p)
     if p["status"] == "reverted":

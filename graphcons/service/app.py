@@ -5,7 +5,8 @@
 
 Every route calls one verb of the Graphcons facade, like the CLI; the routes live by area:
 memories.py (add, batch, get, history, edit, link, access, retrieve, search, explain),
-review.py (proposals, clusters), ops.py (/healthz, health, stats, jobs, tokens).
+review.py (proposals, clusters), ops.py (/healthz, health, stats, jobs, tokens); accesslog.py keeps
+tokens out of uvicorn's access log (issue 30).
 Reflection and profiles (issue 14) get their own module here, added to ROUTERS.
 """
 
@@ -19,7 +20,7 @@ from fastapi import FastAPI
 
 from graphcons.core.config import Config, load_config
 from graphcons.core.embedders import Embedder
-from graphcons.service import errors, memories, ops, review
+from graphcons.service import accesslog, errors, memories, ops, review
 from graphcons.service.bookmarks import Bookmarks
 from graphcons.service.deps import Store
 from graphcons.service.limits import BodyLimit
@@ -47,6 +48,7 @@ def create_app(config: Config | str | Path | None = None, *, embedder: Embedder 
     for router in ROUTERS:
         app.include_router(router, responses=ERRORS)
     errors.install(app)
+    accesslog.install()  # no token in uvicorn's access log, whoever serves the app
     app.add_middleware(BodyLimit, max_bytes=cfg.service.max_body_bytes)
     app.add_middleware(Bookmarks)  # Graphcons-Bookmark: read your own writes on any API process
     return app

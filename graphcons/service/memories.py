@@ -10,18 +10,36 @@ from fastapi import APIRouter, Depends, Query, Response
 
 from graphcons.api import Graphcons
 from graphcons.core.errors import NotFound, ValidationError
+from graphcons.core.inputs import check_ids, check_key
 from graphcons.core.memory import Memory
 from graphcons.service import models as m
 from graphcons.service.deps import own_memory, read_namespace, role, store, unseen, write_namespace
+from graphcons.store.admission import BatchItemError
 from graphcons.store.tokens import Principal
+
+MAX_ID = 128  # core/memory.py: an explicit id is at most 128 characters
 
 router = APIRouter(prefix="/v1", tags=["memories"])
 reader, writer = role("reader"), role("writer")
 
 
 def _session(p: Principal, session: str) -> str:
-    """Sessions are per caller, so one caller cannot add its memories to another's session."""
-    return f"{p.source}/{session}"
+    """Sessions are per caller, so one caller cannot add its memories to another's session.
+    The caller's own text is checked first (the prefix would make a blank session non-blank)."""
+    return f"{p.source}/{check_key('session', session)}"
+
+
+def _scoped_id(namespace: str, memory_id: str) -> str:
+    """An explicit id is scoped to its namespace (issue 30): `note-1` written into `team` is
+    stored as `team:note-1`, so two tenants may both use `note-1` and a taken id never tells a
+    caller what exists in a namespace it cannot see. An id already carrying the prefix is kept,
+    so the id a response returned can be sent again."""
+    prefix = f"{namespace}:"
+    scoped = memory_id if memory_id.startswith(prefix) else prefix + memory_id
+    if len(scoped) > MAX_ID:
+        raise ValidationError("id", f"is {len(scoped)} characters with its namespace prefix {prefix!r}; "
+                                    f"the limit is {MAX_ID}")
+    return scoped
 
 
 def _memory_input(g: Graphcons, p: Principal, body: m.MemoryCreate) -> dict[str, Any]:
@@ -30,6 +48,8 @@ def _memory_input(g: Graphcons, p: Principal, body: m.MemoryCreate) -> dict[str,
     data["source"] = p.source
     if body.session is not None:
         data["session"] = _session(p, body.session)
+    if body.id is not None:
+        data["id"] = _scoped_id(data["namespace"], check_key("id", body.id))
     data["links"] = [ln.model_dump() for ln in body.links]
     hidden = unseen(g, p, [ln.target for ln in body.links])
     if hidden:  # the same answer as for an id that does not exist
@@ -63,12 +83,14 @@ def add_batch(body: m.MemoryBatch, g: Graphcons = Depends(store),
     inputs = []
     for i, item in enumerate(body.memories):
         try:
-            data = _memory_input(g, p, item)
-            g.check(data)
+            inputs.append(_memory_input(g, p, item))
         except ValidationError as exc:
             raise ValidationError(f"memories[{i}].{exc.field}", exc.problem) from None
-        inputs.append(data)
-    return m.BatchAdmitted(results=[_admitted(g.add(data)) for data in inputs])
+    try:  # one transaction: a bad item (a taken id, an unknown link) writes nothing of the batch
+        admitted = g.add_many(inputs)
+    except BatchItemError as exc:
+        raise ValidationError(f"memories[{exc.index}].{exc.field.split('.', 1)[1]}", exc.problem) from None
+    return m.BatchAdmitted(results=[_admitted(a) for a in admitted])
 
 
 @router.get("/memories/{memory_id}", response_model=Memory)
@@ -108,10 +130,12 @@ def explain(memory_id: str, g: Graphcons = Depends(store), p: Principal = Depend
 @router.post("/access", response_model=m.AccessOut)
 def access(body: m.AccessCreate, g: Graphcons = Depends(store), p: Principal = Depends(writer)) -> m.AccessOut:
     """Record that these memories were used together in one of the caller's sessions."""
+    session = _session(p, body.session)
+    check_ids("ids", body.ids)
     hidden = unseen(g, p, body.ids)
     if hidden:
         raise NotFound(f"unknown memory id(s): {', '.join(hidden)}")
-    return m.AccessOut(**g.access(_session(p, body.session), body.ids))
+    return m.AccessOut(**g.access(session, body.ids))
 
 
 @router.post("/retrieve", response_model=m.Hits)
@@ -121,7 +145,7 @@ def retrieve(body: m.RetrieveQuery, g: Graphcons = Depends(store), p: Principal 
         raise ValidationError("k", f"must be at most {g.config.service.max_k}")
     namespace = read_namespace(p, body.namespace)
     record = body.record and p.has("writer")
-    session = _session(p, body.session) if body.session else None
+    session = _session(p, body.session) if body.session is not None else None
     hits = g.retrieve(body.query, k=body.k, namespace=namespace, session=session, record=record)
     return m.Hits(hits=[m.Hit(**h) for h in hits if p.sees(h["memory"].namespace)], recording=hits.recording)
 

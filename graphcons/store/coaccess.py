@@ -14,17 +14,15 @@ from itertools import combinations
 from graphcons.core import audit
 from graphcons.core.config import Config
 from graphcons.core.db import Database, Tx
-from graphcons.core.errors import NotFound, ValidationError
+from graphcons.core.errors import NotFound
+from graphcons.core.inputs import check_ids, check_key
 from graphcons.core.time import utcnow
 from graphcons.store.activation import spread_in
 
 
 def record_access(db: Database, cfg: Config, session: str, ids: list[str], *, now: datetime | None = None) -> dict:
-    if not isinstance(session, str) or not session.strip():
-        raise ValidationError("session", "must be a non-empty string")
-    ids = list(dict.fromkeys(ids))  # keep order, drop repeats within the call
-    if not ids:
-        raise ValidationError("ids", "give at least one memory id")
+    check_key("session", session)  # the one input policy (core/inputs.py)
+    ids = list(dict.fromkeys(check_ids("ids", ids)))  # keep order, drop repeats within the call
     found = set(db.run("memory/existing_ids", ids=ids)[0]["found"])
     missing = [i for i in ids if i not in found]
     if missing:

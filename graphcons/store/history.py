@@ -9,6 +9,7 @@ from graphcons.core.config import Config
 from graphcons.core.db import Database
 from graphcons.core.embedders import Embedder
 from graphcons.core.errors import Conflict, NotFound, ValidationError
+from graphcons.core.inputs import check_text
 from graphcons.core.memory import (
     Memory,
     check_length,
@@ -25,8 +26,11 @@ from graphcons.store.admission import version_props
 EDITABLE = {"title", "content", "scope", "importance"}
 
 
-def get(db: Database, mem_id: str) -> Memory:
-    rows = db.run("memory/get", id=mem_id)
+def get(db: Database, mem_id: str, *, namespaces: list[str] | None = None) -> Memory:
+    """The memory; with `namespaces`, one outside them is missing (the same query and answer, so a
+    caller cannot tell an id of another namespace from a free one, by text or by time)."""
+    rows = (db.run("memory/get", id=mem_id) if namespaces is None
+            else db.run("memory/get_visible", id=mem_id, namespaces=namespaces))
     if not rows:
         raise NotFound(f"no memory with id {mem_id!r}")
     return Memory.from_node(rows[0]["memory"])
@@ -43,6 +47,7 @@ def edit(db: Database, cfg: Config, embedder: Embedder, mem_id: str, *, source: 
     for key in ("title", "content", "scope"):
         if key in changes and (not isinstance(changes[key], str) or not changes[key].strip()):
             raise ValidationError(key, "must be a non-empty string")
+        check_text(key, changes.get(key))  # the one input policy (core/inputs.py)
     check_length("content", changes.get("content"), cfg.admission.max_content_chars)
     check_length("title", changes.get("title"), cfg.admission.max_title_chars)
     if "importance" in changes:

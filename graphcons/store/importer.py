@@ -3,7 +3,10 @@
 batch, the same graph as admitting line by line).
 
 A bad line is reported with its line number and skipped; the others are admitted (the
-batch is retried without it: `admit_many` writes nothing of a batch with a bad item).
+batch is retried without it: `admit_many` writes nothing of a batch with a bad item). The
+file is read as bytes and each line decoded on its own, so any bytes are a reported line, never
+a failed import (issue 30): invalid UTF-8, JSON nested deeper than the parser goes, a number
+too long to convert, NUL bytes or lone surrogates in a text (the input policy, core/inputs.py).
 
 The next batch is embedded on a second thread while the current one is written (issue 15:
 the embedder and the server's neighbour scan each take about a core). It embeds every
@@ -42,7 +45,7 @@ def import_jsonl(db: Database, cfg: Config, embedder: Embedder, path: str | Path
     admission time of every line (the clock when none is given); ids never depend on it."""
     report = ImportReport()
     now = now or utcnow()
-    batches = _batches(Path(path).read_text(encoding="utf-8").splitlines(), cfg.admission.import_batch_size, report)
+    batches = _batches(Path(path).read_bytes().splitlines(), cfg.admission.import_batch_size, report)
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphcons-embed") as pool:
         current = next(batches, None)
         pending = pool.submit(_embed, cfg, embedder, current[0]) if current else None
@@ -59,19 +62,19 @@ def import_jsonl(db: Database, cfg: Config, embedder: Embedder, path: str | Path
     return report
 
 
-def _batches(lines: list[str], size: int, report: ImportReport) -> Iterator[tuple[list[tuple[int, Any]], int]]:
+def _batches(lines: list[bytes], size: int, report: ImportReport) -> Iterator[tuple[list[tuple[int, Any]], int]]:
     """Batches of (line number, parsed line), parsed as they are needed, each with the number of
     blank and unparsable lines (reported) met since the batch before."""
     batch: list[tuple[int, Any]] = []
     skipped = 0
-    for lineno, line in enumerate(lines, start=1):
-        if not line.strip():
+    for lineno, raw in enumerate(lines, start=1):
+        if not raw.strip():
             skipped += 1
             continue
         try:
-            batch.append((lineno, json.loads(line)))
-        except json.JSONDecodeError as exc:
-            report.errors.append((lineno, f"not valid JSON: {exc.msg} at column {exc.colno}"))
+            batch.append((lineno, parse_line(raw)))
+        except ValueError as exc:
+            report.errors.append((lineno, str(exc)))
             skipped += 1
             continue
         if len(batch) >= size:
@@ -79,6 +82,22 @@ def _batches(lines: list[str], size: int, report: ImportReport) -> Iterator[tupl
             batch, skipped = [], 0
     if batch or skipped:
         yield batch, skipped
+
+
+def parse_line(raw: bytes) -> Any:
+    """One line's JSON value, or ValueError saying why the line is not one."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"not valid UTF-8 (byte {exc.start + 1})") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"not valid JSON: {exc.msg} at column {exc.colno}") from None
+    except RecursionError:
+        raise ValueError("not usable JSON: nested too deeply") from None
+    except ValueError as exc:  # e.g. an integer of more digits than Python converts
+        raise ValueError(f"not usable JSON: {exc}") from None
 
 
 def _embed(cfg: Config, embedder: Embedder, batch: list[tuple[int, Any]]) -> list[list[float] | None]:
@@ -111,4 +130,4 @@ def _admit(db: Database, cfg: Config, embedder: Embedder, items: list[tuple[tupl
 
 
 def count_lines(path: str | Path) -> int:
-    return len(Path(path).read_text(encoding="utf-8").splitlines())
+    return len(Path(path).read_bytes().splitlines())

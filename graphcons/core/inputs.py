@@ -1,0 +1,73 @@
+"""The one input policy (issue 30): the Python API, the CLI, `import` and the HTTP API check
+text, ids, sessions and dates with these functions, so the same input gets the same answer
+(a ValidationError naming the field: CLI exit 2, HTTP 400) on every path. docs/HTTP.md lists it.
+
+- Text that is stored (content, title, subject, scope, source, origin, session, edits)
+  carries no NUL byte (Neo4j stores it, but most tools that read it back cut at the NUL) and
+  no lone surrogate (JSON can carry "\ud800"; Neo4j cannot store it).
+- An id or a session is a non-blank string without NUL; a list of ids names the bad item
+  (`ids[2]`).
+- `created_at` lies in [EARLIEST, LATEST): fixed bounds, not "now", so that the same input is
+  accepted or refused the same way at any time (principle 4). Year 1 was accepted once and
+  the next decay run archived it.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any
+
+from graphcons.core.errors import ValidationError
+
+EARLIEST = datetime(1970, 1, 1, tzinfo=timezone.utc)
+LATEST = datetime(2100, 1, 1, tzinfo=timezone.utc)
+
+
+def text_problem(value: Any) -> str | None:
+    """Why a text may not be stored (None: it may)."""
+    if not isinstance(value, str):
+        return None
+    if "\x00" in value:
+        return "must not contain a NUL byte (\\u0000)"
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return "is not valid Unicode (a lone surrogate)"
+    return None
+
+
+def check_text(field: str, value: Any) -> None:
+    problem = text_problem(value)
+    if problem:
+        raise ValidationError(field, problem)
+
+
+def key_problem(value: Any) -> str | None:
+    """Why a value is no usable id or session (None: it is)."""
+    if not isinstance(value, str) or not value.strip():
+        return "must be a non-empty string"
+    return text_problem(value)
+
+
+def check_key(field: str, value: Any) -> str:
+    problem = key_problem(value)
+    if problem:
+        raise ValidationError(field, problem)
+    return value
+
+
+def check_ids(field: str, ids: Any) -> list[str]:
+    """A non-empty list of ids, each checked; the first bad one is named `field[i]`."""
+    if not isinstance(ids, (list, tuple)) or not ids:
+        raise ValidationError(field, "give at least one memory id")
+    for i, value in enumerate(ids):
+        check_key(f"{field}[{i}]", value)
+    return list(ids)
+
+
+def created_at_problem(value: datetime) -> str | None:
+    if value.tzinfo is None:
+        return "must carry a timezone (e.g. 2026-11-29T10:00:00+00:00)"
+    if not EARLIEST <= value < LATEST:
+        return f"must lie between {EARLIEST.date()} and {LATEST.date()} (got {value.isoformat()})"
+    return None
