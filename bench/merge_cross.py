@@ -164,6 +164,7 @@ def main() -> None:
         return
     doc = json.loads(RESULTS.read_text()) if RESULTS.is_file() else {}
     load = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+    kept = {k: v for k, v in doc.get("cross_dataset", {}).items() if k.startswith("baseline")}  # measured on older code
     doc["cross_dataset"] = {
         "command": "PYTHONPATH=. python bench/merge_cross.py", "uptime": load, "features": list(features),
         "rules": {"propose": PROPOSE_RULE, "auto_apply": AUTO_RULE},
@@ -173,7 +174,8 @@ def main() -> None:
                                     "auto_apply_at": max(cv[n]["picked"]["auto_apply"] for n in NAMES)},
         "shipped": {"propose_at": cfg.propose_at, "auto_apply_at": cfg.auto_apply_at},
         "worst_case": w, **{n: {"propose": cv[n]["propose"], "auto_apply": cv[n]["auto_apply"],
-                                **{k: v for k, v in cv[n].items() if k not in ("propose", "auto_apply")}} for n in NAMES}}
+                                **{k: v for k, v in cv[n].items() if k not in ("propose", "auto_apply")}} for n in NAMES},
+        **kept}
     RESULTS.write_text(json.dumps(doc, indent=2) + "\n")
     print(f"saved {RESULTS}")
 

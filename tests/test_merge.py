@@ -6,7 +6,7 @@ import pytest
 
 from graphcons.core.config import load_config
 from graphcons.core.errors import ConfigError, Conflict, NotFound, ValidationError
-from graphcons.maintenance.merge.guard import contradictions
+from graphcons.maintenance.merge.guard import contradictions, differences
 from graphcons.maintenance.merge.score import proposal_id
 from graphcons.store import coaccess
 
@@ -100,7 +100,10 @@ def test_contradicting_pair_is_flagged_not_merged(g):
 
 
 def test_contradiction_guard_rules():
-    assert contradictions("Deploy 4.2 broke checkout", "Deploy 4.3 broke checkout") == ["numbers"]
+    # two deploys are two things (issue 29): kept apart, not one deploy with two numbers
+    assert contradictions("Deploy 4.2 broke checkout", "Deploy 4.3 broke checkout") == []
+    assert differences("Deploy 4.2 broke checkout", "Deploy 4.3 broke checkout").apart == ["different things: 4.2 / 4.3"]
+    assert contradictions("Checkout broke after the cache resize to 512", "Checkout broke after the cache resize to 1024") == ["numbers"]
     assert contradictions("Deploy 4.2 broke checkout at 10:00", "Deploy 4.2 broke checkout") == []  # a detail added
     assert contradictions("The API doesn't retry", "The API retries") == ["negation"]
     assert contradictions("Outage began on Monday", "Outage began on Tuesday") == ["dates"]
