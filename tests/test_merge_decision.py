@@ -245,7 +245,14 @@ VARIANTS = [  # one name spelt two ways (transliterations, accents, doubled lett
     ("The report quotes Mohammed Haddad on the tariff.", "The report quotes Muhammad Haddad on the tariff."),
     ("The orchestra played Tchaikovsky in Leeds.", "The orchestra played Chaikovsky in Leeds."),
     ("The interview with José Saramago ran on Sunday.", "The interview with Jose Saramago ran on Sunday."),
+    ("A statement signed by Al Qaeda was posted online.", "A statement signed by Al Qaida was posted online."),  # an organisation
+    ("The board of Gazprom approved the dividend.", "The board of Gasprom approved the dividend."),
 ]
+
+
+def test_names_that_only_sound_alike_are_still_two_names():
+    assert "names" in contradictions("The speech was written by Kerry.", "The speech was written by Carey.")
+    assert "names" in contradictions("The delegation from Iran signed it.", "The delegation from Iraq signed it.")
 
 
 @pytest.mark.parametrize("a,b", VARIANTS)

@@ -295,13 +295,15 @@ def identifiers(text: str) -> frozenset[str]:
 
 
 def _name_variant(x: str, y: str) -> bool:
-    """Two spellings of one name: close in spelling (Jaro-Winkler >= 0.9), or, for names of six letters
-    or more, the same sound key (metaphone, or NYSIIS past the first letter): Gaddafi / Qadhafi,
-    Mohammed / Muhammad, Tchaikovsky / Chaikovsky; accents aside (José / Jose)."""
+    """Two spellings of one name: close in spelling (Jaro-Winkler >= 0.9), or, for names of five letters
+    or more still close in spelling (>= 0.8), the same sound key (metaphone, or NYSIIS past the first
+    letter): Gaddafi / Qadhafi, Mohammed / Muhammad, Qaeda / Qaida; accents aside (José / Jose). Kerry /
+    Carey sound alike but are spelt too differently (0.6) to be one name."""
     x, y = _deaccent(x), _deaccent(y)
-    if x == y or jellyfish.jaro_winkler_similarity(x, y) >= 0.9:
+    jw = jellyfish.jaro_winkler_similarity(x, y)
+    if x == y or jw >= 0.9:
         return True
-    if min(len(x), len(y)) < 6 or not x.isalpha() or not y.isalpha():
+    if jw < 0.8 or min(len(x), len(y)) < 5 or not x.isalpha() or not y.isalpha():
         return False
     return jellyfish.metaphone(x) == jellyfish.metaphone(y) or jellyfish.nysiis(x)[1:] == jellyfish.nysiis(y)[1:]
 
