@@ -19,7 +19,8 @@ news sentences are mostly duplicates, SICK's and STS-B's short captions mostly n
 signs constrained to their expected direction (MRPC recall at the propose rule fell to ~0.38),
 one intercept per corpus dropped at inference (~0.21), each dev sentence's nearest other sentence
 as an extra negative (no change). What guards against the length lean instead: the word-order
-floor (`[merge] min_order_ratio`) and the restatement rule (merge.score.RESTATED_ORDER).
+floor (`[merge] min_order_ratio`). Issue 29: `verify.FEATURES` is the 15-feature set that carried
+over between data sets (bench/merge_cross.py fits on two, reports on the third).
 
     PYTHONPATH=. python bench/merge_train.py            # fits, rewrites verify.py's numbers
     PYTHONPATH=. python bench/merge_train.py --cv       # the MRPC weight grid, out-of-fold on dev

@@ -6,7 +6,7 @@ import pytest
 
 from graphcons.core.config import load_config
 from graphcons.core.errors import ConfigError, Conflict, NotFound, ValidationError
-from graphcons.maintenance.merge.guard import contradictions
+from graphcons.maintenance.merge.guard import contradictions, differences
 from graphcons.maintenance.merge.score import proposal_id
 from graphcons.store import coaccess
 
@@ -100,7 +100,10 @@ def test_contradicting_pair_is_flagged_not_merged(g):
 
 
 def test_contradiction_guard_rules():
-    assert contradictions("Deploy 4.2 broke checkout", "Deploy 4.3 broke checkout") == ["numbers"]
+    # two deploys are two things (issue 29): kept apart, not one deploy with two numbers
+    assert contradictions("Deploy 4.2 broke checkout", "Deploy 4.3 broke checkout") == []
+    assert differences("Deploy 4.2 broke checkout", "Deploy 4.3 broke checkout").apart == ["different things: 4.2 / 4.3"]
+    assert contradictions("Checkout broke after the cache resize to 512", "Checkout broke after the cache resize to 1024") == ["numbers"]
     assert contradictions("Deploy 4.2 broke checkout at 10:00", "Deploy 4.2 broke checkout") == []  # a detail added
     assert contradictions("The API doesn't retry", "The API retries") == ["negation"]
     assert contradictions("Outage began on Monday", "Outage began on Tuesday") == ["dates"]
@@ -209,10 +212,12 @@ def test_the_shared_review_queue_lists_and_applies_merge_proposals(g):
 def test_a_paraphrase_is_never_a_conflict_and_every_stage_is_on_the_proposal(g):
     a = g.add({"content": "The user prefers TypeScript.", "subject": "prefs", "created_at": T0}).id
     b = g.add({"content": "TypeScript is the user's preferred language.", "subject": "prefs", "created_at": T0}).id
-    # the words align ("language" only restates TypeScript's class): proposed as a restatement although
-    # the offline cosine is only 0.82 and the fitted verifier's figure is under the propose point; never a conflict
+    # the words align ("language" only restates TypeScript's class): never a conflict, and nothing one text
+    # adds; whether it is proposed is the verifier's figure against the propose point alone (issue 29)
     dry = g.merge(now=NOW)
-    assert dry["conflicts"] == [] and dry["related"] == [] and len(dry["proposed"]) == 1
+    assert dry["conflicts"] == [] and dry["related"] == []
+    assert all(p["p_duplicate"] >= g.config.merge.propose_at for p in dry["proposed"])
+    g.config.merge.propose_at = 0.3  # a lenient point: the payload of the proposal it makes
     report = g.merge(dry_run=False, now=NOW)
     (p,) = report["proposed"]
     assert {p["a"], p["b"]} == {a, b} and p["outcome"] == "duplicate" and p["contradictions"] == []
@@ -293,3 +298,32 @@ def test_conflicts_are_listed_and_a_person_settles_one_keeping_both(g):
     with pytest.raises(NotFound):
         g.resolve_conflict(x, "m-nothing", holds=x, now=NOW)
     assert len(g.audit_log(op="conflict_resolved")) == 1
+
+
+# -- issue 29: a conflict is one attribute of one thing, not two events that share words ---------------
+def test_the_demo_store_has_no_conflict_between_distinct_events(g):
+    """examples/memories.jsonl: five 503 incidents after five deploys (4.2 .. 4.6), a deadline restated on
+    three days, preferences. A pass writes no CONFLICTS_WITH link; the incidents are at most RELATED."""
+    import json
+    from pathlib import Path
+
+    for line in (Path(__file__).resolve().parent.parent / "examples" / "memories.jsonl").read_text().splitlines():
+        g.add(json.loads(line))
+    report = g.merge(dry_run=False, now=NOW)
+    assert report["conflicts"] == []
+    assert g.db.run_text("MATCH ()-[c:CONFLICTS_WITH]->() RETURN count(c) AS n")[0]["n"] == 0
+    incidents = {"inc-101", "inc-102", "inc-103", "inc-104", "inc-105"}
+    for p in report["proposed"] + report["applied"]:
+        assert not {p["a"], p["b"]} <= incidents, p  # two deploys' incidents are never one memory
+    kept_apart = [r for r in report["related"] if {r["a"], r["b"]} <= incidents]
+    assert kept_apart and all(any(x.startswith("different things") for x in r["apart"]) for r in kept_apart)
+
+
+def test_a_setting_with_two_values_is_still_a_conflict_on_the_store(g):
+    a = g.add({"content": "The payments gateway request timeout is set to 30 seconds.", "subject": "gateway",
+               "created_at": T0}).id
+    b = g.add({"content": "The payments gateway request timeout is set to 60 seconds.", "subject": "gateway",
+               "created_at": T0}).id
+    report = g.merge(dry_run=False, now=NOW)
+    assert [(c["a"], c["b"]) for c in report["conflicts"]] == [tuple(sorted((a, b)))]
+    assert report["conflicts"][0]["contradictions"] == ["numbers"]

@@ -28,7 +28,6 @@ DIFFERENT = {
     "number": [("The cache holds 512 entries per shard.", "The cache holds 1024 entries per shard."),
                ("Revenue grew 4.6 percent in March.", "Revenue grew 4.2 percent in March."),  # not a rounding
                ("Retries stop after three attempts.", "Retries stop after five attempts."),
-               ("Deploy 4.2 fixed the leak.", "Deploy 4 fixed the leak."),  # a small whole number: a version
                ("A replica lagged behind the leader.", "Two replicas lagged behind the leader."),  # one vs several
                ("One engineer was paged at night.", "Three engineers were paged at night."),
                ("The children drew a horse.", "The children drew four horses.")],
@@ -97,7 +96,7 @@ def test_a_close_paraphrase_is_a_duplicate_and_every_stage_is_recorded():
         "After deploy 4.2 the checkout service returned 503 errors."
     p = score_pair(memory("m-a", a), memory("m-b", b), 0.96, MergeConfig())
     assert p.outcome == DUPLICATE and p.p_duplicate >= MergeConfig().propose_at
-    assert p.verifier == "rules" and set(p.features) == set(verify.FEATURES)
+    assert p.verifier == "rules" and set(p.features) >= set(verify.FEATURES)
     assert p.score >= MergeConfig().threshold and p.contradictions == []
 
 
@@ -192,4 +191,102 @@ def test_a_true_paraphrase_is_a_duplicate(embedder, a, b):
     va, vb = embedder.embed([embedded_text(derived_title(t), t) for t in (a, b)])
     cosine = sum(x * y for x, y in zip(va, vb))
     p = score_pair(memory("m-a", a), memory("m-b", b), cosine, MergeConfig())
-    assert p.contradictions == [] and p.outcome == DUPLICATE, (p.p_duplicate, p.features)
+    assert p.contradictions == [] and p.apart == [] and p.restated, (p.p_duplicate, p.features)
+    # the verifier leans to "the same" (issue 29: the operating point alone decides whether it is proposed;
+    # short restatements sit under it, bench/results/merge-quality.json)
+    assert p.p_duplicate >= 0.5 and (p.outcome == DUPLICATE) == (p.p_duplicate >= MergeConfig().propose_at)
+
+
+# -- issue 29: the miss classes, each as a class (none of these sentences is from the dev data) ----------
+NEGATED = [  # a sentence and its negation: never a duplicate, whatever else either text negates
+    ("The user drinks coffee in the morning.", "The user never drinks coffee in the morning."),
+    ("The nightly job retries failed uploads.", "The nightly job does not retry failed uploads."),
+    ("Ana works at the Lisbon office.", "Ana no longer works at the Lisbon office."),
+    ("Alice did not attend the review, and Bob replied to the invite.",
+     "Alice did not attend the review, and Bob never replied to the invite."),  # both negate: another word
+    ("The vendor no longer ships to Porto and still ships to Braga.",
+     "The vendor no longer ships to Porto and no longer ships to Braga."),
+]
+
+
+@pytest.mark.parametrize("a,b", NEGATED)
+def test_a_sentence_and_its_negation_are_a_conflict(a, b):
+    for x, y in ((a, b), (b, a)):
+        p = score_pair(memory("m-a", x), memory("m-b", y), 0.97, MergeConfig())
+        assert p.outcome == CONFLICT and "negation" in p.contradictions, (x, y)
+
+
+def test_a_restatement_is_proposed_only_over_the_propose_point():
+    """Every content word aligns, but the verifier is unsure: the operating point decides, not the rule."""
+    a, b = "The user prefers TypeScript", "TypeScript is the user's preferred language"
+    cfg = MergeConfig()
+    p = score_pair(memory("m-a", a), memory("m-b", b), 0.80, cfg)
+    assert p.restated and p.p_duplicate is not None
+    assert (p.outcome == DUPLICATE) == (p.p_duplicate >= cfg.propose_at)
+    high = score_pair(memory("m-a", a), memory("m-b", b), 0.80, cfg.model_copy(update={"propose_at": p.p_duplicate + 0.01}))
+    assert high.outcome != DUPLICATE and high.restated
+
+
+DIFFERENT_NAMES = [  # each text names someone or something the other does not, in another slot
+    ("In the final Porto beat Benfica 2-1 after extra time, said Costa.",
+     "In the final Porto beat Braga 2-1 after extra time, Costa said."),
+    ("The audit by Deloitte found the gap, according to Reyes.", "According to Reyes the gap was found in an audit by KPMG."),
+]
+
+
+@pytest.mark.parametrize("a,b", DIFFERENT_NAMES)
+def test_a_differing_name_is_never_proposed(a, b):
+    p = score_pair(memory("m-a", a), memory("m-b", b), 0.97, MergeConfig())
+    assert p.outcome != DUPLICATE and (p.contradictions or any(r.startswith("different names") for r in p.apart))
+
+
+VARIANTS = [  # one name spelt two ways (transliterations, accents, doubled letters)
+    ("Muammar Gaddafi met the delegation in Tripoli.", "Moammar Qadhafi met the delegation in Tripoli."),
+    ("The report quotes Mohammed Haddad on the tariff.", "The report quotes Muhammad Haddad on the tariff."),
+    ("The orchestra played Tchaikovsky in Leeds.", "The orchestra played Chaikovsky in Leeds."),
+    ("The interview with José Saramago ran on Sunday.", "The interview with Jose Saramago ran on Sunday."),
+    ("A statement signed by Al Qaeda was posted online.", "A statement signed by Al Qaida was posted online."),  # an organisation
+    ("The board of Gazprom approved the dividend.", "The board of Gasprom approved the dividend."),
+]
+
+
+def test_names_that_only_sound_alike_are_still_two_names():
+    assert "names" in contradictions("The speech was written by Kerry.", "The speech was written by Carey.")
+    assert "names" in contradictions("The delegation from Iran signed it.", "The delegation from Iraq signed it.")
+
+
+@pytest.mark.parametrize("a,b", VARIANTS)
+def test_spelling_variants_of_one_name_are_no_conflict(a, b):
+    assert contradictions(a, b) == [] and contradictions(b, a) == []
+
+
+DISTINCT_EVENTS = [  # two things that share words: a RELATED link or nothing, never a conflict
+    ("Checkout returned HTTP 503 for 12 minutes right after deploy 4.2; rollback fixed it.",
+     "HTTP 503 errors on checkout started right after deploy 4.3; rolling back the deploy fixed it."),
+    ("Deploy 4.2 fixed the leak.", "Deploy 4 fixed the leak."),
+    ("Received block blk_7731 of size 1024 from /10.0.3.7", "Received block blk_9902 of size 2048 from /10.0.3.9"),
+    ("Finished task 3.0 in stage 7.0 (TID 41) in 212 ms", "Finished task 5.0 in stage 7.0 (TID 43) in 198 ms"),
+    ("Ticket #481 was closed as a duplicate.", "Ticket #502 was closed as a duplicate."),
+    ("onStepCounterChanged 4812", "onStepCounterChanged 4815"),
+]
+
+
+@pytest.mark.parametrize("a,b", DISTINCT_EVENTS)
+def test_two_events_that_share_words_are_no_conflict(a, b):
+    p = score_pair(memory("m-a", a), memory("m-b", b), 0.97, MergeConfig())
+    assert p.outcome in ("near_paraphrase_with_difference", "nothing") and p.contradictions == []
+    assert any(r.startswith("different things") for r in p.apart)
+
+
+SAME_THING = [  # one attribute of one thing with two values: a conflict
+    ("The design review meeting is at 3pm on Thursday.", "The design review meeting is at 4pm on Thursday."),
+    ("Alice is 32 years old.", "Alice is 33 years old."),
+    ("The request timeout of the gateway is set to 30 seconds.", "The request timeout of the gateway is set to 60 seconds."),
+    ("Deploy 4.2 was rolled out on Monday.", "Deploy 4.2 was rolled out on Friday."),  # one deploy, two days
+]
+
+
+@pytest.mark.parametrize("a,b", SAME_THING)
+def test_one_attribute_with_two_values_is_a_conflict(a, b):
+    p = score_pair(memory("m-a", a), memory("m-b", b), 0.97, MergeConfig())
+    assert p.outcome == CONFLICT and p.apart == []

@@ -35,6 +35,7 @@ import difflib
 import functools
 import re
 import unicodedata
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -263,6 +264,55 @@ def _dates(ws: list[str]) -> set[str]:
     return out
 
 
+# Nouns that name a thing by the number after them ("deploy 4.2", "task 5", "block 17", "PR #12"): the
+# number says WHICH thing the text is about, not a value of it. English closed list of naming nouns of
+# software and operations (not words of the dev data).
+_NAMING_NOUNS = {stem(w) for w in """version v release build deploy deployment rollout patch revision rev commit block blk task
+stage job run attempt container executor worker thread process pid tid uid gid node host instance pod shard
+partition replica ticket issue bug incident pr id session request order invoice case chapter section line
+port variable""".split()}
+_CAMEL_RE = re.compile(r"[a-z][A-Z]")  # an identifier written in camelCase (onStandStepChanged, PacketResponder)
+
+
+@functools.lru_cache(maxsize=4096)
+def identifiers(text: str) -> frozenset[str]:
+    """Tokens that say which thing a text is about rather than what is true of it: a word with digits
+    (blk_123, attempt_01, v4), an address or dotted version (10.0.0.1, 1.2.3), a time to the second (a moment: 05:47:42), a long number (an id, a port
+    or a timestamp: five digits or more, no separators), a number right after a naming noun ("deploy 4.2",
+    "task 5") or a camelCase name, `#12`. Two texts that each name a thing the other does not are about
+    two things (two deploys, two blocks of one log template): not one thing with two values."""
+    tokens = _WORD_RE.findall(normalise(text).replace("-", " "))
+    out = {m.group(1) for m in re.finditer(r"#(\d+)", text)}
+    for i, t in enumerate(tokens):
+        if t[0].isdigit():
+            prev = tokens[i - 1] if i else ""
+            if t.count(".") >= 2 or t.count(":") >= 2 or (t.isdigit() and len(t) >= 5) or stem(prev.casefold()) in _NAMING_NOUNS \
+                    or _CAMEL_RE.search(prev):
+                out.add(t)
+        elif any(c.isdigit() for c in t):
+            out.add(t.casefold())
+    return frozenset(out)
+
+
+def _name_variant(x: str, y: str) -> bool:
+    """Two spellings of one name: close in spelling (Jaro-Winkler >= 0.9), or, for names of five letters
+    or more still close in spelling (>= 0.8), the same sound key (metaphone, or NYSIIS past the first
+    letter): Gaddafi / Qadhafi, Mohammed / Muhammad, Qaeda / Qaida; accents aside (José / Jose). Kerry /
+    Carey sound alike but are spelt too differently (0.6) to be one name."""
+    x, y = _deaccent(x), _deaccent(y)
+    jw = jellyfish.jaro_winkler_similarity(x, y)
+    if x == y or jw >= 0.9:
+        return True
+    if jw < 0.8 or min(len(x), len(y)) < 5 or not x.isalpha() or not y.isalpha():
+        return False
+    return jellyfish.metaphone(x) == jellyfish.metaphone(y) or jellyfish.nysiis(x)[1:] == jellyfish.nysiis(y)[1:]
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _deaccent(word: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
+
+
 def _absent_names(names: set[str], ws: list[str], other_stems: set[str]) -> set[str]:
     """Names of one text the other lacks altogether: not as a word (any case or inflection),
     not written together ("VisualBasic"), not spelt a little differently (Jaro-Winkler >= 0.9)."""
@@ -272,7 +322,7 @@ def _absent_names(names: set[str], ws: list[str], other_stems: set[str]) -> set[
 def _name_in(name: str, ws: list[str], other_stems: set[str]) -> bool:
     squashed = "".join(ws)
     return (name in ws or stem(name) in other_stems or (len(name) >= 3 and name in squashed)
-            or any(jellyfish.jaro_winkler_similarity(name, w) >= 0.9 for w in ws if abs(len(w) - len(name)) <= 2))
+            or any(_name_variant(name, w) for w in ws if abs(len(w) - len(name)) <= 2))
 
 
 def _number_tokens(ws: list[str], values: set[str]) -> set[str]:
@@ -453,16 +503,23 @@ def _active_order(ws: list[str]) -> list[str]:
     return content_stems(ws[by + 1:]) + content_stems(ws[be + 1:by]) + content_stems(ws[:be])
 
 
-def _same_slot(wa: list[str], ua: set[str], wb: list[str], ub: set[str]) -> bool:
-    """A unique item of each text in the same slot: the word before or after it is the same."""
-    def slots(ws: list[str], items: set[str]) -> set[tuple[str, str]]:
+def _same_slot(wa: list[str], ua: set[str], wb: list[str], ub: set[str], *, loose: bool = False) -> bool:
+    """A unique item of each text in the same slot: the content word before or after it is the same, or
+    both neighbours are ("handled by Priya." / "by Marco."). A function word alone anchors nothing: in
+    "Tuesday: the client confirmed ..." / "Wednesday: the deadline is ..." the days only date two notes.
+    `loose`: one neighbour of any kind ("with Chelsea at home" / "with Everton on Sunday")."""
+    def slots(ws: list[str], items: set[str]) -> set[tuple[str, ...]]:
         out = set()
         for i, w in enumerate(ws):
             if w in items:
-                if i > 0 and ws[i - 1] not in items:
-                    out.add(("before", ws[i - 1]))
-                if i + 1 < len(ws) and ws[i + 1] not in items:
-                    out.add(("after", ws[i + 1]))
+                before = ws[i - 1] if i > 0 else "^"
+                after = ws[i + 1] if i + 1 < len(ws) else "$"
+                if before not in items and after not in items:
+                    out.add(("both", before, after))
+                if before not in items and (loose or before not in STOPWORDS) and before != "^":
+                    out.add(("before", before))
+                if after not in items and (loose or after not in STOPWORDS) and after != "$":
+                    out.add(("after", after))
         return out
     return bool(slots(wa, ua) & slots(wb, ub))
 
@@ -472,16 +529,20 @@ def _negating(ws: list[str]) -> list[str]:
     return ["_" if (w, ws[i + 1] if i + 1 < len(ws) else "") in _NOT_NEGATING else w for i, w in enumerate(ws)]
 
 
-def _governs_shared(ws: list[str], other: set[str]) -> bool:
-    """A negation cue followed, within three content words, by a word the other text has."""
+def _negated(ws: list[str], shared: set[str]) -> Counter:
+    """What a text negates: per negation cue, the first of the next three content words that both texts
+    have (its stem; "never drinks coffee" -> drink, "no longer works" -> work); a pronoun that negates an
+    argument (nobody, nothing, none) counts as itself. Counted: "no longer ships to Porto and no longer ships
+    to Braga" negates `ship` twice."""
+    out: Counter = Counter()
     for i, w in enumerate(ws):
         if w in _PRONOUN_NEGATIONS:
-            return True
-        if w in _NEGATIONS:
-            following = [x for x in ws[i + 1:] if x not in STOPWORDS and x not in _NEGATIONS][:3]
-            if any(stem(x) in other for x in following):
-                return True
-    return False
+            out[w] += 1
+        elif w in _NEGATIONS:
+            following = [stem(x) for x in ws[i + 1 + (ws[i + 1:i + 2] == ["longer"]):]  # "no longer" is one cue
+                         if x not in STOPWORDS and x not in _NEGATIONS][:3]
+            out.update(next(([x] for x in following if x in shared), []))
+    return out
 
 
 @dataclass
@@ -545,10 +606,11 @@ def differences(text_a: str, text_b: str) -> Differences:
         ca, cb = [w for w in ca if w not in restated], [w for w in cb if w not in restated]
     reasons = []
     ga, gb = _negating(wa), _negating(wb)
-    neg_a, neg_b = bool(_NEGATIONS & set(ga)), bool(_NEGATIONS & set(gb))
     st_a, st_b = set(map(stem, wa)), set(map(stem, wb))
-    implicit = bool(_NEGATIVE_STEMS & ((st_b - st_a) if neg_a else (st_a - st_b)))  # "failed to" on the other side
-    if neg_a != neg_b and not implicit and (_governs_shared(ga, sb) if neg_a else _governs_shared(gb, sa)):
+    neg_a, neg_b = _negated(ga, sa & sb), _negated(gb, sa & sb)
+    # a shared word negated in one text only ("Bob never replied" / "Bob replied", whatever else either text
+    # negates), unless the other says it with a negative word of its own ("did not" / "failed to")
+    if (neg_a - neg_b and not _NEGATIVE_STEMS & (st_b - st_a)) or (neg_b - neg_a and not _NEGATIVE_STEMS & (st_a - st_b)):
         reasons.append("negation")
     all_a, all_b = {stem(w) for w in wa}, {stem(w) for w in wb}  # function words too: in/out, on/off
     surface = {stem(w): w for w in reversed(wa + wb)}  # report words as written, not stems
@@ -556,7 +618,8 @@ def differences(text_a: str, text_b: str) -> Differences:
     opp = ["/".join(surface.get(x, x) for x in pair.split("/")) for pair in pairs]
     if opp:
         reasons.append("antonym")
-    if _contrasts(only_a, only_b, wa, wb):
+    contrasted = _contrasts(only_a, only_b, wa, wb)
+    if contrasted:
         reasons.append("contrast")
     if sa == sb and len(sa) >= 3 and _swapped_roles(_active_order(wa), _active_order(wb)):
         reasons.append("role_reversal")
@@ -574,14 +637,32 @@ def differences(text_a: str, text_b: str) -> Differences:
         reasons.append("dates")
     na, nb = _names(text_a) - acr_a, _names(text_b) - acr_b
     only_na, only_nb = _absent_names(na, wb, sb), _absent_names(nb, wa, sa)
-    if only_na and only_nb and _same_slot(wa, only_na, wb, only_nb):
-        reasons.append("names")
+    names_apart = []
+    if only_na and only_nb:  # each names someone the other does not: in the same slot a conflict; in a
+        if _same_slot(wa, only_na, wb, only_nb):  # slot only a function word marks, two things (never merged)
+            reasons.append("names")
+        elif _same_slot(wa, only_na, wb, only_nb, loose=True):
+            names_apart = ["different names: " + ", ".join(sorted(only_na)) + " / " + ", ".join(sorted(only_nb))]
     ba, bb = set(zip(ca, ca[1:])), set(zip(cb, cb[1:]))
     close = [(x, y) for x in only_a for y in only_b if jellyfish.jaro_winkler_similarity(x, y) >= 0.88]  # symmetric
     lone_a, lone_b = only_a - {x for x, _ in close}, only_b - {y for _, y in close}
     run_a, run_b = _added_run(ca, lone_a), _added_run(cb, lone_b)
     detail = bool(xa ^ xb) or bool(da ^ db) or bool(only_na or only_nb)
-    apart = ["question"] if _asks(text_a) != _asks(text_b) else []
+    apart = (["question"] if _asks(text_a) != _asks(text_b) else []) + names_apart
+    ida, idb = identifiers(text_a), identifiers(text_b)
+    if ida - idb and idb - ida:  # two things (deploy 4.2 / deploy 4.3): whatever else differs is no conflict
+        reasons = []
+        apart.append("different things: " + ", ".join(sorted(ida - idb)[:3]) + " / " + ", ".join(sorted(idb - ida)[:3]))
+    if reasons and set(reasons) <= _VALUE_REASONS and _record(text_a) and _record(text_b):
+        apart.append(f"two machine records differing in {', '.join(reasons)}: two readings, not one claim")
+        reasons = []
+    if reasons:  # one attribute of one thing: the rest of the two texts must say the same
+        swapped = {stem(n) for n in only_na | only_nb} | {stem(n.rstrip(".")) for n in only_na | only_nb} | {stem(d) for d in da ^ db} \
+            | {x for pair in pairs + contrasted for x in pair.split("/")}
+        rest = _rest_overlap(sa & sb, only_a - swapped, only_b - swapped)
+        if rest < (SAME_THING_VALUES if set(reasons) <= _VALUE_REASONS else SAME_THING):
+            apart.append(f"differs in more than {', '.join(reasons)}: {rest:.2f} of the rest shared")
+            reasons = []
     return Differences(conflicts=reasons, apart=apart, opposites=opp, only_a=sorted(only_a), only_b=sorted(only_b),
                        content_a=len(sa), content_b=len(sb), shared=len(sa & sb),
                        bigram_overlap=len(ba & bb) / len(ba | bb) if ba | bb else 1.0,
@@ -597,6 +678,31 @@ def differences(text_a: str, text_b: str) -> Differences:
 
 
 _ONE = {"a", "an", "one", "single"}
+# A difference in meaning is a conflict only between two texts about one thing: the content words besides
+# the ones that differ must mostly be shared (Jaccard). A value (a figure, a date, a name) needs more of the
+# rest than a negation or an opposite does: two reports of one market day ("rose 0.3 per cent at 9,886" /
+# "rose 0.5 per cent at 9,905", in other words) or of one lease's retries are two readings, not one claim
+# contradicted. Chosen on MRPC train duplicates and SICK train contradictions (bench/merge_cross.py reports
+# all three data sets and the Loghub lines).
+SAME_THING = 0.5
+SAME_THING_VALUES = 0.8
+_VALUE_REASONS = {"numbers", "dates", "names"}
+
+
+# A machine record (a log line, a metrics sample): key=value or key:value fields, camelCase or snake_case
+# names, URLs, paths, host names, bracketed fields. Two records of one kind that differ in a figure are two readings
+# taken at two moments (a lease retried for 100 s, then for 101 s), both true: not a claim and its contradiction.
+_RECORD_RE = re.compile(r"\w\s?=\s?[\w/.-]|[A-Za-z_]:[\w/]|\b[a-z]+[A-Z]\w*|\b[A-Za-z]+_\w+|://|\w/\w+/|\[[^\]\s]+\]"
+                        r"|\b[A-Za-z][\w-]*\.[A-Za-z][\w-]*\.[A-Za-z]{2,}\b")  # a host name
+
+
+def _record(text: str) -> bool:
+    return bool(_RECORD_RE.search(text))
+
+
+def _rest_overlap(shared: set[str], only_a: set[str], only_b: set[str]) -> float:
+    union = len(shared) + len(only_a) + len(only_b)
+    return len(shared) / union if union else 1.0
 
 
 def _count_differs(wa: list[str], wb: list[str]) -> bool:

@@ -8,8 +8,9 @@
     that cannot be a restatement without contradicting itself (a question against a statement,
     content words that mostly do not line up: difflib ratio < `[merge] min_order_ratio`) is kept
     apart, a `near_paraphrase_with_difference` at most, before any verifier runs;
-(d) the verifier (merge.verify, `[merge] verifier`): `p_duplicate` >= `[merge] propose_at`, or a
-    restatement (`RESTATED_ORDER`), makes it a `duplicate` (a merge proposal; applied at once only with `auto_apply` and p >= `auto_apply_at`);
+(d) the verifier (merge.verify, `[merge] verifier`): `p_duplicate` >= `[merge] propose_at` makes it a
+    `duplicate` (a merge proposal; applied at once only with `auto_apply` and p >= `auto_apply_at`); a
+    restatement (`RESTATED_ORDER`) is recorded for the reviewer but places no pair over a point (issue 29);
     under it, a pair whose texts differ in content is a `near_paraphrase_with_difference`
     (a RELATED link, not a merge); otherwise `nothing`. A verifier with its own label (llm, an
     NLI model) decides the outcome itself; one without a verdict now leaves the pair `pending`
@@ -83,7 +84,7 @@ class Pair:
     only_loser: list[str] = field(default_factory=list)  # what a merge would drop from the live view
     opposites: list[str] = field(default_factory=list)
     apart: list[str] = field(default_factory=list)  # why the texts never merge though neither contradicts
-    restated: bool = False  # every content word aligns, mostly in order: the same claim whatever p_duplicate
+    restated: bool = False  # every content word aligns, mostly in order (shown to the reviewer; decides nothing)
     auto_apply_ok: bool = False  # p_duplicate >= auto_apply_at (and no difference in meaning)
 
     @property
@@ -134,18 +135,16 @@ def score_pair(ma: dict[str, Any], mb: dict[str, Any], cosine: float, cfg: Merge
 
 
 # A restatement: no content word of either text is missing from the other and at least half of them line
-# up in order (difflib ratio), with no difference in meaning found. Short restatements ("the user prefers
-# X" / "X is the user's preferred language") are where the fitted verifier is weakest (its dev data's
-# short captions are mostly not duplicates); reordered words ("a fish hunts a turtle" / "a turtle hunts
-# fish") fall under the order rule. Only with the offline `rules` verifier (a model the user supplies, onnx
-# or llm, is trusted on its own) and it proposes only: auto-apply still needs p_duplicate >= auto_apply_at.
+# up in order (difflib ratio), with no difference in meaning found. Recorded on the pair (and its proposal)
+# for the reviewer. It used to propose a pair whatever its p_duplicate; on unseen text that proposed pairs
+# far under `propose_at` (issue 29: 0.54), so the operating points alone decide now.
 RESTATED_ORDER = 0.5
 
 
 def over(p: Pair, point: float, *, auto: bool = False) -> bool:
-    """Whether the verifier's judgement places a pair at or over an operating point: its
-    p_duplicate, or (to propose, never to auto-apply) a restatement."""
-    return (p.p_duplicate is not None and p.p_duplicate >= point) or (p.restated and not auto)
+    """Whether the verifier's judgement places a pair at or over an operating point (`auto`: the
+    auto-apply point; the same rule, kept for callers that name it)."""
+    return p.p_duplicate is not None and p.p_duplicate >= point
 
 
 def decide(p: Pair, text_winner: str, text_loser: str, cfg: MergeConfig,
