@@ -125,6 +125,8 @@ class InventingSynthesizer(Synthesizer):
 
     def synthesize(self, prompt: SynthesisPrompt) -> Synthesis:
         real = OfflineSynthesizer().synthesize(prompt)
+        if real.insight is None:  # nothing to cite, nothing to invent
+            return real
 
         def invent(ids: list[str]) -> list[str]:
             return [f"bench-invented-{n}" for n, _ in enumerate(ids, 1)]

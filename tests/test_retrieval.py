@@ -168,3 +168,104 @@ def test_keyword_search_finds_a_memory_right_after_its_admission_and_old_indexes
     assert keyword_index() == [{"ec": True}] and g.init()["keyword_index_recreated"] is False  # once
     assert len(g.audit_log(op="keyword_index_recreate")) == 1
     assert len(g.search("kestrel7")) == 1  # repopulated from the stored text
+
+
+# --- issue 28: a ranking independent of k, graph-aware recall, insights worth finding ---
+
+def add_trip(g, namespace="trip"):
+    """Facts of one trip that share few words with each other (what a multi-hop question needs)."""
+    rows = [("t-flight", "Maria booked a flight to Lisbon for the second week of May."),
+            ("t-hotel", "She reserved a small hotel near the Alfama quarter."),
+            ("t-food", "Maria wants to try grilled sardines at a local tasca."),
+            ("t-museum", "The tile museum is on her list for a rainy afternoon.")]
+    for n, text in enumerate(["Maria repaired her bicycle in the garage.", "Maria's sister teaches chemistry.",
+                              "Maria adopted a grey cat called Pixel.", "Maria is learning to play the cello.",
+                              "Maria's team won the office quiz.", "Maria prefers green tea to coffee.",
+                              "Maria ran a half marathon in October.", "Maria's laptop battery needs replacing."]):
+        rows.append((f"t-other-{n}", text))
+    for mid, text in rows:
+        g.add({"id": f"{namespace}-{mid}", "content": text, "namespace": namespace, "subject": "maria",
+               "source": f"chat-{mid}"})
+    return [f"{namespace}-{mid}" for mid, _ in rows[:4]]
+
+
+def test_the_top_k_of_a_query_is_the_prefix_of_its_top_k_plus_n(g, insight):
+    add_deploys(g, namespaces="ab", per=8)
+    trip = add_trip(g, namespace="default")
+    g.access("plan-1", trip)  # a graph step with something to spread
+    for query, mode, grouping in (("checkout 503 errors after a deploy", None, "group"),
+                                  ("Maria's trip to Lisbon", None, "plain"),
+                                  ("deploy of service A failed", "vector", "plain"),
+                                  ("deploy of service A failed", "keyword", "plain")):
+        longest = g.retrieve(query, k=25, mode=mode, insights=grouping, record=False)
+        shown = [i for h in longest for i in (h["memory"].id, *[m["memory"].id for m in h.get("members", [])])]
+        assert len(shown) == 25
+        for k in (1, 2, 4, 7, 12, 24):
+            hits = g.retrieve(query, k=k, mode=mode, insights=grouping, record=False)
+            got = [i for h in hits for i in (h["memory"].id, *[m["memory"].id for m in h.get("members", [])])]
+            assert got == shown[:k], (query, mode, grouping, k)
+
+
+def test_graph_recall_finds_what_was_used_together_and_never_leaves_the_namespace(g):
+    trip = add_trip(g, "trip")
+    other = add_trip(g, "elsewhere")
+    g.access("plan-1", trip)  # the trip's facts were used together once
+    g.access("cross-1", [trip[0], *other])  # a session that touched both namespaces
+    g.link(trip[0], other[2], "related")  # an explicit link across namespaces
+    query = "When is Maria flying to Lisbon?"
+    g.config.retrieval.graph_weight = 0.0
+    plain = ids(g.retrieve(query, k=4, namespace="trip", insights="plain", record=False))
+    g.config.retrieval.graph_weight = 2.0
+    hits = g.retrieve(query, k=4, namespace="trip", insights="plain", record=False)
+    assert set(ids(hits)) == set(trip) and set(plain) != set(trip)  # the graph brought the rest of the trip
+    assert hits[0]["memory"].id == trip[0] and any(h.get("graph") for h in hits)
+    assert {h["memory"].namespace for h in hits} == {"trip"}
+    everything = g.retrieve(query, k=32, namespace="trip", record=False)
+    assert {h["memory"].namespace for h in everything} == {"trip"}
+    scoped = g.retrieve(query, k=8, namespace="trip", subject="nobody", record=False)
+    assert scoped == []
+
+
+def test_the_same_query_on_the_same_store_returns_the_same_list(g, insight):
+    trip = add_trip(g, "default")
+    g.access("plan-1", trip)
+    query = "Maria's holiday plans and the checkout 503s"
+    first = g.retrieve(query, k=12, record=False)
+    again = [g.retrieve(query, k=12, record=False) for _ in range(3)]
+    for hits in again:
+        assert [(h["memory"].id, h["score"], [m["memory"].id for m in h.get("members", [])]) for h in hits] == \
+               [(h["memory"].id, h["score"], [m["memory"].id for m in h.get("members", [])]) for h in first]
+
+
+def test_an_unsupported_insight_ranks_last_in_the_default_ranking_too(g, insight):
+    iid, cluster = insight
+    g.access("used", [iid, *cluster.member_ids])  # graph support must not lift it either
+    g.db.run_text("MATCH (i:Memory {id: $id}) SET i.epistemic_status = 'unsupported'", id=iid)
+    for grouping in ("plain", "group"):
+        hits = g.retrieve("checkout 503 errors after a deploy", k=10, insights=grouping, record=False)
+        assert ids(hits)[-1] == iid, grouping
+
+
+def test_retrieve_records_co_access_of_what_it_returned(g):
+    trip = add_trip(g, "trip")
+    hits = g.retrieve("Maria's trip to Lisbon", k=3, namespace="trip", session="agent-7")
+    returned = sorted(ids(hits))
+    pairs = g.db.run_text("MATCH (a:Memory)-[r:CO_ACCESSED]->(b:Memory) WHERE a.id IN $ids AND b.id IN $ids "
+                          "RETURN count(r) AS n", ids=returned)[0]["n"]
+    assert len(returned) == 3 and pairs == 3 and set(returned) & set(trip)
+
+
+def test_an_insight_shows_the_members_closest_to_the_query(g, insight):
+    iid, cluster = insight
+    g.config.retrieval.members_per_insight = 2
+    ins = g.get(iid)
+    shown = set()
+    for extra in ("The cache was cold.", "We should warm the cache before switching traffic.", "Rolled back after 12 minutes."):
+        query = f"{ins.title}. {ins.content} {extra}"
+        hits = g.retrieve(query, k=3, mode="vector", record=False)
+        assert hits[0]["memory"].id == iid
+        by_cosine = [i for i in ids(g.retrieve(query, k=20, mode="vector", insights="plain", record=False))
+                     if i in cluster.member_ids]
+        assert [m["memory"].id for m in hits[0]["members"]] == by_cosine[:2], extra
+        shown.add(tuple(by_cosine[:2]))
+    assert shown - {tuple(sorted(cluster.member_ids)[:2])}  # the query, not the ids, chose them

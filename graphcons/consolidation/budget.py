@@ -34,7 +34,7 @@ from graphcons.core.config import Config
 from graphcons.core.db import Database
 
 #: Task statuses after which the same membership is not synthesized again.
-SETTLED = ("proposed", "applied", "rejected", "reverted", "ungrounded")
+SETTLED = ("proposed", "applied", "rejected", "reverted", "ungrounded", "no_pattern")
 
 
 def day_bounds(now: datetime) -> tuple[datetime, datetime]:

@@ -50,7 +50,7 @@ class Outcome:
     """What synthesis did for one cluster."""
 
     cluster_key: str
-    status: str  # proposed | unchanged | pending | failed | ungrounded | skipped | would_synthesize
+    status: str  # proposed | unchanged | pending | failed | ungrounded | no_pattern | skipped | would_synthesize
     reason: str = ""
     proposal_id: str | None = None
     membership_hash: str | None = None
@@ -154,6 +154,13 @@ def synthesize_cluster(db: Database, cfg: Config, cluster: Cluster, *, synthesiz
         db.write(failed)
         return Outcome(cluster.key, "failed", str(exc), None, mhash, calls=calls)
     budget.spend(result.calls)
+    if result.insight is None:  # unrelated facts: nothing proposed, not re-tried until the membership changes
+        with db.transaction() as tx:
+            _set_task(tx, cluster, "no_pattern", result.no_pattern, now, run_id, mhash, attempt=1)
+            settle(tx, now, cluster.key, mhash, "no_pattern")
+            audit.record(tx, "synthesize", [cluster.key], run_id=run_id, at=now, outcome="no_pattern",
+                         reason=result.no_pattern, calls=result.calls, **base)
+        return Outcome(cluster.key, "no_pattern", result.no_pattern, None, mhash, calls=result.calls)
     sources = {m.id: m.sources for m in prompt.members}
     try:
         grounded = ground(result.insight, result.themes, prompt.member_ids, sources, prompt.context_ids)

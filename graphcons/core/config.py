@@ -117,6 +117,9 @@ class AdmissionConfig(Section):
     import_batch_size: int = Field(default=256, ge=1, le=10_000)
 
 
+GRAPH_KINDS = frozenset({"SIMILAR", "LINKED", "CO_ACCESSED", "SUMMARIZES", "SIBLING"})
+
+
 class RetrievalConfig(Section):
     """retrieve(): modes, scope and insight grouping (graphcons/store/retrieval.py)."""
 
@@ -125,10 +128,29 @@ class RetrievalConfig(Section):
     # scopes read the vector index with a pool that widens until k results are found.
     exact_scope_max: int = Field(default=2_000, ge=0)  # ~20 us per memory scanned; index ~30 ms (bench/scope_scan.py)
     index_pool: int = Field(default=100, ge=1, le=100_000)
-    # Hybrid: each of vector and keyword contributes its top max(pool, 4k); fused by
-    # reciprocal rank, 1 / (rrf_k + rank).
-    hybrid_pool: int = Field(default=50, ge=1, le=10_000)
-    rrf_k: int = Field(default=60, ge=1)
+    # Hybrid (issue 28): each of vector and keyword contributes its top max(hybrid_pool, k), so
+    # the top k of any k <= hybrid_pool is the prefix of a longer list. Scores are fused after
+    # scaling each list by the query's best score: cosine / best + keyword_weight * bm25 / best.
+    hybrid_pool: int = Field(default=100, ge=1, le=10_000)
+    keyword_weight: float = Field(default=0.4, ge=0)  # fitted on the dev conversations (docs/RETRIEVAL.md)
+    # Graph-aware recall (hybrid only; 0 turns it off): the top graph_seeds fused hits spread, one
+    # step, along SIMILAR (score), LINKED (kind weight), CO_ACCESSED (saturating count) and
+    # SUMMARIZES (insight <-> member, and member -> its insight's other members), within the
+    # scope; a memory's score gains graph_weight * its spread, the strongest seed weight x edge
+    # strength x graph_kinds[type] reaching it. SIMILAR is 0 by default: near paraphrases add
+    # nothing the vector list lacks, and their cliques outvoted the query (docs/RETRIEVAL.md).
+    graph_weight: float = Field(default=0.1, ge=0)
+    graph_seeds: int = Field(default=10, ge=1, le=100)
+    graph_kinds: dict[str, Annotated[float, Field(ge=0)]] = Field(default_factory=lambda: {
+        "SIMILAR": 0.0, "LINKED": 1.0, "CO_ACCESSED": 1.0, "SUMMARIZES": 1.0, "SIBLING": 0.5})
+
+    @field_validator("graph_kinds")
+    @classmethod
+    def _known_kinds(cls, kinds: dict[str, float]) -> dict[str, float]:
+        unknown = sorted(set(kinds) - GRAPH_KINDS)
+        if unknown:
+            raise ValueError(f"unknown edge type(s) {', '.join(unknown)}; expected some of {', '.join(sorted(GRAPH_KINDS))}")
+        return kinds
     # "group": an insight brings up to members_per_insight of the members it SUMMARIZES
     # (most relevant first), each counted in k; a member shows its insights. "plain": off.
     insights: Literal["group", "plain"] = "group"

@@ -4,7 +4,15 @@ Modes (config `retrieval.mode`, or `mode=`):
 - vector:  cosine to the query embedding.
 - keyword: full-text (BM25) over title and content; the user's text is escaped, so any
   string is a valid query.
-- hybrid (default): both lists fused by reciprocal rank, sum of 1 / (rrf_k + rank).
+- hybrid (default): both lists, each scaled by the query's best score of that list, summed
+  (cosine / best + keyword_weight * bm25 / best), then graph-aware: the top `graph_seeds`
+  fused hits spread one step along SIMILAR, LINKED, CO_ACCESSED and SUMMARIZES edges (and to
+  an insight's other members) within the scope, and each memory gains `graph_weight` x the
+  spread it received (cypher/retrieval/spread.cypher; docs/RETRIEVAL.md says why and how
+  much it helps). A memory reached only through the graph is scored by its own cosine too.
+
+Candidate pool: each list contributes its top max(hybrid_pool, k), so for every k up to
+`hybrid_pool` the top k is the prefix of the top k + n (no score depends on k).
 
 Scope: namespace and/or subject filter the candidates BEFORE the top-k is taken. Scopes of
 up to `retrieval.exact_scope_max` memories are scanned exactly; larger ones read the vector
@@ -79,7 +87,7 @@ def retrieve(db: Database, cfg: Config, embedder: Embedder, query: str, k: int =
     insights = insights or rc.insights
     _check(query, k, namespace, subject, mode, insights)
     embedding = embedder.embed_one(query) if mode != "keyword" else None
-    pool = k if mode == "vector" and insights == "plain" else max(rc.hybrid_pool, 4 * k)
+    pool = max(rc.hybrid_pool, k)  # independent of k up to hybrid_pool: top k is a prefix of top k + n
     ranked = _ranked(db, cfg, query, embedding, pool, namespace, subject, mode)
     hits = _group(db, ranked, k, embedding, rc.members_per_insight) if insights == "group" else ranked[:k]
     recording = "off"
@@ -126,25 +134,69 @@ def _ranked(db: Database, cfg: Config, query: str, embedding: list[float] | None
     elif mode == "keyword":
         hits = [dict(h, score=h["keyword"]) for h in kw]
     else:
-        hits = _fuse(vec, kw, cfg.retrieval.rrf_k)
-    # Unsupported insights after everything else; then score, then id (deterministic).
+        rc = cfg.retrieval
+        hits = _fuse(vec, kw, rc.keyword_weight)
+        if rc.graph_weight > 0 and hits:
+            hits = _spread(db, cfg, hits, embedding, pool, namespace, subject, _best(vec, "vector"))
+    # Unsupported insights after everything else; then score, then id (deterministic). Scores are
+    # rounded so that float summation order can never swap two equal memories.
+    for h in hits:
+        h["score"] = round(h["score"], 9)
     hits.sort(key=lambda h: (h["memory"].epistemic_status == "unsupported", -h["score"], h["memory"].id))
     return hits
 
 
-def _fuse(vec: list[dict[str, Any]], kw: list[dict[str, Any]], rrf_k: int) -> list[dict[str, Any]]:
-    """Reciprocal rank fusion: each list adds 1 / (rrf_k + rank) to a memory's score."""
+def _best(hits: list[dict[str, Any]], key: str) -> float:
+    """The query's best score in one list: the scale its scores are divided by (1 when none is positive)."""
+    best = max((h[key] for h in hits if h[key] is not None), default=0.0)
+    return best if best > 0 else 1.0
+
+
+def _fuse(vec: list[dict[str, Any]], kw: list[dict[str, Any]], keyword_weight: float) -> list[dict[str, Any]]:
+    """Score fusion: cosine / the query's best cosine + keyword_weight * bm25 / the query's best
+    bm25. Scaling by the best score (the first of each list, whatever the pool) keeps a memory's
+    score independent of k and of the corpus's score range; fitted on the dev conversations
+    (bench/retrieval.py) it never fell below the better single list, where rank fusion did."""
+    vbest, kbest = _best(vec, "vector"), _best(kw, "keyword")
     fused: dict[str, dict[str, Any]] = {}
     for hits in (vec, kw):
-        for rank, h in enumerate(hits, start=1):
+        for h in hits:
             entry = fused.setdefault(h["memory"].id, {"memory": h["memory"], "score": 0.0, "superseded": [],
                                                       "vector": None, "keyword": None})
-            entry["score"] += 1.0 / (rrf_k + rank)
+            if h["vector"] is not None:
+                entry["vector"] = h["vector"]
+            if h["keyword"] is not None:
+                entry["keyword"] = h["keyword"]
             entry["superseded"] = sorted(set(entry["superseded"]) | set(h["superseded"]))
-            for key in ("vector", "keyword"):
-                if h[key] is not None:
-                    entry[key] = h[key]
+    for entry in fused.values():
+        entry["score"] = (entry["vector"] or 0.0) / vbest + keyword_weight * (entry["keyword"] or 0.0) / kbest
     return list(fused.values())
+
+
+def _spread(db: Database, cfg: Config, hits: list[dict[str, Any]], embedding: list[float] | None, pool: int,
+            namespace: str | None, subject: str | None, vbest: float) -> list[dict[str, Any]]:
+    """Graph-aware recall: the best `graph_seeds` hits spread one step through the stored graph;
+    every memory gains graph_weight x what it received. One Cypher statement, bounded by the
+    seeds' degrees (no projection per query: measured in docs/RETRIEVAL.md)."""
+    rc, cc = cfg.retrieval, cfg.consolidation
+    ranked = sorted(hits, key=lambda h: (-h["score"], h["memory"].id))
+    top = ranked[0]["score"] if ranked[0]["score"] > 0 else 1.0
+    seeds = [{"id": h["memory"].id, "weight": h["score"] / top} for h in ranked[:rc.graph_seeds] if h["score"] > 0]
+    if not seeds:
+        return hits
+    rows = db.run("retrieval/spread", seeds=seeds, kinds=dict(rc.graph_kinds), link_kinds=dict(cc.link_kind_weights),
+                  coaccess_k=float(cc.coaccess_k), sim_floor=float(cfg.similarity_floor), live=list(LIVE_STATUSES),
+                  namespace=namespace, subject=subject, embedding=embedding, limit=pool)
+    by_id = {h["memory"].id: h for h in hits}
+    for r in rows:
+        h = by_id.get(r["memory"]["id"])
+        if h is None:  # reached only through the graph: its own query score too
+            h = by_id[r["memory"]["id"]] = {"memory": Memory.from_node(r["memory"]), "vector": r["cosine"],
+                                            "keyword": None, "superseded": [],
+                                            "score": (r["cosine"] or 0.0) / vbest}
+        h["graph"] = r["spread"]
+        h["score"] = h["score"] + rc.graph_weight * r["spread"]
+    return list(by_id.values())
 
 
 def _vector(db: Database, cfg: Config, embedding: list[float], k: int, namespace: str | None,

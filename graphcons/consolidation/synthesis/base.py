@@ -19,10 +19,11 @@ from graphcons.core.errors import ProviderError
 @dataclass
 class Synthesis:
     themes: Themes
-    insight: Insight
+    insight: Insight | None  # None: the members share no claim (a group of facts is not an insight)
     provider: str
     model: str
     calls: int  # LLM calls spent (0 for the offline synthesizer)
+    no_pattern: str = ""  # why there is no insight; the cluster is settled as "no_pattern" until it changes
 
 
 @dataclass

@@ -9,9 +9,12 @@ It builds the same typed themes and insight an LLM would, from the members' own 
 - the main claim is that phrase, citing exactly the members that contain all its words; its
   confirmation count is computed later by the grounding guard from distinct sources
   ("Project deadline: Friday (confirmed 3 times)" in seed 001's form). When fewer than two
-  members share such a statement, each member's own statement is a claim citing only it
-  ("separate facts"), never a pattern;
-- further claims are the other terms shared by at least half of the members;
+  members share such a statement the members are unrelated facts, not an insight: no insight
+  is returned (`Synthesis.no_pattern` says why) and the cluster is settled as "no pattern"
+  until its membership changes (issue 28);
+- the title and the concept's first sentence state that claim (it is what gets embedded);
+- further claims are the other content terms shared by at least half of the members; filler
+  words ("right", "really", "thing") are not claims;
 - tensions are disagreements only: a minority of supporting members negating the statement
   itself, and the labelled context (known conflicts and exceptions);
 - gaps say what no member records (a second source; a cause and a fix for incidents);
@@ -43,6 +46,13 @@ have has had having not no yes so than too very can could should would may might
 once more most some any all each every both few many much such own same other another what which who whom whose when
 where why how up down out off after before during while until since via per new one two three four five six seven eight
 nine ten vs etc again today yesterday tomorrow monday tuesday wednesday thursday friday saturday sunday
+""".split())
+# Words too common in speech to be a claim on their own ("Recurring detail: right").
+FILLER = frozenset("""
+right really actually pretty quite thing things stuff lot lots way ways kind sort bit good great nice well like
+get got getting going go goes make made making take took want wanted know knew think thought feel felt say said
+tell told see saw look looked come came time times day days year years people something anything everything
+nothing someone everyone always never often sometimes still even ever much many lately recently
 """.split())
 # Days of the week are stopwords for *shared terms* but count in phrases ("deadline: Friday").
 WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
@@ -217,13 +227,13 @@ class OfflineSynthesizer(Synthesizer):
         # A claim cites exactly the members that contain every word of its statement.
         supporting = [m for m in members if core and all(w in m.stems for w in core)]
         if len(supporting) < 2:
-            return self._separate_facts(prompt, members, subject, shared, naming)
+            return self._no_pattern(members, subject, shared, naming)
         main = f"{subject}: {label}" if subject and subject.lower() not in label.lower() else label
         main = main[:1].upper() + main[1:]
         support_ids = [m.id for m in supporting]
 
         claims = [Claim(statement=main, member_ids=support_ids)]
-        extra_terms = [t for t in shared if t not in core and t not in naming][:4]
+        extra_terms = [t for t in shared if t not in core and t not in naming and t not in FILLER][:4]
         for term in extra_terms:
             ids = [m.id for m in members if term in m.terms]
             shown_term = next(t for m in members for s, t in m.tokens if s == term)
@@ -268,31 +278,22 @@ class OfflineSynthesizer(Synthesizer):
             return (), ""
         return core, label
 
-    def _separate_facts(self, prompt: SynthesisPrompt, members: list[_Member], subject: str | None,
-                        shared: list[str], naming: set[str]) -> Synthesis:
-        """No statement is shared: one claim per member, each citing only the member that states it."""
-        n = len(members)
+    def _no_pattern(self, members: list[_Member], subject: str | None, shared: list[str],
+                    naming: set[str]) -> Synthesis:
+        """No statement is shared by two members: nothing to propose (a group of facts is not an insight)."""
         topic_terms = [t for t in shared if t in naming] or shared
         topic = next((t for m in members for s, t in m.tokens if topic_terms and s == topic_terms[0]), None)
         about = topic or subject or "one topic"
-        title = f"{n} separate facts about {about}"
-        claims = [Claim(statement=m.shown.title or _sentences(m.shown.content)[0], member_ids=[m.id]) for m in members]
-        context = [Tension(description=f"known conflict or exception ({c.relation}), not support: \"{c.title}\""
-                           if c.relation else f"known conflict or exception, not support: \"{c.title}\"",
-                           member_ids=[c.id]) for c in prompt.context]
-        gaps = [f"The {n} members share a topic ({about}) but no statement: nothing general is established yet."]
-        insight = Insight(title=title[:120], concept=f"{n} members about {about}, each stating something different; "
-                          "kept as separate facts, not a pattern.", claims=claims, tensions=context, gaps=gaps,
-                          implications=["Keep these memories as they are until more of them say the same thing."],
-                          confidence=0.2)
+        reason = f"no pattern: the {len(members)} members share a topic ({about}) but no statement"
         themes = [Theme(title=about, question=f"What do the members say about {about}?", member_ids=[m.id for m in members])]
-        return Synthesis(themes=Themes(themes=themes), insight=insight, provider=self.provider, model=self.model,
-                         calls=0)
+        return Synthesis(themes=Themes(themes=themes), insight=None, provider=self.provider, model=self.model,
+                         calls=0, no_pattern=reason)
 
     @staticmethod
     def _concept(label: str, supporting: list[_Member], n: int, shared: list[str], core: tuple[str, ...]) -> str:
-        terms = [t for t in shared if t not in core][:5]
-        text = f"{len(supporting)} of {n} members describe the same pattern: {label}."
+        """First sentence: the claim itself (embedded with the title), then how many members hold it."""
+        terms = [t for t in shared if t not in core and t not in FILLER][:5]
+        text = f"{label[:1].upper() + label[1:]}. {len(supporting)} of {n} members describe this pattern."
         if terms:
             text += f" They also share: {', '.join(terms)}."
         return text + " A generalization from these examples, held as a hypothesis."
