@@ -63,6 +63,7 @@ class Budget:
     started: int = 0
     max_syntheses: int = 0  # per run, 0 = unlimited
     resumed: int = 0  # reservations a killed run left and this run used
+    limit_key: str = "[jobs.consolidate] max_items"  # the setting a run limit refusal names
 
     @classmethod
     def for_run(cls, db: Database, cfg: Config, now: datetime, *, max_calls: int | None = None,
@@ -73,7 +74,7 @@ class Budget:
     def refusal(self, calls_needed: int) -> str | None:
         """Why a synthesis needing `calls_needed` LLM calls may not start in this run (None: it may)."""
         if self.max_syntheses and self.started >= self.max_syntheses:
-            return f"run limit reached ({self.max_syntheses} syntheses per run, [jobs.consolidate] max_items)"
+            return f"run limit reached ({self.max_syntheses} syntheses per run, {self.limit_key})"
         if self.max_calls and self.calls + calls_needed > self.max_calls:
             return f"provider budget spent ({self.calls} of {self.max_calls} LLM calls this run)"
         return None
