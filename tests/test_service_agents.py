@@ -47,7 +47,7 @@ def test_openapi_lists_every_new_route_with_summaries_and_errors(api):
     server, c = api
     spec = server.client().get("/openapi.json").json()
     paths = spec["paths"]
-    for path, method in [("/v1/reflect", "post"), ("/v1/profiles/{subject}", "get"),
+    for path, method in [("/v1/reflect", "post"), ("/v1/reflect/due", "post"), ("/v1/profiles/{subject}", "get"),
                          ("/v1/profiles/{subject}/history", "get"), ("/v1/memories/{memory_id}/feedback", "post"),
                          ("/v1/conflicts", "get"), ("/v1/conflicts/{a}/{b}/resolve", "post"),
                          ("/v1/insights/{insight_id}/exceptions", "post"),
@@ -82,6 +82,28 @@ def test_reflect_and_profile_by_role_and_namespace(g, api):
     error(c["outsider"].get("/v1/profiles/user-ana", params={"namespace": "team"}), 403, "forbidden")
     assert c["root"].get("/v1/profiles/user-ana").json()["version"] == 1  # '*': the subject's own namespace
     error(c["writer"].post("/v1/reflect", json={"subject": "nobody"}), 404, "not_found")
+
+
+def test_the_due_pass_lists_then_reflects_within_the_token_namespaces(g, api):
+    server, c = api
+    for ns in ("team", "other"):
+        add_many(g, f"user-{ns}", [f"{ns} user prefers tea number {i}." for i in range(10)], namespace=ns,
+                 kind="preference")
+    error(c["reviewer"].post("/v1/reflect/due", json={}), 403, "forbidden")
+    listed = c["admin"].post("/v1/reflect/due", json={}).json()  # a dry run by default
+    assert [(d["namespace"], d["subject"]) for d in listed["due"]] == [("team", "user-team")]
+    assert g.proposals(kind="reflect") == []
+    off = c["admin"].post("/v1/reflect/due", json={"dry_run": False}).json()
+    assert off["enabled"] is False and "GRAPHCONS__REFLECTION__ENABLED" in off["message"]
+    server.app.state.store.config.reflection.enabled = True
+    try:
+        ran = c["admin"].post("/v1/reflect/due", json={"dry_run": False}).json()
+    finally:
+        server.app.state.store.config.reflection.enabled = False
+    assert ran["counts"] == {"proposed": 1}
+    assert [(p["namespace"], p["subject"]) for p in g.proposals(kind="reflect")] == [("team", "user-team")]
+    # '*' sees both; team stays due until its proposal is approved (a pending one consolidates nothing)
+    assert {d["namespace"] for d in c["root"].post("/v1/reflect/due", json={}).json()["due"]} == {"team", "other"}
 
 
 def test_feedback_by_role_and_namespace(g, api):

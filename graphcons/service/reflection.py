@@ -11,12 +11,13 @@ from fastapi import APIRouter, Depends, Query
 from pydantic import Field
 
 from graphcons.api import Graphcons
+from graphcons.core.time import parse_instant
 from graphcons.service.deps import read_namespace, role, store
 from graphcons.service.models import Body, Problem
 from graphcons.store.tokens import Principal
 
 router = APIRouter(prefix="/v1", tags=["reflection"])
-reader, writer = role("reader"), role("writer")
+reader, writer, admin = role("reader"), role("writer"), role("admin")
 PROVIDER = {502: {"model": Problem, "description": "the configured model failed (nothing was written)"}}
 
 
@@ -37,6 +38,24 @@ def reflect(body: ReflectRequest, g: Graphcons = Depends(store), p: Principal = 
     Counts toward `[reflection] daily_cap`."""
     res = g.reflect(body.subject, namespace=read_namespace(p, body.namespace))
     return res.to_dict()
+
+
+class DueRun(Body):
+    dry_run: bool = Field(default=True, description="True: list the due entities, reflect on none.")
+    namespace: str | None = Field(default=None, max_length=100,
+                                  description="Default: the token's namespace, or every namespace for a * token.")
+    now: str | None = Field(default=None, max_length=64, description="Decision time, ISO-8601 with a timezone.")
+
+
+@router.post("/reflect/due", response_model=dict[str, Any], responses=PROVIDER,
+             summary="Reflect on every due entity (the weekly job)")
+def reflect_due(body: DueRun, g: Graphcons = Depends(store), p: Principal = Depends(admin)) -> dict[str, Any]:
+    """Seed 004's scheduled pass on demand: every entity with `[reflection] entity_threshold` (10)
+    unconsolidated memories, or `namespace_threshold` (50) for the namespace-wide subjects, gets one
+    pending `reflect` proposal, within the daily cap. A dry run (the default) only lists them; a real
+    run needs `[reflection] enabled = true` (else it says so and writes nothing)."""
+    now = parse_instant(body.now, "now")
+    return g.reflect_due(now=now, namespace=read_namespace(p, body.namespace), dry_run=body.dry_run).to_dict()
 
 
 @router.get("/profiles/{subject}", response_model=dict[str, Any], summary="An entity's profile")
