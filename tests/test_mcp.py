@@ -146,7 +146,7 @@ def test_stdio_insights_review_reflection_and_feedback(g, stdio):
 def test_a_token_in_the_environment_narrows_stdio(g, stdio):
     g.add({"id": "team-1", "content": "The team deploys on Tuesdays.", "namespace": "team"})
     g.add({"id": "else-1", "content": "Another team deploys on Fridays.", "namespace": "else"})
-    reader, _ = g.create_token("desk", ["team"], "reader")
+    reader, record = g.create_token("desk", ["team"], "reader")
 
     async def body(s: Session):
         _, err = await s.call("remember", content="Deploys move to Wednesdays.")
@@ -155,6 +155,9 @@ def test_a_token_in_the_environment_narrows_stdio(g, stdio):
         assert {h["memory"]["id"] for h in hits} == {"team-1"}
         _, err = await s.call("explain", id="else-1")
         assert err.startswith("not_found")
+        g.revoke_token(record["id"])  # stops at once, mid-session
+        _, err = await s.call("recall", query="when does the team deploy")
+        assert err.startswith("bad_input (GRAPHCONS_MCP_TOKEN)")
 
     run(stdio(GRAPHCONS_MCP_TOKEN=reader), body)
 

@@ -29,7 +29,7 @@ from pydantic import BaseModel, Field
 from pydantic_core import to_jsonable_python
 
 from graphcons.core.config import Config, load_config
-from graphcons.core.errors import GraphconsError, NotFound, ValidationError
+from graphcons.core.errors import DanglingProvenance, GraphconsError, NotFound, ValidationError
 from graphcons.core.memory import Memory
 from graphcons.mcp.rights import LOCAL, LOCAL_SOURCE, StoreTokenVerifier, local_principal, request_principal
 from graphcons.service.deps import (
@@ -130,9 +130,12 @@ class Tools:
                 continue
             hit: dict[str, Any] = {"memory": _memory(m), "score": round(float(h["score"]), 4)}
             if m.kind == "insight":
-                prov = g.explain(m.id)
-                hit["cites"] = _cited(prov["tree"])
-                hit["source_episodes"] = [s["id"] for s in prov["sources"]]
+                try:
+                    prov = g.explain(m.id)
+                    hit["cites"] = _cited(prov["tree"])
+                    hit["source_episodes"] = [s["id"] for s in prov["sources"]]
+                except DanglingProvenance as exc:  # say so on this hit; the others still answer
+                    hit["provenance_error"] = str(exc)
                 hit["members"] = [{"memory": _memory(x["memory"]), "relevance": x.get("relevance")}
                                   for x in h.get("members", [])]
                 if h.get("exceptions"):
@@ -256,12 +259,8 @@ def build_server(store: Store, *, transport: Transport = "stdio", host: str = "1
     """The MCP server over one store (its caller closes it). stdio: the local user's rights (or
     $GRAPHCONS_MCP_TOKEN's); streamable-http: each request's bearer token, as over the HTTP API."""
     if transport == "stdio":
-        chosen: list[Principal] = []
-
-        def caller() -> Principal:
-            if not chosen:
-                chosen.append(local_principal(store.get(), env))
-            return chosen[0]
+        def caller() -> Principal:  # checked on every call: a revoked token stops at once, as over HTTP
+            return local_principal(store.get(), env)
 
         server = MCPServer("graphcons", instructions=INSTRUCTIONS)
     else:
