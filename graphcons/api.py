@@ -197,9 +197,10 @@ class Graphcons:
         return merge_job.run(self.db, self.config, now=now or utcnow(), dry_run=dry_run, auto_apply=auto_apply,
                              progress=progress, namespace=namespace, subject=subject)
 
-    def conflicts(self, *, status: str | None = "open", limit: int = 100) -> list[dict[str, Any]]:
-        """Pairs the merge guard kept apart (`CONFLICTS_WITH`), open ones by default."""
-        return merge_conflicts.list_conflicts(self.db, status=status, limit=limit)
+    def conflicts(self, *, status: str | None = "open", limit: int = 100,
+                  namespaces: list[str] | None = None) -> list[dict[str, Any]]:
+        """Pairs the merge guard kept apart (`CONFLICTS_WITH`), open ones by default (of some `namespaces`)."""
+        return merge_conflicts.list_conflicts(self.db, status=status, limit=limit, namespaces=namespaces)
 
     def resolve_conflict(self, a: str, b: str, *, holds: str, scope: str = "", note: str = "", by: str = "user",
                          now: datetime | None = None) -> dict[str, Any]:
@@ -262,11 +263,12 @@ class Graphcons:
                                                 figures=figures, now=now or utcnow(), force=force)
 
     def consolidate(self, *, now: datetime | None = None, namespace: str | None = None,
-                    synthesizer: Synthesizer | None = None,
+                    synthesizer: Synthesizer | None = None, dry_run: bool | None = None,
                     progress: Callable[[int, int, Any], None] | None = None) -> consolidation.ConsolidateReport:
-        """scan -> gate -> synthesis -> proposals, within enabled / dry_run / daily_cap / budgets."""
+        """scan -> gate -> synthesis -> proposals, within enabled / dry_run / daily_cap / budgets;
+        `dry_run=True` reports the clusters without synthesizing whatever [consolidation] dry_run says."""
         return consolidation.consolidate(self.db, self.config, now=now or utcnow(), namespace=namespace,
-                                         synthesizer=synthesizer, progress=progress)
+                                         synthesizer=synthesizer, progress=progress, dry_run=dry_run)
 
     def proposals(self, *, status: str | None = None, kind: str | None = None, limit: int = 100,
                   namespaces: list[str] | None = None) -> list[dict[str, Any]]:

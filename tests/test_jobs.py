@@ -28,7 +28,7 @@ def test_cron_defaults_follow_the_seeds_and_overrides_come_from_the_file(tmp_pat
     jobs = Config().jobs
     assert jobs.merge.schedule == "0 */6 * * *" and jobs.weights.schedule == "0 */12 * * *"
     assert jobs.decay.schedule == jobs.consolidate.schedule == "30 3 * * *"
-    assert jobs.reflect.schedule == "45 4 * * 0" and not jobs.reflect.enabled
+    assert jobs.reflect.schedule == "45 4 * * 0" and jobs.reflect.enabled  # reflects only with [reflection] enabled
     assert Config().consolidation.auto_trigger is True
     f = tmp_path / "graphcons.toml"
     f.write_text('[jobs.merge]\nschedule = "*/5 * * * *"\nenabled = false\n[jobs]\nlease_ttl_s = 30\n')
@@ -54,17 +54,17 @@ def test_limits_apply_only_where_they_mean_something(tmp_path):
 
 def test_never_run_is_due_at_once_then_on_its_schedule(g):
     assert {d.job for d in due.due_jobs(g.db, g.config, T0)} == {
-        "merge", "promote", "weights", "decay", "deprecate", "consolidate", "precompute", "index"}
+        "merge", "promote", "weights", "decay", "deprecate", "consolidate", "precompute", "reflect", "index"}
     results = run_due(g.db, g.config, now=T0, worker="w1")
     assert {r.job: r.status for r in results} == dict.fromkeys(
-        ["merge", "promote", "weights", "decay", "deprecate", "consolidate", "precompute", "index"], "ok")
+        ["merge", "promote", "weights", "decay", "deprecate", "consolidate", "precompute", "reflect", "index"], "ok")
     assert due.due_jobs(g.db, g.config, T0 + timedelta(minutes=1)) == []
     # merge is due at the next 6-hour mark, decay and consolidate at 03:30
     at_6 = {d.job for d in due.due_jobs(g.db, g.config, datetime(2026, 11, 30, 6, 0, tzinfo=timezone.utc))}
 
     assert "merge" in at_6 and "decay" in at_6 and "weights" not in at_6
     assert [r["trigger"] for r in runs(g, "merge")] == ["never ran"]
-    assert n(g, "MATCH (a:Audit {op: 'job_run'}) RETURN count(a) AS n") == 8
+    assert n(g, "MATCH (a:Audit {op: 'job_run'}) RETURN count(a) AS n") == 9
 
 
 def test_a_failed_job_is_recorded_and_waits_for_its_next_time(g, monkeypatch):
@@ -213,7 +213,7 @@ def test_jobs_list_and_health_report_every_job(g):
                          "index"}
     assert rows["merge"]["last_run"]["status"] == "ok" and not rows["merge"]["due"]
     assert rows["weights"]["due"] and rows["weights"]["reason"] == "never ran"
-    assert not rows["reflect"]["implemented"] and rows["merge"]["lease"]["owner"] is None
+    assert rows["reflect"]["implemented"] and rows["merge"]["lease"]["owner"] is None
     h = g.health(now=T0 + timedelta(days=2))
     assert h["jobs"]["merge"]["overdue"] and any("merge is overdue" in w for w in h["warnings"])
     assert h["last_runs"]["merge"] == T0 and "consolidate" in h["last_runs"] and "reflect" in h["jobs"]

@@ -19,7 +19,7 @@ from graphcons.store import jobruns
 
 REPO = Path(__file__).resolve().parent.parent
 NOW = datetime(2026, 11, 30, 3, 30, tzinfo=timezone.utc)
-ALL = {"merge", "promote", "weights", "decay", "deprecate", "consolidate", "precompute", "index"}
+ALL = {"merge", "promote", "weights", "decay", "deprecate", "consolidate", "precompute", "reflect", "index"}
 
 
 @pytest.mark.parametrize("workers", [2, 4])

@@ -5,6 +5,7 @@ from graphcons.cli import (
     epistemics,  # noqa: F401  (issue 13: except, confirm, justify, status-in, rules, travel scenario)
     jobs,  # noqa: F401  (issue 10: worker, jobs list, jobs run)
     maintenance,  # noqa: F401  (issue 5: merge, promote, deprecate, decay, weights, health, restore)
+    mcp,  # noqa: F401  (issue 32: the MCP server)
     memory,  # noqa: F401  (registers the foundation commands)
     migrate,  # noqa: F401  (migrate similar)
     reflection,  # noqa: F401  (issue 14: reflect, profile, scenario entity-reflection)

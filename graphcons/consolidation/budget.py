@@ -68,6 +68,7 @@ class Budget:
     resumed: int = 0  # reservations a killed run left and this run used
     namespace_cap: int = 0  # per namespace and UTC day, 0 = only the ceiling (daily_cap)
     namespaces: dict[str, int] = field(default_factory=dict)  # used today per namespace, as last read
+    limit_key: str = "[jobs.consolidate] max_items"  # the setting a run limit refusal names
 
     @classmethod
     def for_run(cls, db: Database, cfg: Config, now: datetime, *, max_calls: int | None = None,
@@ -79,7 +80,7 @@ class Budget:
     def refusal(self, calls_needed: int) -> str | None:
         """Why a synthesis needing `calls_needed` LLM calls may not start in this run (None: it may)."""
         if self.max_syntheses and self.started >= self.max_syntheses:
-            return f"run limit reached ({self.max_syntheses} syntheses per run, [jobs.consolidate] max_items)"
+            return f"run limit reached ({self.max_syntheses} syntheses per run, {self.limit_key})"
         if self.max_calls and self.calls + calls_needed > self.max_calls:
             return f"provider budget spent ({self.calls} of {self.max_calls} LLM calls this run)"
         return None

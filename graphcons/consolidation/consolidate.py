@@ -278,9 +278,13 @@ def pending_message(outcomes: list[Outcome]) -> str:
 
 def consolidate(db: Database, cfg: Config, *, now: datetime, synthesizer: Synthesizer | None = None,
                 namespace: str | None = None, progress: Callable[[int, int, Outcome | None], None] | None = None,
-                budget: Budget | None = None, run_id: str | None = None) -> ConsolidateReport:
-    """scan -> gate -> synthesis -> proposals, within enabled / dry_run / daily_cap / provider budget."""
+                budget: Budget | None = None, run_id: str | None = None,
+                dry_run: bool | None = None) -> ConsolidateReport:
+    """scan -> gate -> synthesis -> proposals, within enabled / dry_run / daily_cap / provider budget.
+    `dry_run=True` makes this run a dry run whatever the setting; it can never lift the setting."""
     cc = cfg.consolidation
+    if dry_run and not cc.dry_run:
+        cc = cc.model_copy(update={"dry_run": True})
     run_id = run_id or audit.new_run_id("consolidate")
     report = ConsolidateReport(run_id=run_id, enabled=cc.enabled, dry_run=cc.dry_run)
     if not cc.enabled:

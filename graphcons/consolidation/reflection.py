@@ -326,30 +326,53 @@ class DueReport:
 
 def reflect_due(db: Database, cfg: Config, embedder: Embedder | None, *, now: datetime,
                 synthesizer: Synthesizer | None = None, namespace: str | None = None, dry_run: bool = False,
-                progress: Callable[[int, int, ReflectionResult | None], None] | None = None) -> DueReport:
-    """Reflect on every due entity within the budgets (the scheduled job; off unless [reflection] enabled)."""
-    run_id = audit.new_run_id("reflect_due")
+                progress: Callable[[int, int, ReflectionResult | None], None] | None = None,
+                run_id: str | None = None, per_namespace: tuple[int, int] | None = None) -> DueReport:
+    """Reflect on every due entity within the budgets (the scheduled job; off unless [reflection] enabled).
+
+    `per_namespace` = (max reflections, max LLM calls) for each namespace in this run (0 = no
+    limit; the job passes `[jobs.reflect] max_items, llm_budget`): one busy namespace cannot
+    spend the run's budget before the others get a turn. The daily cap stays store-wide."""
+    run_id = run_id or audit.new_run_id("reflect_due")
     report = DueReport(run_id=run_id, enabled=cfg.reflection.enabled, dry_run=dry_run)
     report.due = due(db, cfg, namespace=namespace)
     if not cfg.reflection.enabled or dry_run:
         report.message = ("dry run: the due entities are listed, nothing reflected" if cfg.reflection.enabled else
-                          "the scheduled reflection is disabled ([reflection] enabled = false); `graphcons reflect "
-                          "--subject S` reflects on one entity on demand")
+                          f"the scheduled reflection is disabled ([reflection] enabled = false): {len(report.due)} "
+                          "entity(ies) due; set enabled = true under [reflection] in graphcons.toml or "
+                          "GRAPHCONS__REFLECTION__ENABLED=true; `graphcons reflect --subject S` reflects on one "
+                          "entity on demand")
         audit.record(db, "reflect_due", [], run_id=run_id, at=now, enabled=cfg.reflection.enabled, dry_run=dry_run,
                      due=len(report.due))
         return report
     budget = budget_for_run(db, cfg, now)
+    budgets: dict[str, Budget] = {}
     synths: dict[str, Synthesizer] = {}
     if progress:
         progress(0, len(report.due), None)
     for i, d in enumerate(report.due, 1):
         synth = synthesizer or synths.setdefault(d["namespace"], make_reflector(cfg, d["namespace"]))
+        spend = budget
+        if per_namespace is not None:
+            if d["namespace"] not in budgets:  # due rows come grouped by namespace: the day's count so far
+                started = sum(b.started for b in budgets.values())
+                budgets[d["namespace"]] = Budget(
+                    daily_cap=budget.daily_cap, used_today=budget.used_today + started,
+                    max_calls=per_namespace[1] or budget.max_calls, max_syntheses=per_namespace[0],
+                    limit_key="[jobs.reflect] max_items (per namespace)")
+            spend = budgets[d["namespace"]]
         res = reflect(db, cfg, embedder, d["subject"], namespace=d["namespace"], now=now, synthesizer=synth,
-                      budget=budget, run_id=run_id)
+                      budget=spend, run_id=run_id)
         report.results.append(res)
         if progress:
             progress(i, len(report.due), res)
-    report.budget = budget.figures()
+    if per_namespace is None:
+        report.budget = budget.figures()
+    else:
+        report.budget = {"daily_cap": budget.daily_cap, "used_today_before_run": budget.used_today,
+                         "started": sum(b.started for b in budgets.values()),
+                         "llm_calls": sum(b.calls for b in budgets.values()),
+                         "per_namespace": {ns: b.figures() for ns, b in budgets.items()}}
     audit.record(db, "reflect_due", [profile.key(d["namespace"], d["subject"]) for d in report.due], run_id=run_id,
                  at=now, enabled=True, dry_run=False, due=len(report.due), counts=report.to_dict()["counts"],
                  budget=report.budget)

@@ -420,7 +420,7 @@ class JobsConfig(Section):
     consolidate: JobConfig = _job("30 3 * * *")
     precompute: JobConfig = _job("0 5 * * *")
     deprecate: JobConfig = _job("0 4 */2 * *")  # every other day (cron has no "every 48 h")
-    reflect: JobConfig = _job("45 4 * * 0", enabled=False)  # slot: the reflect job comes with a later issue
+    reflect: JobConfig = _job("45 4 * * 0")  # seed 004: weekly, Sunday 04:45; reflects only with [reflection] enabled
     index: JobConfig = _job("50 4 * * *")  # vector index health: probe, rebuild when slow (issue 15)
     index_slowdown_max: float = Field(default=3.0, gt=1)  # index job: rebuild when its probe is this x slower than after the last rebuild
     lease_ttl_s: float = Field(default=180.0, ge=1)  # a killed worker's lease expires after this

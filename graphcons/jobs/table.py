@@ -9,6 +9,9 @@ job stops only between two transactions. Every job is idempotent or resumable:
 - consolidate: deterministic proposal ids, SynthesisTask records, budget reservations per
   membership (a killed synthesis resumes its reservation);
 - precompute: skips insights already precomputed at their version;
+- reflect: a reflection proposal's id is a digest of its entity and the shown memories' versions
+  (the same memories are never reflected on twice), consolidated memories no longer count
+  toward the thresholds, and a budget-deferred entity stays due for the next run;
 - index: probes the vector index and rebuilds it only when slow (its readers scan exactly meanwhile).
 """
 
@@ -19,10 +22,12 @@ from datetime import datetime
 from typing import Any, Callable
 
 from graphcons.consolidation import consolidate as consolidation
+from graphcons.consolidation import reflection
 from graphcons.consolidation.budget import Budget
 from graphcons.consolidation.precompute import precompute
 from graphcons.core.config import Config, JobConfig
 from graphcons.core.db import Database
+from graphcons.core.embedders import make_embedder
 from graphcons.maintenance import deprecation, promotion, vector_index, weights
 from graphcons.maintenance.merge import job as merge_job
 
@@ -79,6 +84,25 @@ def _consolidate(db: Database, cfg: Config, now: datetime, ctx: Context) -> dict
             "llm_calls": r.budget.get("llm_calls", 0)}
 
 
+def _reflect(db: Database, cfg: Config, now: datetime, ctx: Context) -> dict[str, Any]:
+    """Seed 004's weekly reflection: every entity with >= 10 unconsolidated memories (>= 50 for
+    the namespace-wide subjects) gets one `reflect` proposal in the review queue, within the
+    daily cap and [jobs.reflect]'s per-namespace limits. The embedder is loaded only when
+    [reflection] auto_apply stores the semantic memories at once."""
+    jr = cfg.jobs.reflect
+    embedder = make_embedder(cfg.embedding) if cfg.reflection.auto_apply else None
+    r = reflection.reflect_due(db, cfg, embedder, now=now, run_id=ctx.run_id,
+                               per_namespace=(jr.max_items, jr.llm_budget),
+                               progress=lambda i, n, res: ctx.checkpoint())
+    if r.message:
+        ctx.notes.append(r.message)
+    pending = [x for x in r.results if x.status == "pending"]
+    if pending:
+        ctx.notes.append(f"{len(pending)} entity(ies) left due: {pending[0].reason}")
+    counts = r.to_dict()["counts"]
+    return {"enabled": r.enabled, "due": len(r.due), **counts, "llm_calls": r.budget.get("llm_calls", 0)}
+
+
 def _index(db: Database, cfg: Config, now: datetime, ctx: Context) -> dict[str, Any]:
     r = vector_index.maintain(db, slowdown_max=cfg.jobs.index_slowdown_max)
     return {"probe_ms": r["probe_ms"], "baseline_ms": r["baseline_ms"], "rebuilt": r["rebuilt"]}
@@ -103,7 +127,7 @@ JOBS: dict[str, Job] = {j.name: j for j in (
     Job("deprecate", _deprecate),
     Job("consolidate", _consolidate, dirty=True),
     Job("precompute", _precompute),
-    Job("reflect", None),
+    Job("reflect", _reflect),
     Job("index", _index),
 )}
 

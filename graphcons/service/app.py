@@ -5,9 +5,10 @@
 
 Every route calls one verb of the Graphcons facade, like the CLI; the routes live by area:
 memories.py (add, batch, get, history, edit, link, access, retrieve, search, explain),
-review.py (proposals, clusters), ops.py (/healthz, health, stats, jobs, tokens); accesslog.py keeps
-tokens out of uvicorn's access log (issue 30).
-Reflection and profiles (issue 14) get their own module here, added to ROUTERS.
+review.py (proposals, clusters), ops.py (/healthz, health, stats, jobs, tokens),
+reflection.py (reflect, profiles), beliefs.py (epistemics, except / confirm / justify, rules),
+maintenance.py (feedback, conflicts, consolidate); accesslog.py keeps tokens out of uvicorn's
+access log (issue 30).
 """
 
 from __future__ import annotations
@@ -20,15 +21,15 @@ from fastapi import FastAPI
 
 from graphcons.core.config import Config, load_config
 from graphcons.core.embedders import Embedder
-from graphcons.service import accesslog, errors, memories, ops, review
+from graphcons.service import accesslog, beliefs, errors, maintenance, memories, ops, reflection, review
 from graphcons.service.bookmarks import Bookmarks
 from graphcons.service.deps import Store
 from graphcons.service.limits import BodyLimit
 from graphcons.service.models import Problem
 
-ROUTERS = (ops.router, memories.router, review.router)  # issue 14: + reflection.router
+ROUTERS = (ops.router, memories.router, review.router, reflection.router, beliefs.router, maintenance.router)
 ERRORS: dict[int | str, dict[str, Any]] = {
-    status: {"model": Problem} for status in (400, 401, 403, 404, 409, 413, 422, 500, 503)
+    status: {"model": Problem} for status in (400, 401, 403, 404, 409, 413, 422, 500, 502, 503)
 }
 
 

@@ -70,13 +70,18 @@ def caller(g: Graphcons = Depends(store),
     return principal
 
 
+def require(p: Principal, minimum: str) -> Principal:
+    """The caller, if its role is at least `minimum` (else 403); the MCP server checks the same way."""
+    if not p.has(minimum):
+        raise Forbidden(f"this needs the {minimum} role; the token {p.name!r} is a {p.role}")
+    return p
+
+
 def role(minimum: str):
     """A dependency: the caller, if its role is at least `minimum`."""
 
     def check(p: Principal = Depends(caller)) -> Principal:
-        if not p.has(minimum):
-            raise Forbidden(f"this needs the {minimum} role; the token {p.name!r} is a {p.role}")
-        return p
+        return require(p, minimum)
 
     return check
 

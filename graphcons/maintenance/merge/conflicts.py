@@ -18,10 +18,11 @@ from graphcons.core.time import require_aware
 STATUSES = ("open", "resolved")
 
 
-def list_conflicts(db: Database, *, status: str | None = "open", limit: int = 100) -> list[dict[str, Any]]:
+def list_conflicts(db: Database, *, status: str | None = "open", limit: int = 100,
+                   namespaces: list[str] | None = None) -> list[dict[str, Any]]:
     if status is not None and status not in STATUSES:
         raise ValidationError("status", f"expected one of {', '.join(STATUSES)} or none, got {status!r}")
-    return db.run("merge/conflicts_list", status=status, limit=limit)
+    return db.run("merge/conflicts_list", status=status, limit=limit, namespaces=namespaces)
 
 
 def resolve(db: Database, a: str, b: str, *, holds: str, scope: str = "", note: str = "", by: str,

@@ -1,0 +1,63 @@
+"""Who calls an MCP tool, and what it may do: the HTTP API's tokens, roles and namespaces.
+
+Over stdio the server is a process of the local user, who can run any CLI command, so it acts
+with the local user's rights (every namespace, every role) unless $GRAPHCONS_MCP_TOKEN names an
+API token, which then narrows them to that token's role and namespaces. Over streamable HTTP
+every request carries a bearer token (`graphcons tokens create`), checked by the SDK's bearer
+middleware through `StoreTokenVerifier`; the token's principal rides in the access token's claims.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import anyio.to_thread
+from mcp.server.auth.middleware.auth_context import get_access_token
+from mcp.server.auth.provider import AccessToken
+
+from graphcons.api import Graphcons
+from graphcons.core.errors import ValidationError
+from graphcons.service.deps import Store
+from graphcons.service.errors import Forbidden
+from graphcons.store.tokens import ALL, Principal
+
+ENV_TOKEN = "GRAPHCONS_MCP_TOKEN"
+LOCAL = Principal(token_id="local", name="local", role="admin", namespaces=(ALL,))
+LOCAL_SOURCE = "mcp"  # the evidence source of a local memory that names none
+
+
+def local_principal(g: Graphcons, env: dict[str, str] | None = None) -> Principal:
+    """The local user, or the principal of $GRAPHCONS_MCP_TOKEN (an unknown token is refused)."""
+    token = (os.environ if env is None else env).get(ENV_TOKEN)
+    if not token:
+        return LOCAL
+    principal = g.authenticate(token)
+    if principal is None:
+        raise ValidationError(ENV_TOKEN, "unknown or revoked API token")
+    return principal
+
+
+class StoreTokenVerifier:
+    """The SDK's TokenVerifier over graphcons' API tokens (store/tokens.py)."""
+
+    def __init__(self, store: Store):
+        self.store = store
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        principal = await anyio.to_thread.run_sync(lambda: self.store.get().authenticate(token))
+        if principal is None:
+            return None
+        return AccessToken(token=token, client_id=principal.name, scopes=[principal.role],
+                           claims={"token_id": principal.token_id, "role": principal.role,
+                                   "namespaces": list(principal.namespaces)})
+
+
+def request_principal() -> Principal:
+    """The principal of the current streamable-HTTP request's bearer token."""
+    token = get_access_token()
+    claims: dict[str, Any] = (token.claims or {}) if token else {}
+    if not claims:  # the bearer middleware lets no request through without one
+        raise Forbidden("a bearer token is required")
+    return Principal(token_id=claims["token_id"], name=token.client_id, role=claims["role"],
+                     namespaces=tuple(claims["namespaces"]))

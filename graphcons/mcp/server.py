@@ -1,0 +1,294 @@
+"""The MCP tools and resources; each calls one verb of the Graphcons facade.
+
+Tools (descriptions are written for a model choosing among them):
+    remember(content, subject?, namespace?, source?, kind?, links?, title?)   add a memory
+    recall(query, k?, namespace?, subject?)       retrieve, insights grouped with their members
+    explain(id)                                   the provenance tree down to the source episodes
+    profile(subject, namespace?)                  an entity's preferences, behaviors, facts
+    reflect(subject, namespace?)                  propose a reflection on an entity (review queue)
+    proposals(action, ...)                        list / show / approve / reject (reviewers)
+    feedback(id, verdict, note?)                  rate a memory useful or wrong
+Resources: graphcons://memories/{memory_id}, graphcons://insights/{insight_id} (with provenance).
+
+Roles and namespaces are the HTTP API's (graphcons/service/deps.py): reader < writer < reviewer
+< admin; another namespace's memory or proposal is "not found". Errors come back as tool errors
+named like the HTTP API's ("bad_input (field): ...", "forbidden: ...", "not_found: ...").
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from pathlib import Path
+from typing import Any, Callable, Literal
+
+from mcp.server.auth.settings import AuthSettings
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
+from pydantic import BaseModel, Field
+from pydantic_core import to_jsonable_python
+
+from graphcons.core.config import Config, load_config
+from graphcons.core.errors import DanglingProvenance, GraphconsError, NotFound, ValidationError
+from graphcons.core.memory import Memory
+from graphcons.mcp.rights import LOCAL, LOCAL_SOURCE, StoreTokenVerifier, local_principal, request_principal
+from graphcons.service.deps import (
+    Store,
+    own_memory,
+    own_proposal,
+    read_namespace,
+    require,
+    unseen,
+    write_namespace,
+)
+from graphcons.service.errors import STATUS, Forbidden
+from graphcons.store.tokens import Principal
+
+Transport = Literal["stdio", "streamable-http"]
+INSTRUCTIONS = (
+    "graphcons is a long-term memory that consolidates what it is told into reviewed knowledge. "
+    "Call `recall` before answering anything that past conversations, decisions or incidents may "
+    "inform; call `remember` for each new durable fact, preference, decision or incident (one memory "
+    "per fact, with a `subject` naming the entity it is about). Insights in `recall` are "
+    "generalisations over several memories; `explain` shows what one rests on. Nothing is ever deleted."
+)
+
+
+class Link(BaseModel):
+    target: str = Field(description="The id of an existing memory.")
+    kind: str = Field(default="related", description="How they relate, e.g. related, same_incident, caused_by.")
+
+
+def _error(exc: Exception) -> ToolError:
+    """A graphcons error as the tool error a model reads (the HTTP API's error names)."""
+    if isinstance(exc, Forbidden):
+        return ToolError(f"forbidden: {exc}")
+    for cls, _status, name in STATUS:
+        if isinstance(exc, cls):
+            field = getattr(exc, "field", None)
+            return ToolError(f"{name}{f' ({field})' if field else ''}: {exc}")
+    return ToolError(f"error: {exc}")
+
+
+def _memory(m: Memory) -> dict[str, Any]:
+    """What a model needs of a memory (no weights, hashes or embeddings)."""
+    out = {"id": m.id, "kind": m.kind, "title": m.title, "content": m.content, "subject": m.subject,
+           "namespace": m.namespace, "status": m.status, "created_at": m.created_at.isoformat(),
+           "sources": list(m.sources)}
+    if m.epistemic_status:
+        out["epistemic_status"] = m.epistemic_status
+    return out
+
+
+def _cited(tree: dict[str, Any]) -> list[str]:
+    return [c["id"] for c in tree.get("children", []) if c.get("link", {}).get("cited")]
+
+
+class Tools:
+    """The tool bodies, bound to one store and one way of naming the caller."""
+
+    def __init__(self, store: Store, caller: Callable[[], Principal]):
+        self.store, self.caller = store, caller
+
+    def _by(self, p: Principal) -> str:
+        return LOCAL_SOURCE if p is LOCAL else p.source
+
+    def remember(self, content: str, subject: str = "general", namespace: str | None = None,
+                 source: str | None = None, kind: str = "episode", links: list[Link | str] | None = None,
+                 title: str | None = None) -> dict[str, Any]:
+        g, p = self.store.get(), require(self.caller(), "writer")
+        targets = [ln if isinstance(ln, Link) else Link(target=ln) for ln in links or []]
+        data: dict[str, Any] = {"content": content, "subject": subject, "kind": kind,
+                                "namespace": write_namespace(p, namespace),
+                                "links": [ln.model_dump() for ln in targets]}
+        if title is not None:
+            data["title"] = title
+        if p is LOCAL:
+            data["source"] = source or LOCAL_SOURCE
+        else:  # as over HTTP: the evidence source is the token; a named source is a display label
+            data["source"] = p.source
+            if source:
+                data["origin"] = source
+        hidden = unseen(g, p, [ln.target for ln in targets])
+        if hidden:  # the same answer as for an id that does not exist
+            raise ValidationError("links.target", f"unknown memory id(s): {', '.join(sorted(hidden))}")
+        a = g.add(data)
+        return {"id": a.id, "created": a.created, "namespace": data["namespace"], "evidence_count": a.evidence_count,
+                "similar": a.similar, "linked": a.linked}
+
+    def recall(self, query: str, k: int = 5, namespace: str | None = None,
+               subject: str | None = None) -> dict[str, Any]:
+        g, p = self.store.get(), require(self.caller(), "reader")
+        if not isinstance(k, int) or k < 1 or k > g.config.service.max_k:
+            raise ValidationError("k", f"must be between 1 and {g.config.service.max_k}")
+        hits = g.retrieve(query, k=k, namespace=read_namespace(p, namespace), subject=subject,
+                          record=p.has("writer"), insights="group")
+        out = []
+        for h in hits:
+            m = h["memory"]
+            if not p.sees(m.namespace):
+                continue
+            hit: dict[str, Any] = {"memory": _memory(m), "score": round(float(h["score"]), 4)}
+            if m.kind == "insight":
+                try:
+                    prov = g.explain(m.id)
+                    hit["cites"] = _cited(prov["tree"])
+                    hit["source_episodes"] = [s["id"] for s in prov["sources"]]
+                except DanglingProvenance as exc:  # say so on this hit; the others still answer
+                    hit["provenance_error"] = str(exc)
+                hit["members"] = [{"memory": _memory(x["memory"]), "relevance": x.get("relevance")}
+                                  for x in h.get("members", [])]
+                if h.get("exceptions"):
+                    hit["exceptions"] = h["exceptions"]
+            elif h.get("insights"):
+                hit["insights"] = h["insights"]
+            out.append(hit)
+        return {"hits": out, "note": "score only orders these hits (rank fusion); it is not a similarity"}
+
+    def explain(self, id: str) -> dict[str, Any]:
+        g, p = self.store.get(), require(self.caller(), "reader")
+        own_memory(g, p, id)
+        return g.explain(id)
+
+    def profile(self, subject: str, namespace: str | None = None) -> dict[str, Any]:
+        g, p = self.store.get(), require(self.caller(), "reader")
+        return g.profile(subject, namespace=read_namespace(p, namespace))
+
+    def reflect(self, subject: str, namespace: str | None = None) -> dict[str, Any]:
+        g, p = self.store.get(), require(self.caller(), "writer")
+        res = g.reflect(subject, namespace=read_namespace(p, namespace)).to_dict()
+        res.pop("profile", None)  # the stored profile is what `profile` reads; this is the proposal
+        return res
+
+    def proposals(self, action: Literal["list", "show", "approve", "reject"] = "list",
+                  proposal_id: str | None = None, reason: str | None = None,
+                  status: Literal["pending", "applied", "rejected", "reverted", "stale"] | None = "pending",
+                  kind: str | None = None, limit: int = 20) -> dict[str, Any]:
+        g, p = self.store.get(), require(self.caller(), "reader")
+        if action == "list":
+            namespaces = None if p.everywhere else list(p.namespaces)
+            found = g.proposals(status=status, kind=kind, limit=limit, namespaces=namespaces)
+            keep = ("id", "kind", "status", "namespace", "subject", "title", "created_at", "member_ids", "memory_ids")
+            return {"proposals": [{k: x[k] for k in keep if x.get(k) is not None} for x in found]}
+        if not proposal_id:
+            raise ValidationError("proposal_id", f"required to {action} a proposal")
+        if action == "show":
+            return {"proposal": own_proposal(g, p, proposal_id)}
+        require(p, "reviewer")
+        own_proposal(g, p, proposal_id)
+        if action == "approve":
+            return {"decision": g.approve(proposal_id, by=self._by(p)).model_dump()}
+        if not reason or not reason.strip():
+            raise ValidationError("reason", "say why the proposal is rejected (it is kept with the reason)")
+        return {"decision": g.reject(proposal_id, reason, by=self._by(p)).model_dump()}
+
+    def feedback(self, id: str, verdict: Literal["useful", "wrong"], note: str | None = None) -> dict[str, Any]:
+        g, p = self.store.get(), require(self.caller(), "writer")
+        own_memory(g, p, id)
+        return g.feedback(id, verdict, note=note, by=self._by(p))
+
+    # -- resources ----------------------------------------------------------------------------------
+    def memory_resource(self, memory_id: str) -> str:
+        g, p = self.store.get(), require(self.caller(), "reader")
+        return _json(own_memory(g, p, memory_id).model_dump())
+
+    def insight_resource(self, insight_id: str) -> str:
+        g, p = self.store.get(), require(self.caller(), "reader")
+        m = own_memory(g, p, insight_id)
+        if m.kind != "insight":
+            raise NotFound(f"{insight_id} is a {m.kind}, not an insight (read graphcons://memories/{insight_id})")
+        return _json({"insight": m.model_dump(), "provenance": g.explain(insight_id)})
+
+
+def _json(value: Any) -> str:
+    return json.dumps(to_jsonable_python(value), sort_keys=True, ensure_ascii=False)
+
+
+def _tool(fn: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(fn)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return to_jsonable_python(fn(*args, **kwargs))
+        except (GraphconsError, Forbidden) as exc:
+            raise _error(exc) from None
+    return run
+
+
+def _resource(fn: Callable[..., str]) -> Callable[..., str]:
+    @functools.wraps(fn)
+    def read(*args: Any, **kwargs: Any) -> str:
+        try:
+            return fn(*args, **kwargs)
+        except NotFound as exc:
+            raise ResourceNotFoundError(str(exc)) from None
+        except (GraphconsError, Forbidden) as exc:
+            raise ResourceError(str(_error(exc))) from None
+    return read
+
+
+DESCRIPTIONS = {
+    "remember": "Store one memory: a fact, preference, decision, incident or observation worth keeping beyond "
+                "this conversation. One memory per fact; `subject` names the entity it is about (a user, a "
+                "service, a project: e.g. user-ana, checkout); `kind` is episode, observation, preference, "
+                "decision, incident or fact; `links` are ids of memories it relates to. Storing the same "
+                "content again adds evidence instead of a duplicate. Returns the memory id.",
+    "recall": "Search long-term memory before answering from what was said, decided or observed earlier. "
+              "Returns up to k memories ranked for the query; insights (generalisations graphcons consolidated "
+              "from several memories) come with the members they summarise and the ids they cite. Narrow with "
+              "`subject` (one entity) or `namespace`.",
+    "explain": "Answer 'how do you know this?' for a memory or insight id: the provenance tree down to the "
+               "source episodes, with sources, dates and, for an insight, its epistemic status, "
+               "justifications and exceptions.",
+    "profile": "What graphcons knows about one entity (a `subject` such as user-ana): its preferences, "
+               "behaviors and facts, each with the memories it came from, and a summary. Built by approved "
+               "reflections: not found until a reflection on the entity is approved.",
+    "reflect": "Ask graphcons to reflect on one entity now: its recent unconsolidated memories are distilled "
+               "into preferences, behaviors and facts that cite them, queued as ONE proposal for a human "
+               "reviewer (the profile changes only when it is approved). Use after many new memories about "
+               "an entity; it counts toward a daily cap.",
+    "proposals": "The human review queue: action=list (pending proposals of every kind: consolidations, "
+                 "merges, reflections), show (one, in full), approve or reject (reviewer role; reject needs "
+                 "a reason). Approving applies the proposal in one transaction; nothing is deleted.",
+    "feedback": "Rate a memory or insight you used: verdict useful or wrong (with an optional note). Its "
+                "weight in retrieval and decay follows.",
+}
+
+
+def build_server(store: Store, *, transport: Transport = "stdio", host: str = "127.0.0.1", port: int = 8766,
+                 env: dict[str, str] | None = None) -> MCPServer:
+    """The MCP server over one store (its caller closes it). stdio: the local user's rights (or
+    $GRAPHCONS_MCP_TOKEN's); streamable-http: each request's bearer token, as over the HTTP API."""
+    if transport == "stdio":
+        def caller() -> Principal:  # checked on every call: a revoked token stops at once, as over HTTP
+            return local_principal(store.get(), env)
+
+        server = MCPServer("graphcons", instructions=INSTRUCTIONS)
+    else:
+        caller = request_principal
+        server = MCPServer("graphcons", instructions=INSTRUCTIONS, token_verifier=StoreTokenVerifier(store),
+                           auth=AuthSettings(issuer_url=f"http://{host}:{port}", resource_server_url=None))
+    tools = Tools(store, caller)
+    for name, description in DESCRIPTIONS.items():
+        server.add_tool(_tool(getattr(tools, name)), name=name, description=description)
+    server.resource("graphcons://memories/{memory_id}", name="memory", mime_type="application/json",
+                    description="One memory (current version) as JSON.")(_resource(tools.memory_resource))
+    server.resource("graphcons://insights/{insight_id}", name="insight", mime_type="application/json",
+                    description="An insight with its provenance: what it summarises and cites, down to the "
+                                "source episodes.")(_resource(tools.insight_resource))
+    return server
+
+
+def serve(config: Config | str | Path | None = None, *, transport: Transport = "stdio", host: str = "127.0.0.1",
+          port: int = 8766, path: str = "/mcp") -> None:
+    """Run the server until the client closes stdio, or serve streamable HTTP at http://host:port/path.
+    One store (one Neo4j driver, one embedder) serves every session; it is opened on first use."""
+    cfg = config if isinstance(config, Config) else load_config(config)
+    store = Store(cfg)
+    try:
+        server = build_server(store, transport=transport, host=host, port=port)
+        if transport == "stdio":
+            server.run("stdio")
+        else:
+            server.run("streamable-http", host=host, port=port, streamable_http_path=path)
+    finally:
+        store.close()

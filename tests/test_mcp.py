@@ -1,0 +1,250 @@
+"""`graphcons mcp` (issue 32) through the official SDK's own client against the real Neo4j: over
+stdio (the server is a `python -m graphcons mcp` subprocess, as a desktop assistant starts it)
+and over streamable HTTP with API tokens (the HTTP API's roles and namespaces)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+import threading
+import time
+
+import httpx
+import httpx2
+import pytest
+import uvicorn
+from mcp import Client, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+from service_helpers import free_port
+from synthesis_helpers import NOW, add_incidents
+
+from graphcons.core.config import Config
+from graphcons.mcp.server import build_server
+from graphcons.service.deps import Store
+
+TOOLS = {"remember", "recall", "explain", "profile", "reflect", "proposals", "feedback"}
+
+
+class Session:
+    """One MCP client session; `call` returns (structured result, None) or (None, error text)."""
+
+    def __init__(self, client: Client):
+        self.client = client
+
+    async def call(self, name: str, **arguments):
+        r = await self.client.call_tool(name, arguments)
+        text = "".join(getattr(c, "text", "") for c in r.content)
+        if r.is_error:  # the SDK prefixes the tool's own message
+            prefix = f"Error executing tool {name}: "
+            assert text.startswith(prefix), text
+            return None, text[len(prefix):]
+        return r.structured_content, None
+
+    async def ok(self, name: str, **arguments):
+        out, err = await self.call(name, **arguments)
+        assert err is None, err
+        return out
+
+    async def read(self, uri: str):
+        r = await self.client.read_resource(uri)
+        return json.loads(r.contents[0].text)
+
+
+def run(params_or_transport, body):
+    async def main():
+        async with Client(params_or_transport, read_timeout_seconds=300) as client:
+            return await body(Session(client))
+    return asyncio.run(main())
+
+
+@pytest.fixture
+def stdio(g, neo4j_settings, tmp_path):
+    def params(**extra_env):
+        env = dict(os.environ, NEO4J_URI=neo4j_settings.uri, NEO4J_USER=neo4j_settings.user,
+                   NEO4J_PASSWORD=neo4j_settings.resolved_password(), **extra_env)
+        env.pop("GRAPHCONS_CONFIG", None)
+        return StdioServerParameters(command=sys.executable, args=["-m", "graphcons", "mcp"], env=env, cwd=str(tmp_path))
+    return params
+
+
+def test_stdio_lists_the_tools_and_remember_recall_explain_round_trip(g, stdio):
+    async def body(s: Session):
+        tools = {t.name: t for t in (await s.client.list_tools()).tools}
+        assert set(tools) == TOOLS
+        remember = tools["remember"].input_schema
+        assert {"content", "subject", "namespace", "source", "kind", "links"} <= set(remember["properties"])
+        assert remember["required"] == ["content"]
+        assert set(tools["recall"].input_schema["properties"]) == {"query", "k", "namespace", "subject"}
+        assert set(tools["explain"].input_schema["properties"]) == {"id"}
+        assert set(tools["profile"].input_schema["properties"]) == {"subject", "namespace"}
+        assert all(len(t.description) > 80 for t in tools.values())  # written for a model to choose by
+        templates = {t.uri_template for t in (await s.client.list_resource_templates()).resource_templates}
+        assert templates == {"graphcons://memories/{memory_id}", "graphcons://insights/{insight_id}"}
+        a = await s.ok("remember", content="Deploy 4.2 caused 503s on checkout for 12 minutes.", subject="checkout",
+                       source="pagerduty", kind="incident")
+        b = await s.ok("remember", content="Checkout served 503 after deploy 4.3; the cache was cold.",
+                       subject="checkout", links=[a["id"]])
+        assert a["created"] and a["namespace"] == "default" and b["linked"] == 1
+        hits = (await s.ok("recall", query="503 errors after a deploy", k=3))["hits"]
+        assert {h["memory"]["id"] for h in hits} == {a["id"], b["id"]}
+        why = await s.ok("explain", id=a["id"])
+        assert why["id"] == a["id"] and why["sources"][0]["sources"] == ["pagerduty"]
+        stored = await s.read(f"graphcons://memories/{a['id']}")
+        assert stored["subject"] == "checkout" and stored["source"] == "pagerduty"
+        _, err = await s.call("explain", id="m-missing")
+        assert err.startswith("not_found")
+        _, err = await s.call("remember", content="x", kind="rumour")
+        assert err.startswith("bad_input (kind)")
+        return a["id"]
+
+    mem_id = run(stdio(), body)
+    assert g.get(mem_id).source == "pagerduty"  # written to the real store
+    assert g.audit_log(op="add", target=mem_id)
+
+
+def test_stdio_insights_review_reflection_and_feedback(g, stdio):
+    cluster = add_incidents(g)
+    iid = g.approve(g.synthesize(cluster, now=NOW).proposal_id, by="ana", now=NOW).insight_id
+    late = add_incidents(g, rows=[(f"late-{i}", f"Payments timed out after deploy 5.{i}; the pool was cold.",
+                                   f"oncall-{i}", "2026-11-24") for i in range(4)], subject="payments")
+    pending = g.synthesize(late, now=NOW).proposal_id
+    for i in range(10):
+        g.add({"id": f"ana-{i}", "content": f"Ana prefers short answers about invoice {i}.", "subject": "user-ana",
+               "kind": "preference", "source": "chat"})
+
+    async def body(s: Session):
+        hits = (await s.ok("recall", query="checkout 503 after deploy", k=8, subject="checkout"))["hits"]
+        top = next(h for h in hits if h["memory"]["kind"] == "insight")
+        assert top["memory"]["id"] == iid and top["memory"]["epistemic_status"] == "hypothesis"
+        assert set(top["cites"]) <= set(cluster.member_ids) and top["cites"]
+        assert sorted(top["source_episodes"]) == sorted(cluster.member_ids)
+        assert all(m["memory"]["id"] in cluster.member_ids for m in top["members"])
+        insight = await s.read(f"graphcons://insights/{iid}")
+        assert insight["insight"]["kind"] == "insight"
+        assert sorted(x["id"] for x in insight["provenance"]["sources"]) == sorted(cluster.member_ids)
+        listed = (await s.ok("proposals"))["proposals"]
+        assert [p["id"] for p in listed] == [pending]
+        _, err = await s.call("proposals", action="reject", proposal_id=pending)
+        assert err.startswith("bad_input (reason)")
+        decision = (await s.ok("proposals", action="approve", proposal_id=pending))["decision"]
+        assert decision["status"] == "applied"
+        rated = await s.ok("feedback", id=iid, verdict="useful")
+        assert rated["useful"] == 1
+        refl = await s.ok("reflect", subject="user-ana")
+        assert refl["status"] == "proposed" and refl["memories_reviewed"] == 10
+        _, err = await s.call("profile", subject="user-ana")
+        assert err.startswith("not_found") and "approve" in err  # a proposal until approved
+        return refl["proposal_id"]
+
+    reflection = run(stdio(), body)
+    assert g.proposal(pending)["applied_by"] == "mcp"
+    assert g.proposal(reflection)["status"] == "pending" and g.proposal(reflection)["kind"] == "reflect"
+
+
+def test_a_token_in_the_environment_narrows_stdio(g, stdio):
+    g.add({"id": "team-1", "content": "The team deploys on Tuesdays.", "namespace": "team"})
+    g.add({"id": "else-1", "content": "Another team deploys on Fridays.", "namespace": "else"})
+    reader, record = g.create_token("desk", ["team"], "reader")
+
+    async def body(s: Session):
+        _, err = await s.call("remember", content="Deploys move to Wednesdays.")
+        assert err.startswith("forbidden") and "writer role" in err
+        hits = (await s.ok("recall", query="when does the team deploy", k=5))["hits"]
+        assert {h["memory"]["id"] for h in hits} == {"team-1"}
+        _, err = await s.call("explain", id="else-1")
+        assert err.startswith("not_found")
+        g.revoke_token(record["id"])  # stops at once, mid-session
+        _, err = await s.call("recall", query="when does the team deploy")
+        assert err.startswith("bad_input (GRAPHCONS_MCP_TOKEN)")
+
+    run(stdio(GRAPHCONS_MCP_TOKEN=reader), body)
+
+    async def refused(s: Session):
+        _, err = await s.call("recall", query="deploys")
+        assert err.startswith("bad_input (GRAPHCONS_MCP_TOKEN)")
+
+    run(stdio(GRAPHCONS_MCP_TOKEN="gct_unknown"), refused)
+    assert g.stats()["memories"] == 2
+
+
+class HttpServer:
+    """The streamable-HTTP MCP app served by uvicorn in a thread, over the test's store."""
+
+    def __init__(self, config: Config, embedder):
+        self.store = Store(config, embedder)
+        self.port = free_port()
+        app = build_server(self.store, transport="streamable-http", port=self.port).streamable_http_app()
+        self.url = f"http://127.0.0.1:{self.port}/mcp"
+        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning"))
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    def __enter__(self):
+        self.thread.start()
+        deadline = time.monotonic() + 60
+        while not self.server.started:
+            assert time.monotonic() < deadline and self.thread.is_alive(), "uvicorn did not start"
+            time.sleep(0.05)
+        return self
+
+    def __exit__(self, *exc):
+        self.server.should_exit = True
+        self.thread.join(timeout=30)
+        self.store.close()
+
+    def transport(self, token: str):
+        return streamable_http_client(self.url, http_client=httpx2.AsyncClient(
+            headers={"Authorization": f"Bearer {token}"}, timeout=httpx2.Timeout(300, read=300)))
+
+
+def test_streamable_http_applies_the_tokens_roles_and_namespaces(g, config, embedder):
+    team = g.add({"id": "team-1", "content": "Checkout deploys need a cache warmup first.", "namespace": "team"}).id
+    writer, _ = g.create_token("agent-w", ["team"], "writer")
+    reader, _ = g.create_token("agent-r", ["team"], "reader")
+    outsider, _ = g.create_token("agent-x", ["other"], "admin")
+    reviewer, _ = g.create_token("agent-v", ["team"], "reviewer")
+    with HttpServer(config, embedder) as srv:
+        anonymous = httpx.post(srv.url, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+                               headers={"Accept": "application/json, text/event-stream"})
+        assert anonymous.status_code == 401
+        assert httpx.post(srv.url, json={}, headers={"Authorization": "Bearer gct_nope"}).status_code == 401
+
+        async def as_writer(s: Session):
+            assert {t.name for t in (await s.client.list_tools()).tools} == TOOLS
+            out = await s.ok("remember", content="Checkout deploys on Tuesdays.", source="slack")
+            assert out["namespace"] == "team"
+            _, err = await s.call("remember", content="Elsewhere.", namespace="other")
+            assert err.startswith("forbidden") and "namespace" in err
+            _, err = await s.call("proposals", action="approve", proposal_id="p-1")
+            assert err.startswith("forbidden") and "reviewer role" in err
+            return out["id"]
+
+        written = run(srv.transport(writer), as_writer)
+        stored = g.get(written)
+        assert stored.source == "api:agent-w" and stored.origin == "slack"  # the token is the source
+
+        async def as_reader(s: Session):
+            _, err = await s.call("remember", content="Readers cannot write.")
+            assert err.startswith("forbidden")
+            hits = (await s.ok("recall", query="checkout deploys", k=5))["hits"]
+            assert {h["memory"]["id"] for h in hits} == {team, written}
+
+        run(srv.transport(reader), as_reader)
+
+        async def as_outsider(s: Session):
+            _, err = await s.call("explain", id=team)
+            assert err == f"not_found: no memory with id {team!r}"  # as if it did not exist
+            _, err = await s.call("recall", query="checkout", namespace="team")
+            assert err.startswith("forbidden")
+            assert (await s.ok("recall", query="checkout"))["hits"] == []
+            with pytest.raises(Exception, match="no memory"):
+                await s.read(f"graphcons://memories/{team}")
+
+        run(srv.transport(outsider), as_outsider)
+
+        async def as_reviewer(s: Session):
+            return (await s.ok("proposals", action="list"))["proposals"]
+
+        assert run(srv.transport(reviewer), as_reviewer) == []
+    assert g.stats()["memories"] == 2
