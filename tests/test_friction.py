@@ -116,6 +116,7 @@ def test_a_manual_run_at_a_given_time_does_not_move_the_schedule(cli, g):
     promote = rows["promote"]
     assert promote["last_run"]["trigger"] == "manual --now"  # recorded and shown ...
     assert promote["due"] is True and promote["reason"] == "never ran"  # ... but the schedule ignores it
+    assert "manual --now: not counted by the schedule" in cli("jobs", "list", "--now", NOW.isoformat()).stdout
     health = json.loads(cli("health", "--json", "--now", NOW.isoformat()).stdout)
     assert health["jobs"]["promote"]["last_ok"] is None
     # a run at the clock's time (no --now) still counts, as a worker's would
