@@ -84,7 +84,8 @@ def _require_file(path: Path) -> None:
     (`graphcons import memories.jsonl` from the repository means examples/memories.jsonl)."""
     if path.is_file():
         return
-    hint = next((f"; did you mean {c}?" for c in (Path("examples") / path.name,) if c.is_file() and c != path), "")
+    example = Path("examples") / path.name
+    hint = f"; did you mean {example}?" if example.is_file() and example != path else ""
     with errors_to_exit():
         raise ValidationError("path", f"no such file: {path}{hint}")
 
