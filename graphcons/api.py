@@ -155,7 +155,8 @@ class Graphcons:
     # -- clusters -------------------------------------------------------------------------
     def clusters(self, *, namespace: str | None = None, algorithm: str | None = None) -> list[Cluster]:
         """Communities of the fused graph (>= 2 members, canonical keys); writes nothing."""
-        return detect(self.db, self.config.consolidation, namespace=namespace, algorithm=algorithm)[1]
+        return detect(self.db, self.config.consolidation, namespace=namespace, algorithm=algorithm,
+                      gds=self.config.gds)[1]
 
     def gate(self, clusters: list[Cluster]) -> list[GateDecision]:
         """The value gate's decision (accepted or not, reasons, figures) on each cluster."""

@@ -45,7 +45,7 @@ from graphcons.consolidation import contrast, figures
 from graphcons.consolidation import split as splitting
 from graphcons.consolidation.cluster import Cluster, membership_hash
 from graphcons.consolidation.fusion import Edges, weight_params
-from graphcons.core.config import ConsolidationConfig
+from graphcons.core.config import ConsolidationConfig, GdsConfig
 from graphcons.core.db import Database
 from graphcons.core.errors import NotFound
 from graphcons.core.memory import embedded_text
@@ -127,13 +127,15 @@ def _describe_mix(cluster: Cluster, members: dict[str, dict[str, Any]]) -> str:
 
 
 def gate(db: Database, cc: ConsolidationConfig, clusters: list[Cluster],
-         members: dict[str, dict[str, Any]] | None = None, edges: Edges | None = None) -> list[GateDecision]:
+         members: dict[str, dict[str, Any]] | None = None, edges: Edges | None = None,
+         gds: GdsConfig | None = None) -> list[GateDecision]:
     """Decide on every cluster (and on each part of a mixed one); ordered like the input.
 
     `members` (by id, the fields of cypher/gate/members) may come with the clusters: the scan's
     detection reads them in its own query; otherwise (or for any id missing) they are read here.
     `edges`: the scan's projected edges, when the clusters and `members` (with each member's `node`)
-    were detected on them (figures.py)."""
+    were detected on them (figures.py). `gds`: where oversized communities are split ([gds]; the
+    database's plugin by graphcons' Cypher when None)."""
     ids = sorted({m for c in clusters for m in c.member_ids})
     members = dict(members or {})
     members.update(_members(db, [m for m in ids if m not in members]))
@@ -146,7 +148,7 @@ def gate(db: Database, cc: ConsolidationConfig, clusters: list[Cluster],
     # Every oversized part is split from one projection (issue 15); deeper levels one by one.
     oversized = {p.key: p for parts in scope_parts.values() for p in parts if p.size > cc.max_size}
     disjoint = len({m for p in oversized.values() for m in p.member_ids}) == sum(p.size for p in oversized.values())
-    splits = splitting.split_many(db, cc, list(oversized.values())) if disjoint else {}
+    splits = splitting.split_many(db, cc, list(oversized.values()), gds=gds) if disjoint else {}
     for cluster in clusters:
         if cluster.size < cc.min_size:  # too small to split into anything worth gating
             d = _size_reject(cc, cluster, None)
@@ -164,7 +166,7 @@ def gate(db: Database, cc: ConsolidationConfig, clusters: list[Cluster],
                 titles=_titles(cluster, members)))
             split_from = cluster.key
         for part in parts:
-            _place(db, cc, part, split_from, members, decisions, to_score, level=0, splits=splits)
+            _place(db, cc, part, split_from, members, decisions, to_score, level=0, splits=splits, gds=gds)
     _score(db, cc, to_score, members, edges)
     if cc.contrast_split:
         decisions = _contrast_pass(db, cc, decisions, members, edges)
@@ -209,11 +211,11 @@ def _contrast_pass(db: Database, cc: ConsolidationConfig, decisions: list[GateDe
 
 def _place(db: Database, cc: ConsolidationConfig, part: Cluster, split_from: str | None,
            members: dict[str, dict[str, Any]], decisions: list[GateDecision], to_score: list[GateDecision],
-           level: int, splits: dict[str, splitting.Split] | None = None) -> None:
+           level: int, splits: dict[str, splitting.Split] | None = None, gds: GdsConfig | None = None) -> None:
     """Decide on one part: split it when too big (recursively), reject it when too small, else score it."""
     if part.size > cc.max_size:
         done = (splits or {}).get(part.key) if level == 0 else None
-        result = done if done is not None else splitting.split(db, cc, part, level)
+        result = done if done is not None else splitting.split(db, cc, part, level, gds=gds)
         d = _size_reject(cc, part, split_from)
         d.titles = _titles(part, members)
         d.figures.update({"parts": len(result.parts), "split_gamma": round(result.gamma, 4)})
@@ -228,7 +230,7 @@ def _place(db: Database, cc: ConsolidationConfig, part: Cluster, split_from: str
                      + (f", {left_out} member(s) left alone" if left_out else "") + "), each gated on its own"]
         decisions.append(d)
         for sub in result.parts:
-            _place(db, cc, sub, part.key, members, decisions, to_score, result.level)
+            _place(db, cc, sub, part.key, members, decisions, to_score, result.level, gds=gds)
         return
     if part.size < cc.min_size:
         d = _size_reject(cc, part, split_from)

@@ -19,11 +19,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Iterator
 
-from graphcons.consolidation import communities, fusion
+from graphcons.consolidation import communities, fusion, placement
 from graphcons.consolidation.cluster import Cluster
 from graphcons.consolidation.gate import GateDecision, gate
 from graphcons.core import audit
-from graphcons.core.config import Config, ConsolidationConfig
+from graphcons.core.config import Config, ConsolidationConfig, GdsConfig
 from graphcons.core.db import Database
 from graphcons.core.errors import ValidationError
 from graphcons.core.memory import LIVE_STATUSES
@@ -77,21 +77,25 @@ class ScanReport:
 
 
 def detect(db: Database, cc: ConsolidationConfig, *, namespace: str | None = None, algorithm: str | None = None,
-           run_id: str | None = None) -> tuple[fusion.Projection, list[Cluster], dict[str, float]]:
+           run_id: str | None = None, gds: GdsConfig | None = None
+           ) -> tuple[fusion.Projection, list[Cluster], dict[str, float]]:
     """Project the fused graph, run the configured detector, drop the projection."""
     proj, clusters, _members, timings = detect_members(db, cc, namespace=namespace, algorithm=algorithm,
-                                                      run_id=run_id, with_edges=False)
+                                                      run_id=run_id, with_edges=False, gds=gds)
     return proj, clusters, timings
 
 
 def detect_members(db: Database, cc: ConsolidationConfig, *, namespace: str | None = None,
-                   algorithm: str | None = None, run_id: str | None = None, with_edges: bool = True
+                   algorithm: str | None = None, run_id: str | None = None, with_edges: bool = True,
+                   gds: GdsConfig | None = None
                    ) -> tuple[fusion.Projection, list[Cluster], dict[str, dict[str, Any]], dict[str, float]]:
     """`detect`, plus what the gate needs to know about each member (read in the same query) and,
     with `with_edges`, the projected edges as `proj.edges` (the gate's figures: figures.py)."""
     detector = communities.make_detector(cc, algorithm)
-    db.gds_version()  # a clear message with install instructions when GDS is missing
     name = fusion.new_graph_name(run_id)
+    if gds is not None and gds.client:  # through the graphdatascience client: the plugin or a session
+        return _detect_through_client(db, cc, gds, detector, name, namespace=namespace, with_edges=with_edges)
+    db.gds_version()  # a clear message with install instructions when GDS is missing
     t0 = time.perf_counter()
     proj = fusion.project(db, cc, name, namespace=namespace, with_edges=with_edges)
     t1 = time.perf_counter()
@@ -100,6 +104,24 @@ def detect_members(db: Database, cc: ConsolidationConfig, *, namespace: str | No
     finally:
         fusion.drop(db, name)
     t2 = time.perf_counter()
+    return proj, clusters, members, {"projection": t1 - t0, "detection": t2 - t1}
+
+
+def _detect_through_client(db: Database, cc: ConsolidationConfig, gds: GdsConfig, detector: communities.Detector,
+                           name: str, *, namespace: str | None, with_edges: bool
+                           ) -> tuple[fusion.Projection, list[Cluster], dict[str, dict[str, Any]], dict[str, float]]:
+    client = placement.connect(db, gds)
+    try:
+        t0 = time.perf_counter()
+        proj = client.project(db, cc, name, namespace=namespace, with_edges=with_edges)
+        t1 = time.perf_counter()
+        try:
+            clusters, members = client.detect_members(db, detector, proj) if proj.nodes else ([], {})
+        finally:
+            client.drop(name)
+        t2 = time.perf_counter()
+    finally:
+        client.close()
     return proj, clusters, members, {"projection": t1 - t0, "detection": t2 - t1}
 
 
@@ -128,10 +150,10 @@ def scan(db: Database, cfg: Config, *, now: datetime, namespace: str | None = No
     t0 = time.perf_counter()
     with _no_cyclic_gc():
         proj, clusters, members, timings = detect_members(db, cc, namespace=namespace, algorithm=detector.name,
-                                                          run_id=run_id)
+                                                          run_id=run_id, gds=cfg.gds)
         detector_config = detector.config(proj)
         t1 = time.perf_counter()
-        decisions = gate(db, cc, clusters, members=members, edges=proj.edges)
+        decisions = gate(db, cc, clusters, members=members, edges=proj.edges, gds=cfg.gds)
         timings["gate"] = time.perf_counter() - t1
     accepted_keys = [d.key for d in decisions if d.accepted]
     summarised = set(db.run("gate/summarised", keys=accepted_keys, live=list(LIVE_STATUSES))[0]["keys"]) \

@@ -26,10 +26,12 @@ import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from graphcons.consolidation import fusion
+from typing import Any
+
+from graphcons.consolidation import fusion, placement
 from graphcons.consolidation.cluster import Cluster
 from graphcons.consolidation.communities import Leiden
-from graphcons.core.config import ConsolidationConfig
+from graphcons.core.config import ConsolidationConfig, GdsConfig
 from graphcons.core.db import Database
 
 
@@ -43,20 +45,54 @@ class Split:
     level: int = 0  # split_gamma * split_gamma_step ** level == gamma
 
 
-def split(db: Database, cc: ConsolidationConfig, cluster: Cluster, level: int = 0) -> Split:
+class _OnDatabase:
+    """The split's projections and Leiden calls as graphcons' own Cypher on the database's plugin
+    (the default); placement.ClientGds does the same through the graphdatascience client, on the
+    plugin or in an Aura Graph Analytics session ([gds] client / backend)."""
+
+    workers = SPLIT_WORKERS
+
+    def __init__(self, db: Database):
+        self.db = db
+
+    def project_subgraphs(self, db: Database, name: str, graph_name: str, params: dict[str, Any]) -> None:
+        db.run(name, graph_name=graph_name, **params)
+
+    def detect(self, db: Database, detector: Leiden, proj: fusion.Projection) -> list[Cluster]:
+        return detector.detect(db, proj)
+
+    def drop(self, graph_name: str) -> None:
+        fusion.drop(self.db, graph_name)
+
+    def close(self) -> None:
+        pass
+
+
+def _runner(db: Database, gds: GdsConfig | None) -> Any:
+    return placement.connect(db, gds) if gds is not None and gds.client else _OnDatabase(db)
+
+
+def split(db: Database, cc: ConsolidationConfig, cluster: Cluster, level: int = 0,
+          gds: GdsConfig | None = None) -> Split:
     """Split `cluster` into >= 2 parts (members Leiden leaves alone are left out), from `level` up."""
     name = fusion.new_graph_name(f"split-{cluster.key}")
     ids = list(cluster.member_ids)
     params = fusion.weight_params(cc)
     params.pop("live")
-    db.run("clusters/project_members", graph_name=name, ids=ids, members={m: True for m in ids}, **params)
+    runner = _runner(db, gds)
     try:
-        return _levels(db, cc, cluster, name, level, None)
+        runner.project_subgraphs(db, "clusters/project_members", name,
+                                 {"ids": ids, "members": {m: True for m in ids}, **params})
+        try:
+            return _levels(db, runner, cc, cluster, name, level, None)
+        finally:
+            runner.drop(name)
     finally:
-        fusion.drop(db, name)
+        runner.close()
 
 
-def split_many(db: Database, cc: ConsolidationConfig, clusters: list[Cluster]) -> dict[str, Split]:
+def split_many(db: Database, cc: ConsolidationConfig, clusters: list[Cluster],
+               gds: GdsConfig | None = None) -> dict[str, Split]:
     """`split` of each of these disjoint communities from level 0, from one projection; by key."""
     if not clusters:
         return {}
@@ -64,24 +100,30 @@ def split_many(db: Database, cc: ConsolidationConfig, clusters: list[Cluster]) -
     label = {m: f"P{i}" for i, c in enumerate(clusters) for m in c.member_ids}
     params = fusion.weight_params(cc)
     params.pop("live")
-    db.run("clusters/project_parts", graph_name=name, label=label, **params)
+    runner = _runner(db, gds)
     try:
-        # The communities are independent and each Leiden call runs on one core (concurrency 1):
-        # a few calls at a time use the server's other cores; each result is the same as alone.
-        with ThreadPoolExecutor(max_workers=SPLIT_WORKERS) as pool:
-            found = list(pool.map(lambda ic: _levels(db, cc, ic[1], name, 0, [f"P{ic[0]}"]), enumerate(clusters)))
-        return {c.key: f for c, f in zip(clusters, found)}
+        runner.project_subgraphs(db, "clusters/project_parts", name, {"label": label, **params})
+        try:
+            # The communities are independent and each Leiden call runs on one core (concurrency 1):
+            # a few calls at a time use the server's other cores; each result is the same as alone.
+            # Through the client, one at a time (one client object).
+            with ThreadPoolExecutor(max_workers=getattr(runner, "workers", 1)) as pool:
+                found = list(pool.map(lambda ic: _levels(db, runner, cc, ic[1], name, 0, [f"P{ic[0]}"]),
+                                      enumerate(clusters)))
+            return {c.key: f for c, f in zip(clusters, found)}
+        finally:
+            runner.drop(name)
     finally:
-        fusion.drop(db, name)
+        runner.close()
 
 
-def _levels(db: Database, cc: ConsolidationConfig, cluster: Cluster, name: str, level: int,
+def _levels(db: Database, runner: Any, cc: ConsolidationConfig, cluster: Cluster, name: str, level: int,
             labels: list[str] | None) -> Split:
     gamma = cc.split_gamma * cc.split_gamma_step ** level
     for lvl in range(level, cc.split_max_depth + 1):
         gamma = cc.split_gamma * cc.split_gamma_step ** lvl
-        found = Leiden(gamma=gamma, seed=cc.leiden_seed, node_labels=labels).detect(
-            db, fusion.Projection(name, cluster.size, 0))
+        found = runner.detect(db, Leiden(gamma=gamma, seed=cc.leiden_seed, node_labels=labels),
+                              fusion.Projection(name, cluster.size, 0))
         parts = [Cluster(member_ids=c.member_ids, namespace=cluster.namespace, subject=cluster.subject)
                  for c in found]
         if len(parts) >= 2 or (parts and parts[0].size < cluster.size):

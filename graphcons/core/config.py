@@ -371,6 +371,9 @@ class JobsConfig(Section):
     trigger_cluster_size: int = Field(default=5, ge=2)  # new memories in one subject -> consolidate (auto_trigger)
     trigger_weight: float = Field(default=0.15, ge=0, le=1)  # a live memory below it after decay -> deprecate
     trigger_min_gap_s: float = Field(default=600.0, ge=0)  # a trigger never reruns a job sooner than this
+    # A run triggered by dirty subjects touches only the dirty (namespace, subject) scopes where the job can
+    # (merge: its pairs never cross a scope); scheduled runs stay full passes (issue 33).
+    incremental: bool = True
 
     @model_validator(mode="after")
     def _limits(self) -> "JobsConfig":
@@ -378,6 +381,32 @@ class JobsConfig(Section):
             job = getattr(self, name)
             if job.max_items or job.llm_budget:
                 raise ValueError(f"jobs.{name}: max_items and llm_budget apply to consolidate and reflect only")
+        return self
+
+
+class GdsConfig(Section):
+    """Where the graph algorithms run (issue 33). "plugin": the GDS plugin of the database itself
+    (today's server-side path), driven by graphcons' own Cypher procedure calls (`client = false`,
+    the default: detection and the members' fields in one query) or by the graphdatascience client
+    (`client = true`, the same projection and algorithms through the client's API). "sessions": an
+    Aura Graph Analytics session (graphdatascience's GdsSessions): the fused graph is projected
+    remotely from the database into the session and the communities stream back; needs Aura API
+    credentials (GRAPHCONS_AURA_CLIENT_ID / GRAPHCONS_AURA_CLIENT_SECRET, optional
+    GRAPHCONS_AURA_PROJECT_ID), never stored in graphcons.toml."""
+
+    backend: Literal["plugin", "sessions"] = "plugin"
+    client: bool = False
+    session_name: str = "graphcons"
+    # graphdatascience's SessionMemory sizes
+    session_memory: Literal["2GB", "4GB", "8GB", "16GB", "24GB", "32GB", "48GB", "64GB", "96GB", "128GB",
+                            "192GB", "256GB", "384GB", "512GB"] = "8GB"
+    session_ttl_minutes: int = Field(default=60, ge=1)
+    session_timeout_s: int = Field(default=600, ge=1)  # waiting for a new session to start
+
+    @model_validator(mode="after")
+    def _client_for_sessions(self) -> "GdsConfig":
+        if self.backend == "sessions":
+            self.__dict__["client"] = True  # a session is only reachable through the client
         return self
 
 
@@ -398,6 +427,7 @@ class Config(BaseModel):
     redaction: RedactionConfig = Field(default_factory=RedactionConfig)
     reflection: ReflectionConfig = Field(default_factory=ReflectionConfig)
     jobs: JobsConfig = Field(default_factory=JobsConfig)
+    gds: GdsConfig = Field(default_factory=GdsConfig)
 
     source_path: Path | None = Field(default=None, exclude=True)
 

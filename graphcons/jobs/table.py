@@ -32,6 +32,9 @@ class Context:
     run_id: str
     checkpoint: Callable[[], None] = lambda: None
     notes: list[str] = field(default_factory=list)  # what the one-line log should say besides counts
+    # The dirty (namespace, subject) scopes when admissions triggered the run (None: a full pass, as on
+    # schedule, on first run or by hand). Jobs that can work incrementally touch only these.
+    scopes: list[dict[str, str]] | None = None
 
 
 Runner = Callable[[Database, Config, datetime, Context], dict[str, Any]]
@@ -42,8 +45,10 @@ def _lens(report: dict[str, Any], *keys: str) -> dict[str, Any]:
 
 
 def _merge(db: Database, cfg: Config, now: datetime, ctx: Context) -> dict[str, Any]:
-    r = merge_job.run(db, cfg, now=now, dry_run=False, run_id=ctx.run_id, progress=lambda n: ctx.checkpoint())
-    return _lens(r, "over_threshold", "proposed", "applied", "conflicts", "deferred", "pending")
+    r = merge_job.run(db, cfg, now=now, dry_run=False, run_id=ctx.run_id, progress=lambda n: ctx.checkpoint(),
+                      scopes=ctx.scopes)
+    counts = _lens(r, "over_threshold", "proposed", "applied", "conflicts", "deferred", "pending")
+    return {**counts, "scopes": "all" if ctx.scopes is None else len(ctx.scopes)}
 
 
 def _promote(db: Database, cfg: Config, now: datetime, ctx: Context) -> dict[str, Any]:

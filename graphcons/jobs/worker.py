@@ -120,7 +120,10 @@ def run_job(db: Database, cfg: Config, name: str, *, now: datetime, worker: str 
         d = dues.check(db, cfg, name, now)
         if not force and not d.due:
             return RunResult(name, "skipped", reason=d.reason, took_over=lease.taken_from)
-        return _run_leased(db, cfg, lease, now, stop, trigger or ("manual" if force else d.reason))
+        # A run that dirty subjects triggered (not the schedule, not by hand) may touch only the dirty scopes;
+        # the schedule's full pass stays the safety net for anything a scoped pass cannot see.
+        incremental = bool(d.due and d.subjects and not force and cfg.jobs.incremental)
+        return _run_leased(db, cfg, lease, now, stop, trigger or ("manual" if force else d.reason), incremental)
     finally:
         try:
             leases.release(db, lease)
@@ -129,7 +132,7 @@ def run_job(db: Database, cfg: Config, name: str, *, now: datetime, worker: str 
 
 
 def _run_leased(db: Database, cfg: Config, lease: leases.Lease, now: datetime, stop: threading.Event,
-                trigger: str) -> RunResult:
+                trigger: str, incremental: bool = False) -> RunResult:
     name, run_id = lease.job, lease.run_id
     job = JOBS[name]
     marks = dirty.pending(db, name, 1, limit=100_000) if job.dirty else []
@@ -142,7 +145,8 @@ def _run_leased(db: Database, cfg: Config, lease: leases.Lease, now: datetime, s
         if renewer.lost:
             raise Stopped("lease lost (expired and taken by another worker)")
 
-    ctx = Context(run_id=run_id, checkpoint=checkpoint)
+    scopes = [{"namespace": m["namespace"], "subject": m["subject"]} for m in marks] if incremental else None
+    ctx = Context(run_id=run_id, checkpoint=checkpoint, scopes=scopes)
     renewer.start()
     result = RunResult(name, "ok", run_id, reason=trigger, took_over=lease.taken_from)
     try:

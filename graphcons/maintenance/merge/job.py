@@ -44,14 +44,20 @@ log = logging.getLogger("graphcons.merge")
 
 def candidate_pairs(db: Database, cfg: Config, *, progress: Callable[[int], None] | None = None,
                     namespace: str | None = None, subject: str | None = None,
-                    floor: float | None = None, verifier: verify.Verifier | None = None) -> Iterator[Pair]:
+                    floor: float | None = None, verifier: verify.Verifier | None = None,
+                    scopes: list[dict[str, str]] | None = None) -> Iterator[Pair]:
     """Every scored candidate pair, each once, block by block (merge.blocking: exact nearest
     neighbours inside each namespace + subject); optionally one namespace / subject. With `floor`,
     a pair whose seed score is under it is dropped unbuilt (the pass decides only the others).
-    `verifier`: the one of this pass (default: `[merge] verifier` without a per-pass budget)."""
+    `verifier`: the one of this pass (default: `[merge] verifier` without a per-pass budget).
+    `scopes` ([{namespace, subject}]): only these blocks (an incremental pass over dirty scopes)."""
     mcfg = cfg.merge
-    blocks = sorted((r["namespace"], r["subject"], sorted(r["ids"]))
-                    for r in db.run("merge/blocks", live=list(LIVE_STATUSES), namespace=namespace, subject=subject))
+    if scopes is not None:
+        rows = db.run("merge/blocks_of", live=list(LIVE_STATUSES),
+                      scopes=[{"namespace": s["namespace"], "subject": s["subject"]} for s in scopes])
+    else:
+        rows = db.run("merge/blocks", live=list(LIVE_STATUSES), namespace=namespace, subject=subject)
+    blocks = sorted((r["namespace"], r["subject"], sorted(r["ids"])) for r in rows)
     batch: list[list[str]] = []
     size = 0
     for n, (ns, subj, ids) in enumerate(blocks):
@@ -132,17 +138,22 @@ WRITE_BATCH = 500  # decided pairs written per transaction
 def run(db: Database, cfg: Config, *, now: datetime, dry_run: bool = True, run_id: str | None = None,
         auto_apply: bool | None = None, progress: Callable[[int], None] | None = None,
         namespace: str | None = None, subject: str | None = None,
-        candidates: Callable[..., Iterator[Pair]] | None = None) -> dict[str, Any]:
+        candidates: Callable[..., Iterator[Pair]] | None = None,
+        scopes: list[dict[str, str]] | None = None) -> dict[str, Any]:
     """One merge pass. Dry run: report what would be proposed, applied, flagged or linked, in the same
     shape as a run that writes; write nothing. `namespace` / `subject` limit the pass like the cluster scan.
-    `candidates` replaces the candidate definition (`index_candidate_pairs`: the reference one)."""
+    `candidates` replaces the candidate definition (`index_candidate_pairs`: the reference one).
+    `scopes` ([{namespace, subject}]): an incremental pass over only these blocks (the worker passes the
+    dirty scopes when admissions triggered the run); pairs never cross a block, so in those scopes it
+    decides exactly what a full pass decides."""
     require_aware(now)
     mcfg = cfg.merge
     auto = mcfg.auto_apply if auto_apply is None else auto_apply
     run_id = run_id or audit.new_run_id("merge")
     verifier = verifiers.for_run(cfg, db=db, now=now, run_id=run_id, dry_run=dry_run)
+    extra = {"scopes": scopes} if scopes is not None else {}
     pairs = (candidates or candidate_pairs)(db, cfg, progress=progress, namespace=namespace, subject=subject,
-                                            floor=mcfg.threshold, verifier=verifier)
+                                            floor=mcfg.threshold, verifier=verifier, **extra)
     over = [p for p in pairs if p.score >= mcfg.threshold]
     over.sort(key=lambda p: (-p.score, p.a, p.b))
     known = {}

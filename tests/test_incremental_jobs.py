@@ -1,0 +1,63 @@
+"""Incremental jobs (issue 33): a merge run that admissions triggered touches only the dirty
+(namespace, subject) scopes, decides in them exactly what a full pass decides, and leaves the rest
+to the scheduled full pass, which stays the safety net (real Neo4j)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+from jobs_helpers import add_duplicate_pairs
+
+from graphcons.jobs import due
+from graphcons.jobs.worker import run_due, run_job
+from graphcons.maintenance.merge import job as merge_job
+from graphcons.maintenance.merge.score import proposal_id
+from graphcons.store import dirty, jobruns
+
+T0 = datetime(2026, 11, 30, 1, 0, tzinfo=timezone.utc)  # merge runs every 6 hours: next at 06:00
+
+
+def _proposed(g, run_id):
+    return sorted(r["id"] for r in g.db.run_text(
+        "MATCH (p:Proposal {kind: 'merge', run_id: $run}) RETURN p.id AS id", run=run_id))
+
+
+def test_a_triggered_merge_run_touches_only_the_dirty_scopes_and_equals_a_full_pass_there(g):
+    add_duplicate_pairs(g, "settled-a", seed=1)
+    add_duplicate_pairs(g, "settled-b", seed=2)
+    run_due(g.db, g.config, now=T0)  # every job ran once: the settled subjects' pairs are proposed
+    later = T0 + timedelta(hours=1)
+    add_duplicate_pairs(g, "new-d", seed=3)  # 12 admissions: over trigger_insertions
+    add_duplicate_pairs(g, "new-e", seed=4, pairs=2)  # 4 admissions: dirty, under the trigger
+    # Duplicates whose marks the merge job already saw (as if another run had cleared them): only a full
+    # pass finds them.
+    add_duplicate_pairs(g, "hidden", seed=5)
+    dirty.clear(g.db, "merge", [m for m in dirty.pending(g.db, "merge") if m["subject"] == "hidden"], later, "t")
+
+    full = merge_job.run(g.db, g.config, now=later, dry_run=True)  # what a full pass would decide now
+    full_ids = sorted(proposal_id(p["a"], p["b"]) for p in full["proposed"])
+    hidden_ids = sorted(proposal_id(p["a"], p["b"]) for p in full["proposed"] if p["a"].startswith("hidden"))
+    assert hidden_ids and len(full_ids) > len(hidden_ids)
+
+    d = due.check(g.db, g.config, "merge", later)
+    assert d.due and d.reason.startswith("trigger")
+    result = next(r for r in run_due(g.db, g.config, now=later) if r.job == "merge")
+    assert result.status == "ok" and result.counts["scopes"] == 2  # new-d and new-e, nothing else
+    # In the dirty scopes: exactly the full pass's proposals; elsewhere nothing.
+    assert _proposed(g, result.run_id) == sorted(set(full_ids) - set(hidden_ids))
+
+    # The schedule's full pass is the safety net: it proposes what the scoped pass could not see.
+    six = datetime(2026, 11, 30, 6, 0, tzinfo=timezone.utc)
+    assert due.check(g.db, g.config, "merge", six).reason.startswith("scheduled")
+    sched = run_job(g.db, g.config, "merge", now=six)
+    assert sched.counts["scopes"] == "all"
+    assert _proposed(g, sched.run_id) == hidden_ids
+
+
+def test_incremental_off_makes_every_triggered_run_a_full_pass(g):
+    g.config.jobs.incremental = False
+    run_due(g.db, g.config, now=T0)
+    add_duplicate_pairs(g, "new-d", seed=3)
+    result = next(r for r in run_due(g.db, g.config, now=T0 + timedelta(hours=1)) if r.job == "merge")
+    assert result.counts["scopes"] == "all"
+    assert jobruns.runs(g.db, "merge")[0]["trigger"].startswith("trigger")
