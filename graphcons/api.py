@@ -401,5 +401,7 @@ class Graphcons:
         return job_worker.run_due(self.db, self.config, now=now or utcnow(), worker=worker)
 
     def run_job(self, name: str, *, now: datetime | None = None, worker: str | None = None) -> job_worker.RunResult:
-        """Run one job now, due or not, taking its lease like a worker does."""
-        return job_worker.run_job(self.db, self.config, name, now=now or utcnow(), worker=worker, force=True)
+        """Run one job now, due or not, taking its lease like a worker does (a given `now` never moves
+        the job's schedule: see job_worker.MANUAL_AT)."""
+        return job_worker.run_job(self.db, self.config, name, now=now or utcnow(), worker=worker, force=True,
+                                  trigger=job_worker.MANUAL_AT if now is not None else "")

@@ -6,14 +6,21 @@ runs the real pipeline on the connected store (scan -> gate -> offline synthesis
 proposals -> approve -> explain -> precompute) and checks what a user would check. Run it
 against a scratch database if you do not want its memories in yours.
 
-Budget: the battery's syntheses and reflections are real ones, audited like any other, so
-they take their slots of the user's caps ([consolidation] and [reflection] daily_cap and
-namespace_daily_cap) exactly as a job would, and never spend past them (issue 30): on a store
-whose cap is spent, the checks that need a synthesis fail saying the cap stopped them. It
-reports how many of today's syntheses it used (`BatteryResults.spent`, printed by `graphcons
-benchmark`). It does not exempt its namespace from the cap: a cap that a namespace name can
-bypass is not a cap. A re-run on an unchanged store spends 1 (the
-fabricated synthesis of check 11, forced so that the rejection is exercised every time).
+Budget: the battery's syntheses are real syntheses, audited like any other, so they count
+toward the day's [consolidation] daily_cap and take their slots through the same reservation
+as every synthesis (`Budget.for_run`). It never goes past the cap: when fewer than
+`SYNTHESES_PER_RUN` (its most, on a fresh store) are left today, it refuses before writing
+anything (`BudgetSpent`) and names the cap. It reports exactly how many of today's syntheses
+it used (`BatteryResults.spent`, printed by `graphcons benchmark`). It does not exempt its
+namespace from the cap: a cap that a namespace name can bypass is not a cap. A re-run on an
+unchanged store spends 1 (the fabricated synthesis of check 11, forced so that the rejection is
+exercised every time) plus the epistemic checks' fresh insights.
+
+What it leaves: `graphcons-benchmark` holds its fixed episodes (reused by every run, so the
+store does not grow) and the two proposals it keeps pending (check 12 needs one); the epistemic
+checks build fresh memories in the scratch namespace `graphcons-benchmark-epistemics` on every
+run and archive them when the run ends (audited as `benchmark_archive`, restorable with
+`graphcons restore`; nothing is deleted), so no benchmark memory stays live there.
 
 Checks (seed 001's list first):
  1. related episodes cluster           (the deadline episodes form one accepted cluster)
@@ -49,7 +56,9 @@ from graphcons.consolidation.cluster import Cluster
 from graphcons.consolidation.synthesis.base import Synthesis, Synthesizer
 from graphcons.consolidation.synthesis.offline import OfflineSynthesizer
 from graphcons.consolidation.synthesis.prompt import SynthesisPrompt
-from graphcons.core.errors import DanglingProvenance, Ungrounded
+from graphcons.core import audit
+from graphcons.core.errors import Conflict, DanglingProvenance, Ungrounded
+from graphcons.core.memory import LIVE_STATUSES
 from graphcons.core.time import utcnow
 from graphcons.consolidation import reflection
 from graphcons.consolidation.grounding import ground_reflection
@@ -58,6 +67,13 @@ from graphcons.consolidation.synthesis.offline_reflection import OfflineReflecto
 from graphcons.scenarios import admit_missing, seed_people
 
 NAMESPACE = "graphcons-benchmark"
+#: The most syntheses one run starts (a fresh store: 3 clusters + the forced fabricated one + 9
+#: epistemic insights); a run refuses to start with fewer left under today's daily_cap.
+SYNTHESES_PER_RUN = 13
+
+
+class BudgetSpent(Conflict):
+    """The day's synthesis cap has too little room left for a battery run (nothing was written)."""
 SOURCE_T0 = datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc)
 
 # (id, subject, source, content)
@@ -107,6 +123,7 @@ class BatteryResults(list):
     """The checks, in order, plus what the battery spent of today's synthesis cap."""
 
     spent: int = 0  # syntheses the battery started today (each counts toward daily_cap)
+    archived: int = 0  # scratch memories archived at the end of the run
     used_before: int = 0  # syntheses already started today before the battery ran
     daily_cap: int = 0
 
@@ -166,9 +183,16 @@ def _decision_for(decisions: list[Any], members: list[str]) -> Any:
 
 def run_battery(g: Any, *, now: datetime | None = None) -> BatteryResults:
     now = now or utcnow()
-    seed(g)
     results = BatteryResults()
     results.used_before, results.daily_cap = used_today(g.db, now), g.config.consolidation.daily_cap
+    left = results.daily_cap - results.used_before
+    if left < SYNTHESES_PER_RUN:
+        raise BudgetSpent(
+            f"the benchmark starts up to {SYNTHESES_PER_RUN} syntheses, which count toward [consolidation] "
+            f"daily_cap, and only {max(left, 0)} are left today ({results.used_before} of {results.daily_cap} "
+            "used); nothing was run. Run it after 00:00 UTC, raise daily_cap (graphcons.toml or "
+            "GRAPHCONS__CONSOLIDATION__DAILY_CAP), or point it at a scratch database")
+    seed(g)
 
     def check(name: str, fn: Callable[[], tuple[bool, str]]) -> None:
         results.append(run_check(name, fn))
@@ -199,8 +223,8 @@ def run_battery(g: Any, *, now: datetime | None = None) -> BatteryResults:
         [(d.key, d.accepted) for d in first.decisions] == [(d.key, d.accepted) for d in second.decisions],
         f"two scans: {len(first.decisions)} identical decisions"))
 
-    # The user's caps, reserved in Neo4j like a job's (issue 30); what it spends of them is
-    # measured from the audit trail at the end and reported (BatteryResults.spent).
+    # The user's cap, through the same reservation as any synthesis (checked above to have room);
+    # what it spends is measured from the audit trail at the end (BatteryResults.spent).
     budget = Budget.for_run(g.db, g.config, now)
     synth = OfflineSynthesizer()
 
@@ -340,9 +364,34 @@ def run_battery(g: Any, *, now: datetime | None = None) -> BatteryResults:
         return before == after and status == "pending", f"failure injected after the links step: {left} node(s) left"
     check("apply is atomic", atomic)
     reflection_checks(g, now, check)
-    epistemic_checks(g, now, check)
+    try:
+        epistemic_checks(g, now, check)
+    finally:
+        results.archived = archive_scratch(g, now)
     results.spent = used_today(g.db, now) - results.used_before
     return results
+
+
+def archive_scratch(g: Any, now: datetime) -> int:
+    """Archive every live memory of the scratch namespace (this run's fresh memories and insights):
+    one transaction, audited, each restorable (`graphcons restore ID`); insights resting on them
+    are re-derived in the same transaction, as for any archive. Returns how many were archived."""
+    from graphcons.store import justification
+
+    run_id = audit.new_run_id("benchmark_archive")
+    with g.db.transaction() as tx:
+        ids = [r["id"] for r in tx.run("battery/scratch_live", namespace=EPISTEMIC_NAMESPACE,
+                                       live=list(LIVE_STATUSES))]
+        if not ids:
+            return 0
+        tx.run("deprecation/retire", rows=[{"id": i, "status": "archived", "rule": "benchmark_scratch",
+                                           "replacement": None} for i in ids],
+               now=now, run_id=run_id, statuses=list(LIVE_STATUSES))
+        justification.premises_changed(tx, ids, op="archive", cause="benchmark scratch namespace", now=now,
+                                       run_id=run_id)
+        audit.record(tx, "benchmark_archive", ids, run_id=run_id, at=now, namespace=EPISTEMIC_NAMESPACE,
+                     archived=len(ids))
+    return len(ids)
 
 
 # -- seed 002's evaluation list (issue 13): self-contained, its own namespace and ids per run -------
@@ -363,7 +412,7 @@ def epistemic_checks(g: Any, now: datetime, check: Register) -> None:
     from graphcons.store import justification
 
     tag = f"{now:%Y%m%d%H%M%S}-{uuid.uuid4().hex[:6]}"  # a fresh set per run, even at the same `now`
-    budget = Budget.for_run(g.db, g.config, now)  # the user's caps (issue 30)
+    budget = Budget.for_run(g.db, g.config, now)
 
     def mem(name: str, source: str, content: str, **extra: Any) -> str:
         mid = f"ep-{tag}-{name}"  # the run tag in the text too: the same text would be admitted as a duplicate

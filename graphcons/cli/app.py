@@ -16,6 +16,7 @@ from typing import Any, Iterator, Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from graphcons.core.errors import GraphconsError
 from graphcons.core.time import parse_instant
@@ -26,6 +27,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # help text is plain text: "[service] host" must not be eaten as Rich markup
 )
 console = Console()
 err_console = Console(stderr=True)
@@ -55,7 +57,8 @@ def errors_to_exit() -> Iterator[None]:
     try:
         yield
     except GraphconsError as exc:
-        err_console.print(f"[bold red]error[/]: {exc}", highlight=False)
+        # escaped: a message quoting `[consolidation]` or a pattern like '^[a-z]+$' is text, not Rich markup
+        err_console.print(f"[bold red]error[/]: {escape(str(exc))}", highlight=False)
         raise typer.Exit(exc.exit_code) from None
 
 

@@ -12,6 +12,7 @@ from rich.table import Table
 
 from graphcons.cli.app import JsonOpt, app, console, emit_json, errors_to_exit, load_cfg, open_store, parse_now
 from graphcons.core.time import utcnow
+from graphcons.jobs.worker import MANUAL_AT
 
 jobs_app = typer.Typer(help="Scheduled jobs: list them, run one now (under its lease).", no_args_is_help=True)
 app.add_typer(jobs_app, name="jobs")
@@ -67,7 +68,9 @@ def jobs_list(now: Optional[str] = typer.Option(None, "--now", help="Decision ti
         nxt = "now" if r["due"] else (str(r["next_due"]) if r["next_due"] else "-")
         table.add_row(r["job"], r["schedule"], "yes" if r["enabled"] else "no",
                       nxt if r["implemented"] else "not implemented", str(last.get("now") or "never"),
-                      last.get("status", "-"), r["lease"]["owner"] or "-")
+                      last.get("status", "-") + (" (manual --now: not counted by the schedule)"
+                                                 if last.get("trigger") == MANUAL_AT else ""),
+                      r["lease"]["owner"] or "-")
     console.print(table)
 
 

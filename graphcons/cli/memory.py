@@ -14,14 +14,17 @@ from rich.progress import (
     TextColumn,
     TimeRemainingColumn,
 )
+from rich.markup import escape
 from rich.table import Table
 
+from graphcons.core.errors import ValidationError
 from graphcons.cli.app import (
     JsonOpt,
     app,
     console,
     emit_json,
     err_console,
+    errors_to_exit,
     load_cfg,
     open_store,
 )
@@ -76,13 +79,25 @@ def add(
         console.print(f"duplicate of {res.id}: evidence from {res.evidence_count} distinct source(s)")
 
 
+def _require_file(path: Path) -> None:
+    """A missing file exits 2 naming it, and names the example of the same name if there is one
+    (`graphcons import memories.jsonl` from the repository means examples/memories.jsonl)."""
+    if path.is_file():
+        return
+    example = Path("examples") / path.name
+    hint = f"; did you mean {example}?" if example.is_file() and example != path else ""
+    with errors_to_exit():
+        raise ValidationError("path", f"no such file: {path}{hint}")
+
+
 @app.command("import")
-def import_(path: Path = typer.Argument(..., exists=True, dir_okay=False, readable=True,
+def import_(path: Path = typer.Argument(..., dir_okay=False, readable=True,
                                         help="A JSON Lines file: one memory object per line."),
             json_out: bool = JsonOpt) -> None:
     """Admit memories from a JSONL file in batches; bad lines are reported, not fatal."""
     from graphcons.store.importer import count_lines
 
+    _require_file(path)
     with open_store() as g:
         with Progress(TextColumn("importing"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
                       console=err_console, disable=json_out) as bar:
@@ -150,7 +165,7 @@ def link(source_id: str, target_id: str, kind: str = typer.Option("related"), by
     """Add an explicit LINKED edge of a kind between two memories."""
     with open_store() as g:
         g.link(source_id, target_id, kind, by=by)
-    console.print(f"linked {source_id} -[{kind}]-> {target_id}")
+    console.print(f"linked {source_id} -[{kind}]-> {target_id}", markup=False, highlight=False)
 
 
 @app.command()
@@ -175,25 +190,41 @@ def search(query: str, k: int = typer.Option(5, min=1, max=1000), namespace: Opt
            session: Optional[str] = typer.Option(None, help="Record the hits as used in this session."),
            json_out: bool = JsonOpt) -> None:
     """Find memories in a scope: hybrid (default), vector or keyword; insights bring their members."""
+    mode = "keyword" if keyword else mode
     with open_store() as g:
         hits = g.retrieve(query, k, namespace=namespace, subject=subject, session=session,
-                          record=session is not None, mode="keyword" if keyword else mode,
-                          insights="plain" if plain else None)
+                          record=session is not None, mode=mode, insights="plain" if plain else None)
+        mode = mode or g.config.retrieval.mode
     if hits.recording.startswith("skipped"):  # the hits stand; only their use went unrecorded
         typer.echo(f"note: session not recorded ({hits.recording})", err=True)
     if json_out:
         emit_json([_hit_json(h) for h in hits])
         return
-    table = Table("score", "id", "kind", "subject", "title")
+    # Say what the score is: a hybrid score is a rank-fusion figure (an exact match may read 0.03),
+    # so the cosine is shown beside it.
+    hybrid = mode == "hybrid"
+    table = Table(SCORE_LABELS.get(mode, "score"), *(["cosine"] if hybrid else []), "id", "kind", "subject", "title")
     for h in hits:
         m = h["memory"]
         status = f" [{m.epistemic_status}{'; scoped exceptions' if h.get('exceptions') else ''}]" \
             if m.epistemic_status else ""
         above = "".join(f"  (in {i['id']})" for i in h.get("insights", []))
-        table.add_row(f"{h['score']:.4f}", m.id, m.kind, m.subject, m.title + status + above)
+        cosine = [f"{h['vector']:.3f}" if h.get("vector") is not None else "-"] if hybrid else []
+        table.add_row(f"{h['score']:.4f}", *cosine, m.id, m.kind, m.subject, escape(m.title + status + above))
         for sub in h.get("members", []):
-            table.add_row("", "  " + sub["memory"].id, sub["memory"].kind, sub["memory"].subject, "  " + sub["memory"].title)
+            table.add_row("", *([""] if hybrid else []), "  " + sub["memory"].id, sub["memory"].kind,
+                          sub["memory"].subject, "  " + escape(sub["memory"].title))
     console.print(table)
+    console.print(SCORE_NOTES.get(mode, ""), style="dim", markup=False, highlight=False)
+
+
+SCORE_LABELS = {"hybrid": "rank score", "vector": "cosine", "keyword": "keyword score"}
+SCORE_NOTES = {
+    "hybrid": "rank score: a fusion of the vector and keyword rankings (graphcons/store/retrieval.py); it orders "
+              "these hits and is not a similarity. cosine: the vector similarity (- = found by keyword only).",
+    "vector": "cosine: the similarity of the query's and the memory's embeddings (1 = same direction).",
+    "keyword": "keyword score: the full-text index's relevance (Lucene BM25), comparable within one search only.",
+}
 
 
 def _hit_json(h: dict) -> dict:

@@ -6,13 +6,15 @@ are aliases that call the same functions). Every action goes through Graphcons' 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Optional
 
 import typer
 from rich.table import Table
 from rich.tree import Tree
 
-from graphcons.cli.app import JsonOpt, app, console, emit_json, open_store
+from graphcons.cli.app import JsonOpt, app, console, emit_json, errors_to_exit, open_store
+from graphcons.core.errors import ValidationError
 from graphcons.store.proposals import Decision
 
 
@@ -26,7 +28,7 @@ def show_decision(d: Decision, json_out: bool) -> None:
     elif d.kind == "merge":
         verb = "merged" if d.status == "applied" else d.status
         console.print(f"{d.proposal_id}: {verb}" + (f" ({d.loser} into {d.winner})" if d.winner else "")
-                      + (f": {d.reason}" if d.reason else ""))
+                      + (f": {d.reason}" if d.reason else ""), markup=False)
     elif d.kind == "reflect":  # issue 14
         what = (f"{len(d.created)} new semantic memories, {len(d.confirmed)} confirmed, {d.consolidated} memories "
                 "consolidated" if d.status == "applied" else f"{d.consolidated} memories back to their earlier status")
@@ -37,7 +39,7 @@ def show_decision(d: Decision, json_out: bool) -> None:
     elif d.status == "reverted":
         console.print(f"reverted {d.proposal_id}: insight {d.insight_id} deprecated, {d.links_kept} link(s) kept")
     else:
-        console.print(f"{d.status} {d.proposal_id}" + (f": {d.reason}" if d.reason else ""))
+        console.print(f"{d.status} {d.proposal_id}" + (f": {d.reason}" if d.reason else ""), markup=False)
 
 
 proposals_app = typer.Typer(help="The review queue: list, show, approve, reject, revert proposals.",
@@ -48,12 +50,14 @@ app.add_typer(proposals_app, name="proposals")
 @proposals_app.command("list")
 def proposals_list(status: str = typer.Option("pending", help="pending, applied, rejected, reverted, stale or all"),
                    kind: Optional[str] = typer.Option(None, help="consolidate, merge, ... (default: every kind)"),
+                   namespace: Optional[str] = typer.Option(None, help="Only this namespace's proposals."),
                    limit: int = typer.Option(100, min=1),
                    wide: bool = typer.Option(False, "--wide", help="Every column (default fits the terminal)."),
                    json_out: bool = JsonOpt) -> None:
     """Proposals of every kind, oldest first."""
     with open_store() as g:
-        rows = g.proposals(status=None if status == "all" else status, kind=kind, limit=limit)
+        rows = g.proposals(status=None if status == "all" else status, kind=kind, limit=limit,
+                           namespaces=None if namespace is None else [namespace])
     if json_out:
         emit_json(rows)
         return
@@ -75,7 +79,9 @@ def proposals_list(status: str = typer.Option("pending", help="pending, applied,
             cells.append(str(p.get("created_at", ""))[:19])
         table.add_row(*cells, str(title), str(len(members)) if isinstance(members, list) else "")
     console.print(table)
-    console.print(f"{len(rows)} proposal(s)")
+    more = " (the first --limit; there may be more: raise --limit or narrow with --namespace / --kind)" \
+        if len(rows) == limit else ""
+    console.print(f"{len(rows)} proposal(s){more}")
 
 
 @proposals_app.command("show")
@@ -152,7 +158,7 @@ def proposals_resynthesize(proposal_id: str, json_out: bool = JsonOpt) -> None:
     if json_out:
         emit_json(out.to_dict())
     else:
-        console.print(f"{out.cluster_key}: {out.status} {out.proposal_id or ''} {out.reason}")
+        console.print(f"{out.cluster_key}: {out.status} {out.proposal_id or ''} {out.reason}", markup=False)
 
 
 
@@ -177,8 +183,15 @@ def viz(what: str = typer.Argument(..., help="insight | cluster | subject | memo
     """An interactive picture (neo4j-viz) of a provenance tree, a cluster, a subject or a neighbourhood."""
     from graphcons import viz as pictures  # neo4j-viz loads only for this command
 
+    folder = Path(out).parent
+    if not folder.is_dir():  # checked first: a missing folder is a clear error, not a traceback after the query
+        with errors_to_exit():
+            raise ValidationError("out", f"the folder {folder} does not exist; create it or choose another --out")
     with open_store() as g:
         vg, counts = pictures.graph(g.db, what, target, depth=depth, namespace=namespace)
-        path = pictures.write_html(vg, out, f"graphcons: {what} {target}")
+        try:
+            path = pictures.write_html(vg, out, f"graphcons: {what} {target}")
+        except OSError as exc:
+            raise ValidationError("out", f"cannot write {out}: {exc.strerror or exc}") from None
     console.print(f"wrote {path} ({counts['nodes']} memories, {counts['relationships']} relationships); "
                   "open it in a browser")

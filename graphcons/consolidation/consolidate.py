@@ -288,8 +288,10 @@ def consolidate(db: Database, cfg: Config, *, now: datetime, synthesizer: Synthe
     run_id = run_id or audit.new_run_id("consolidate")
     report = ConsolidateReport(run_id=run_id, enabled=cc.enabled, dry_run=cc.dry_run)
     if not cc.enabled:
-        report.message = ("consolidation is disabled ([consolidation] enabled = false); enable it, and set "
-                          "dry_run = false to synthesize (dry_run = true only reports the clusters)")
+        report.message = ("consolidation is disabled ([consolidation] enabled = false). To synthesize, set "
+                          "enabled = true and dry_run = false under [consolidation] in graphcons.toml, or in the "
+                          "environment: GRAPHCONS__CONSOLIDATION__ENABLED=true "
+                          "GRAPHCONS__CONSOLIDATION__DRY_RUN=false (dry_run = true only reports the clusters)")
         audit.record(db, "consolidate", [], run_id=run_id, at=now, enabled=False, dry_run=cc.dry_run)
         return report
     scanned = scan(db, cfg, now=now, namespace=namespace)

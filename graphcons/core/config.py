@@ -176,7 +176,7 @@ class ConsolidationConfig(Section):
     daily_cap: int = Field(default=20, ge=0)  # syntheses per UTC day, all namespaces together (the ceiling)
     # Syntheses per UTC day and namespace (0 = only the ceiling): one tenant spending its share
     # leaves the rest of the ceiling to the others (issue 30). Off by default, so a single-tenant
-    # store keeps the whole ceiling; a shared server sets it below daily_cap (docs/HTTP.md).
+    # store keeps the whole ceiling; a shared server sets it below daily_cap (docs/HTTP-POLICY.md).
     namespace_daily_cap: int = Field(default=0, ge=0)
     algorithm: Literal["label_propagation", "leiden"] = "label_propagation"
     max_iterations: int = Field(default=20, ge=1, le=1000)

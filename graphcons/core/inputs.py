@@ -1,6 +1,6 @@
 """The one input policy (issue 30): the Python API, the CLI, `import` and the HTTP API check
 text, ids, sessions and dates with these functions, so the same input gets the same answer
-(a ValidationError naming the field: CLI exit 2, HTTP 400) on every path. docs/HTTP.md lists it.
+(a ValidationError naming the field: CLI exit 2, HTTP 400) on every path. docs/HTTP-POLICY.md lists it.
 
 - Text that is stored (content, title, subject, scope, source, origin, session, edits)
   carries no NUL byte (Neo4j stores it, but most tools that read it back cut at the NUL) and

@@ -88,6 +88,12 @@ class _Renewer(threading.Thread):
                 continue  # retried at the next tick; the lease expires if Neo4j stays away
 
 
+#: The trigger of a manual run at a decision time given by hand (`graphcons jobs run X --now T`): it runs
+#: and is recorded, but never moves the job's schedule (cypher/jobs/last_runs.cypher leaves it out), so a
+#: run at a future T does not push the next scheduled run past T.
+MANUAL_AT = "manual --now"
+
+
 def run_job(db: Database, cfg: Config, name: str, *, now: datetime, worker: str | None = None,
             stop: threading.Event | None = None, force: bool = False, trigger: str = "") -> RunResult:
     """Run one job under its lease (force: even when not due, as `graphcons jobs run` does)."""

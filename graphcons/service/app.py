@@ -44,7 +44,7 @@ def create_app(config: Config | str | Path | None = None, *, embedder: Embedder 
 
     app = FastAPI(title="graphcons", version="1", lifespan=lifespan,
                   description="Memory consolidation in Neo4j: add, retrieve, review. Every /v1 route needs a "
-                              "bearer token (`graphcons tokens create`); see the README's trust model.")
+                              "bearer token (`graphcons tokens create`); roles, namespaces and the trust model: docs/HTTP.md.")
     app.state.store = holder
     for router in ROUTERS:
         app.include_router(router, responses=ERRORS)

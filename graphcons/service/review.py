@@ -17,16 +17,20 @@ from graphcons.store.tokens import ALL, Principal
 
 router = APIRouter(prefix="/v1", tags=["review"])
 reader, reviewer = role("reader"), role("reviewer")
-StatusName = Literal.__getitem__(STATUSES)
+StatusName = Literal.__getitem__((*STATUSES, "all"))  # "all": every status, as `graphcons proposals list --status all`
 
 
 @router.get("/proposals", response_model=list[dict[str, Any]])
-def proposals(status: StatusName | None = Query(None), kind: str | None = Query(None, max_length=64),  # type: ignore[valid-type]
+def proposals(status: StatusName | None = Query(None, description="One status, or all (the default)."),  # type: ignore[valid-type]
+              kind: str | None = Query(None, max_length=64),
+              namespace: str | None = Query(None, max_length=256, description="Only this namespace (one of the token's)."),
               limit: int = Query(100, ge=1, le=1000),
               g: Graphcons = Depends(store), p: Principal = Depends(reader)) -> list[dict[str, Any]]:
     """The review queue (oldest first), limited to the token's namespaces."""
     namespaces = None if ALL in p.namespaces else list(p.namespaces)
-    return g.proposals(status=status, kind=kind, limit=limit, namespaces=namespaces)
+    if namespace is not None:  # an ungranted namespace shows nothing, as if it held no proposal
+        namespaces = [namespace] if namespaces is None or namespace in namespaces else []
+    return g.proposals(status=None if status == "all" else status, kind=kind, limit=limit, namespaces=namespaces)
 
 
 @router.get("/proposals/{proposal_id}", response_model=dict[str, Any])
