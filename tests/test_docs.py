@@ -48,6 +48,4 @@ def test_every_local_link_in_docs_exists():
         for link in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", page.read_text()):
             if link.startswith(("http://", "https://", "mailto:")):
                 continue
-            if link == "MCP.md" and not (page.parent / link).exists():
-                continue  # docs/MCP.md comes with the MCP server (issue 32, item 1)
             assert (page.parent / link).exists(), f"{page.name}: {link}"

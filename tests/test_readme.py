@@ -32,8 +32,6 @@ def test_readme_is_a_front_door():
     first = blocks("bash")[0]
     assert "scripts/demo" in first and "scripts/test" in first  # the two commands, at the top
     for link in re.findall(r"\]\(([^)#]+)\)", text):  # every local link and picture exists
-        if link == "docs/MCP.md" and not (REPO / link).exists():
-            continue  # written with the MCP server (issue 32, item 1), on another branch until merged
         assert link.startswith("http") or (REPO / link).exists(), link
 
 
