@@ -312,7 +312,7 @@ def run_battery(g: Any, *, now: datetime | None = None) -> BatteryResults:
         if again or calls != [iid] or precompute.stored(g.db, [iid]) != first:
             return False, f"an unchanged insight was recomputed ({len(calls)} inference call(s) for 2 runs)"
         version = g.get(iid).version
-        g.edit(iid, importance=g.get(iid).importance, source="benchmark")  # a changed insight: a new version
+        g.edit(iid, scope=f"benchmark-v{g.get(iid).version}", source="benchmark")  # a real change: a new version (an edit to the same values writes none)
         stale = precompute.stored(g.db, [iid])
         if stale:
             return False, (f"{iid} edited (version {version} -> {g.get(iid).version}) but its inferences "
