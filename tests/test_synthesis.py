@@ -132,7 +132,7 @@ def test_failures_store_nothing_and_leave_the_cluster_pending(g, llm, case):
     synth = use_llm(g, llm, timeout_s=0.5, max_retries=1)
     cluster = add_incidents(g)
     llm.push(*FAILURES[case])
-    before = g.db.run_text("MATCH (n) WHERE NOT n:SynthesisBudget AND NOT n:BudgetReservation RETURN count(n) AS n")[0]["n"]
+    before = g.db.run_text("MATCH (n) WHERE NOT n:SynthesisBudget AND NOT n:NamespaceBudget AND NOT n:BudgetReservation RETURN count(n) AS n")[0]["n"]
     out = g.synthesize(cluster, now=NOW, synthesizer=synth)
     assert out.proposal_id is None
     assert proposals_count(g) == 0 and insights(g) == 0
@@ -151,7 +151,7 @@ def test_failures_store_nothing_and_leave_the_cluster_pending(g, llm, case):
             assert f"HTTP {case[-3:]}" in out.reason
     # only bookkeeping was written: the task node and the audit record (besides the daily-cap
     # reservation: the attempt spent its slot of the cap)
-    after = g.db.run_text("MATCH (n) WHERE NOT n:SynthesisBudget AND NOT n:BudgetReservation RETURN count(n) AS n")[0]["n"]
+    after = g.db.run_text("MATCH (n) WHERE NOT n:SynthesisBudget AND NOT n:NamespaceBudget AND NOT n:BudgetReservation RETURN count(n) AS n")[0]["n"]
     assert after == before + 2
     # a later run, with the provider healthy again, picks the cluster up
     llm.script.clear()

@@ -155,11 +155,13 @@ def synthesize_cluster(db: Database, cfg: Config, cluster: Cluster, *, synthesiz
         return Outcome(cluster.key, "failed", str(exc), None, mhash, calls=calls)
     budget.spend(result.calls)
     if result.insight is None:  # unrelated facts: nothing proposed, not re-tried until the membership changes
-        with db.transaction() as tx:
+        def no_pattern(tx: Tx) -> None:
             _set_task(tx, cluster, "no_pattern", result.no_pattern, now, run_id, mhash, attempt=1)
             settle(tx, now, cluster.key, mhash, "no_pattern")
             audit.record(tx, "synthesize", [cluster.key], run_id=run_id, at=now, outcome="no_pattern",
                          reason=result.no_pattern, calls=result.calls, **base)
+
+        db.write(no_pattern)
         return Outcome(cluster.key, "no_pattern", result.no_pattern, None, mhash, calls=result.calls)
     sources = {m.id: m.sources for m in prompt.members}
     try:
