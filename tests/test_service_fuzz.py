@@ -85,7 +85,9 @@ def test_requests_over_every_route_and_role_reach_the_store(g, server):
     assert seed(g, "team", NOW) >= 1
     fuzz = Fuzz(g, server, "team")
 
-    @settings(max_examples=150, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+    # derandomize: the same cases on every run, so the route coverage below cannot flake (it did: 13 routes once)
+    @settings(max_examples=400, deadline=None, database=None, derandomize=True,
+              suppress_health_check=list(HealthCheck))
     @given(case=cases())
     def one(case):
         fuzz.run(case)
@@ -95,5 +97,5 @@ def test_requests_over_every_route_and_role_reach_the_store(g, server):
     assert report["errors_500"] == 0, report["examples_500"]
     assert report["writes_by_refused_requests"] == 0, report["examples_refused_writes"]
     assert report["answered_2xx_share"] >= 0.5, report["statuses"]
-    assert len(report["by_route"]) >= 15, report["by_route"]  # hypothesis reaches most routes in 150 cases
+    assert len(report["by_route"]) >= 15, report["by_route"]  # the derandomized 400 cases reach most routes
     assert invariants(g) == dict.fromkeys(invariants(g), 0)
