@@ -77,3 +77,19 @@ def g(config, embedder):
         _wipe(gc)
         gc.init()
         yield gc
+
+
+def graphcons_cli(neo4j_settings, cwd, *, timeout: float = 300, **extra_env: str):
+    """`python -m graphcons ARGS` against the test server, without the caller's graphcons.toml: the one
+    CLI runner the CLI tests share (extra_env: e.g. COLUMNS, GRAPHCONS__SECTION__KEY)."""
+    import sys
+
+    env = dict(os.environ, NEO4J_URI=neo4j_settings.uri, NEO4J_USER=neo4j_settings.user,
+               NEO4J_PASSWORD=neo4j_settings.resolved_password() or "", **extra_env)
+    env.pop("GRAPHCONS_CONFIG", None)
+
+    def run(*args):
+        return subprocess.run([sys.executable, "-m", "graphcons", *args], capture_output=True, text=True, env=env,
+                              cwd=cwd, timeout=timeout)
+
+    return run

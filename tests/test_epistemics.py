@@ -317,18 +317,9 @@ def test_travel_preferences_scenario(g, cli):
 
 @pytest.fixture
 def cli(g, neo4j_settings, tmp_path):
-    import os
-    import subprocess
-    import sys
+    from conftest import graphcons_cli
 
-    env = dict(os.environ, NEO4J_URI=neo4j_settings.uri, NEO4J_USER=neo4j_settings.user,
-               NEO4J_PASSWORD=neo4j_settings.resolved_password() or "")
-    env.pop("GRAPHCONS_CONFIG", None)
-
-    def run(*args):
-        return subprocess.run([sys.executable, "-m", "graphcons", *args], capture_output=True, text=True, env=env,
-                              cwd=tmp_path, timeout=180)
-    return run
+    return graphcons_cli(neo4j_settings, tmp_path, timeout=180)
 
 
 

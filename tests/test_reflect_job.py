@@ -5,12 +5,10 @@ limits; disabled it writes nothing; `graphcons jobs run reflect` and `jobs list 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from datetime import datetime, timedelta, timezone
 
 import pytest
+from conftest import graphcons_cli
 from test_reflection import add_many
 
 from graphcons.jobs.worker import run_job
@@ -90,15 +88,7 @@ def test_each_namespace_has_its_own_run_budget(g):
 
 @pytest.fixture
 def cli(g, neo4j_settings, tmp_path):
-    env = dict(os.environ, NEO4J_URI=neo4j_settings.uri, NEO4J_USER=neo4j_settings.user,
-               NEO4J_PASSWORD=neo4j_settings.resolved_password(), GRAPHCONS__REFLECTION__ENABLED="true")
-    env.pop("GRAPHCONS_CONFIG", None)
-
-    def run(*args):
-        return subprocess.run([sys.executable, "-m", "graphcons", *args], capture_output=True, text=True, env=env,
-                              cwd=tmp_path, timeout=300)
-
-    return run
+    return graphcons_cli(neo4j_settings, tmp_path, GRAPHCONS__REFLECTION__ENABLED="true")
 
 
 def test_cli_jobs_run_reflect_writes_proposals_and_jobs_list_shows_it(g, cli):

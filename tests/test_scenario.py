@@ -3,26 +3,16 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 
 import pytest
+from conftest import graphcons_cli
 
 from graphcons.scenarios import NAMESPACE
 
 
 @pytest.fixture
 def cli(g, neo4j_settings, tmp_path):
-    env = dict(os.environ, NEO4J_URI=neo4j_settings.uri, NEO4J_USER=neo4j_settings.user,
-               NEO4J_PASSWORD=neo4j_settings.resolved_password(), COLUMNS="200")
-    env.pop("GRAPHCONS_CONFIG", None)
-
-    def run(*args):
-        return subprocess.run([sys.executable, "-m", "graphcons", *args], capture_output=True, text=True,
-                              env=env, cwd=tmp_path, timeout=300)
-
-    return run
+    return graphcons_cli(neo4j_settings, tmp_path, COLUMNS="200")
 
 
 def _members(decision):
