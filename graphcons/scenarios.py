@@ -94,7 +94,11 @@ def incident_consolidation(g: Any, *, now: datetime | None = None, synthesize: b
     report: ScanReport = g.scan(now=now, namespace=NAMESPACE)
     out = {"namespace": NAMESPACE, **counts, "report": report}
     if synthesize:
-        out["synthesis"] = synthesize_accepted(g.db, g.config, report.accepted, now=now)[0]
+        from graphcons.consolidation.synthesis import make_synthesizer
+
+        synth = make_synthesizer(g.config.llm)  # the configured one, named in the result
+        out["synthesizer"] = {"provider": synth.provider, "model": synth.model}
+        out["synthesis"] = synthesize_accepted(g.db, g.config, report.accepted, now=now, synthesizer=synth)[0]
     return out
 
 
@@ -140,9 +144,10 @@ def travel_preferences(g: Any) -> dict[str, Any]:
     from graphcons.consolidation.budget import Budget
     from graphcons.consolidation.cluster import Cluster, membership_hash
     from graphcons.consolidation.consolidate import synthesize_cluster
-    from graphcons.consolidation.synthesis.offline import OfflineSynthesizer
+    from graphcons.consolidation.synthesis import make_synthesizer
 
     source = "scenario:travel-preferences"
+    synth = make_synthesizer(g.config.llm)  # the configured one ([llm] provider), named in the result
     cluster = Cluster(tuple(t[0] for t in TRIPS), TRAVEL_NAMESPACE, TRAVEL_SUBJECT)
     pid = insight_kind.proposal_id(cluster.key, membership_hash({t[0]: 1 for t in TRIPS}))
     iid = insight_kind.insight_id_for(pid)
@@ -153,13 +158,15 @@ def travel_preferences(g: Any) -> dict[str, Any]:
                        "namespace": TRAVEL_NAMESPACE, "created_at": _TRAVEL_T0 + timedelta(days=7 * n)}
                       for n, (mid, kind, src, content) in enumerate([*TRIPS, ACCESS_NEED, AGENCY])])
     steps = []
-    out = synthesize_cluster(g.db, g.config, cluster, synthesizer=OfflineSynthesizer(), now=_TRAVEL_NOW,
+    out = synthesize_cluster(g.db, g.config, cluster, synthesizer=synth, now=_TRAVEL_NOW,
                              budget=Budget(daily_cap=10_000, used_today=0, max_calls=0))
     if out.proposal_id != pid:
-        raise RuntimeError(f"travel scenario: synthesis gave {out.status} {out.reason}")
+        raise RuntimeError(f"travel scenario: synthesis by the {synth.provider} synthesizer ({synth.model}) gave "
+                           f"{out.status}: {out.reason}")
     g.approve(pid, by=source, now=_TRAVEL_NOW)
-    steps.append(_travel_state(g, iid, "approved", "a model-proposed generalisation: a hypothesis, however many "
-                                                   "supported trips it rests on"))
+    who = "the offline (extractive) synthesizer" if synth.provider == "offline" else f"the model {synth.model!r}"
+    steps.append(_travel_state(g, iid, "approved", f"a generalisation proposed by {who}: a hypothesis, however "
+                                                   "many supported trips it rests on"))
     g.add_exception(iid, ACCESS_NEED[0], ACCESS_SCOPE, by=source, now=_TRAVEL_NOW + timedelta(hours=1))
     steps.append(_travel_state(g, iid, "exception", "a supported exception defeats it within its scope only"))
     g.confirm(iid, AGENCY[0], by=source, now=_TRAVEL_NOW + timedelta(hours=2))
@@ -168,7 +175,8 @@ def travel_preferences(g: Any) -> dict[str, Any]:
            content="Ana chose the bus, not the train, for the short trip from Madrid to Valencia (300 km).")
     steps.append(_travel_state(g, iid, "premise withdrawn", "a required premise changed: the synthesis "
                                                             "justification is withdrawn, the evidence stands"))
-    return {"insight_id": iid, "namespace": TRAVEL_NAMESPACE, "title": g.get(iid).title, "steps": steps}
+    return {"insight_id": iid, "namespace": TRAVEL_NAMESPACE, "title": g.get(iid).title,
+            "synthesizer": {"provider": synth.provider, "model": synth.model}, "steps": steps}
 # -- entity reflection (issue 14, seed 004): what do we know about user-ana? ---------------------
 PEOPLE_NAMESPACE = "scenario-people"
 _P0 = datetime(2026, 9, 1, 9, 0, tzinfo=timezone.utc)

@@ -33,13 +33,24 @@ def request_text(request):
     return "\n".join(m.get("content") or "" for m in request["messages"])
 
 
+# The model's own answers that agree with each label (merge/verify_llm.py checks they do).
+ANSWERS = {"duplicate": (True, True, False), "conflict": (True, False, False),
+           "near_paraphrase_with_difference": (True, True, True), "different": (False, True, False)}
+
+
+def verdict_args(verdict, reason=None, answers=None):
+    same, both, adds = answers or ANSWERS[verdict]
+    return {"args": {"reason": reason or f"scripted {verdict}", "same_subject": same, "both_true": both,
+                     "adds_detail": adds, "verdict": verdict}}
+
+
 def scripted(request):
     """The recorded answers: the verdict of whichever pair the request shows."""
     text = request_text(request)
     for a, _, verdict in PAIRS.values():
         if a in text:
-            return {"args": {"verdict": verdict, "reason": f"scripted {verdict}"}}
-    return {"args": {"verdict": "different", "reason": "unknown pair"}}
+            return verdict_args(verdict)
+    return verdict_args("different", "unknown pair")
 
 
 @pytest.fixture

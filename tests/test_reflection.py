@@ -5,6 +5,7 @@ import json
 import os
 import re
 import tempfile
+import warnings
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -388,13 +389,19 @@ def test_real_openai_compatible_endpoint(g):
     res = g.reflect("user-ana", now=NOW)
     print(json.dumps(res.to_dict(), indent=2, default=str))
     assert res.provider == "openai" and res.status in ("proposed", "ungrounded", "failed")
-    if res.status == "proposed":
-        p = g.proposal(res.proposal_id)
-        assert p["cited"] and set(p["cited"]) <= set(p["member_ids"])
-        d = g.approve(res.proposal_id, now=NOW)
-        assert g.profile("user-ana")["version"] == 1 and d.consolidated == 15
-    else:  # a weak model may fail; then nothing may be stored
+    warnings.warn(f"real endpoint {g.config.llm.model} at {g.config.llm.base_url}: {res.status}, "
+                  f"{len(res.insights)} statement(s) citing {len((res.grounding or {}).get('cited') or [])} of "
+                  f"{res.memories_reviewed} memories, {res.calls} call(s) {res.reason}", UserWarning)
+    if res.status != "proposed":  # nothing may be stored
         assert g.proposals(kind="reflect") == []
+    if res.status == "failed" and "not a valid" not in res.reason:
+        pytest.skip(f"the endpoint did not answer: {res.reason}")
+    # 15 explicit memories about one user (issue 31): an easy case a 1.5B instruction model grounds
+    assert res.status == "proposed", f"the endpoint answered but the reflection was {res.status}: {res.reason}"
+    p = g.proposal(res.proposal_id)
+    assert p["cited"] and set(p["cited"]) <= set(p["member_ids"])
+    d = g.approve(res.proposal_id, now=NOW)
+    assert g.profile("user-ana")["version"] == 1 and d.consolidated == len(p["cited"])
 
 
 def test_an_applied_consolidation_marks_members_consolidated_and_keeps_their_highest_importance(g):

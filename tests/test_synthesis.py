@@ -233,8 +233,9 @@ def test_the_endpoint_outcome_check_on_recorded_replies(g, llm, reply):
 def test_real_openai_compatible_endpoint(g):
     """Opt-in: the same synthesis against a real endpoint (OpenAI, Ollama, vLLM, llama.cpp server).
 
-    A weak model may fail or cite nothing it was shown; that passes (and is reported as a
-    warning in the test summary). What fails: anything stored that is not grounded."""
+    The outcome is reported as a warning in the test summary. What fails: anything stored that
+    is not grounded, and (issue 31) an answer that was ungrounded or did not parse on this easy
+    case; an endpoint that did not answer (timeout, connection) skips."""
     g.config.llm = LLMConfig(provider="openai", base_url=os.environ["GRAPHCONS_TEST_LLM_BASE_URL"],
                              api_key=os.environ.get("GRAPHCONS_TEST_LLM_API_KEY") or None,
                              model=os.environ.get("GRAPHCONS_TEST_LLM_MODEL", "gpt-4o-mini"),
@@ -246,6 +247,10 @@ def test_real_openai_compatible_endpoint(g):
     print(json.dumps(out.to_dict(), indent=2, default=str))
     summary = check_endpoint_outcome(g, cluster, out, synth.answers)
     warnings.warn(f"real endpoint {g.config.llm.model} at {g.config.llm.base_url}: {summary}", UserWarning)
+    if out.status == "failed" and "not a valid" not in out.reason:
+        pytest.skip(f"the endpoint did not answer: {out.reason}")
+    # four explicit incidents with one shared claim: an easy case a 1.5B instruction model grounds
+    assert out.status == "proposed", f"the endpoint answered but the synthesis was {summary}"
 
 
 def test_provider_settings_come_from_llm_config_or_the_environment(llm):

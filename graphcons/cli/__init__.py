@@ -4,6 +4,7 @@ from graphcons.cli import (
     clusters,  # noqa: F401  (issue 3: clusters, scenario)
     epistemics,  # noqa: F401  (issue 13: except, confirm, justify, status-in, rules, travel scenario)
     jobs,  # noqa: F401  (issue 10: worker, jobs list, jobs run)
+    llm,  # noqa: F401  (issue 31: llm check)
     maintenance,  # noqa: F401  (issue 5: merge, promote, deprecate, decay, weights, health, restore)
     mcp,  # noqa: F401  (issue 32: the MCP server)
     memory,  # noqa: F401  (registers the foundation commands)

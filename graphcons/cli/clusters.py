@@ -87,7 +87,7 @@ def incident_consolidation(json_out: bool = JsonOpt) -> None:
     with open_store() as g:
         out = run(g)
     if json_out:
-        emit_json({"seeded": out["seeded"], **out["report"].to_dict(),
+        emit_json({"seeded": out["seeded"], **out["report"].to_dict(), "synthesizer": out.get("synthesizer"),
                    "synthesis": [o.to_dict() for o in out.get("synthesis", [])]})
     else:
         console.print(f"namespace {out['namespace']}: {out['seeded']} memories seeded "
@@ -97,4 +97,6 @@ def incident_consolidation(json_out: bool = JsonOpt) -> None:
             render_outcomes,  # issue 4: the pending proposals the scenario ends with
         )
 
+        if out.get("synthesizer"):
+            console.print(f"synthesized by: {out['synthesizer']['provider']} ({out['synthesizer']['model']})")
         render_outcomes(out.get("synthesis", []))

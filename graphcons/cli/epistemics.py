@@ -110,6 +110,8 @@ def travel_preferences(json_out: bool = JsonOpt) -> None:
         emit_json(out)
         return
     console.print(f"insight {out['insight_id']}: {out.get('title', '')}")
+    if out.get("synthesizer"):
+        console.print(f"synthesized by: {out['synthesizer']['provider']} ({out['synthesizer']['model']})")
     table = Table("step", "status", "accessibility need", "elsewhere", "justifications", "note")
     for s in out["steps"]:
         table.add_row(s["step"], s["epistemic_status"], s["in_accessibility_context"], s["elsewhere"],

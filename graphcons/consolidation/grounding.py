@@ -8,7 +8,12 @@
   members is rejected with `Ungrounded` (the caller audits the rejection and stores nothing);
 - confirmation counts are computed here, from the *distinct sources* of the cited members,
   never from how many members repeat a claim (principle 10: one source planting a claim
-  three times is confirmed once); any "(confirmed N times)" the model wrote is removed.
+  three times is confirmed once); any "(confirmed N times)" the model wrote is removed;
+- the prompt's own rules are checked where code can (issue 31): a "tension" that only restates
+  a claim is dropped, and the confidence is capped at MAX_CONFIDENCE unless the members leave
+  no doubt (every member cited, no tension, no gap, at least NO_DOUBT_SOURCES distinct sources);
+- a reflection's summary keeps only the sentences the shown memories support (content words
+  found in them): a summary claim no memory supports is dropped like an uncited statement.
 """
 
 from __future__ import annotations
@@ -27,7 +32,14 @@ from graphcons.consolidation.synthesis.models import (
     Theme,
     Themes,
 )
+from graphcons.consolidation.synthesis.offline import content_terms
 from graphcons.core.errors import Ungrounded
+
+MAX_CONFIDENCE = 0.9  # a generalisation is a hypothesis: 1.0 only when the members leave no doubt
+NO_DOUBT_SOURCES = 3
+RESTATED_SHARE = 0.8  # a tension whose content words are this much one claim's is that claim restated
+UNSUPPORTED_SHARE = 1 / 3  # a summary sentence with more of its content words in no shown memory is dropped
+_SENTENCE_RE = re.compile(r"(?<=[.!?])\s+")
 
 _CONFIRMED_RE = re.compile(r"\s*\((?:confirmed|seen|reported)\s+(?:\d+|once|twice|thrice|\w+)\s+times?\)|"
                            r"\s*\(confirmed (?:once|twice)\)", re.IGNORECASE)
@@ -41,14 +53,67 @@ class Grounded:
     stripped: list[str] = field(default_factory=list)  # ids cited but never shown, in order of appearance
     context_as_support: list[str] = field(default_factory=list)  # context ids a claim tried to cite
     dropped_claims: int = 0
+    dropped_tensions: list[str] = field(default_factory=list)  # "tensions" that restated a claim
+    confidence_given: float | None = None  # the model's confidence when it was capped
 
     @property
     def stripped_count(self) -> int:
         return len(self.stripped) + len(self.context_as_support)
 
     def report(self) -> dict[str, Any]:
-        return {"cited": self.cited, "stripped": self.stripped, "stripped_count": self.stripped_count,
-                "context_as_support": self.context_as_support, "dropped_claims": self.dropped_claims}
+        out = {"cited": self.cited, "stripped": self.stripped, "stripped_count": self.stripped_count,
+               "context_as_support": self.context_as_support, "dropped_claims": self.dropped_claims}
+        if self.dropped_tensions:
+            out["dropped_tensions"] = self.dropped_tensions
+        if self.confidence_given is not None:
+            out["confidence_capped"] = {"given": self.confidence_given, "kept": self.insight.confidence}
+        return out
+
+
+def restates_claim(tension: str, claims: list[str]) -> bool:
+    """A tension whose content words are mostly those of one claim says no disagreement."""
+    words = content_terms(tension)
+    return bool(words) and any(len(words & content_terms(c)) >= RESTATED_SHARE * len(words) for c in claims)
+
+
+def capped_confidence(insight: Insight, member_ids: set[str], sources: dict[str, Any]) -> float:
+    """The prompt's rule 4 in code: below 1 unless the members leave no doubt."""
+    no_doubt = (set(insight.cited_ids()) >= member_ids and not insight.tensions and not insight.gaps
+                and distinct_sources(insight.cited_ids(), sources) >= NO_DOUBT_SOURCES)
+    return insight.confidence if no_doubt else min(insight.confidence, MAX_CONFIDENCE)
+
+
+def _root(word: str) -> str:
+    # beyond the synthesizer's light stemmer: "running" / "runs", "visited" / "visit"
+    for suffix in ("ing", "ed"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[: -len(suffix)]
+            if len(word) >= 4 and word[-1] == word[-2] and word[-1] not in "aeiouls":
+                word = word[:-1]
+            break
+    return word
+
+
+def _known(word: str, known: set[str]) -> bool:
+    # or a shared 6-letter start: "engineering" / "engineer"
+    return (word in known or _root(word) in {_root(k) for k in known}
+            or (len(word) >= 6 and any(k[:6] == word[:6] for k in known if len(k) >= 6)))
+
+
+def supported_sentences(text: str, memory_texts: list[str], ignore: set[str] = frozenset()) -> tuple[str, list[str]]:
+    """(the sentences of `text` the memories support, the dropped ones): a sentence is dropped when
+    two or more of its content words (beyond `ignore`, e.g. the entity's name), and more than
+    UNSUPPORTED_SHARE of them, appear in no memory ("Ana is a software engineer" where no memory
+    says so); one unmatched word is a paraphrase's, not a new claim."""
+    known = set().union(*(content_terms(t) for t in memory_texts)) if memory_texts else set()
+    kept, dropped = [], []
+    for sentence in (s.strip() for s in _SENTENCE_RE.split(text or "")):
+        if not sentence:
+            continue
+        words = content_terms(sentence) - ignore
+        missing = [w for w in words if not _known(w, known)]
+        (dropped if len(missing) >= 2 and len(missing) > UNSUPPORTED_SHARE * len(words) else kept).append(sentence)
+    return " ".join(kept), dropped
 
 
 def confirmation_phrase(n: int) -> str:
@@ -90,8 +155,10 @@ def ground(insight: Insight, themes: Themes | None, member_ids: list[str] | tupl
         statement = _CONFIRMED_RE.sub("", c.statement).strip()
         claims.append(Claim(statement=statement, member_ids=sorted(kept),
                             confirmations=distinct_sources(kept, sources)))
+    said = [c.statement for c in claims]
+    restated = [t.description for t in insight.tensions if restates_claim(t.description, said)]
     tensions = [Tension(description=t.description, member_ids=sorted(_keep(t.member_ids, members | context, stripped)))
-                for t in insight.tensions]
+                for t in insight.tensions if t.description not in restated]
     theme_list = [Theme(title=t.title, question=t.question, member_ids=sorted(_keep(t.member_ids, members, stripped)))
                   for t in (themes.themes if themes else [])]
     if not claims:
@@ -102,9 +169,13 @@ def ground(insight: Insight, themes: Themes | None, member_ids: list[str] | tupl
     clean = Insight(title=_CONFIRMED_RE.sub("", insight.title).strip() or insight.title, concept=insight.concept,
                     claims=claims, tensions=tensions, gaps=list(insight.gaps), implications=list(insight.implications),
                     confidence=insight.confidence)
+    capped = capped_confidence(clean, members, sources)
+    given = None if capped == clean.confidence else clean.confidence
+    clean.confidence = capped
     out_themes = Themes.model_construct(themes=theme_list) if theme_list else Themes.model_construct(themes=[])
     return Grounded(insight=clean, themes=out_themes, cited=clean.cited_ids(), stripped=stripped,
-                    context_as_support=context_hits, dropped_claims=dropped)
+                    context_as_support=context_hits, dropped_claims=dropped, dropped_tensions=restated,
+                    confidence_given=given)
 
 
 # -- reflection (issue 14): the same guard over an entity's typed statements ---------------------
@@ -115,16 +186,22 @@ class GroundedReflection:
     stripped: list[str] = field(default_factory=list)  # ids cited but never shown
     dropped_statements: int = 0  # statements left citing nothing (dropped, never stored)
     capped_statements: int = 0  # beyond [reflection] max_statements per category
+    dropped_summary: list[str] = field(default_factory=list)  # summary sentences no shown memory supports
 
     def report(self) -> dict[str, Any]:
-        return {"cited": self.cited, "stripped": self.stripped, "stripped_count": len(self.stripped),
-                "dropped_statements": self.dropped_statements, "capped_statements": self.capped_statements}
+        out = {"cited": self.cited, "stripped": self.stripped, "stripped_count": len(self.stripped),
+               "dropped_statements": self.dropped_statements, "capped_statements": self.capped_statements}
+        if self.dropped_summary:
+            out["dropped_summary"] = self.dropped_summary
+        return out
 
 
 def ground_reflection(reflection: Reflection, shown_ids: list[str] | tuple[str, ...], *,
-                      max_statements: int | None = None) -> GroundedReflection:
+                      max_statements: int | None = None, texts: dict[str, str] | None = None,
+                      subject: str = "") -> GroundedReflection:
     """Strip unshown ids, drop statements citing nothing and repeated statements, cap each
-    category; raise Ungrounded when no statement rests on a shown memory."""
+    category; with the shown memories' `texts`, drop the summary sentences they do not support;
+    raise Ungrounded when no statement rests on a shown memory."""
     shown = set(shown_ids)
     stripped: list[str] = []
     dropped = capped = 0
@@ -150,6 +227,10 @@ def ground_reflection(reflection: Reflection, shown_ids: list[str] | tuple[str, 
         raise Ungrounded(f"the reflection cites none of the {len(shown)} memories it was shown "
                          f"({len(stripped)} unknown id(s) stripped, {dropped} statement(s) dropped); "
                          "rejected, nothing stored", stripped)
-    clean = Reflection(summary=_CONFIRMED_RE.sub("", reflection.summary).strip(), **kept)
+    summary, unsupported = _CONFIRMED_RE.sub("", reflection.summary).strip(), []
+    if texts is not None:
+        summary, unsupported = supported_sentences(summary, [texts[i] for i in shown_ids if i in texts],
+                                                   ignore=content_terms(subject.replace("-", " ")))
+    clean = Reflection(summary=summary, **kept)
     return GroundedReflection(reflection=clean, cited=clean.cited_ids(), stripped=stripped,
-                              dropped_statements=dropped, capped_statements=capped)
+                              dropped_statements=dropped, capped_statements=capped, dropped_summary=unsupported)

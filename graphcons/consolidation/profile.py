@@ -14,7 +14,9 @@ Approving a reflection proposal (graphcons.review.queue calls `approve`) does, i
   same polarity) is *confirmed*: no new memory, its entry's sources grow (new DERIVED_FROM edges);
 - a statement of opposite polarity to a close entry (cosine >= contradiction_floor) is added
   and both are *flagged* (status contradicted, CONFLICTS_WITH for review), never dropped;
-- the reviewed memories are marked consolidated; the profile gets its next version.
+- the memories the reflection *cited* are marked consolidated (issue 31: a shown memory no
+  statement rests on stays unconsolidated and counts toward the next reflection); the profile
+  gets its next version.
 `revert` deprecates the memories the reflection created, marks its links reverted, gives the
 reviewed memories their earlier status back and restores the previous profile version (as a
 new version: history is kept).
@@ -214,7 +216,8 @@ def approve(db: Database, cfg: Config, embedder: Embedder, p: dict[str, Any], *,
         if merged.conflicts:
             tx.run("reflection/conflicts", pairs=merged.conflicts, proposal_id=pid, now=now)
         step("links")
-        marked = tx.run("memory/mark_consolidated", ids=sorted(versions), proposal_id=pid, now=now)[0]["marked"]
+        marked = tx.run("memory/mark_consolidated", ids=sorted(set(p["cited"]) & set(versions)), proposal_id=pid,
+                        now=now)[0]["marked"]
         version = _save(tx, p, merged.profile, old["version"], pid=pid, change="reflect", by=by, now=now)
         step("profile")
         proposals.transition(tx, pid, "pending", "applied", now=now, by=by)
@@ -248,7 +251,7 @@ def _semantic_props(cfg: Config, p: dict[str, Any], row: dict[str, Any], vec: li
 
 def revert(db: Database, p: dict[str, Any], reason: str, *, by: str, now: datetime) -> Decision:
     """Undo an applied reflection: created memories deprecated, links kept but marked reverted,
-    reviewed memories back to their earlier status, the profile back to its previous version."""
+    the memories it consolidated back to their earlier status, the profile back to its previous version."""
     pid = p["id"]
     later = [r["id"] for r in db.run("reflection/later_applied", namespace=p["namespace"], subject=p["subject"],
                                      profile_version=int(p.get("profile_version") or 0))]

@@ -257,7 +257,8 @@ def _reflect(db: Database, cfg: Config, embedder: Embedder | None, subject: str,
     res.calls = result.calls
     budget.spend(result.calls)
     try:
-        grounded = ground_reflection(result.reflection, prompt.member_ids, max_statements=rc.max_statements)
+        grounded = ground_reflection(result.reflection, prompt.member_ids, max_statements=rc.max_statements,
+                                     texts={m.id: f"{m.title} {m.content}" for m in prompt.members}, subject=subject)
     except Ungrounded as exc:
         audit.record(db, "reflect", [profile.key(namespace, subject)], run_id=run_id, at=now,
                      outcome="rejected_ungrounded", error=str(exc), stripped=exc.stripped, calls=result.calls, **base)

@@ -94,9 +94,19 @@ class LLMConfig(Section):
     api_key: str | None = None
     # instructor mode: TOOLS works with llama.cpp servers; JSON_SCHEMA does not.
     instructor_mode: Literal["TOOLS", "JSON", "JSON_SCHEMA", "MD_JSON"] = "TOOLS"
-    timeout_s: float = Field(default=60.0, gt=0)
+    # Seconds per request. A local CPU model (llama.cpp, 1.5B, 2 busy cores) took 10-190 s per call
+    # (docs/LLM.md); a hosted model answers in seconds, so the wait costs nothing there.
+    timeout_s: float = Field(default=300.0, gt=0)
+    # HTTP retries of one request (timeouts, 5xx); an answer that does not validate is asked again
+    # `reasks` times with the validation error shown to the model.
     max_retries: int = Field(default=1, ge=0, le=10)
+    reasks: int = Field(default=1, ge=0, le=5)
     temperature: float = Field(default=0.0, ge=0, le=2)
+    # The model's context window in tokens: prompts are cut to fit it with room for the answer
+    # (llama.cpp's server default --n_ctx is 2048; 4096 is the advice in docs/LLM.md).
+    context_tokens: int = Field(default=4096, ge=1024)
+    # Log every raw typed output (and the failed attempts) on the `graphcons.llm` logger.
+    debug: bool = False
     # Provider budget: at most this many LLM calls per consolidation run (0 = no limit).
     max_calls_per_run: int = Field(default=0, ge=0)
 
@@ -261,6 +271,9 @@ class MergeConfig(Section):
     # The operating points below were picked for "rules"; re-pick them for an onnx model.
     verifier: Literal["rules", "llm", "onnx"] = "rules"
     llm_daily_cap: int = Field(default=200, ge=0)  # llm verifier: calls per UTC day (0 = no limit)
+    # llm verifier: a `duplicate` the rules verifier places under this p_duplicate is not acted on
+    # (the rules stage contradicts it; a `conflict` it places at or over propose_at neither).
+    llm_duplicate_floor: float = Field(default=0.3, ge=0, le=1)
     onnx_model: str | None = None  # onnx verifier: path of the model file (.onnx)
     onnx_tokenizer: str | None = None  # onnx verifier: path of its tokenizer.json (Hugging Face tokenizers)
     # onnx verifier: the model's output columns, e.g. ["contradiction", "entailment", "neutral"] for an NLI

@@ -4,7 +4,11 @@ Settings: base URL and key from [llm] or $OPENAI_BASE_URL / $OPENAI_API_KEY (a l
 needs no key; a placeholder is sent), the model from [llm].model or $GRAPHCONS_LLM_MODEL,
 the instructor mode from [llm].instructor_mode (TOOLS works with llama.cpp servers, whose
 forced tool call becomes a JSON-schema grammar; JSON_SCHEMA does not), and timeout_s,
-max_retries (HTTP retries and instructor re-asks), temperature.
+max_retries (HTTP retries of one request), reasks (an answer that does not validate is asked
+again with the validation error shown to the model: instructor's re-ask), temperature.
+With `[llm] debug = true` (or $GRAPHCONS_LLM_DEBUG=1) every raw answer, failed attempts
+included, is logged on the `graphcons.llm` logger (a stderr handler is added to that logger
+only if it has none; the process's logging configuration is not touched).
 
 Every failure (timeout, HTTP error, connection error, output that does not parse or validate
 after the re-asks) becomes one ProviderError naming the step, model and endpoint. Synthesis
@@ -27,6 +31,8 @@ from graphcons.core.errors import ConfigError, ProviderError
 # instructor logs every failed attempt at ERROR; graphcons reports the failure itself (ProviderError,
 # audit record), so without logging configured by the application those lines are not printed.
 logging.getLogger("instructor").addHandler(logging.NullHandler())
+log = logging.getLogger("graphcons.llm")
+DEBUG_ENV = "GRAPHCONS_LLM_DEBUG"
 
 
 class LLMClient:
@@ -50,18 +56,44 @@ class LLMClient:
         self.client = openai.OpenAI(base_url=self.base_url, api_key=api_key, timeout=cfg.timeout_s,
                                     max_retries=cfg.max_retries)
         self.instructor = instructor.from_openai(self.client, mode=mode)
+        self.debug = cfg.debug or env.get(DEBUG_ENV, "").lower() in ("1", "true", "yes")
+        if self.debug and not log.handlers:
+            handler = logging.StreamHandler()
+            handler.setFormatter(logging.Formatter("%(name)s: %(message)s"))
+            log.addHandler(handler)
+            log.setLevel(logging.DEBUG)
+        self.attempts = 0  # requests the last call sent (1 + its re-asks)
+        self.raw: list[str] = []  # the raw answers of the last call, in order
+        self.instructor.on("completion:response", self._answered)
+
+    def _answered(self, response: Any) -> None:
+        self.attempts += 1
+        try:
+            msg = response.choices[0].message
+            calls = msg.tool_calls or []
+            raw = calls[0].function.arguments if calls else (msg.content or "")
+        except (AttributeError, IndexError):
+            raw = repr(response)
+        self.raw.append(raw)
+        if self.debug:
+            log.debug("raw answer %d of model %r: %s", self.attempts, self.model, raw)
 
     def call(self, response_model: type[BaseModel], messages: list[dict[str, str]], step: str) -> Any:
-        """One typed call; every failure is a ProviderError."""
+        """One typed call (re-asked `reasks` times with the validation error when the answer does
+        not validate); every failure is a ProviderError. `attempts` and `raw` describe the call."""
         import openai
         from instructor.core.exceptions import InstructorError
 
         where = f"{step} step, model {self.model!r} at {self.base_url or 'api.openai.com'}"
+        self.attempts, self.raw = 0, []
         try:
-            return self.instructor.chat.completions.create(
+            out = self.instructor.chat.completions.create(
                 model=self.model, response_model=response_model, messages=messages,
-                max_retries=self.cfg.max_retries, temperature=self.cfg.temperature,
+                max_retries=self.cfg.reasks, temperature=self.cfg.temperature,  # instructor: re-asks after the first
             )
+            if self.debug:
+                log.debug("%s (%d attempt(s)): %s", step, self.attempts, out.model_dump_json())
+            return out
         except openai.APITimeoutError as exc:
             raise ProviderError(f"LLM timed out after {self.cfg.timeout_s}s ({where})") from exc
         except openai.APIStatusError as exc:
@@ -78,7 +110,7 @@ class LLMClient:
                 raise ProviderError(f"LLM answered HTTP {cause.status_code} ({where})") from exc
             if isinstance(cause, openai.OpenAIError):
                 raise ProviderError(f"LLM request failed ({where}): {_short(str(cause))}") from exc
-            raise ProviderError(f"LLM output was not a valid {step} after {self.cfg.max_retries + 1} attempt(s) "
+            raise ProviderError(f"LLM output was not a valid {step} after {max(1, self.attempts)} attempt(s) "
                                 f"({where}): {_short(str(exc))}") from exc
         except (PydanticValidationError, json.JSONDecodeError, ValueError, KeyError, TypeError) as exc:
             raise ProviderError(f"LLM output was not a valid {step} ({where}): {_short(str(exc))}") from exc

@@ -12,8 +12,12 @@ tokens, `password=...` assignments), e-mail addresses
 
 from __future__ import annotations
 
+import logging
 import re
+import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Iterator
 from functools import lru_cache
 
 from graphcons.core.config import RedactionConfig
@@ -33,18 +37,36 @@ EMAIL = re.compile(r"(?<![\w.%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9
 _NOT_SECRETS = {"Public IP (ipv4)"}  # detect-secrets flags public IPs; they are not credentials
 
 
+@contextmanager
+def _host_logging_kept() -> Iterator[None]:
+    """Undo what importing detect-secrets does to the process: its logger module calls
+    `logging.captureWarnings(True)`, which would route every warning of the host application
+    to logging (issue 31). The warning hook and the root logger are put back as they were."""
+    show, root = warnings.showwarning, logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    try:
+        yield
+    finally:
+        if warnings.showwarning is not show:
+            logging.captureWarnings(False)  # restores the hook captureWarnings(True) replaced
+            warnings.showwarning = show
+        root.handlers[:] = handlers
+        root.setLevel(level)
+
+
 @lru_cache(maxsize=1)
 def _plugin_patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
     """(type, pattern) of every regex-based detect-secrets plugin, in a stable order."""
-    from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
-    from detect_secrets.plugins.base import RegexBasedDetector
+    with _host_logging_kept():  # the plugins are imported on first use, inside too
+        from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
+        from detect_secrets.plugins.base import RegexBasedDetector
 
-    out = []
-    for secret_type, cls in sorted(get_mapping_from_secret_type_to_class().items()):
-        if secret_type in _NOT_SECRETS or not issubclass(cls, RegexBasedDetector):
-            continue
-        label = re.sub(r"[^a-z0-9]+", "_", secret_type.lower()).strip("_")
-        out += [(label, p) for p in cls().denylist]
+        out = []
+        for secret_type, cls in sorted(get_mapping_from_secret_type_to_class().items()):
+            if secret_type in _NOT_SECRETS or not issubclass(cls, RegexBasedDetector):
+                continue
+            label = re.sub(r"[^a-z0-9]+", "_", secret_type.lower()).strip("_")
+            out += [(label, p) for p in cls().denylist]
     return tuple(out)
 
 

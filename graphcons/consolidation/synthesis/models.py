@@ -29,6 +29,19 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
 
+def _all_required(schema: dict[str, Any]) -> None:
+    schema["required"] = list(schema.get("properties", {}))
+
+
+class _CallModel(_Model):
+    """A per-call model: every property is *required in the schema the model sees* (a
+    grammar-constrained server writes required properties first, in schema order, and may skip
+    the others), while parsing keeps the stored models' defaults (an answer without `gaps` is
+    still an answer; the grounding guard decides what it is worth)."""
+
+    model_config = ConfigDict(extra="ignore", json_schema_extra=_all_required)
+
+
 class Theme(_Model):
     """One high-level theme or question the cluster collectively answers."""
 
@@ -81,19 +94,47 @@ def _id_type(ids: tuple[str, ...], what: str) -> Any:
     return Annotated[str, WithJsonSchema(schema)]
 
 
+MAX_CITED = 5  # ids per claim or statement in the schema a model sees: listing every id is no citation
+
+
 @lru_cache(maxsize=64)
 def call_models(member_ids: tuple[str, ...], context_ids: tuple[str, ...] = ()) -> tuple[type[BaseModel], type[BaseModel]]:
-    """(ThemesModel, InsightModel) for one call: cited ids typed as the shown ids only."""
+    """(ThemesModel, InsightModel) for one call: cited ids typed as the shown ids only.
+
+    The field order leads a small model (a grammar-constrained server writes required fields in
+    schema order): each claim picks its members before it is written, claims come before the
+    tensions, the concept and the title, and every field is required so none is skipped."""
     member_id = _id_type(member_ids, "the id of one member shown above")
     any_id = _id_type(tuple(member_ids) + tuple(context_ids), "the id of a member or of a labelled context memory")
-    theme = create_model("Theme", __base__=Theme, member_ids=(list[member_id], Field(default_factory=list)))
-    themes = create_model("Themes", __base__=Themes,
-                          themes=(list[theme], Field(min_length=1, max_length=MAX_THEMES)))
-    claim = create_model("Claim", __base__=Claim, member_ids=(list[member_id], Field(min_length=1)),
-                         confirmations=(SkipJsonSchema[int | None], None))
-    tension = create_model("Tension", __base__=Tension, member_ids=(list[any_id], Field(default_factory=list)))
-    insight = create_model("Insight", __base__=Insight, claims=(list[claim], Field(min_length=1)),
-                           tensions=(list[tension], Field(default_factory=list)))
+    theme = create_model("Theme", __base__=_CallModel,
+                         member_ids=(list[member_id], Field(min_length=1, max_length=len(member_ids),
+                                                            description="Ids of the members this theme rests on.")),
+                         title=(str, Field(description="A short name for the theme.")),
+                         question=(str, Field(description="The question the members answer together.")))
+    themes = create_model("Themes", __base__=_CallModel,
+                          themes=(list[theme], Field(min_length=1, max_length=MAX_THEMES,
+                                                     description=Themes.model_fields["themes"].description)))
+    claim = create_model("Claim", __base__=_CallModel,
+                         member_ids=(list[member_id], Field(min_length=1, max_length=MAX_CITED,
+                                                            description="First: the ids of the members it rests on.")),
+                         statement=(str, Field(description="Then: one durable statement saying only what those "
+                                                           "members say, without any confirmation count.")))
+    tension = create_model("Tension", __base__=_CallModel,
+                           member_ids=(list[any_id], Field(default_factory=list, max_length=MAX_CITED,
+                                                           description="Ids of the memories that disagree.")),
+                           description=(str, Field(description="How they disagree (never a claim restated).")))
+    insight = create_model(
+        "Insight", __base__=_CallModel,
+        claims=(list[claim], Field(min_length=1, description=Insight.model_fields["claims"].description)),
+        tensions=(list[tension], Field(default_factory=list, description="Real disagreements between members, or "
+                                                                         "with the context; empty when there is none.")),
+        gaps=(list[str], Field(default_factory=list, description=Insight.model_fields["gaps"].description)),
+        implications=(list[str], Field(default_factory=list,
+                                       description=Insight.model_fields["implications"].description)),
+        concept=(str, Field(description=Insight.model_fields["concept"].description)),
+        title=(str, Field(description=Insight.model_fields["title"].description)),
+        confidence=(float, Field(ge=0.0, le=1.0, description="Confidence in the generalization, 0 to 1; "
+                                                             "below 1 unless the members leave no doubt.")))
     themes.__doc__ = Themes.__doc__ or "The themes of the cluster."
     insight.__doc__ = Insight.__doc__
     return themes, insight
@@ -140,11 +181,25 @@ class Reflection(_Model):
 
 @lru_cache(maxsize=64)
 def reflection_call_model(memory_ids: tuple[str, ...]) -> type[BaseModel]:
-    """The Reflection model for one call: every cited id typed as one of the shown ids."""
+    """The Reflection model for one call: every cited id typed as one of the shown ids.
+
+    Shaped for a small model (issue 31): every field is required (a grammar-constrained server
+    writes required fields first, in schema order, and skips optional ones), each category
+    before the summary, each with at least one statement (a category with something to say
+    must say it; a statement citing nothing real is dropped by the grounding guard), and each
+    statement names its memories before it is written."""
     shown = _id_type(memory_ids, "the id of one memory shown above")
-    statement = create_model("Statement", __base__=Statement, memory_ids=(list[shown], Field(min_length=1)))
-    fields = {c: (list[statement], Field(default_factory=list, max_length=MAX_STATEMENTS,
-                                         description=Reflection.model_fields[c].description)) for c in CATEGORIES}
-    model = create_model("Reflection", __base__=Reflection, **fields)
+    statement = create_model("Statement", __base__=_CallModel,
+                             memory_ids=(list[shown], Field(min_length=1, max_length=MAX_CITED,
+                                                            description="First: the ids of the memories it rests on.")),
+                             statement=(str, Field(description="Then: one short statement saying only what those "
+                                                               "memories say about the entity.")))
+    # at least one statement per category in the schema (the grammar), none needed to parse
+    fields: dict[str, Any] = {c: (list[statement], Field(default_factory=list, max_length=MAX_STATEMENTS,
+                                                         json_schema_extra={"minItems": 1},
+                                                         description=Reflection.model_fields[c].description))
+                              for c in CATEGORIES}
+    fields["summary"] = (str, Field(description="Last: one or two sentences repeating only what the statements say."))
+    model = create_model("Reflection", __base__=_CallModel, **fields)
     model.__doc__ = Reflection.__doc__
     return model

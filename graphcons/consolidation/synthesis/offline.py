@@ -90,6 +90,11 @@ def _content(stem: str) -> bool:
     return stem not in STOPWORDS and len(stem) >= 2
 
 
+def content_terms(text: str) -> set[str]:
+    """The stems of a text's content words (no stopwords), as the synthesizer compares texts."""
+    return {s for s, _ in _tokens(text) if _content(s)}
+
+
 class _Member:
     def __init__(self, shown: Shown):
         self.shown = shown

@@ -213,7 +213,9 @@ def run(db: Database, cfg: Config, *, now: datetime, dry_run: bool = True, run_i
               "auto_apply": auto, "threshold": mcfg.threshold, "verifier": mcfg.verifier,
               "propose_at": mcfg.propose_at, "auto_apply_at": mcfg.auto_apply_at, "over_threshold": len(over),
               "proposed": proposed, "applied": applied, "conflicts": flagged, "related": related,
-              "deferred": skipped, "pending": [p.as_dict() for p in over if p.outcome == PENDING]}
+              "deferred": skipped, "pending": [p.as_dict() for p in over if p.outcome == PENDING],
+              # verdicts not acted on: the verifier's own answers or the rules stage contradicted them
+              "refused": [p.as_dict() for p in over if p.refused]}
     if not dry_run:
         audit.record_run(db, "merge", run_id, now, {k: (len(v) if isinstance(v, list) else v) for k, v in report.items()})
     return report

@@ -14,7 +14,8 @@
     under it, a pair whose texts differ in content is a `near_paraphrase_with_difference`
     (a RELATED link, not a merge); otherwise `nothing`. A verifier with its own label (llm, an
     NLI model) decides the outcome itself; one without a verdict now leaves the pair `pending`
-    (nothing written; a later run decides it).
+    (nothing written; a later run decides it). A label the verifier's own answers or the rules
+    stage contradict is not acted on (`refused`, outcome `nothing`; merge/verify_llm.py).
 Derived-title rule: a memory admitted without a title is compared by its derived title, the
 first sentence of its current content; the pair's `rule` then says "derived-title". The
 winner of a pair is the higher effective weight, then more evidence, then the more
@@ -79,6 +80,8 @@ class Pair:
     verifier: str = ""
     verdict_reason: str = ""  # the verifier's reason, when it gives one (llm, nli)
     pending: str = ""  # why the verifier gave no verdict in this run
+    verdict: str = ""  # the verifier's own label, when it gives one (llm, nli)
+    refused: str = ""  # why that label was not acted on (the outcome is then `nothing`)
     features: dict[str, float] = field(default_factory=dict)
     only_winner: list[str] = field(default_factory=list)  # content words (stemmed) one text has, the other not
     only_loser: list[str] = field(default_factory=list)  # what a merge would drop from the live view
@@ -169,7 +172,10 @@ def decide(p: Pair, text_winner: str, text_loser: str, cfg: MergeConfig,
         p.outcome, p.pending = PENDING, v.pending
         return p
     p.restated = verifier.name == "rules" and not d.only_a and not d.only_b and d.order_ratio >= RESTATED_ORDER
-    if v.label is not None:
+    p.verdict = v.label or ""
+    if v.refused:  # the verifier's label is contradicted (issue 31): nothing is written for the pair
+        p.outcome, p.refused = NOTHING, v.refused
+    elif v.label is not None:
         p.outcome = LABELS[v.label]
     elif over(p, cfg.propose_at):
         p.outcome = DUPLICATE

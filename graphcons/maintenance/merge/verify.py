@@ -127,6 +127,7 @@ class Verdict:
     label: str | None = None  # the verifier's own outcome; None: p_duplicate and the operating points decide
     reason: str = ""
     pending: str = ""  # why there is no verdict now (budget spent, provider failure): decided in a later run
+    refused: str = ""  # why the verifier's own label is not acted on (llm: its answers or the rules contradict it)
 
 
 class Verifier(Protocol):

@@ -1,0 +1,335 @@
+"""Real models in the loop (issue 31): reflection, synthesis and the llm merge verifier with a
+model served over the OpenAI protocol (by default the local llama.cpp server of
+../shared/MODELS.md: Qwen2.5-Coder-1.5B-Instruct Q4_K_M at http://127.0.0.1:8080/v1).
+
+Three tasks on the dev data in ../shared/data, run round-robin (one reflection, one synthesis,
+a few verifier pairs, again) so that a run cut short still reports on all three; the results
+file is rewritten after every step:
+
+- reflection: the 15 MemoryBank users (their own chat turns are their memories, as in
+  bench/reflection.py); the production path without storage: consolidation.reflection.select
+  (15 of the 50 newest), ReflectionPrompt, the OpenAI synthesizer, grounding.ground_reflection;
+- synthesis: the accepted clusters of one LoCoMo dev conversation (each speaker's observations
+  are memories with subject = speaker), admitted into this Neo4j in a fresh namespace, scanned
+  (GDS), each accepted cluster synthesized by consolidation.synthesize_cluster (grounding guard,
+  proposal) in key order, the first --clusters of them;
+- verifier: labelled dev-half pairs of MRPC / STS-B / SICK (bench/merge_data.py) that reach the
+  verifier stage (the merge job's own score_pair: seed score over the threshold, no difference
+  in meaning, not kept apart), the first --pairs by a fixed hash order, taken in turn from the
+  three sets; each decided by the llm verifier and, as the baseline on the same pairs, by the
+  rules verifier. Precision / recall of `duplicate` at both operating points (propose: the
+  outcome is a merge proposal; auto_apply: the pair would be applied at once).
+
+Per task: calls, seconds per call, grounded_share (verifier: the share of pairs given a verdict),
+statements or claims per output, citation precision: the share of (statement, cited memory)
+pairs where the memory contains at least one of the statement's content words (the entity's
+name aside) - a lenient lexical check, reported beside the strict one (>= half of the words).
+
+    GRAPHCONS_NEO4J_BOLT_PORT=... .venv/bin/python bench/llm.py [--users 15 --clusters 8 --pairs 60]
+
+Every output that was not grounded is kept with its raw answer in the results (`failures`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import time
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from bench.merge_data import load_all  # noqa: E402
+from bench.merge_train import memory as merge_memory  # noqa: E402
+from bench.reflection import memories as memorybank_memories  # noqa: E402
+from graphcons.consolidation.grounding import ground_reflection  # noqa: E402
+from graphcons.consolidation.reflection import select  # noqa: E402
+from graphcons.consolidation.synthesis.offline import content_terms  # noqa: E402
+from graphcons.consolidation.synthesis.openai import OpenAISynthesizer  # noqa: E402
+from graphcons.consolidation.synthesis.prompt import ReflectionPrompt, Shown  # noqa: E402
+from graphcons.core.config import LLMConfig, load_config  # noqa: E402
+from graphcons.core.errors import ProviderError, Ungrounded  # noqa: E402
+from graphcons.core.llm import LLMClient  # noqa: E402
+from graphcons.maintenance.merge.score import DUPLICATE, score_pair  # noqa: E402
+from graphcons.maintenance.merge.verify import RulesVerifier  # noqa: E402
+from graphcons.maintenance.merge.verify_llm import LLMVerifier  # noqa: E402
+
+REPO = Path(__file__).resolve().parent.parent
+DATA = Path(os.environ.get("GRAPHCONS_DEV_DATA") or REPO.parent.parent / "shared" / "data")
+if not DATA.is_dir():
+    DATA = Path("/work/shared/data")
+K = 15
+
+
+def uptime() -> str:
+    return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+
+
+def precision(statements: list[tuple[str, list[str]]], texts: dict[str, str], ignore: set[str]) -> dict:
+    """Citation precision over (statement, cited ids): lenient (>= 1 shared content word) and strict (>= half)."""
+    lenient = strict = n = 0
+    for statement, ids in statements:
+        words = content_terms(statement) - ignore
+        for i in ids:
+            n += 1
+            have = content_terms(texts.get(i, "")) & words
+            lenient += bool(have)
+            strict += bool(words) and len(have) >= 0.5 * len(words)
+    return {"cited": n, "lenient": lenient, "strict": strict}
+
+
+def share(a: int, b: int) -> float | None:
+    return round(a / b, 4) if b else None
+
+
+# -- reflection ------------------------------------------------------------------------------------
+def reflection_job(synth: OpenAISynthesizer, user: str, data: dict) -> dict:
+    from graphcons.core.embedders.minilm import MiniLMEmbedder
+
+    rows = memorybank_memories(user, data)
+    emb = reflection_job.__dict__.setdefault("emb", MiniLMEmbedder())
+    for r, v in zip(rows, emb.embed([r["content"] for r in rows])):
+        r["embedding"] = v
+    shown = sorted(select(rows, K), key=lambda r: (r["created_at"], r["id"]))  # oldest first, as reflect() does
+    prompt = ReflectionPrompt(members=[Shown(id=r["id"], title="", content=r["content"], created_at=r["created_at"])
+                                       for r in shown], subject=user, namespace="bench")
+    texts = {m.id: m.content for m in prompt.members}
+    out: dict = {"user": user, "shown": len(shown)}
+    t0 = time.perf_counter()
+    try:
+        res = synth.reflect(prompt)
+        out["calls"] = res.calls
+    except ProviderError as exc:
+        out.update(status="failed", error=str(exc), calls=getattr(exc, "calls", 1), raw=synth.llm.raw)
+        out["seconds"] = round(time.perf_counter() - t0, 1)
+        return out
+    out["seconds"] = round(time.perf_counter() - t0, 1)
+    try:
+        g = ground_reflection(res.reflection, prompt.member_ids, max_statements=8, texts=texts, subject=user)
+    except Ungrounded as exc:
+        out.update(status="ungrounded", error=str(exc), raw=synth.llm.raw)
+        return out
+    statements = [(s.statement, s.memory_ids) for _, s in g.reflection.statements()]
+    out.update(status="grounded", statements=len(statements), report=g.report(),
+               citations=precision(statements, texts, content_terms(user)),
+               reflection=g.reflection.model_dump())
+    return out
+
+
+# -- synthesis -------------------------------------------------------------------------------------
+def locomo_memories(conv: dict, ns: str) -> list[dict]:
+    t0 = datetime(2023, 1, 1, tzinfo=timezone.utc)
+    out = []
+    for session in sorted(conv["observation"], key=lambda s: int(s.split("_")[1])):
+        s = int(session.split("_")[1])
+        for speaker, facts in sorted(conv["observation"][session].items()):
+            for n, (fact, turn) in enumerate(facts):
+                out.append({"id": f"{ns}.{s}.{speaker}.{n}", "content": fact, "namespace": ns, "subject": speaker,
+                            "source": str(turn), "kind": "observation",
+                            "created_at": t0 + timedelta(days=7 * s, minutes=n)})
+    return out
+
+
+def synthesis_setup(args) -> tuple:
+    """Admit the conversation into a fresh namespace, scan it; the accepted clusters in key order."""
+    from graphcons.api import Graphcons
+
+    conv = next(c for c in json.loads((DATA / "locomo-dev.json").read_text()) if c["sample_id"] == args.conversation)
+    ns = f"bench-llm-{args.conversation}-{int(time.time())}"  # a fresh namespace per run (a bench label, no decision)
+    g = Graphcons(load_config())
+    g.init()
+    mems = locomo_memories(conv, ns)
+    for m in mems:
+        g.add(m)
+    report = g.scan(now=datetime(2024, 1, 1, tzinfo=timezone.utc), namespace=ns)
+    accepted = sorted(report.accepted, key=lambda d: d.key)
+    return g, {m["id"]: m for m in mems}, accepted, {"namespace": ns, "memories": len(mems),
+                                                     "clusters": len(report.decisions), "accepted": len(accepted)}
+
+
+def synthesis_job(g, synth: OpenAISynthesizer, decision, mems: dict) -> dict:
+    from graphcons.consolidation.budget import Budget
+    from graphcons.consolidation.consolidate import synthesize_cluster
+
+    cluster = decision.cluster
+    out: dict = {"cluster": cluster.key, "members": len(cluster.member_ids)}
+    t0 = time.perf_counter()
+    o = synthesize_cluster(g.db, g.config, cluster, synthesizer=synth, now=datetime(2024, 1, 1, tzinfo=timezone.utc),
+                           budget=Budget(daily_cap=10_000, used_today=0, max_calls=0), force=True)
+    out["seconds"] = round(time.perf_counter() - t0, 1)
+    out["calls"] = synth.calls
+    out["status"] = o.status
+    if o.status != "proposed":
+        out.update(error=o.reason, raw=synth.llm.raw)
+        return out
+    p = g.proposal(o.proposal_id)
+    insight = p["insight"] if isinstance(p["insight"], dict) else json.loads(p["insight"])
+    claims = [(c["statement"], c["member_ids"]) for c in insight["claims"]]
+    speakers = set().union(*(content_terms(mems[i]["subject"]) for i in cluster.member_ids))
+    out.update(claims=len(claims), cited=len(p.get("cited") or []), grounding=p.get("grounding"),
+               citations=precision(claims, {i: mems[i]["content"] for i in cluster.member_ids}, speakers),
+               insight=insight)
+    return out
+
+
+# -- verifier --------------------------------------------------------------------------------------
+def verifier_pairs(cfg, n: int) -> list[tuple]:
+    """(DevPair, memory a, memory b) of dev-half pairs that reach the verifier stage, by hash order, sets in turn."""
+    rules = RulesVerifier()
+    per: dict[str, list] = {}
+    for name, pairs in load_all(("mrpc", "stsb", "sick")).items():
+        keep = []
+        for i, dp in sorted(enumerate(pairs), key=lambda x: hashlib.sha256(x[1].digest).hexdigest()):
+            if dp.split != "dev":
+                continue
+            a, b = merge_memory(f"{name}-{i:05d}-a", dp.a), merge_memory(f"{name}-{i:05d}-b", dp.b)
+            p = score_pair(a, b, dp.cosine, cfg.merge, rules)
+            if p.p_duplicate is not None:  # reached the verifier
+                keep.append((dp, a, b))
+            if len(keep) >= n:
+                break
+        per[name] = keep
+    out = []
+    for i in range(n):
+        for name in ("mrpc", "stsb", "sick"):
+            if i < len(per[name]):
+                out.append(per[name][i])
+    return out[:n]
+
+
+def verifier_job(cfg, llm: LLMVerifier, item: tuple) -> dict:
+    dp, a, b = item
+    base = score_pair(a, b, dp.cosine, cfg.merge, RulesVerifier())
+    t0 = time.perf_counter()
+    before = llm.calls
+    p = score_pair(a, b, dp.cosine, cfg.merge, llm)
+    return {"data": dp.data, "label": dp.label, "a": dp.a, "b": dp.b, "seconds": round(time.perf_counter() - t0, 1),
+            "calls": llm.calls - before, "verdict": p.verdict, "reason": p.verdict_reason, "refused": p.refused,
+            "pending": p.pending, "outcome": p.outcome, "auto_apply_ok": p.auto_apply_ok,
+            "p_rules": p.p_duplicate, "rules_outcome": base.outcome, "rules_auto_apply_ok": base.auto_apply_ok}
+
+
+def pr(rows: list[dict], predicted) -> dict:
+    tp = sum(1 for r in rows if predicted(r) and r["label"])
+    fp = sum(1 for r in rows if predicted(r) and not r["label"])
+    fn = sum(1 for r in rows if not predicted(r) and r["label"])
+    return {"precision": share(tp, tp + fp), "recall": share(tp, tp + fn), "tp": tp, "fp": fp, "fn": fn}
+
+
+# -- summaries -------------------------------------------------------------------------------------
+def per_call(rows: list[dict]) -> dict:
+    calls = sum(r.get("calls", 0) for r in rows)
+    secs = sum(r.get("seconds", 0) for r in rows)
+    return {"calls": calls, "seconds": round(secs, 1), "seconds_per_call": share(secs, calls) and round(secs / calls, 1)}
+
+
+def cites(rows: list[dict]) -> dict:
+    c = {k: sum(r.get("citations", {}).get(k, 0) for r in rows) for k in ("cited", "lenient", "strict")}
+    return {"citation_precision": share(c["lenient"], c["cited"]), "citation_precision_strict": share(c["strict"], c["cited"]),
+            "citations": c["cited"]}
+
+
+def summarise(res: dict) -> None:
+    refl = res["reflection"]["runs"]
+    if refl:
+        ok = [r for r in refl if r["status"] == "grounded"]
+        res["reflection"].update(
+            attempted=len(refl), grounded=len(ok), grounded_share=share(len(ok), len(refl)),
+            with_3_statements=sum(1 for r in ok if r["statements"] >= 3),
+            statements_per_output=share(sum(r["statements"] for r in ok), len(ok)), **per_call(refl), **cites(ok),
+            target="grounded >= 12 of 15 users, >= 3 statements each, citation precision >= 0.8")
+    syn = res["synthesis"]["runs"]
+    if syn:
+        ok = [r for r in syn if r["status"] == "proposed"]
+        res["synthesis"].update(
+            attempted=len(syn), grounded=len(ok), grounded_share=share(len(ok), len(syn)),
+            claims_per_output=share(sum(r["claims"] for r in ok), len(ok)), **per_call(syn), **cites(ok),
+            target=">= 80% of attempted clusters grounded and proposed; citation precision >= 0.8")
+    ver = res["verifier"]["runs"]
+    if ver:
+        judged = [r for r in ver if r["verdict"]]
+        res["verifier"].update(
+            pairs=len(ver), judged=len(judged), grounded_share=share(len(judged), len(ver)),
+            labels={"duplicate": sum(r["label"] for r in ver), "not": sum(not r["label"] for r in ver)},
+            refused=sum(1 for r in ver if r["refused"]), **per_call(ver),
+            llm={"propose": pr(ver, lambda r: r["outcome"] == DUPLICATE),
+                 "auto_apply": pr(ver, lambda r: r["auto_apply_ok"]),
+                 "raw_label_duplicate": pr(ver, lambda r: r["verdict"] == "duplicate")},
+            rules_baseline={"propose": pr(ver, lambda r: r["rules_outcome"] == DUPLICATE),
+                            "auto_apply": pr(ver, lambda r: r["rules_auto_apply_ok"])},
+            conflicts_on_duplicates=sum(1 for r in ver if r["outcome"] == "conflict" and r["label"]))
+        for point in ("propose", "auto_apply"):
+            res["verifier"][point] = res["verifier"]["llm"][point]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--base-url", default="http://127.0.0.1:8080/v1")
+    ap.add_argument("--model", default="local")
+    ap.add_argument("--mode", default="TOOLS")
+    ap.add_argument("--timeout", type=float, default=900.0)
+    ap.add_argument("--context-tokens", type=int, default=4096)
+    ap.add_argument("--users", type=int, default=15)
+    ap.add_argument("--clusters", type=int, default=8)
+    ap.add_argument("--pairs", type=int, default=60)
+    ap.add_argument("--pairs-per-round", type=int, default=4)
+    ap.add_argument("--conversation", default="conv-26")
+    ap.add_argument("--out", default=str(REPO / "bench" / "results" / "llm.json"))
+    args = ap.parse_args()
+    llm_cfg = LLMConfig(provider="openai", base_url=args.base_url, model=args.model, instructor_mode=args.mode,
+                        timeout_s=args.timeout, max_retries=0, reasks=1, context_tokens=args.context_tokens)
+    cfg = load_config()
+    cfg.llm = llm_cfg
+    cfg.merge.verifier = "llm"
+    synth = OpenAISynthesizer(llm_cfg)
+    verifier = LLMVerifier(cfg, client=LLMClient(llm_cfg))
+    t0 = time.perf_counter()
+    res: dict = {"command": "python bench/llm.py " + " ".join(sys.argv[1:]),
+                 "code": subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
+                                        capture_output=True, text=True).stdout.strip(),
+                 "endpoint": {"base_url": args.base_url, "model": args.model, "mode": args.mode},
+                 "started": datetime.now(timezone.utc).isoformat(timespec="seconds"), "uptime_before": uptime(),
+                 "note": "2 shared cores loaded by other sessions: seconds are indicative; quality figures matter",
+                 "reflection": {"runs": []}, "synthesis": {"runs": []}, "verifier": {"runs": []}}
+    path = Path(args.out)
+
+    def save() -> None:
+        summarise(res)
+        res["seconds"] = round(time.perf_counter() - t0, 1)
+        res["uptime_after"] = uptime()
+        path.write_text(json.dumps(res, indent=2, default=str) + "\n")
+
+    mb = json.loads((DATA / "memorybank_en.json").read_text())
+    users = sorted(mb)[: args.users]
+    g, mems, accepted, setup = synthesis_setup(args)
+    res["synthesis"]["setup"] = setup
+    accepted = accepted[: args.clusters]
+    pairs = verifier_pairs(cfg, args.pairs)
+    res["verifier"]["setup"] = {"pairs": len(pairs), "split": "dev", "order": "sha256 of the pair, sets in turn"}
+    save()
+    rounds = max(len(users), len(accepted), -(-len(pairs) // args.pairs_per_round))
+    for i in range(rounds):
+        if i < len(users):
+            res["reflection"]["runs"].append(reflection_job(synth, users[i], mb[users[i]]))
+            print(f"reflection {users[i]}: {res['reflection']['runs'][-1]['status']}", flush=True)
+            save()
+        if i < len(accepted):
+            res["synthesis"]["runs"].append(synthesis_job(g, synth, accepted[i], mems))
+            print(f"synthesis {accepted[i].key}: {res['synthesis']['runs'][-1]['status']}", flush=True)
+            save()
+        for item in pairs[i * args.pairs_per_round:(i + 1) * args.pairs_per_round]:
+            res["verifier"]["runs"].append(verifier_job(cfg, verifier, item))
+            r = res["verifier"]["runs"][-1]
+            print(f"verifier {r['data']} label={r['label']}: {r['verdict']} -> {r['outcome']}", flush=True)
+            save()
+    g.close()
+    print(json.dumps({k: {kk: vv for kk, vv in res[k].items() if kk != "runs"} for k in ("reflection", "synthesis",
+                                                                                          "verifier")}, indent=2))
+
+
+if __name__ == "__main__":
+    main()
