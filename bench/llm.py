@@ -276,7 +276,8 @@ def main() -> None:
     ap.add_argument("--users", type=int, default=15)
     ap.add_argument("--clusters", type=int, default=8)
     ap.add_argument("--pairs", type=int, default=60)
-    ap.add_argument("--pairs-per-round", type=int, default=4)
+    ap.add_argument("--pairs-per-round", type=int, default=2)
+    ap.add_argument("--synthesis-every", type=int, default=2, help="a synthesis every N rounds (one reflection each)")
     ap.add_argument("--conversation", default="conv-26")
     ap.add_argument("--out", default=str(REPO / "bench" / "results" / "llm.json"))
     args = ap.parse_args()
@@ -311,15 +312,16 @@ def main() -> None:
     pairs = verifier_pairs(cfg, args.pairs)
     res["verifier"]["setup"] = {"pairs": len(pairs), "split": "dev", "order": "sha256 of the pair, sets in turn"}
     save()
-    rounds = max(len(users), len(accepted), -(-len(pairs) // args.pairs_per_round))
+    rounds = max(len(users), len(accepted) * args.synthesis_every, -(-len(pairs) // args.pairs_per_round))
     for i in range(rounds):
         if i < len(users):
             res["reflection"]["runs"].append(reflection_job(synth, users[i], mb[users[i]]))
             print(f"reflection {users[i]}: {res['reflection']['runs'][-1]['status']}", flush=True)
             save()
-        if i < len(accepted):
-            res["synthesis"]["runs"].append(synthesis_job(g, synth, accepted[i], mems))
-            print(f"synthesis {accepted[i].key}: {res['synthesis']['runs'][-1]['status']}", flush=True)
+        c = i // args.synthesis_every
+        if i % args.synthesis_every == 0 and c < len(accepted):
+            res["synthesis"]["runs"].append(synthesis_job(g, synth, accepted[c], mems))
+            print(f"synthesis {accepted[c].key}: {res['synthesis']['runs'][-1]['status']}", flush=True)
             save()
         for item in pairs[i * args.pairs_per_round:(i + 1) * args.pairs_per_round]:
             res["verifier"]["runs"].append(verifier_job(cfg, verifier, item))

@@ -52,6 +52,16 @@ def shown_ids(request):
     return list(dict.fromkeys(SHOWN_RE.findall(text)))
 
 
+def short(request, memory):
+    """The prompt-local id (M1..) the model was shown for a memory of the people scenario (by its
+    id) or for a memory's text (issue 31: the model never sees the stored ids)."""
+    from graphcons.scenarios import PEOPLE
+
+    content = {mid: text for mid, _, _, text in PEOPLE}.get(memory, memory)
+    text = "\n".join(m.get("content") or "" for m in request.get("messages", []))
+    return re.search(r"MEMORY id=(\S+)[^\n]*\n" + re.escape(content), text).group(1)
+
+
 def answer(preferences=(), behaviors=(), facts=(), summary="A summary."):
     def st(items):
         return [{"statement": s, "memory_ids": list(ids)} for s, ids in items]
@@ -130,8 +140,8 @@ def test_grounding_strips_unshown_ids_and_drops_statements_citing_nothing(g, llm
     seed_people(g)
     synth = use_llm(g, llm)
     llm.push(lambda req: answer(
-        preferences=[("Prefers TypeScript", ["ana-01", "ana-99"]), ("Loves Haskell", ["m-invented"])],
-        facts=[("Maintains the checkout SDK (confirmed 7 times)", ["ana-11"])]))
+        preferences=[("Prefers TypeScript", [short(req, "ana-01"), "ana-99"]), ("Loves Haskell", ["m-invented"])],
+        facts=[("Maintains the checkout SDK (confirmed 7 times)", [short(req, "ana-11")])]))
     res = g.reflect("user-ana", now=NOW, synthesizer=synth)
     assert res.status == "proposed"
     p = g.proposal(res.proposal_id)
@@ -142,7 +152,7 @@ def test_grounding_strips_unshown_ids_and_drops_statements_citing_nothing(g, llm
     # the schema the model saw typed every cited id as one of the shown ids, and the text was fenced
     req = llm.requests[-1]
     schema = json.dumps(req["tools"][0]["function"]["parameters"])
-    assert '"enum"' in schema and "ana-01" in schema and "ana-99" not in schema
+    assert '"enum"' in schema and '"M15"' in schema and "ana-01" not in schema  # short ids, mapped back in code
     assert req["messages"][1]["content"].count("@@MEMORY-") >= 2 * 15
 
 
@@ -200,18 +210,20 @@ def test_a_second_reflection_confirms_flags_and_keeps_the_previous_version(g, ll
     seed_people(g)
     synth = use_llm(g, llm)
     ts, train = "Ana prefers TypeScript over JavaScript", "Ana prefers the train to flying"
-    llm.push(answer(preferences=[(ts, ["ana-01", "ana-02"]), (train, ["ana-04"])], facts=[("Works on payments",
-                                                                                           ["ana-10"])]))
+    llm.push(lambda req: answer(preferences=[(ts, [short(req, "ana-01"), short(req, "ana-02")]),
+                                             (train, [short(req, "ana-04")])],
+                                facts=[("Works on payments", [short(req, "ana-10")])]))
     first = g.reflect("user-ana", now=NOW, synthesizer=synth)
     g.approve(first.proposal_id, now=NOW)
     v1 = g.profile("user-ana")
-    add_many(g, "user-ana", ["Ana again asked for TypeScript in the new billing service.",
-                             "Ana no longer takes the train since the strikes; she flies to Porto now."],
-             namespace=NS, start=100, kind="episode")
-    llm.push(lambda req: answer(preferences=[(ts, shown_ids(req)[:1]),
-                                             ("Ana no longer prefers the train to flying", shown_ids(req)[1:])]))
+    again, flies = ("Ana again asked for TypeScript in the new billing service.",
+                    "Ana no longer takes the train since the strikes; she flies to Porto now.")
+    add_many(g, "user-ana", [again, flies], namespace=NS, start=100, kind="episode")
+    llm.push(lambda req: answer(preferences=[(ts, [short(req, again)]),
+                                             ("Ana no longer prefers the train to flying", [short(req, flies)])]))
     second = g.reflect("user-ana", now=NOW + timedelta(days=7), synthesizer=synth)
-    assert second.memories_reviewed == 2  # only the unconsolidated ones
+    # only the unconsolidated ones: the 2 new and the 11 the first reflection showed but did not cite
+    assert second.memories_reviewed == 13
     d = g.approve(second.proposal_id, now=NOW + timedelta(days=7))
     assert d.profile_version == 2 and len(d.confirmed) == 1 and len(d.created) == 1
     v2 = g.profile("user-ana")
@@ -312,7 +324,7 @@ def test_the_due_pass_is_off_by_default_and_respects_the_daily_cap(g):
 def test_same_memories_same_proposal_and_no_second_model_call(g, llm):
     seed_people(g)
     synth = use_llm(g, llm)
-    llm.push(answer(preferences=[("Prefers TypeScript", ["ana-01"])]))
+    llm.push(lambda req: answer(preferences=[("Prefers TypeScript", [short(req, "ana-01")])]))
     first = g.reflect("user-ana", now=NOW, synthesizer=synth)
     again = g.reflect("user-ana", now=NOW, synthesizer=synth)
     assert again.status == "unchanged" and again.proposal_id == first.proposal_id and len(llm.requests) == 1

@@ -107,7 +107,7 @@ def call_models(member_ids: tuple[str, ...], context_ids: tuple[str, ...] = ()) 
     member_id = _id_type(member_ids, "the id of one member shown above")
     any_id = _id_type(tuple(member_ids) + tuple(context_ids), "the id of a member or of a labelled context memory")
     theme = create_model("Theme", __base__=_CallModel,
-                         member_ids=(list[member_id], Field(min_length=1, max_length=len(member_ids),
+                         member_ids=(list[member_id], Field(min_length=1, json_schema_extra={"maxItems": len(member_ids)},
                                                             description="Ids of the members this theme rests on.")),
                          title=(str, Field(description="A short name for the theme.")),
                          question=(str, Field(description="The question the members answer together.")))
@@ -146,7 +146,10 @@ def to_stored(obj: BaseModel, model: type[_Model]) -> Any:
 
 
 # -- reflection (issue 14, seed 004): what one entity's memories say about it ------------------
-MAX_STATEMENTS = 8  # per category in the schema the model sees; [reflection] max_statements caps what is kept
+MAX_STATEMENTS = 8  # per category parsed; [reflection] max_statements caps what is kept
+# Per category in the schema the model sees: bounds what a small local model generates (a few tokens
+# per second on a CPU); what a reflection leaves uncited stays unconsolidated for the next one.
+CALL_STATEMENTS = 4
 
 CATEGORIES = ("preferences", "behaviors", "facts")
 #: The memory kind each category's statements are stored as.
@@ -196,7 +199,8 @@ def reflection_call_model(memory_ids: tuple[str, ...]) -> type[BaseModel]:
                                                                "memories say about the entity.")))
     # at least one statement per category in the schema (the grammar), none needed to parse
     fields: dict[str, Any] = {c: (list[statement], Field(default_factory=list, max_length=MAX_STATEMENTS,
-                                                         json_schema_extra={"minItems": 1},
+                                                         json_schema_extra={"minItems": 1,
+                                                                            "maxItems": CALL_STATEMENTS},
                                                          description=Reflection.model_fields[c].description))
                               for c in CATEGORIES}
     fields["summary"] = (str, Field(description="Last: one or two sentences repeating only what the statements say."))

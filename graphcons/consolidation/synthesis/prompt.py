@@ -163,8 +163,9 @@ class SynthesisPrompt:
         fence = self.fence
         date = m.created_at.date().isoformat() if m.created_at else "unknown"
         head = f"{fence} {label} id={self._shown_id(m)} kind={m.kind} sources={','.join(m.sources)} date={date}"
-        if m.relation:
-            head += f" relation={m.relation}"
+        if m.relation:  # "exception_to m-1": the related member by its short id too
+            shown = {real: short for short, real in self.id_map().items()}
+            head += " relation=" + " ".join(shown.get(w, w) for w in m.relation.split(" "))
         title = _defuse(m.title, fence)
         body = _defuse(m.content, fence)
         limit = self.shown_chars()
