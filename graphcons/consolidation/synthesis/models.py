@@ -115,12 +115,12 @@ def call_models(member_ids: tuple[str, ...], context_ids: tuple[str, ...] = ()) 
                           themes=(list[theme], Field(min_length=1, max_length=MAX_THEMES,
                                                      description=Themes.model_fields["themes"].description)))
     claim = create_model("Claim", __base__=_CallModel,
-                         member_ids=(list[member_id], Field(min_length=1, max_length=MAX_CITED,
+                         member_ids=(list[member_id], Field(min_length=1, json_schema_extra={"maxItems": MAX_CITED},
                                                             description="First: the ids of the members it rests on.")),
                          statement=(str, Field(description="Then: one durable statement saying only what those "
                                                            "members say, without any confirmation count.")))
     tension = create_model("Tension", __base__=_CallModel,
-                           member_ids=(list[any_id], Field(default_factory=list, max_length=MAX_CITED,
+                           member_ids=(list[any_id], Field(default_factory=list, json_schema_extra={"maxItems": MAX_CITED},
                                                            description="Ids of the memories that disagree.")),
                            description=(str, Field(description="How they disagree (never a claim restated).")))
     insight = create_model(
@@ -193,7 +193,7 @@ def reflection_call_model(memory_ids: tuple[str, ...]) -> type[BaseModel]:
     statement names its memories before it is written."""
     shown = _id_type(memory_ids, "the id of one memory shown above")
     statement = create_model("Statement", __base__=_CallModel,
-                             memory_ids=(list[shown], Field(min_length=1, max_length=MAX_CITED,
+                             memory_ids=(list[shown], Field(min_length=1, json_schema_extra={"maxItems": MAX_CITED},
                                                             description="First: the ids of the memories it rests on.")),
                              statement=(str, Field(description="Then: one short statement saying only what those "
                                                                "memories say about the entity.")))
