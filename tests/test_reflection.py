@@ -92,13 +92,14 @@ def test_entity_due_at_10_namespace_wide_at_50_and_counts_are_cumulative(g):
 
     res = g.reflect("user-x", now=NOW)
     assert res.status == "proposed" and res.memories_reviewed == 10
-    g.approve(res.proposal_id, now=NOW)
-    assert status(g, "user-x-000") == "consolidated"
+    d = g.approve(res.proposal_id, now=NOW)
+    cited = g.proposal(res.proposal_id)["cited"]
+    assert d.consolidated == len(cited) and all(status(g, m) == "consolidated" for m in cited)
     add_many(g, "user-x", [f"User X said another thing {i}." for i in range(3)], start=10)
-    # consolidated memories no longer count, nor do the semantic memories the reflection wrote
-    assert due_subjects(g) == [("general", 50)]
+    # consolidated (cited) memories no longer count, nor do the semantic memories the reflection wrote;
+    # the shown but uncited ones do (issue 31)
     counts = g.db.run("reflection/subject", namespace="default", subject="user-x", kinds=g.config.reflection.kinds)
-    assert counts[0]["unconsolidated"] == 3
+    assert counts[0]["unconsolidated"] == 3 + 10 - len(cited)
 
 
 TOPICS = {
@@ -183,8 +184,10 @@ def test_apply_stores_semantic_memories_marks_sources_consolidated_and_writes_th
     assert semantic(g, "user-ana") == [] and status(g, "ana-01") == "active"  # nothing before approval
 
     d = g.approve(res.proposal_id, now=NOW)
-    assert d.kind == "reflect" and d.profile_version == 1 and d.consolidated == 15
-    assert all(status(g, f"ana-{i:02d}") == "consolidated" for i in range(1, 16))
+    cited = set(g.proposal(res.proposal_id)["cited"])
+    assert d.kind == "reflect" and d.profile_version == 1 and d.consolidated == len(cited) >= 3
+    assert all(status(g, f"ana-{i:02d}") == ("consolidated" if f"ana-{i:02d}" in cited else "active")
+               for i in range(1, 16))  # only what the reflection cited (issue 31)
     assert status(g, "bo-01") == "active"
     assert g.search("TypeScript", namespace=NS)  # consolidated memories stay searchable
     mems = [r["m"] for r in semantic(g, "user-ana")]

@@ -79,7 +79,7 @@ def test_instructor_tools_mode_over_http_makes_a_grounded_proposal(g, llm):
     tool = llm.requests[1]["tools"][0]["function"]
     assert llm.requests[1]["tool_choice"]["function"]["name"] == tool["name"]
     claim_schema = tool["parameters"]["$defs"]["Claim"]["properties"]["member_ids"]["items"]
-    assert claim_schema["enum"] == list(cluster.member_ids)
+    assert claim_schema["enum"] == ["M1", "M2", "M3", "M4"]  # prompt-local short ids, mapped back in code
     assert "confirmations" not in tool["parameters"]["$defs"]["Claim"]["properties"]
 
 
