@@ -40,6 +40,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--cases", type=int, default=10_000)
     ap.add_argument("--out", type=Path, default=RESULTS)
+    ap.add_argument("--note", default="2 shared cores", help="what else ran on the machine, saved with the figures")
     args = ap.parse_args()
     cfg = load_config()
     cfg.service.max_body_bytes = 64 * 1024
@@ -60,8 +61,7 @@ def main() -> None:
     out = {"benchmark": "fuzz", "command": " ".join([Path(sys.executable).name, *sys.argv]), "namespace": ns,
            "seeded_proposals": proposals, **fuzz.report(), "invariant_violations": broken,
            "seconds": round(time.perf_counter() - start, 1), "load_before": load_before, "load_after": os.getloadavg(),
-           "note": "2 shared cores, 8 other helpers' Neo4j servers and tests running; 'drawn_valid' = cases drawn "
-                   "to pass, 'answered_2xx' = cases that did"}
+           "note": f"{args.note}; 'drawn_valid' = cases drawn to pass, 'answered_2xx' = cases that did"}
     args.out.parent.mkdir(exist_ok=True)
     args.out.write_text(json.dumps(out, indent=2))
     print(json.dumps({k: v for k, v in out.items() if k not in ("by_route",) and not k.startswith("examples")}, indent=2))

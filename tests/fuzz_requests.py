@@ -14,6 +14,7 @@ import collections
 import json
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 from hypothesis import strategies as st
@@ -225,6 +226,10 @@ class Fuzz:
         client = self.outsider if kw.pop("_client", None) == "outsider" else self.clients[c.role]
         if "json" in kw:  # JSON escapes (\ud800 stays an escape: httpx would fail to encode it as UTF-8)
             kw = {**kw, "content": json.dumps(kw.pop("json")).encode(), "headers": {"content-type": "application/json"}}
+        if "params" in kw:  # percent-encoded by hand: a lone surrogate goes out as the invalid UTF-8 it would be
+            query = "&".join(f"{quote(str(k))}={quote(str(v).encode('utf-8', 'surrogatepass'))}"
+                             for k, v in kw.pop("params").items())
+            path = f"{path}?{query}"
         try:
             r = client.request(method, path, **kw)
         except httpx.TransportError as exc:  # the server dropped or timed out: a failure, counted like a 5xx
