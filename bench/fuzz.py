@@ -5,7 +5,9 @@ role, another namespace, an unknown id, junk or NUL or Cypher in a field, an unk
 Against a real uvicorn server and Neo4j, after seeding memories and pending proposals in a
 fresh namespace. Reports statuses per route, 500s (goal 0), writes by refused requests (goal 0,
 the store's counts compared around every request) and the store's invariants afterwards
-(every memory has its versions, no proposal half-applied). Uses $NEO4J_URI.
+(every memory has its versions, no proposal half-applied). Uses $NEO4J_URI, which nothing else may
+write to while it runs: the store-wide counts would charge another writer's work to a refused
+request (a run beside bench/llm.py on the same Neo4j reported one such false write).
 
     NEO4J_URI=... .venv/bin/python bench/fuzz.py [--cases 10000]
 

@@ -108,6 +108,9 @@ def reflection_job(synth: OpenAISynthesizer, user: str, data: dict) -> dict:
         out["seconds"] = round(time.perf_counter() - t0, 1)
         return out
     out["seconds"] = round(time.perf_counter() - t0, 1)
+    shown_ids = set(prompt.member_ids)  # the model's own citations of shown memories, before the support check
+    out["raw_citations"] = precision([(s.statement, [i for i in s.memory_ids if i in shown_ids])
+                                      for _, s in res.reflection.statements()], texts, content_terms(user))
     try:
         g = ground_reflection(res.reflection, prompt.member_ids, max_statements=8, texts=texts, subject=user)
     except Ungrounded as exc:
@@ -227,10 +230,10 @@ def per_call(rows: list[dict]) -> dict:
     return {"calls": calls, "seconds": round(secs, 1), "seconds_per_call": share(secs, calls) and round(secs / calls, 1)}
 
 
-def cites(rows: list[dict]) -> dict:
-    c = {k: sum(r.get("citations", {}).get(k, 0) for r in rows) for k in ("cited", "lenient", "strict")}
-    return {"citation_precision": share(c["lenient"], c["cited"]), "citation_precision_strict": share(c["strict"], c["cited"]),
-            "citations": c["cited"]}
+def cites(rows: list[dict], key: str = "citations", prefix: str = "") -> dict:
+    c = {k: sum(r.get(key, {}).get(k, 0) for r in rows) for k in ("cited", "lenient", "strict")}
+    return {f"{prefix}citation_precision": share(c["lenient"], c["cited"]),
+            f"{prefix}citation_precision_strict": share(c["strict"], c["cited"]), f"{prefix}citations": c["cited"]}
 
 
 def summarise(res: dict) -> None:
@@ -241,7 +244,12 @@ def summarise(res: dict) -> None:
             attempted=len(refl), grounded=len(ok), grounded_share=share(len(ok), len(refl)),
             with_3_statements=sum(1 for r in ok if r["statements"] >= 3),
             statements_per_output=share(sum(r["statements"] for r in ok), len(ok)), **per_call(refl), **cites(ok),
-            target="grounded >= 12 of 15 users, >= 3 statements each, citation precision >= 0.8")
+            **cites([r for r in refl if "raw_citations" in r], "raw_citations", "unguarded_"),
+            target="grounded >= 12 of 15 users, >= 3 statements each, citation precision >= 0.8",
+            note="citation_precision (lenient) counts a citation sharing >= 1 content word with its statement, which "
+                 "the grounding guard now requires of every reflection citation: after the guard it is 1.0 by "
+                 "construction; unguarded_* is the model's own citing (shown ids, before the support check), "
+                 "*_strict (>= half of the words) is the figure the guard does not enforce")
     syn = res["synthesis"]["runs"]
     if syn:
         ok = [r for r in syn if r["status"] == "proposed"]

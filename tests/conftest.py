@@ -92,4 +92,5 @@ def graphcons_cli(neo4j_settings, cwd, *, timeout: float = 300, **extra_env: str
         return subprocess.run([sys.executable, "-m", "graphcons", *args], capture_output=True, text=True, env=env,
                               cwd=cwd, timeout=timeout)
 
+    run.env = env  # for a test that starts a long-running command itself (graphcons serve)
     return run

@@ -21,6 +21,7 @@ from graphcons.consolidation.grounding import ground, ground_reflection
 from graphcons.consolidation.synthesis import make_synthesizer
 from graphcons.consolidation.synthesis.models import Claim, Insight, Reflection, Statement, Tension
 from graphcons.core.config import Config, LLMConfig
+from graphcons.core.errors import Ungrounded
 from graphcons.scenarios import PEOPLE_NAMESPACE, seed_people
 
 
@@ -139,6 +140,27 @@ def test_a_summary_claim_no_memory_supports_is_dropped():
                                  "a2": "Ana takes the train to work."})
     assert g.reflection.summary == "Ana prefers TypeScript for new services."
     assert g.report()["dropped_summary"] == ["Ana is a senior software engineer at Google."]
+
+
+def test_a_statement_keeps_only_the_citations_that_share_a_word_with_it():
+    # The 1.5B model's habit (bench/results/llm.json): the memory it used, plus its neighbours in the list.
+    texts = {"a1": "I go for a run and meditate every morning before work.",
+             "a2": "Thinking of travelling to Japan next spring; any tips?",
+             "a3": "My sister called about her new puppy."}
+    reflection = Reflection(
+        behaviors=[Statement(statement="Ana meditates every morning.", memory_ids=["a1", "a2"])],
+        preferences=[Statement(statement="Ana loves gardening.", memory_ids=["a3"])], summary="")
+    g = ground_reflection(reflection, list(texts), subject="user-ana", texts=texts)
+    assert [(s.statement, s.memory_ids) for _, s in g.reflection.statements()] == [("Ana meditates every morning.", ["a1"])]
+    assert g.cited == ["a1"]  # approving consolidates a1 only
+    assert sorted(g.report()["unsupported_citations"]) == ["a2", "a3"] and g.dropped_statements == 1
+    with pytest.raises(Ungrounded):
+        ground_reflection(Reflection(facts=[Statement(statement="Ana owns a boat.", memory_ids=["a3"])], summary=""),
+                          list(texts), subject="user-ana", texts=texts)
+    # a statement of nothing but the entity's name cannot be judged by words: its citation stands
+    only_name = ground_reflection(Reflection(facts=[Statement(statement="Ana.", memory_ids=["a3"])], summary=""),
+                                  list(texts), subject="user-ana", texts=texts)
+    assert only_name.cited == ["a3"]
 
 
 # -- the synthesis prompt's own rules, in code ----------------------------------------------------------

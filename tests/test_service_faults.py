@@ -5,7 +5,6 @@ namespace, and no token in the access log. Each test failed before its fix."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import time
@@ -32,17 +31,10 @@ def writers(g, server):
 
 
 @pytest.fixture
-def cli(g, neo4j_settings, tmp_path):
-    env = dict(os.environ, NEO4J_URI=neo4j_settings.uri, NEO4J_USER=neo4j_settings.user,
-               NEO4J_PASSWORD=neo4j_settings.resolved_password())
-    env.pop("GRAPHCONS_CONFIG", None)
+def cli(neo4j_settings, tmp_path):
+    from conftest import graphcons_cli
 
-    def run(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "graphcons", *args], capture_output=True, text=True, env=env,
-                              cwd=tmp_path, timeout=180)
-
-    run.env = env
-    return run
+    return graphcons_cli(neo4j_settings, tmp_path, timeout=180)
 
 
 def problem(r: httpx.Response) -> tuple[int, str | None]:

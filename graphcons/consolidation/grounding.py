@@ -13,7 +13,8 @@
   a claim is dropped, and the confidence is capped at MAX_CONFIDENCE unless the members leave
   no doubt (every member cited, no tension, no gap, at least NO_DOUBT_SOURCES distinct sources);
 - a reflection's summary keeps only the sentences the shown memories support (content words
-  found in them): a summary claim no memory supports is dropped like an uncited statement.
+  found in them): a summary claim no memory supports is dropped like an uncited statement; and a
+  reflection statement keeps only the citations of memories that share a content word with it.
 """
 
 from __future__ import annotations
@@ -187,23 +188,40 @@ class GroundedReflection:
     dropped_statements: int = 0  # statements left citing nothing (dropped, never stored)
     capped_statements: int = 0  # beyond [reflection] max_statements per category
     dropped_summary: list[str] = field(default_factory=list)  # summary sentences no shown memory supports
+    unsupported: list[str] = field(default_factory=list)  # shown ids cited for a statement they share no word with
 
     def report(self) -> dict[str, Any]:
         out = {"cited": self.cited, "stripped": self.stripped, "stripped_count": len(self.stripped),
                "dropped_statements": self.dropped_statements, "capped_statements": self.capped_statements}
         if self.dropped_summary:
             out["dropped_summary"] = self.dropped_summary
+        if self.unsupported:
+            out["unsupported_citations"] = self.unsupported
         return out
+
+
+def supports(statement_words: set[str], memory_text: str) -> bool:
+    """A memory supports a statement when it holds at least one of the statement's content words
+    (stems and shared 6-letter starts count, as for the summary). A statement of no content word
+    beyond the entity's name cannot be judged this way: every citation stands."""
+    if not statement_words:
+        return True
+    known = content_terms(memory_text)
+    return any(_known(w, known) for w in statement_words)
 
 
 def ground_reflection(reflection: Reflection, shown_ids: list[str] | tuple[str, ...], *,
                       max_statements: int | None = None, texts: dict[str, str] | None = None,
                       subject: str = "") -> GroundedReflection:
     """Strip unshown ids, drop statements citing nothing and repeated statements, cap each
-    category; with the shown memories' `texts`, drop the summary sentences they do not support;
-    raise Ungrounded when no statement rests on a shown memory."""
+    category; with the shown memories' `texts`, strip each citation of a memory that shares no
+    content word with its statement (a small model cites the neighbours of the memory it used, and
+    approving a reflection consolidates what it cited) and drop the summary sentences the memories
+    do not support; raise Ungrounded when no statement rests on a shown memory."""
     shown = set(shown_ids)
+    ignore = content_terms(subject.replace("-", " "))
     stripped: list[str] = []
+    unsupported: list[str] = []
     dropped = capped = 0
     kept: dict[str, list[Statement]] = {}
     for category in CATEGORIES:
@@ -212,6 +230,10 @@ def ground_reflection(reflection: Reflection, shown_ids: list[str] | tuple[str, 
         for s in getattr(reflection, category):
             ids = _keep(s.memory_ids, shown, stripped)
             text = _CONFIRMED_RE.sub("", s.statement).strip()
+            if texts is not None:
+                words = content_terms(text) - ignore
+                unsupported += [i for i in ids if i in texts and not supports(words, texts[i])]
+                ids = [i for i in ids if i not in texts or supports(words, texts[i])]
             if not ids or not text:
                 dropped += 1
                 continue
@@ -225,12 +247,14 @@ def ground_reflection(reflection: Reflection, shown_ids: list[str] | tuple[str, 
         kept[category] = out
     if not any(kept.values()):
         raise Ungrounded(f"the reflection cites none of the {len(shown)} memories it was shown "
-                         f"({len(stripped)} unknown id(s) stripped, {dropped} statement(s) dropped); "
-                         "rejected, nothing stored", stripped)
-    summary, unsupported = _CONFIRMED_RE.sub("", reflection.summary).strip(), []
+                         f"({len(stripped)} unknown id(s) stripped, {len(unsupported)} citation(s) of a memory "
+                         f"sharing no word with its statement, {dropped} statement(s) dropped); "
+                         "rejected, nothing stored", stripped + unsupported)
+    summary, dropped_summary = _CONFIRMED_RE.sub("", reflection.summary).strip(), []
     if texts is not None:
-        summary, unsupported = supported_sentences(summary, [texts[i] for i in shown_ids if i in texts],
-                                                   ignore=content_terms(subject.replace("-", " ")))
+        summary, dropped_summary = supported_sentences(summary, [texts[i] for i in shown_ids if i in texts],
+                                                       ignore=ignore)
     clean = Reflection(summary=summary, **kept)
     return GroundedReflection(reflection=clean, cited=clean.cited_ids(), stripped=stripped,
-                              dropped_statements=dropped, capped_statements=capped, dropped_summary=unsupported)
+                              dropped_statements=dropped, capped_statements=capped, dropped_summary=dropped_summary,
+                              unsupported=unsupported)
