@@ -119,6 +119,20 @@ def test_the_remote_projection_query_selects_the_graph_the_plugin_projects(g):
         fusion.drop(g.db, theirs)
 
 
+def test_the_client_reads_after_this_process_writes(g):
+    # On a cluster the projection may read from a secondary: it must start after what was just admitted.
+    g.add({"content": "Checkout returned 503 after the deploy.", "namespace": "ops"})
+    client = placement.connect(g.db, GdsConfig(client=True))
+    try:
+        given = client.gds.bookmarks()
+        assert given is not None and set(given.raw_values) == set(g.db.bookmarks.get_bookmarks())
+        proj = client.project(g.db, g.config.consolidation, "bookmarked", namespace="ops", with_edges=False)
+        assert proj.nodes == 1  # the memory admitted just before is in the projection
+        client.drop("bookmarked")
+    finally:
+        client.close()
+
+
 def test_sessions_without_credentials_say_what_to_set(g, monkeypatch):
     for var in (*placement.CREDENTIAL_VARS, placement.PROJECT_VAR):
         monkeypatch.delenv(var, raising=False)

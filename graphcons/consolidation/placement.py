@@ -163,8 +163,8 @@ def connect(db: Database, gc: GdsConfig) -> ClientGds:
     if gc.backend == "plugin":
         from graphdatascience import GraphDataScience
 
-        return ClientGds(GraphDataScience(db.driver, database=db.cfg.database, arrow=False, show_progress=False),
-                         remote=False)
+        client = GraphDataScience(db.driver, database=db.cfg.database, arrow=False, show_progress=False)
+        return ClientGds(_after_own_writes(db, client), remote=False)
     client_id, client_secret, project_id = aura_credentials()
     from graphdatascience.session import AuraAPICredentials, DbmsConnectionInfo, GdsSessions, SessionMemory
 
@@ -175,4 +175,16 @@ def connect(db: Database, gc: GdsConfig) -> ClientGds:
         db_connection=DbmsConnectionInfo(uri=db.cfg.uri, username=db.cfg.user, password=db.cfg.resolved_password(),
                                          database=db.cfg.database),
         ttl=timedelta(minutes=gc.session_ttl_minutes), timeout=gc.session_timeout_s, show_progress=False)
-    return ClientGds(gds, remote=True)
+    return ClientGds(_after_own_writes(db, gds), remote=True)
+
+
+def _after_own_writes(db: Database, client: Any) -> Any:
+    """The client's queries start after every write this process made (db.bookmarks), as the
+    product's own sessions do: on a cluster a projection read from a secondary sees what was just
+    admitted (issue 33)."""
+    import neo4j
+
+    seen = db.bookmarks.get_bookmarks()
+    if seen:
+        client.set_bookmarks(neo4j.Bookmarks.from_raw_values(seen))
+    return client
