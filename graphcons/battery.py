@@ -569,8 +569,16 @@ def reflection_checks(g: Any, now: datetime, check: Register) -> None:
             d = g.approve(res.proposal_id, now=now, by="benchmark")
             state["version"] = d.profile_version
         prof = g.profile("bench-user-ana", namespace=NAMESPACE)
-        statuses = {g.get(f"bench-ana-{i:02d}").status for i in range(1, 16)}
+        # a reflection consolidates what it cited, nothing more (issue 31): an uncited memory stays active
+        cited = {i for k in ("preferences", "behaviors", "facts") for e in prof.get(k, []) for i in e["sources"]}
+        ids = [f"bench-ana-{i:02d}" for i in range(1, 16)]
+        statuses = {i: g.get(i).status for i in ids}
         versions = g.profile_history("bench-user-ana", namespace=NAMESPACE)
-        ok = statuses == {"consolidated"} and prof["version"] == len(versions) >= 1
-        return ok, f"sources {sorted(statuses)}; profile version {prof['version']} ({len(versions)} kept)"
-    check("applied reflection consolidates sources and versions the profile", applied)
+        ok = (bool(cited) and all(statuses[i] == "consolidated" for i in cited if i in statuses)
+              and all(statuses[i] == "active" for i in ids if i not in cited)
+              and prof["version"] == len(versions) >= 1)
+        return ok, (f"{len(cited)} cited source(s) consolidated: "
+                    f"{sum(statuses[i] == 'consolidated' for i in cited if i in statuses)}; uncited still active: "
+                    f"{sum(statuses[i] == 'active' for i in ids if i not in cited)} of {len(set(ids) - cited)}; "
+                    f"profile version {prof['version']} ({len(versions)} kept)")
+    check("applied reflection consolidates its cited sources and versions the profile", applied)
