@@ -57,6 +57,28 @@ def test_large_scopes_widen_the_index_pool_until_k_are_found(g):
     assert ids(exact) == ids(hits)  # same order: exact re-scoring, ties by id
 
 
+def test_keyword_search_is_exact_for_its_scope_however_many_better_matches_lie_elsewhere(g):
+    # The full-text index is asked for its best few matches store-wide and widened until no unseen
+    # match can enter the scope's top k (issue 28): the answer is the one a whole-index scan gives.
+    add_deploys(g, namespaces="abcdefghij", per=6)
+    for n in range(20):  # another namespace with better keyword matches than any of j's
+        g.add({"id": f"loud-{n}", "content": f"503 503 deploy failed, deploy {n} of service J failed 503",
+               "namespace": "loud", "subject": "svc-j", "source": "pager"})
+    queries = ["deploy failed 503", "service J", "503", "deploy 3 failed"]
+    g.config.retrieval.index_pool = 100_000  # every match in one call
+    whole = {q: ids(g.retrieve(q, k=4, namespace="j", mode="keyword", record=False)) for q in queries}
+    subject = {q: ids(g.retrieve(q, k=3, subject="svc-j", namespace="j", mode="keyword", record=False))
+               for q in queries}
+    g.config.retrieval.index_pool = g.config.retrieval.hybrid_pool = 1  # start from 4 x k matches store-wide, widen
+    for q in queries:
+        hits = g.retrieve(q, k=4, namespace="j", mode="keyword", record=False)
+        assert ids(hits) == whole[q] and len(hits) == 4 and {h["memory"].namespace for h in hits} == {"j"}, q
+        assert ids(g.retrieve(q, k=3, subject="svc-j", namespace="j", mode="keyword", record=False)) == subject[q]
+        assert ids(hits) == ids(g.retrieve(q, k=4, namespace="j", mode="keyword", record=False))  # deterministic
+    top8 = ids(g.retrieve("deploy failed 503", k=8, namespace="j", mode="keyword", record=False))
+    assert top8[:4] == whole["deploy failed 503"]  # k-prefix through the widening
+
+
 def test_any_string_is_a_valid_query(g):
     g.add({"id": "p", "content": "GET path /api/v1/orders returned (503) after deploy: \"cache\" cold",
            "subject": "api", "source": "pager"})

@@ -128,7 +128,7 @@ def _check(query: Any, k: Any, namespace: Any, subject: Any, mode: Any, insights
 def _ranked(db: Database, cfg: Config, query: str, embedding: list[float] | None, pool: int,
             namespace: str | None, subject: str | None, mode: str) -> list[dict[str, Any]]:
     vec = _vector(db, cfg, embedding, pool, namespace, subject) if mode != "keyword" else []
-    kw = _keyword(db, query, pool, namespace, subject) if mode != "vector" else []
+    kw = _keyword(db, query, pool, namespace, subject, pool=cfg.retrieval.index_pool) if mode != "vector" else []
     if mode == "vector":
         hits = [dict(h, score=h["vector"]) for h in vec]
     elif mode == "keyword":
@@ -219,14 +219,23 @@ def _vector(db: Database, cfg: Config, embedding: list[float], k: int, namespace
              "superseded": list(r["superseded"])} for r in rows]
 
 
-def _keyword(db: Database, text: str, k: int, namespace: str | None, subject: str | None) -> list[dict[str, Any]]:
+def _keyword(db: Database, text: str, k: int, namespace: str | None, subject: str | None, *,
+             pool: int = 100) -> list[dict[str, Any]]:
     escaped = lucene_escape(text)
     if not escaped.strip():
         return []
-    rows = db.run("retrieval/fulltext", text=escaped, k=k, namespace=namespace, subject=subject,
-                  live=list(LIVE_STATUSES))
-    return [{"memory": Memory.from_node(r["memory"]), "keyword": r["score"], "vector": None, "superseded": []}
-            for r in rows]
+    # The index gives its best `candidates` matches store-wide; widen until no unseen match can
+    # enter the scope's top k (cypher/retrieval/fulltext.cypher), so the list is exact.
+    candidates = max(pool, 4 * k)
+    while True:
+        r = db.run("retrieval/fulltext", text=escaped, k=k, candidates=candidates, namespace=namespace,
+                   subject=subject, live=list(LIVE_STATUSES))[0]
+        rows = r["hits"]
+        if r["returned"] < candidates or (len(rows) >= k and rows[k - 1]["score"] > r["floor"]):
+            break
+        candidates *= 4
+    return [{"memory": Memory.from_node(h["memory"]), "keyword": h["score"], "vector": None, "superseded": []}
+            for h in rows]
 
 
 def _group(db: Database, ranked: list[dict[str, Any]], k: int, embedding: list[float] | None,
