@@ -190,6 +190,36 @@ def test_keyword_search_finds_a_memory_right_after_its_admission_and_old_indexes
     assert keyword_index() == [{"ec": True}] and g.init()["keyword_index_recreated"] is False  # once
     assert len(g.audit_log(op="keyword_index_recreate")) == 1
     assert len(g.search("kestrel7")) == 1  # repopulated from the stored text
+    # a store from before issue 28: eventually consistent, without the scope fields
+    g.db.run_text("DROP INDEX memory_text")
+    g.db.run_text("CREATE FULLTEXT INDEX memory_text FOR (m:Memory) ON EACH [m.title, m.content] "
+                  "OPTIONS {indexConfig: {`fulltext.eventually_consistent`: true}}")
+    g.db.run_text("CALL db.awaitIndexes(60)")
+    assert g.init()["keyword_index_recreated"] is True and g.init()["keyword_index_recreated"] is False
+    assert g.db.run_text("SHOW INDEXES YIELD name, properties WHERE name = 'memory_text' RETURN properties") == [
+        {"properties": ["title", "content", "namespace", "subject"]}]
+    assert len(g.audit_log(op="keyword_index_recreate")) == 2
+    assert [h["memory"].content for h in g.search("kestrel7", subject="keys")] == ["rotation key kestrel7 expires soon"]
+
+
+def test_a_scoped_keyword_search_scores_the_text_alone_and_never_matches_the_scope_name(g):
+    """The scope is a required clause of the index query (issue 28) boosted to 0: the BM25 of a hit
+    is the same with or without it, the query's words are never matched in a namespace or subject,
+    and any namespace or subject text is a valid scope."""
+    odd = ["user-ana", 'quote " and \\ slash', "\u2014", "ana"]
+    for n, subject in enumerate(odd):
+        g.add({"id": f"odd-{n}", "content": f"ana prefers trains {n}", "subject": subject, "namespace": "odd-ns"})
+        g.add({"id": f"other-{n}", "content": f"ana prefers planes {n}", "subject": subject, "namespace": "odd"})
+    scores = {h["memory"].id: h["keyword"] for h in g.retrieve("ana prefers trains", k=20, mode="keyword",
+                                                               record=False)}
+    for subject in odd:
+        for ns in ("odd-ns", "odd"):
+            hits = g.retrieve("ana prefers trains", k=20, mode="keyword", namespace=ns, subject=subject, record=False)
+            assert len(hits) == 1 and hits[0]["memory"].subject == subject and hits[0]["memory"].namespace == ns
+            assert hits[0]["keyword"] == pytest.approx(scores[hits[0]["memory"].id])
+    # a word that is only a subject's or a namespace's finds nothing
+    assert g.retrieve("slash", k=5, mode="keyword", record=False) == []
+    assert g.retrieve("ns", k=5, mode="keyword", namespace="odd-ns", record=False) == []
 
 
 # --- issue 28: a ranking independent of k, graph-aware recall, insights worth finding ---

@@ -1,7 +1,8 @@
 // Keyword search over title and content, live memories of the scope only ($namespace and/or
-// $subject, null = any). $text is already escaped for Lucene (graphcons.store.retrieval):
-// user text is never query syntax.
-// The index is asked for its best $candidates matches store-wide only (the `limit` option), not
+// $subject, null = any). $text is the Lucene query graphcons.store.retrieval.keyword_query builds:
+// the escaped user text (never query syntax) in title and content, and the scope as required
+// phrase clauses on the indexed namespace and subject (a superset: the filter below is exact).
+// The index is asked for its best $candidates matches only (the `limit` option), not
 // every match: at 100k memories a common word matched tens of thousands of nodes, each filtered,
 // sorted and projected (issue 28). The caller widens $candidates until the answer is exact:
 // `returned` < $candidates (every match was seen) or the k-th in-scope score is strictly above

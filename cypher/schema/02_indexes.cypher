@@ -11,5 +11,7 @@ CREATE INDEX proposal_status IF NOT EXISTS FOR (p:Proposal) ON (p.status);
 // instead of inside it (an admission's commit at 100k stored: ~10 ms with a consistent index,
 // ~4 ms with this one; bench/admission.py commit_ms_by_index). Search first waits for pending
 // updates (cypher/retrieval/fulltext), so a memory is found right after its admission.
-CREATE FULLTEXT INDEX memory_text IF NOT EXISTS FOR (m:Memory) ON EACH [m.title, m.content]
+// namespace and subject are indexed too, only for the scope's required clauses (issue 28: a
+// subject's matches without first reading the whole store's); the text is matched in title and content.
+CREATE FULLTEXT INDEX memory_text IF NOT EXISTS FOR (m:Memory) ON EACH [m.title, m.content, m.namespace, m.subject]
 OPTIONS {indexConfig: {`fulltext.eventually_consistent`: true}};

@@ -20,6 +20,7 @@ from graphcons.store import tie
 VECTOR_INDEX = "memory_embedding"
 #: The keyword index over Memory.title and .content (cypher/schema/02_indexes.cypher).
 KEYWORD_INDEX = "memory_text"
+KEYWORD_FIELDS = ["title", "content", "namespace", "subject"]  # cypher/schema/02_indexes
 INDEX_WAIT_S = 3600
 
 
@@ -61,13 +62,15 @@ def check_embedder(recorded: dict[str, Any] | None, model: str, dimensions: int)
 
 
 def _keyword_index_migration(db: Database) -> bool:
-    """A keyword index made before it was eventually consistent is dropped, for apply_schema to
-    make again (keyword search is unavailable while it repopulates; init waits for it). Audited."""
+    """A keyword index made before it was eventually consistent (issue 15) or before it held the
+    scope fields (issue 28) is dropped, for apply_schema to make again (keyword search is
+    unavailable while it repopulates; init waits for it). Audited."""
     rows = db.run("health/fulltext_index", name=KEYWORD_INDEX)
-    if not rows or rows[0]["eventually_consistent"]:
+    if not rows or (rows[0]["eventually_consistent"] and list(rows[0]["properties"]) == KEYWORD_FIELDS):
         return False
     db.run("health/fulltext_index_drop")
-    audit.record(db, "keyword_index_recreate", [KEYWORD_INDEX], at=utcnow(), eventually_consistent=True)
+    audit.record(db, "keyword_index_recreate", [KEYWORD_INDEX], at=utcnow(), eventually_consistent=True,
+                 was=list(rows[0]["properties"]), fields=KEYWORD_FIELDS)
     return True
 
 
