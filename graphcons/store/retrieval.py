@@ -74,6 +74,11 @@ def lucene_escape(text: str) -> str:
     return " ".join(words)
 
 
+def _has_term(text: str) -> bool:
+    """Whether the analyzer keeps any term of the text (it drops pure punctuation)."""
+    return any(c.isalnum() for c in text)
+
+
 def keyword_query(escaped: str, namespace: str | None, subject: str | None) -> str:
     """The Lucene query for escaped user text within a scope: the text matched in title and content
     only (never in a namespace or subject), and the scope as required phrase clauses boosted to 0,
@@ -83,7 +88,7 @@ def keyword_query(escaped: str, namespace: str | None, subject: str | None) -> s
     among them (keyword p95 558 ms at 100k, issue 28)."""
     query = f"+(title:({escaped}) content:({escaped}))"
     for field, value in (("namespace", namespace), ("subject", subject)):
-        if value is not None and any(c.isalnum() for c in value):  # else the analyzer keeps no term of it
+        if value is not None and _has_term(value):  # a phrase of no term cannot filter; the Cypher filter does
             phrase = value.replace("\\", "\\\\").replace('"', '\\"')
             query += f' +{field}:"{phrase}"^0'
     return query
@@ -237,7 +242,7 @@ def _vector(db: Database, cfg: Config, embedding: list[float], k: int, namespace
 def _keyword(db: Database, text: str, k: int, namespace: str | None, subject: str | None, *,
              pool: int = 100) -> list[dict[str, Any]]:
     escaped = lucene_escape(text)
-    if not any(c.isalnum() for c in escaped):  # no term the analyzer keeps: nothing can match
+    if not _has_term(escaped):  # nothing can match
         return []
     # The index gives its best `candidates` matches in the scope's phrase clauses; widen until no
     # unseen match can enter the scope's top k (cypher/retrieval/fulltext.cypher), so the list is exact.
