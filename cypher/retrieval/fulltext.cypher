@@ -20,6 +20,6 @@ CALL (scoped) {
   WITH hit[0] AS node, hit[1] AS score
   ORDER BY score DESC, node.id
   LIMIT $k
-  RETURN collect({memory: node {.*, embedding: null}, score: score}) AS hits
+  RETURN collect({memory: node {.id, .kind, .epistemic_status}, score: score}) AS hits
 }
 RETURN returned, floor, hits

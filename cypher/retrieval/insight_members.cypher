@@ -6,4 +6,4 @@ WHERE NOT coalesce(r.reverted, false) AND m.status IN $live
 WITH iid, m, CASE WHEN $embedding IS NULL THEN 0.0
                   ELSE vector.similarity.cosine($embedding, m.embedding) * 2 - 1 END AS relevance
 ORDER BY iid, relevance DESC, m.id
-RETURN iid AS insight, collect({memory: m {.*, embedding: null}, relevance: relevance}) AS members
+RETURN iid AS insight, collect({memory: m {.id, .kind, .epistemic_status}, relevance: relevance}) AS members

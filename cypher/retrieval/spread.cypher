@@ -34,7 +34,7 @@ WHERE hit IS NOT NULL AND hit.id <> seed.id
   AND ($namespace IS NULL OR hit.namespace = $namespace) AND ($subject IS NULL OR hit.subject = $subject)
 WITH hit, max(seed.weight * $kinds[kind] * strength) AS spread  // the strongest path, not a sum: a clique of
                                                                 // paraphrases must not outvote the query
-RETURN hit {.*, embedding: null} AS memory, spread,
+RETURN hit {.id, .kind, .epistemic_status} AS memory, spread,
        CASE WHEN $embedding IS NULL OR hit.embedding IS NULL THEN null
             ELSE vector.similarity.cosine($embedding, hit.embedding) * 2 - 1 END AS cosine
 ORDER BY spread DESC, hit.id

@@ -14,6 +14,6 @@ WITH node, cosine, head(collect(winner)) AS winner
 WITH coalesce(winner, node) AS hit, cosine, CASE WHEN winner IS NULL THEN null ELSE node.id END AS via
 WHERE hit.status IN $live
 WITH hit, max(cosine) AS cosine, collect(via) AS via
-RETURN hit {.*, embedding: null} AS memory, cosine, [v IN via WHERE v IS NOT NULL] AS superseded
+RETURN hit {.id, .kind, .epistemic_status} AS memory, cosine, [v IN via WHERE v IS NOT NULL] AS superseded
 ORDER BY cosine DESC, hit.id
 LIMIT $k

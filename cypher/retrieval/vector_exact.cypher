@@ -29,7 +29,7 @@ CALL (scope) {
   WITH hit, max(cosine) AS cosine, collect(via) AS via
   ORDER BY cosine DESC, hit.id
   LIMIT $k
-  RETURN collect({memory: hit {.*, embedding: null}, cosine: cosine,
+  RETURN collect({memory: hit {.id, .kind, .epistemic_status}, cosine: cosine,
                   superseded: [v IN via WHERE v IS NOT NULL]}) AS hits
 }
 RETURN size(scope) AS size, hits  // size: capped at $exact_max + 1

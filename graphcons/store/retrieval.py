@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import logging
 import uuid
+from dataclasses import dataclass
 from typing import Any
 
 
@@ -55,6 +56,19 @@ class Hits(list):
     recording: "recorded", "off" (record=False or no hits) or "skipped: <why>" (issue 30)."""
 
     recording: str = "off"
+
+@dataclass(frozen=True, slots=True)
+class Head:
+    """What ranking needs of a candidate; the shown hits are read in full once (`_hydrate`)."""
+
+    id: str
+    kind: str | None = None
+    epistemic_status: str | None = None
+
+    @classmethod
+    def of(cls, props: dict[str, Any]) -> "Head":
+        return cls(props["id"], props.get("kind"), props.get("epistemic_status"))
+
 
 MODES = ("hybrid", "vector", "keyword")
 INSIGHT_MODES = ("group", "plain")
@@ -109,7 +123,7 @@ def retrieve(db: Database, cfg: Config, embedder: Embedder, query: str, k: int =
     embedding = embedder.embed_one(query) if mode != "keyword" else None
     pool = max(rc.hybrid_pool, k)  # independent of k up to hybrid_pool: top k is a prefix of top k + n
     ranked = _ranked(db, cfg, query, embedding, pool, namespace, subject, mode)
-    hits = _group(db, ranked, k, embedding, rc.members_per_insight) if insights == "group" else ranked[:k]
+    hits = _hydrate(db, _group(db, ranked, k, embedding, rc.members_per_insight) if insights == "group" else ranked[:k])
     recording = "off"
     if record and hits:
         ids = [h["memory"].id for h in hits] + [m["memory"].id for h in hits for m in h.get("members", [])]
@@ -128,7 +142,8 @@ def search_text(db: Database, text: str, k: int = 10, *, namespace: str | None =
                 subject: str | None = None) -> list[dict[str, Any]]:
     """Plain keyword search; records nothing."""
     _check(text, k, namespace, subject, "keyword", "plain", field="text")
-    return annotate(db, [{"memory": h["memory"], "score": h["keyword"]} for h in _keyword(db, text, k, namespace, subject)])
+    hits = _hydrate(db, _keyword(db, text, k, namespace, subject))
+    return annotate(db, [{"memory": h["memory"], "score": h["keyword"]} for h in hits])
 
 
 def _check(query: Any, k: Any, namespace: Any, subject: Any, mode: Any, insights: Any, *, field: str = "query") -> None:
@@ -211,7 +226,7 @@ def _spread(db: Database, cfg: Config, hits: list[dict[str, Any]], embedding: li
     for r in rows:
         h = by_id.get(r["memory"]["id"])
         if h is None:  # reached only through the graph: its own query score too
-            h = by_id[r["memory"]["id"]] = {"memory": Memory.from_node(r["memory"]), "vector": r["cosine"],
+            h = by_id[r["memory"]["id"]] = {"memory": Head.of(r["memory"]), "vector": r["cosine"],
                                             "keyword": None, "superseded": [],
                                             "score": (r["cosine"] or 0.0) / vbest}
         h["graph"] = r["spread"]
@@ -229,13 +244,15 @@ def _vector(db: Database, cfg: Config, embedding: list[float], k: int, namespace
         rows = db.run("retrieval/vector_exact", exact_max=UNLIMITED, **scope)[0]["hits"]
     else:  # widen the index pool until the scope yields k (or the pool is the whole store)
         store = db.run("similar/store_size")[0]["size"]
-        pool = max(cfg.retrieval.index_pool, 4 * k)
+        # 2k: headroom for the approximate index and a scope's share of it; the widening covers the
+        # rest. At 100k the index answers 400 candidates in ~41 ms, 200 in ~28 ms (issue 28).
+        pool = max(cfg.retrieval.index_pool, 2 * k)
         while True:
             rows = db.run("retrieval/vector", candidates=min(pool, store), **scope)
             if len(rows) >= k or pool >= store:
                 break
             pool *= 4
-    return [{"memory": Memory.from_node(r["memory"]), "vector": r["cosine"], "keyword": None,
+    return [{"memory": Head.of(r["memory"]), "vector": r["cosine"], "keyword": None,
              "superseded": list(r["superseded"])} for r in rows]
 
 
@@ -247,7 +264,7 @@ def _keyword(db: Database, text: str, k: int, namespace: str | None, subject: st
     # The index gives its best `candidates` matches in the scope's phrase clauses; widen until no
     # unseen match can enter the scope's top k (cypher/retrieval/fulltext.cypher), so the list is exact.
     lucene = keyword_query(escaped, namespace, subject)
-    candidates = max(pool, 4 * k)
+    candidates = max(pool, 2 * k)  # enough that the k-th score is usually above the floor at once
     while True:
         r = db.run("retrieval/fulltext", text=lucene, k=k, candidates=candidates, namespace=namespace,
                    subject=subject, live=list(LIVE_STATUSES))[0]
@@ -255,7 +272,7 @@ def _keyword(db: Database, text: str, k: int, namespace: str | None, subject: st
         if r["returned"] < candidates or (len(rows) >= k and rows[k - 1]["score"] > r["floor"]):
             break
         candidates *= 4
-    return [{"memory": Memory.from_node(h["memory"]), "keyword": h["score"], "vector": None, "superseded": []}
+    return [{"memory": Head.of(h["memory"]), "keyword": h["score"], "vector": None, "superseded": []}
             for h in rows]
 
 
@@ -285,7 +302,7 @@ def _group(db: Database, ranked: list[dict[str, Any]], k: int, embedding: list[f
                     break
                 if m["memory"]["id"] in shown:
                     continue
-                nested.append({"memory": Memory.from_node(m["memory"]), "relevance": m["relevance"]})
+                nested.append({"memory": Head.of(m["memory"]), "relevance": m["relevance"]})
                 shown.add(m["memory"]["id"])
                 used += 1
             hit["members"] = nested
@@ -299,3 +316,16 @@ def _group(db: Database, ranked: list[dict[str, Any]], k: int, embedding: list[f
         for m in h.get("members", []):
             m["insights"] = above.get(m["memory"].id, [])
     return out
+
+
+def _hydrate(db: Database, hits: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The shown hits (and their nested members) with their memories read in full, in one query."""
+    ids = [h["memory"].id for h in hits] + [m["memory"].id for h in hits for m in h.get("members", [])]
+    if not ids:
+        return hits
+    full = {r["memory"]["id"]: Memory.from_node(r["memory"]) for r in db.run("retrieval/hydrate", ids=ids)}
+    for h in hits:
+        h["memory"] = full[h["memory"].id]
+        for m in h.get("members", []):
+            m["memory"] = full[m["memory"].id]
+    return hits
