@@ -48,6 +48,7 @@ from bench.merge_train import memory as merge_memory  # noqa: E402
 from bench.reflection import memories as memorybank_memories  # noqa: E402
 from graphcons.consolidation.grounding import ground_reflection  # noqa: E402
 from graphcons.consolidation.reflection import select  # noqa: E402
+from graphcons.consolidation.synthesis.models import CATEGORIES  # noqa: E402
 from graphcons.consolidation.synthesis.offline import content_terms  # noqa: E402
 from graphcons.consolidation.synthesis.openai import OpenAISynthesizer  # noqa: E402
 from graphcons.consolidation.synthesis.prompt import ReflectionPrompt, Shown  # noqa: E402
@@ -70,16 +71,22 @@ def uptime() -> str:
 
 
 def precision(statements: list[tuple[str, list[str]]], texts: dict[str, str], ignore: set[str]) -> dict:
-    """Citation precision over (statement, cited ids): lenient (>= 1 shared content word) and strict (>= half)."""
-    lenient = strict = n = 0
+    """Citation precision over (statement, cited ids): lenient (>= 1 shared content word) and strict (>= half).
+    Also per statement, `covered`: its citations together hold >= half of its words. A statement that
+    joins three memories ("likes climbing, landscapes and yoga") fails strict on each citation while
+    every part is cited: coverage is the strict figure for what a reflection is for."""
+    lenient = strict = n = covered = 0
     for statement, ids in statements:
         words = content_terms(statement) - ignore
+        union: set[str] = set()
         for i in ids:
             n += 1
             have = content_terms(texts.get(i, "")) & words
+            union |= have
             lenient += bool(have)
             strict += bool(words) and len(have) >= 0.5 * len(words)
-    return {"cited": n, "lenient": lenient, "strict": strict}
+        covered += bool(words) and len(union) >= 0.5 * len(words)
+    return {"cited": n, "lenient": lenient, "strict": strict, "statements": len(statements), "covered": covered}
 
 
 def share(a: int, b: int) -> float | None:
@@ -231,9 +238,10 @@ def per_call(rows: list[dict]) -> dict:
 
 
 def cites(rows: list[dict], key: str = "citations", prefix: str = "") -> dict:
-    c = {k: sum(r.get(key, {}).get(k, 0) for r in rows) for k in ("cited", "lenient", "strict")}
+    c = {k: sum(r.get(key, {}).get(k, 0) for r in rows) for k in ("cited", "lenient", "strict", "statements", "covered")}
     return {f"{prefix}citation_precision": share(c["lenient"], c["cited"]),
-            f"{prefix}citation_precision_strict": share(c["strict"], c["cited"]), f"{prefix}citations": c["cited"]}
+            f"{prefix}citation_precision_strict": share(c["strict"], c["cited"]), f"{prefix}citations": c["cited"],
+            f"{prefix}statement_coverage_strict": share(c["covered"], c["statements"])}
 
 
 def summarise(res: dict) -> None:
@@ -249,7 +257,9 @@ def summarise(res: dict) -> None:
             note="citation_precision (lenient) counts a citation sharing >= 1 content word with its statement, which "
                  "the grounding guard now requires of every reflection citation: after the guard it is 1.0 by "
                  "construction; unguarded_* is the model's own citing (shown ids, before the support check), "
-                 "*_strict (>= half of the words) is the figure the guard does not enforce")
+                 "*_strict (>= half of the words) is the figure the guard does not enforce; statement_coverage_strict: "
+                 "statements whose citations together hold >= half of their words (a statement joining several "
+                 "memories fails strict on each citation)")
     syn = res["synthesis"]["runs"]
     if syn:
         ok = [r for r in syn if r["status"] == "proposed"]
@@ -274,8 +284,44 @@ def summarise(res: dict) -> None:
             res["verifier"][point] = res["verifier"]["llm"][point]
 
 
+def rescore(path: Path, verifier_from: str | None) -> None:
+    """Recompute the citation figures of a results file from the outputs it stores (no model call),
+    and optionally take its verifier section from another run (a longer verifier-only run)."""
+    res = json.loads(path.read_text())
+    mb = json.loads((DATA / "memorybank_en.json").read_text())
+    for r in res["reflection"]["runs"]:
+        if r["status"] == "grounded":
+            texts = {m["id"]: m["content"] for m in memorybank_memories(r["user"], mb[r["user"]])}
+            statements = [(s["statement"], s["memory_ids"]) for cat in CATEGORIES for s in r["reflection"][cat]]
+            r["citations"] = precision(statements, texts, content_terms(r["user"]))
+    ns = res["synthesis"].get("setup", {}).get("namespace")
+    if ns:
+        conv = ns.removeprefix("bench-llm-").rsplit("-", 1)[0]
+        data = next(c for c in json.loads((DATA / "locomo-dev.json").read_text()) if c["sample_id"] == conv)
+        mems = {m["id"]: m for m in locomo_memories(data, ns)}
+        for r in res["synthesis"]["runs"]:
+            if r["status"] == "proposed":
+                claims = [(c["statement"], c["member_ids"]) for c in r["insight"]["claims"]]
+                speakers = set().union(*(content_terms(mems[i]["subject"]) for _, ids in claims for i in ids))
+                r["citations"] = precision(claims, {i: m["content"] for i, m in mems.items()}, speakers)
+    if verifier_from:
+        other = json.loads(Path(verifier_from).read_text())
+        res["verifier"] = {"runs": other["verifier"]["runs"], "setup": other["verifier"].get("setup"),
+                           "command": other["command"], "code": other.get("code"), "started": other.get("started"),
+                           "seconds_of_run": other.get("seconds"), "uptime_before": other.get("uptime_before"),
+                           "uptime_after": other.get("uptime_after")}
+    summarise(res)
+    res["rescored"] = "python bench/llm.py --rescore " + str(path.name) + (f" --verifier-from {verifier_from}"
+                                                                          if verifier_from else "")
+    path.write_text(json.dumps(res, indent=2, default=str) + "\n")
+    print(json.dumps({k: {kk: vv for kk, vv in res[k].items() if kk != "runs"} for k in ("reflection", "synthesis",
+                                                                                          "verifier")}, indent=2))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--rescore", metavar="FILE", help="recompute FILE's figures from its stored outputs; no model call")
+    ap.add_argument("--verifier-from", metavar="FILE", help="with --rescore: take the verifier runs from FILE")
     ap.add_argument("--base-url", default="http://127.0.0.1:8080/v1")
     ap.add_argument("--model", default="local")
     ap.add_argument("--mode", default="TOOLS")
@@ -289,6 +335,8 @@ def main() -> None:
     ap.add_argument("--conversation", default="conv-26")
     ap.add_argument("--out", default=str(REPO / "bench" / "results" / "llm.json"))
     args = ap.parse_args()
+    if args.rescore:
+        return rescore(Path(args.rescore), args.verifier_from)
     llm_cfg = LLMConfig(provider="openai", base_url=args.base_url, model=args.model, instructor_mode=args.mode,
                         timeout_s=args.timeout, max_retries=0, reasks=1, context_tokens=args.context_tokens)
     cfg = load_config()
