@@ -1,13 +1,15 @@
 """Incremental jobs (issue 33): a merge run that admissions triggered touches only the dirty
-(namespace, subject) scopes, decides in them exactly what a full pass decides, and leaves the rest
-to the scheduled full pass, which stays the safety net (real Neo4j)."""
+(namespace, subject) scopes, a consolidate run only the dirty namespaces; each decides there exactly
+what a full pass decides, and leaves the rest to the scheduled full pass, which stays the safety net
+(real Neo4j)."""
 
 from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
-from jobs_helpers import add_duplicate_pairs
+from jobs_helpers import CLUSTER_TEXTS, add_duplicate_pairs
 
+from graphcons.consolidation.scan import scan
 from graphcons.jobs import due
 from graphcons.jobs.worker import run_due, run_job
 from graphcons.maintenance.merge import job as merge_job
@@ -61,3 +63,55 @@ def test_incremental_off_makes_every_triggered_run_a_full_pass(g):
     result = next(r for r in run_due(g.db, g.config, now=T0 + timedelta(hours=1)) if r.job == "merge")
     assert result.counts["scopes"] == "all"
     assert jobruns.runs(g.db, "merge")[0]["trigger"].startswith("trigger")
+
+
+def _cluster_in(g, namespace: str, tag: str, size: int = 4) -> list[str]:
+    """A cluster the gate accepts (min_salience 0): linked incident memories of one subject in `namespace`."""
+    ids = [g.add({"id": f"{tag}-m{i}", "content": CLUSTER_TEXTS[i % 4].format(k=tag), "subject": tag,
+                  "namespace": namespace, "source": f"oncall-{i}", "kind": "incident"}).id for i in range(size)]
+    for i, x in enumerate(ids):
+        for y in ids[i + 1:]:
+            g.link(x, y, "related")
+    return ids
+
+
+def _insight_proposals(g, run_id):
+    return sorted((r["key"], r["ns"]) for r in g.db.run_text(
+        "MATCH (p:Proposal {kind: 'consolidate', run_id: $run}) RETURN p.cluster_key AS key, p.namespace AS ns",
+        run=run_id))
+
+
+def test_a_triggered_consolidate_run_scans_only_the_dirty_namespaces_and_equals_a_full_pass_there(g):
+    cc = g.config.consolidation
+    cc.enabled, cc.dry_run, cc.min_salience = True, False, 0.0
+    g.config.jobs.trigger_cluster_size = 4
+    _cluster_in(g, "team-a", "a1")
+    _cluster_in(g, "team-b", "b1")
+    run_due(g.db, g.config, now=T0)  # every job ran once: a1 and b1 are proposed
+    later = T0 + timedelta(hours=1)
+    _cluster_in(g, "team-b", "b2")  # 4 admissions in one subject: the consolidate trigger
+    # A new cluster whose marks consolidate already saw (as if another run had cleared them): only a full
+    # pass finds it.
+    _cluster_in(g, "team-a", "a2")
+    dirty.clear(g.db, "consolidate", [m for m in dirty.pending(g.db, "consolidate") if m["namespace"] == "team-a"],
+                later, "t")
+
+    full = scan(g.db, g.config, now=later)  # what a full pass sees now
+    in_b = sorted((d.key, d.accepted, d.membership_hash) for d in full.decisions if d.cluster.namespace == "team-b")
+    scoped = scan(g.db, g.config, now=later, namespace="team-b")
+    assert sorted((d.key, d.accepted, d.membership_hash) for d in scoped.decisions) == in_b  # same clusters there
+    new_b = sorted(d.key for d in full.accepted if d.cluster.namespace == "team-b" and "b2-m0" in d.cluster.member_ids)
+    new_a = sorted(d.key for d in full.accepted if d.cluster.namespace == "team-a" and "a2-m0" in d.cluster.member_ids)
+    assert new_b and new_a
+
+    d = due.check(g.db, g.config, "consolidate", later)
+    assert d.due and d.reason.startswith("trigger")
+    result = next(r for r in run_due(g.db, g.config, now=later) if r.job == "consolidate")
+    assert result.status == "ok" and result.counts["scopes"] == 1, result
+    assert _insight_proposals(g, result.run_id) == [(k, "team-b") for k in new_b]  # b2 only: a2 was not looked at
+
+    # The schedule's full pass (03:30) is the safety net: it proposes what the scoped pass could not see.
+    sched_at = datetime(2026, 11, 30, 3, 30, tzinfo=timezone.utc)
+    sched = run_job(g.db, g.config, "consolidate", now=sched_at)
+    assert sched.counts["scopes"] == "all"
+    assert _insight_proposals(g, sched.run_id) == [(k, "team-a") for k in new_a]

@@ -76,12 +76,32 @@ def _deprecate(db: Database, cfg: Config, now: datetime, ctx: Context) -> dict[s
 def _consolidate(db: Database, cfg: Config, now: datetime, ctx: Context) -> dict[str, Any]:
     jc = cfg.jobs.consolidate
     budget = Budget.for_run(db, cfg, now, max_calls=jc.llm_budget, max_syntheses=jc.max_items)
-    r = consolidation.consolidate(db, cfg, now=now, run_id=ctx.run_id, budget=budget,
-                                  progress=lambda i, n, o: ctx.checkpoint())
-    ctx.notes.extend(m for m in (r.message, r.pending) if m)
-    counts = r.to_dict()["counts"]
-    return {"enabled": r.enabled, "dry_run": r.dry_run, "accepted": (r.scan or {}).get("accepted", 0), **counts,
-            "llm_calls": r.budget.get("llm_calls", 0)}
+    namespaces = _consolidate_namespaces(cfg, ctx)
+    reports = [consolidation.consolidate(db, cfg, now=now, run_id=ctx.run_id, budget=budget, namespace=ns,
+                                         progress=lambda i, n, o: ctx.checkpoint())
+               for ns in namespaces]  # one budget: the run's caps hold across them
+    if namespaces != [None]:
+        ctx.notes.append(f"scanned the dirty namespace(s) {', '.join(namespaces)}")
+    counts: dict[str, int] = {}
+    for r in reports:
+        ctx.notes.extend(m for m in (r.message, r.pending) if m)
+        for status, c in r.to_dict()["counts"].items():
+            counts[status] = counts.get(status, 0) + c
+    return {"enabled": reports[0].enabled, "dry_run": reports[0].dry_run,
+            "accepted": sum((r.scan or {}).get("accepted", 0) for r in reports), **counts,
+            "llm_calls": budget.calls, "scopes": "all" if namespaces == [None] else len(namespaces)}
+
+
+def _consolidate_namespaces(cfg: Config, ctx: Context) -> list[str | None]:
+    """A triggered run scans only the namespaces with dirty scopes. Namespaces share no edge of the
+    fused graph and label propagation decides each connected part alone (nodes in id order, ties by
+    a per-memory weight), so a namespace's clusters, decisions and proposals are the full pass's
+    there (tests/test_incremental_jobs.py). Leiden's resolution is derived from the whole projection,
+    so its runs stay full passes; the schedule's full pass stays the safety net either way. Scoping by
+    subject would not be exact: a cluster may join subjects of one namespace."""
+    if ctx.scopes is None or cfg.consolidation.algorithm != "label_propagation":
+        return [None]
+    return sorted({s["namespace"] for s in ctx.scopes})
 
 
 def _reflect(db: Database, cfg: Config, now: datetime, ctx: Context) -> dict[str, Any]:
