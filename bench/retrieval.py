@@ -26,6 +26,7 @@ over both phases) and reports that fit on the other conversation, both ways, bes
 shipped defaults and vector on the same held-out questions.
 
     .venv/bin/python bench/retrieval.py [--seed 9] [--uri bolt://...] [--no-grid]
+    .venv/bin/python bench/retrieval.py --conversation conv-26 --no-grid --llm http://127.0.0.1:8080/v1
 
 Without --uri it uses the throwaway bench server (bench/server.py); with --uri (or
 $NEO4J_URI) it WIPES that database first. Saves bench/results/retrieval.json.
@@ -48,7 +49,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench import query  # noqa: E402
 from bench.server import bench_server, stop_bench_server  # noqa: E402
 from graphcons.api import Graphcons  # noqa: E402
-from graphcons.core.config import Config, Neo4jConfig  # noqa: E402
+from graphcons.core.config import Config, LLMConfig, Neo4jConfig  # noqa: E402
 from graphcons.core.embedders import make_embedder  # noqa: E402
 from graphcons.store.admission import admit  # noqa: E402
 
@@ -201,7 +202,13 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=9)
     ap.add_argument("--uri", default=os.environ.get("NEO4J_URI"), help="wipe and use this Neo4j (default: bench server)")
     ap.add_argument("--no-grid", dest="grid", action="store_false", help="skip the fit-on-one-conversation split")
+    ap.add_argument("--conversation", help="only this dev conversation (e.g. conv-26)")
+    ap.add_argument("--llm", metavar="BASE_URL", help="synthesize with this OpenAI-protocol endpoint (e.g. the local "
+                    "llama.cpp server of ../shared/MODELS.md, http://127.0.0.1:8080/v1) instead of the offline "
+                    "synthesizer; results go to bench/results/retrieval-llm.json")
+    ap.add_argument("--model", default="local", help="with --llm: the model name the endpoint serves")
     args = ap.parse_args()
+    results = RESULTS.with_name("retrieval-llm.json") if args.llm else RESULTS
     load_before = os.getloadavg()
     if args.uri:
         cfg = Config(neo4j=Neo4jConfig(uri=args.uri, password=os.environ.get("NEO4J_PASSWORD") or None))
@@ -210,7 +217,15 @@ def main() -> None:
     cfg.consolidation.enabled = True
     cfg.consolidation.dry_run = False
     cfg.consolidation.daily_cap = 10_000  # approve every cluster the gate accepts, not the first 20
+    if args.llm:  # a local CPU model: minutes per call, no HTTP retry (a retry would only double the wait)
+        cfg.llm = LLMConfig(provider="openai", base_url=args.llm, model=args.model, timeout_s=900.0, max_retries=0,
+                            context_tokens=4096)
     memories, questions = load()
+    if args.conversation:
+        memories = [m for m in memories if m["namespace"] == args.conversation]
+        questions = [q for q in questions if q["namespace"] == args.conversation]
+        if not memories:
+            raise SystemExit(f"--conversation: no dev conversation {args.conversation!r} in {DATA}")
     rng = random.Random(args.seed)
     order = list(range(len(questions)))
     rng.shuffle(order)
@@ -258,6 +273,13 @@ def main() -> None:
                                    "share_summarised": round(stats["summarised"] / stats["memories"], 4),
                                    "outcomes": {s: run.count(s) for s in sorted({o.status for o in run.outcomes})},
                                    "seconds": round(time.perf_counter() - t, 1)}
+        if args.llm:  # what a user running a model pays and gets (issue 28 item 4)
+            tried = [o for o in run.outcomes if o.status in ("proposed", "ungrounded", "failed", "no_pattern")]
+            calls = sum(o.calls for o in run.outcomes)
+            report["consolidation"].update(
+                synthesizer={"base_url": args.llm, "model": args.model}, llm_calls=calls,
+                seconds_per_call=round(report["consolidation"]["seconds"] / calls, 1) if calls else None,
+                grounded_share=round(run.count("proposed") / len(tried), 4) if tried else None)
         report["insight_titles"] = [r["title"] for r in g.db.run_text(query("retrieval_insight_titles"))]
         report["after"], report["latency_ms"]["after"], per_question["after"] = evaluate(g, asked)
         if args.grid:
@@ -281,8 +303,8 @@ def main() -> None:
             sum(r["recall@10"] for r in rows) / len(rows), 4) for c, rows in grids[ph].items()} for ph in grids}
         report["split"] = split(asked, grids, per_question)
     report["uptime"] = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
-    RESULTS.parent.mkdir(exist_ok=True)
-    RESULTS.write_text(json.dumps(report, indent=2, default=str) + "\n")
+    results.parent.mkdir(exist_ok=True)
+    results.write_text(json.dumps(report, indent=2, default=str) + "\n")
     print(f"{len(memories)} memories, {len(used)} co-access questions, {len(asked)} asked; "
           f"consolidation: {report['consolidation']}")
     print(f"{'variant':10} {'phase':6} " + " ".join(f"{c:>12}" for c in ["overall", *CATEGORIES.values()]))
