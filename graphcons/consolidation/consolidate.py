@@ -281,9 +281,11 @@ def pending_message(outcomes: list[Outcome]) -> str:
 def consolidate(db: Database, cfg: Config, *, now: datetime, synthesizer: Synthesizer | None = None,
                 namespace: str | None = None, progress: Callable[[int, int, Outcome | None], None] | None = None,
                 budget: Budget | None = None, run_id: str | None = None,
-                dry_run: bool | None = None) -> ConsolidateReport:
+                dry_run: bool | None = None, namespaces: list[str] | None = None) -> ConsolidateReport:
     """scan -> gate -> synthesis -> proposals, within enabled / dry_run / daily_cap / provider budget.
-    `dry_run=True` makes this run a dry run whatever the setting; it can never lift the setting."""
+    `dry_run=True` makes this run a dry run whatever the setting; it can never lift the setting.
+    `namespaces` (a triggered job's dirty namespaces) scans each of them instead of `namespace`; their
+    accepted clusters are synthesized together, in the order a full pass gives them."""
     cc = cfg.consolidation
     if dry_run and not cc.dry_run:
         cc = cc.model_copy(update={"dry_run": True})
@@ -296,11 +298,13 @@ def consolidate(db: Database, cfg: Config, *, now: datetime, synthesizer: Synthe
                           "GRAPHCONS__CONSOLIDATION__DRY_RUN=false (dry_run = true only reports the clusters)")
         audit.record(db, "consolidate", [], run_id=run_id, at=now, enabled=False, dry_run=cc.dry_run)
         return report
-    scanned = scan(db, cfg, now=now, namespace=namespace)
-    report.scan = {"run_id": scanned.run_id, "accepted": len(scanned.accepted),
-                   "consolidation_due": scanned.consolidation_due, "warnings": list(scanned.warnings)}
+    scans = [scan(db, cfg, now=now, namespace=ns) for ns in (namespaces if namespaces is not None else [namespace])]
+    accepted = [d for s in scans for d in s.accepted]
+    report.scan = {"run_id": ", ".join(s.run_id for s in scans), "accepted": len(accepted),
+                   "consolidation_due": sum(s.consolidation_due for s in scans),
+                   "warnings": [w for s in scans for w in s.warnings]}
     synth = synthesizer or (None if cc.dry_run else make_synthesizer(cfg.llm))
-    report.outcomes, budget = synthesize_accepted(db, cfg, list(scanned.accepted), now=now, synthesizer=synth,
+    report.outcomes, budget = synthesize_accepted(db, cfg, accepted, now=now, synthesizer=synth,
                                                   dry_run=cc.dry_run, run_id=run_id, progress=progress,
                                                   budget=budget)
     report.budget = budget.figures()
@@ -309,7 +313,7 @@ def consolidate(db: Database, cfg: Config, *, now: datetime, synthesizer: Synthe
         report.precomputed = len(precompute(db, now=now))
     counts = {s: report.count(s) for s in sorted({o.status for o in report.outcomes})}
     audit.record(db, "consolidate", [o.cluster_key for o in report.outcomes], run_id=run_id, at=now, enabled=True,
-                 dry_run=cc.dry_run, scan_run_id=scanned.run_id, counts=counts, budget=report.budget,
+                 dry_run=cc.dry_run, scan_run_id=report.scan["run_id"], counts=counts, budget=report.budget,
                  provider=getattr(synth, "provider", None), model=getattr(synth, "model", None),
                  live=list(LIVE_STATUSES))
     return report

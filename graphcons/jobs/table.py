@@ -77,22 +77,17 @@ def _consolidate(db: Database, cfg: Config, now: datetime, ctx: Context) -> dict
     jc = cfg.jobs.consolidate
     budget = Budget.for_run(db, cfg, now, max_calls=jc.llm_budget, max_syntheses=jc.max_items)
     namespaces = _consolidate_namespaces(cfg, ctx)
-    reports = [consolidation.consolidate(db, cfg, now=now, run_id=ctx.run_id, budget=budget, namespace=ns,
-                                         progress=lambda i, n, o: ctx.checkpoint())
-               for ns in namespaces]  # one budget: the run's caps hold across them
-    if namespaces != [None]:
+    r = consolidation.consolidate(db, cfg, now=now, run_id=ctx.run_id, budget=budget, namespaces=namespaces,
+                                  progress=lambda i, n, o: ctx.checkpoint())
+    if namespaces is not None:
         ctx.notes.append(f"scanned the dirty namespace(s) {', '.join(namespaces)}")
-    counts: dict[str, int] = {}
-    for r in reports:
-        ctx.notes.extend(m for m in (r.message, r.pending) if m)
-        for status, c in r.to_dict()["counts"].items():
-            counts[status] = counts.get(status, 0) + c
-    return {"enabled": reports[0].enabled, "dry_run": reports[0].dry_run,
-            "accepted": sum((r.scan or {}).get("accepted", 0) for r in reports), **counts,
-            "llm_calls": budget.calls, "scopes": "all" if namespaces == [None] else len(namespaces)}
+    ctx.notes.extend(m for m in (r.message, r.pending) if m)
+    counts = r.to_dict()["counts"]
+    return {"enabled": r.enabled, "dry_run": r.dry_run, "accepted": (r.scan or {}).get("accepted", 0), **counts,
+            "llm_calls": r.budget.get("llm_calls", 0), "scopes": "all" if namespaces is None else len(namespaces)}
 
 
-def _consolidate_namespaces(cfg: Config, ctx: Context) -> list[str | None]:
+def _consolidate_namespaces(cfg: Config, ctx: Context) -> list[str] | None:
     """A triggered run scans only the namespaces with dirty scopes. Namespaces share no edge of the
     fused graph and label propagation decides each connected part alone (nodes in id order, ties by
     a per-memory weight), so a namespace's clusters, decisions and proposals are the full pass's
@@ -100,7 +95,7 @@ def _consolidate_namespaces(cfg: Config, ctx: Context) -> list[str | None]:
     so its runs stay full passes; the schedule's full pass stays the safety net either way. Scoping by
     subject would not be exact: a cluster may join subjects of one namespace."""
     if ctx.scopes is None or cfg.consolidation.algorithm != "label_propagation":
-        return [None]
+        return None  # a full pass
     return sorted({s["namespace"] for s in ctx.scopes})
 
 

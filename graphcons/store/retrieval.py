@@ -126,7 +126,7 @@ def retrieve(db: Database, cfg: Config, embedder: Embedder, query: str, k: int =
     hits = _hydrate(db, _group(db, ranked, k, embedding, rc.members_per_insight) if insights == "group" else ranked[:k])
     recording = "off"
     if record and hits:
-        ids = [h["memory"].id for h in hits] + [m["memory"].id for h in hits for m in h.get("members", [])]
+        ids = _shown_ids(hits)
         try:
             record_access(db, cfg, session or f"retrieve-{uuid.uuid4().hex[:12]}", ids)
             recording = "recorded"
@@ -320,7 +320,7 @@ def _group(db: Database, ranked: list[dict[str, Any]], k: int, embedding: list[f
 
 def _hydrate(db: Database, hits: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The shown hits (and their nested members) with their memories read in full, in one query."""
-    ids = [h["memory"].id for h in hits] + [m["memory"].id for h in hits for m in h.get("members", [])]
+    ids = _shown_ids(hits)
     if not ids:
         return hits
     full = {r["memory"]["id"]: Memory.from_node(r["memory"]) for r in db.run("retrieval/hydrate", ids=ids)}
@@ -329,3 +329,8 @@ def _hydrate(db: Database, hits: list[dict[str, Any]]) -> list[dict[str, Any]]:
         for m in h.get("members", []):
             m["memory"] = full[m["memory"].id]
     return hits
+
+
+def _shown_ids(hits: list[dict[str, Any]]) -> list[str]:
+    """Every memory a result shows: the hits, then the members nested under insight hits."""
+    return [h["memory"].id for h in hits] + [m["memory"].id for h in hits for m in h.get("members", [])]
