@@ -19,8 +19,9 @@ meets a graph with one connected group per subject. Then, on that store:
 3. a full merge pass writing proposals, with the recall of the planted pairs and the proposals
    that were not planted;
 4. (`--phases incremental`, issue 33) 10,000 new memories in 100 subjects, then the merge pass a
-   trigger runs over the dirty scopes beside a full pass, and the cluster scan of the dirty scopes'
-   namespaces beside a full scan, each with its equality on those scopes.
+   trigger runs over the dirty scopes beside a full pass, and the cluster scan a triggered
+   consolidate runs (the dirty subjects and those edges join to them) beside a full scan, each with
+   its equality on those scopes.
 Peak RSS of Neo4j and of Python and `uptime`'s load are recorded for each phase.
 
     .venv/bin/python bench/scale.py [--n 1000000] [--keep-store] [--phases admission,scan,merge,incremental]
@@ -49,6 +50,7 @@ from bench import admission as adm, merge as mbench, plots, query  # noqa: E402
 from bench.clusters import RssSampler  # noqa: E402
 from bench.server import HOME, bench_server, stop_bench_server  # noqa: E402
 from graphcons.api import Graphcons  # noqa: E402
+from graphcons.consolidation import closure  # noqa: E402
 from graphcons.consolidation.scan import scan  # noqa: E402
 from graphcons.core.embedders.minilm import MiniLMEmbedder  # noqa: E402
 from graphcons.core.time import utcnow  # noqa: E402
@@ -260,23 +262,33 @@ def incremental(g: Graphcons, emb: MiniLMEmbedder, args, sampler: RssSampler, ta
                full_proposed_in_dirty_scopes=len(in_dirty),
                equal_on_dirty_scopes=sorted((p["a"], p["b"]) for p in scoped["proposed"]) == in_dirty,
                uptime_after=uptime())
-    # A triggered consolidate scans the namespaces of the dirty scopes (jobs/table.py), beside a full scan.
-    namespaces = sorted({s["namespace"] for s in scopes})
-    with sampler.phase(out, "dirty_namespace_scan"):
-        part = [scan(g.db, g.config, now=utcnow(), namespace=ns, algorithm="label_propagation") for ns in namespaces]
+    # A triggered consolidate scans the dirty subjects and those the fused graph joins to them
+    # (closure.scan_targets, as the job does), beside a full scan.
+    with sampler.phase(out, "dirty_scope_scan"):
+        targets = closure.scan_targets(g.db, scopes)
+        part = [scan(g.db, g.config, now=utcnow(), namespace=ns, subjects=subjects, algorithm="label_propagation")
+                for ns, subjects in targets]
     with sampler.phase(out, "full_scan"):
         whole = scan(g.db, g.config, now=utcnow(), algorithm="label_propagation")
+    scanned = set()
+    for ns, subjects in targets:
+        scanned |= {r["id"] for r in g.db.run_text(
+            "MATCH (m:Memory {namespace: $ns}) WHERE $subjects IS NULL OR m.subject IN $subjects RETURN m.id AS id",
+            ns=ns, subjects=subjects)}
     key = lambda ds: sorted((d.key, d.accepted, d.membership_hash) for d in ds)  # noqa: E731
-    out.update(dirty_namespaces=len(namespaces),
-               scan_equal_on_dirty_namespaces=key(d for r in part for d in r.decisions)
-               == key(d for d in whole.decisions if d.cluster.namespace in namespaces),
-               consolidate_note="a triggered consolidate scans whole namespaces (clusters may join subjects); "
-                                "this store has one namespace, so its dirty-namespace scan is a full scan",
+    out.update(dirty_scope_scan_subjects=sum(len(s) if s is not None else -1 for _, s in targets),
+               dirty_scope_scan_memories=len(scanned),
+               dirty_scope_scan_decisions=sum(len(r.decisions) for r in part),
+               full_scan_decisions=len(whole.decisions),
+               scan_equal_on_dirty_scopes=key(d for r in part for d in r.decisions)
+               == key(d for d in whole.decisions if d.cluster.member_ids[0] in scanned),
+               consolidate_note="a triggered consolidate scans the dirty subjects and the subjects an edge joins "
+                                "to them (closure); -1 subjects means a namespace was scanned whole",
                uptime_after=uptime())
     print(f"incremental: triggered merge {out['triggered_merge_s']} s over {len(scopes)} scopes, full pass "
           f"{out['full_merge_s']} s; equal on the dirty scopes: {out['equal_on_dirty_scopes']}; scan of "
-          f"{len(namespaces)} dirty namespace(s) {out['dirty_namespace_scan_s']} s, full "
-          f"{out['full_scan_s']} s, equal: {out['scan_equal_on_dirty_namespaces']}", flush=True)
+          f"{out['dirty_scope_scan_subjects']} subject(s) {out['dirty_scope_scan_s']} s, full "
+          f"{out['full_scan_s']} s, equal: {out['scan_equal_on_dirty_scopes']}", flush=True)
     return out
 
 
@@ -295,11 +307,12 @@ def main() -> None:
     ap.add_argument("--new", type=int, default=10_000, help="incremental phase: new memories admitted")
     ap.add_argument("--new-subjects", type=int, default=100, help="incremental phase: subjects they go to")
     ap.add_argument("--phases", default="admission,scan,merge",
-                    help="which phases to run (comma-separated); the others keep their figures from --out")
+                    help="which phases to run (comma-separated); the others keep their figures from --out; "
+                         "`load` alone only loads the store (for a later --keep-store run)")
     args = ap.parse_args()
     phases = set(args.phases.split(","))
-    if not phases or phases - {"admission", "scan", "merge", "incremental"}:
-        raise SystemExit(f"--phases: expected some of admission,scan,merge,incremental; got {args.phases!r}")
+    if not phases or phases - {"admission", "scan", "merge", "incremental", "load"}:
+        raise SystemExit(f"--phases: expected some of load,admission,scan,merge,incremental; got {args.phases!r}")
     emb = MiniLMEmbedder()
     cfg = bench_server(heap="6g", pagecache=args.pagecache, reset=not args.keep_store)
     results: dict = {"benchmark": "scale", "command": " ".join([".venv/bin/python bench/scale.py"] + sys.argv[1:]),

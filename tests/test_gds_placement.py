@@ -9,7 +9,7 @@ A real session needs an Aura account with Graph Analytics enabled: not exercised
 from __future__ import annotations
 
 import pytest
-from test_scan_equivalence import _graph, _random_graph
+from test_scan_equivalence import NAMESPACES, _graph, _random_graph
 
 from graphcons.consolidation import fusion, placement, scan as scanning, split as splitting
 from graphcons.core.config import Config, GdsConfig, load_config
@@ -90,11 +90,11 @@ def test_the_remote_projection_query_selects_the_graph_the_plugin_projects(g):
     assert "gds.graph.project.remote(" in remote and "RETURN gds.graph.project.remote" in remote
     local = remote.replace("gds.graph.project.remote(", "gds.graph.project($graph_name, ")
     params = {**tie.params(), **fusion.weight_params(cc)}
-    for namespace in (None, "team-b"):
+    for namespace, subjects in ((None, None), ("team-b", None), (NAMESPACES[False], ["ops", "billing"])):
         ours, theirs = fusion.new_graph_name("plugin"), fusion.new_graph_name("remote")
-        fusion.project(g.db, cc, ours, namespace=namespace)
+        fusion.project(g.db, cc, ours, namespace=namespace, subjects=subjects)
         try:
-            g.db.run_text(local, graph_name=theirs, namespace=namespace, **params)
+            g.db.run_text(local, graph_name=theirs, namespace=namespace, subjects=subjects, **params)
             g.db.run("clusters/undirected", graph_name=theirs)  # what the session does next
             assert _graph(g, theirs) == _graph(g, ours)
         finally:

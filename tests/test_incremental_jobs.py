@@ -115,3 +115,69 @@ def test_a_triggered_consolidate_run_scans_only_the_dirty_namespaces_and_equals_
     sched = run_job(g.db, g.config, "consolidate", now=sched_at)
     assert sched.counts["scopes"] == "all"
     assert _insight_proposals(g, sched.run_id) == [(k, "team-a") for k in new_a]
+
+
+def test_a_triggered_consolidate_run_scans_the_dirty_subjects_and_those_edges_join_to_them(g):
+    """Below a namespace: the dirty subject, the subjects a link joins to it (step by step), nothing
+    else; there the scan decides what a full pass decides, and its proposals are the full pass's."""
+    cc = g.config.consolidation
+    cc.enabled, cc.dry_run, cc.min_salience = True, False, 0.0
+    g.config.jobs.trigger_cluster_size = 4
+    _cluster_in(g, "team", "s1")
+    run_due(g.db, g.config, now=T0)  # every job ran once: s1 is proposed
+    later = T0 + timedelta(hours=1)
+    _cluster_in(g, "team", "s2")  # 4 admissions in one subject: the consolidate trigger
+    # s3 and s5 are not dirty (their marks cleared, as if a run had seen them), but a link joins s3 to
+    # s2 and another s5 to s3: a cluster may cross them, so the scan must read them. s4 stays apart.
+    for tag in ("s3", "s5", "s4"):
+        _cluster_in(g, "team", tag)
+    g.link("s2-m0", "s3-m0", "related")
+    g.link("s3-m1", "s5-m1", "related")
+    dirty.clear(g.db, "consolidate", [m for m in dirty.pending(g.db, "consolidate") if m["subject"] != "s2"],
+                later, "t")
+    assert sorted({m["subject"] for m in dirty.pending(g.db, "consolidate")}) == ["s2"]
+
+    full = scan(g.db, g.config, now=later)
+    joined = {"s2", "s3", "s5"}
+    key = lambda ds: sorted((d.key, d.accepted, d.membership_hash) for d in ds)  # noqa: E731
+    there = [d for d in full.decisions if {i.split("-")[0] for i in d.cluster.member_ids} & joined]
+    scoped = scan(g.db, g.config, now=later, namespace="team", subjects=["s2", "s3", "s5"])
+    assert key(scoped.decisions) == key(there) and there
+    # Without the joined subjects the scan would not be a full pass's there (the link's weight is missing).
+    assert scoped.relationships > scan(g.db, g.config, now=later, namespace="team", subjects=["s2"]).relationships
+
+    result = next(r for r in run_due(g.db, g.config, now=later) if r.job == "consolidate")
+    assert result.status == "ok" and result.counts["scopes"] == 1, result
+    assert result.counts["subjects_scanned"] == 3, result.counts  # s2, s3, s5: s1 and s4 were not read
+    new_there = sorted(d.key for d in there if d.accepted and "s1-m0" not in d.cluster.member_ids)
+    assert _insight_proposals(g, result.run_id) == [(k, "team") for k in new_there]
+    hidden = sorted(d.key for d in full.accepted if "s4-m0" in d.cluster.member_ids)
+    assert hidden and not set(hidden) & {k for k, _ in _insight_proposals(g, result.run_id)}
+
+    sched = run_job(g.db, g.config, "consolidate", now=datetime(2026, 11, 30, 3, 30, tzinfo=timezone.utc))
+    assert sched.counts["scopes"] == "all" and sched.counts["subjects_scanned"] == "all"
+    assert _insight_proposals(g, sched.run_id) == [(k, "team") for k in hidden]
+
+
+def test_a_scan_of_subjects_needs_a_namespace_and_names_the_field(g):
+    import pytest
+
+    from graphcons.core.errors import ValidationError
+    with pytest.raises(ValidationError, match="subjects"):
+        scan(g.db, g.config, now=T0, subjects=["s1"])
+    with pytest.raises(ValidationError, match="subjects"):
+        scan(g.db, g.config, now=T0, namespace="team", subjects=[])
+
+
+def test_the_closure_scans_the_whole_namespace_when_it_reaches_a_memory_without_a_subject(g):
+    from graphcons.consolidation.closure import closed_subjects
+    _cluster_in(g, "team", "s1")
+    _cluster_in(g, "team", "s2")
+    assert closed_subjects(g.db, "team", ["s1"]) == ["s1"]
+    g.link("s1-m0", "s2-m0", "related")
+    assert closed_subjects(g.db, "team", ["s1"]) == ["s1", "s2"]
+    assert closed_subjects(g.db, "team", ["s1"], max_subjects=1) is None  # too many: the namespace whole
+    # A memory stored before subjects were required (no subject) cannot be selected by subject.
+    g.db.run_text("MATCH (a:Memory {id: 's2-m1'}) CREATE (b:Memory {id: 'legacy-1', namespace: 'team', "
+                  "status: 'active', content: 'x'}) CREATE (a)-[:LINKED {kind: 'related'}]->(b)")
+    assert closed_subjects(g.db, "team", ["s1"]) is None

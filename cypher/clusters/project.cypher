@@ -31,13 +31,21 @@
 // fraction of the cost of walking the store's edges again.
 // The memories: an index seek on the namespace when a scan is scoped to one (a predicate
 // `$namespace IS NULL OR a.namespace = $namespace` cannot use the index: a 500-memory namespace
-// in a store of 1.1M cost 2 s of label scans), every memory otherwise.
+// in a store of 1.1M cost 2 s of label scans), on each (namespace, subject) when it is scoped to
+// $subjects of it (issue 33: a triggered scan; the caller passes subjects closed under the edges,
+// graphcons.consolidation.closure), every memory otherwise. A neighbour outside $subjects (an edge
+// admitted after the closure was read) is not projected: the next pass sees it.
 CALL () {
   UNWIND CASE WHEN $namespace IS NULL THEN [true] ELSE [] END AS every_namespace
   MATCH (a:Memory)
   RETURN a
   UNION ALL
+  UNWIND CASE WHEN $subjects IS NULL THEN [true] ELSE [] END AS whole_namespace
   MATCH (a:Memory {namespace: $namespace})
+  RETURN a
+  UNION ALL
+  UNWIND coalesce($subjects, []) AS subject
+  MATCH (a:Memory {namespace: $namespace, subject: subject})
   RETURN a
 }
 WITH a WHERE a.status IN $live
@@ -54,6 +62,7 @@ CALL (memories) {
   WITH a, EXISTS { (a)-[:SUMMARIZES]-() } AS summarizes
   MATCH (a)-[r:SIMILAR|LINKED|CO_ACCESSED]->(b:Memory)
   WHERE b.status IN $live AND b.namespace = a.namespace AND b <> a
+    AND ($subjects IS NULL OR b.subject IN $subjects)
     AND (NOT summarizes OR NOT EXISTS { (a)-[:SUMMARIZES]-(b) })
   WITH a, b, r, CASE type(r)
        WHEN 'SIMILAR' THEN CASE WHEN r.score >= $sim_floor THEN $similarity_weight * r.score ELSE 0.0 END

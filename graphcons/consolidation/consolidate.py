@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Callable
 
-from graphcons.consolidation import insight
+from graphcons.consolidation import closure, insight
 from graphcons.consolidation.budget import Budget, needs_synthesis, settle
 from graphcons.consolidation.cluster import Cluster, membership_hash
 from graphcons.consolidation.gate import GateDecision
@@ -281,11 +281,12 @@ def pending_message(outcomes: list[Outcome]) -> str:
 def consolidate(db: Database, cfg: Config, *, now: datetime, synthesizer: Synthesizer | None = None,
                 namespace: str | None = None, progress: Callable[[int, int, Outcome | None], None] | None = None,
                 budget: Budget | None = None, run_id: str | None = None,
-                dry_run: bool | None = None, namespaces: list[str] | None = None) -> ConsolidateReport:
+                dry_run: bool | None = None, scopes: list[dict] | None = None) -> ConsolidateReport:
     """scan -> gate -> synthesis -> proposals, within enabled / dry_run / daily_cap / provider budget.
     `dry_run=True` makes this run a dry run whatever the setting; it can never lift the setting.
-    `namespaces` (a triggered job's dirty namespaces) scans each of them instead of `namespace`; their
-    accepted clusters are synthesized together, in the order a full pass gives them."""
+    `scopes` (a triggered job's dirty (namespace, subject) scopes) scans, in each of their namespaces,
+    only their subjects and those the fused graph joins to them (closure.scan_targets) instead of
+    `namespace`; the accepted clusters are synthesized together, in the order a full pass gives them."""
     cc = cfg.consolidation
     if dry_run and not cc.dry_run:
         cc = cc.model_copy(update={"dry_run": True})
@@ -298,10 +299,12 @@ def consolidate(db: Database, cfg: Config, *, now: datetime, synthesizer: Synthe
                           "GRAPHCONS__CONSOLIDATION__DRY_RUN=false (dry_run = true only reports the clusters)")
         audit.record(db, "consolidate", [], run_id=run_id, at=now, enabled=False, dry_run=cc.dry_run)
         return report
-    scans = [scan(db, cfg, now=now, namespace=ns) for ns in (namespaces if namespaces is not None else [namespace])]
+    targets = closure.scan_targets(db, scopes) if scopes is not None else [(namespace, None)]
+    scans = [scan(db, cfg, now=now, namespace=ns, subjects=subjects) for ns, subjects in targets]
     accepted = [d for s in scans for d in s.accepted]
     report.scan = {"run_id": ", ".join(s.run_id for s in scans), "accepted": len(accepted),
                    "consolidation_due": sum(s.consolidation_due for s in scans),
+                   "scanned": [{"namespace": s.namespace, "subjects": s.subjects} for s in scans],
                    "warnings": [w for s in scans for w in s.warnings]}
     synth = synthesizer or (None if cc.dry_run else make_synthesizer(cfg.llm))
     report.outcomes, budget = synthesize_accepted(db, cfg, accepted, now=now, synthesizer=synth,

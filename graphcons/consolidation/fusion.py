@@ -75,12 +75,13 @@ def new_graph_name(run_id: str | None = None) -> str:
 
 
 def project(db: Database, cc: ConsolidationConfig, graph_name: str, *, namespace: str | None = None,
-            with_edges: bool = False) -> Projection:
+            subjects: list[str] | None = None, with_edges: bool = False) -> Projection:
     """Project the fused graph under `graph_name` (drop it with `drop` when done).
 
     Each node carries its `tie` (graphcons.store.tie), label propagation's tie-breaker. With
     `with_edges` the projected edges come back too (`Projection.edges`), read in the same pass."""
-    row = db.run_plain("clusters/project", graph_name=graph_name, namespace=namespace, with_edges=with_edges,
+    row = db.run_plain("clusters/project", graph_name=graph_name, namespace=namespace, subjects=subjects,
+                       with_edges=with_edges,
                        **tie.params(), **weight_params(cc))[0]
     if row["graph"] is None:  # an empty store (or namespace): the aggregation saw no row, no graph
         return Projection(graph_name=graph_name, nodes=0, relationships=0)

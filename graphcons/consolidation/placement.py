@@ -74,8 +74,9 @@ class ClientGds:
         self.remote = remote
 
     def project(self, db: Database, cc: ConsolidationConfig, graph_name: str, *,
-                namespace: str | None = None, with_edges: bool = False) -> fusion.Projection:
-        params = {"namespace": namespace, **tie.params(), **fusion.weight_params(cc)}
+                namespace: str | None = None, subjects: list[str] | None = None,
+                with_edges: bool = False) -> fusion.Projection:
+        params = {"namespace": namespace, "subjects": subjects, **tie.params(), **fusion.weight_params(cc)}
         if self.remote:
             self.gds.graph.project.cypher(graph_name, remote_query(), query_parameters=params)
             with_edges = False  # the remote query returns the graph only; the gate reads the store

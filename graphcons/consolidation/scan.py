@@ -43,6 +43,7 @@ class ScanReport:
     relationships: int = 0
     clusters: list[Cluster] = field(default_factory=list)  # as detected (before any split)
     namespace: str | None = None
+    subjects: list[str] | None = None  # a triggered scan of these subjects of `namespace` (closed under edges)
     dry_run: bool = True
     at: datetime | None = None
     timings: dict[str, float] = field(default_factory=dict)  # seconds: projection, detection, gate, total
@@ -62,6 +63,7 @@ class ScanReport:
             "at": self.at.isoformat() if self.at else None,
             "algorithm": self.algorithm,
             "namespace": self.namespace,
+            "subjects": None if self.subjects is None else list(self.subjects),
             "dry_run": self.dry_run,
             "nodes": self.nodes,
             "relationships": self.relationships,
@@ -86,7 +88,7 @@ def detect(db: Database, cc: ConsolidationConfig, *, namespace: str | None = Non
 
 
 def detect_members(db: Database, cc: ConsolidationConfig, *, namespace: str | None = None,
-                   algorithm: str | None = None, run_id: str | None = None, with_edges: bool = True,
+                   subjects: list[str] | None = None, algorithm: str | None = None, run_id: str | None = None, with_edges: bool = True,
                    gds: GdsConfig | None = None
                    ) -> tuple[fusion.Projection, list[Cluster], dict[str, dict[str, Any]], dict[str, float]]:
     """`detect`, plus what the gate needs to know about each member (read in the same query) and,
@@ -94,10 +96,11 @@ def detect_members(db: Database, cc: ConsolidationConfig, *, namespace: str | No
     detector = communities.make_detector(cc, algorithm)
     name = fusion.new_graph_name(run_id)
     if gds is not None and gds.client:  # through the graphdatascience client: the plugin or a session
-        return _detect_through_client(db, cc, gds, detector, name, namespace=namespace, with_edges=with_edges)
+        return _detect_through_client(db, cc, gds, detector, name, namespace=namespace, subjects=subjects,
+                                      with_edges=with_edges)
     db.gds_version()  # a clear message with install instructions when GDS is missing
     t0 = time.perf_counter()
-    proj = fusion.project(db, cc, name, namespace=namespace, with_edges=with_edges)
+    proj = fusion.project(db, cc, name, namespace=namespace, subjects=subjects, with_edges=with_edges)
     t1 = time.perf_counter()
     try:
         clusters, members = detector.detect_members(db, proj) if proj.nodes else ([], {})
@@ -108,12 +111,12 @@ def detect_members(db: Database, cc: ConsolidationConfig, *, namespace: str | No
 
 
 def _detect_through_client(db: Database, cc: ConsolidationConfig, gds: GdsConfig, detector: communities.Detector,
-                           name: str, *, namespace: str | None, with_edges: bool
+                           name: str, *, namespace: str | None, subjects: list[str] | None, with_edges: bool
                            ) -> tuple[fusion.Projection, list[Cluster], dict[str, dict[str, Any]], dict[str, float]]:
     client = placement.connect(db, gds)
     try:
         t0 = time.perf_counter()
-        proj = client.project(db, cc, name, namespace=namespace, with_edges=with_edges)
+        proj = client.project(db, cc, name, namespace=namespace, subjects=subjects, with_edges=with_edges)
         t1 = time.perf_counter()
         try:
             clusters, members = client.detect_members(db, detector, proj) if proj.nodes else ([], {})
@@ -139,17 +142,26 @@ def red_flags(nodes: int, clusters: list[Cluster], min_size: int, max_size: int)
 
 
 def scan(db: Database, cfg: Config, *, now: datetime, namespace: str | None = None,
-         algorithm: str | None = None) -> ScanReport:
-    """Run one cluster scan; writes only its :ConsolidationRun and audit record."""
+         subjects: list[str] | None = None, algorithm: str | None = None) -> ScanReport:
+    """Run one cluster scan; writes only its :ConsolidationRun and audit record. `subjects` scans
+    only those subjects of `namespace`; they must be closed under the fused graph's edges
+    (graphcons.consolidation.closure) for its clusters to be a full pass's."""
     cc = cfg.consolidation
     if namespace is not None and (not isinstance(namespace, str) or not namespace.strip()):
         raise ValidationError("namespace", "must be a non-empty string or None")
+    if subjects is not None:
+        if namespace is None:
+            raise ValidationError("subjects", "needs a namespace: subjects are scanned within one namespace")
+        if not isinstance(subjects, list) or not subjects or not all(isinstance(x, str) and x for x in subjects):
+            raise ValidationError("subjects", "must be a non-empty list of subjects or None")
+        subjects = sorted(set(subjects))
     detector = communities.make_detector(cc, algorithm)
     started = now
     run_id = audit.new_run_id("scan")
     t0 = time.perf_counter()
     with _no_cyclic_gc():
-        proj, clusters, members, timings = detect_members(db, cc, namespace=namespace, algorithm=detector.name,
+        proj, clusters, members, timings = detect_members(db, cc, namespace=namespace, subjects=subjects,
+                                                          algorithm=detector.name,
                                                           run_id=run_id, gds=cfg.gds)
         detector_config = detector.config(proj)
         t1 = time.perf_counter()
@@ -163,7 +175,7 @@ def scan(db: Database, cfg: Config, *, now: datetime, namespace: str | None = No
     timings["total"] = time.perf_counter() - t0
     report = ScanReport(run_id=run_id, algorithm=detector.name, decisions=decisions, consolidation_due=due,
                         warnings=warnings, nodes=proj.nodes, relationships=proj.relationships // 2,
-                        clusters=clusters, namespace=namespace, dry_run=cc.dry_run, at=started,
+                        clusters=clusters, namespace=namespace, subjects=subjects, dry_run=cc.dry_run, at=started,
                         timings={k: round(v, 4) for k, v in timings.items()}, detector_config=detector_config)
     _record(db, cfg, report)
     return report
@@ -192,10 +204,11 @@ def _record(db: Database, cfg: Config, report: ScanReport) -> None:
     def record(tx: Tx) -> None:
         tx.run("clusters/run_record", id=report.run_id, at=report.at, finished_at=utcnow(),
                duration_ms=int(report.timings["total"] * 1000), algorithm=report.algorithm,
-               dry_run=report.dry_run, namespace=report.namespace,
+               dry_run=report.dry_run, namespace=report.namespace, subjects=report.subjects,
                settings=json.dumps(settings, sort_keys=True), accepted_keys=[d.key for d in report.accepted],
                warnings=report.warnings, **counts)
         audit.record(tx, "cluster_scan", [d.key for d in report.accepted], run_id=report.run_id, at=report.at,
-                     algorithm=report.algorithm, namespace=report.namespace, warnings=report.warnings, **counts)
+                     algorithm=report.algorithm, namespace=report.namespace, subjects=report.subjects,
+                     warnings=report.warnings, **counts)
 
     db.write(record)

@@ -10,7 +10,8 @@ Triggers (each at most once per `[jobs] trigger_min_gap_s` after the job's last 
   reported consolidation_due > 0;
 - deprecate: a weights / decay run since the last deprecate left a live memory below
   `trigger_weight` (0.15).
-A quiet subject is still covered: every run is a full pass, and the schedule always fires.
+A quiet subject is still covered: a triggered run touches only the dirty scopes (`[jobs]
+incremental`, graphcons.jobs.table), and the schedule's full pass always fires.
 """
 
 from __future__ import annotations

@@ -76,27 +76,39 @@ def _deprecate(db: Database, cfg: Config, now: datetime, ctx: Context) -> dict[s
 def _consolidate(db: Database, cfg: Config, now: datetime, ctx: Context) -> dict[str, Any]:
     jc = cfg.jobs.consolidate
     budget = Budget.for_run(db, cfg, now, max_calls=jc.llm_budget, max_syntheses=jc.max_items)
-    namespaces = _consolidate_namespaces(cfg, ctx)
-    r = consolidation.consolidate(db, cfg, now=now, run_id=ctx.run_id, budget=budget, namespaces=namespaces,
+    scopes = _consolidate_scopes(cfg, ctx)
+    r = consolidation.consolidate(db, cfg, now=now, run_id=ctx.run_id, budget=budget, scopes=scopes,
                                   progress=lambda i, n, o: ctx.checkpoint())
-    if namespaces is not None:
-        ctx.notes.append(f"scanned the dirty namespace(s) {', '.join(namespaces)}")
+    scanned = (r.scan or {}).get("scanned", [])
+    if scopes is not None:
+        ctx.notes.append("scanned " + "; ".join(
+            f"{s['namespace']}: " + ("the whole namespace" if s["subjects"] is None else f"{len(s['subjects'])} subject(s)")
+            for s in scanned) + f" for {len(scopes)} dirty scope(s)")
     ctx.notes.extend(m for m in (r.message, r.pending) if m)
     counts = r.to_dict()["counts"]
     return {"enabled": r.enabled, "dry_run": r.dry_run, "accepted": (r.scan or {}).get("accepted", 0), **counts,
-            "llm_calls": r.budget.get("llm_calls", 0), "scopes": "all" if namespaces is None else len(namespaces)}
+            "llm_calls": r.budget.get("llm_calls", 0), "scopes": "all" if scopes is None else len(scopes),
+            "subjects_scanned": _subjects_scanned(scopes, scanned)}
 
 
-def _consolidate_namespaces(cfg: Config, ctx: Context) -> list[str] | None:
-    """A triggered run scans only the namespaces with dirty scopes. Namespaces share no edge of the
-    fused graph and label propagation decides each connected part alone (nodes in id order, ties by
-    a per-memory weight), so a namespace's clusters, decisions and proposals are the full pass's
-    there (tests/test_incremental_jobs.py). Leiden's resolution is derived from the whole projection,
-    so its runs stay full passes; the schedule's full pass stays the safety net either way. Scoping by
-    subject would not be exact: a cluster may join subjects of one namespace."""
+def _subjects_scanned(scopes: list[dict] | None, scanned: list[dict]) -> int | str:
+    if scopes is None:
+        return "all"
+    if any(s["subjects"] is None for s in scanned):  # a closure that reached past closure.MAX_SUBJECTS
+        return "whole namespace"
+    return sum(len(s["subjects"]) for s in scanned)
+
+
+def _consolidate_scopes(cfg: Config, ctx: Context) -> list[dict] | None:
+    """A triggered run scans only the dirty subjects and the subjects the fused graph joins to them
+    (graphcons.consolidation.closure): label propagation decides each connected part of the graph
+    alone (nodes in id order, ties by a per-memory weight), so clusters, decisions and proposals
+    there are the full pass's (tests/test_incremental_jobs.py). Leiden's resolution is derived from
+    the whole projection, so its runs stay full passes; the schedule's full pass stays the safety
+    net either way."""
     if ctx.scopes is None or cfg.consolidation.algorithm != "label_propagation":
         return None  # a full pass
-    return sorted({s["namespace"] for s in ctx.scopes})
+    return [{"namespace": s["namespace"], "subject": s["subject"]} for s in ctx.scopes]
 
 
 def _reflect(db: Database, cfg: Config, now: datetime, ctx: Context) -> dict[str, Any]:
