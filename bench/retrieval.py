@@ -207,13 +207,27 @@ def main() -> None:
                     "llama.cpp server of ../shared/MODELS.md, http://127.0.0.1:8080/v1) instead of the offline "
                     "synthesizer; results go to bench/results/retrieval-llm.json")
     ap.add_argument("--model", default="local", help="with --llm: the model name the endpoint serves")
+    ap.add_argument("--graph-method", choices=("spread", "ppr"),
+                    help="[retrieval] graph_method for the default ranking (default: the shipped setting)")
+    ap.add_argument("--diversity", type=float, help="[retrieval] diversity for the default ranking "
+                    "(default: the shipped setting; 0 turns it off)")
+    ap.add_argument("--graph-weights", help="comma-separated graph_weight values of the grid (default: "
+                    + ",".join(str(w) for w in GRID["graph_weight"]) + ")")
+    ap.add_argument("--out", type=Path, help="where the JSON goes (default: bench/results/retrieval.json, "
+                    "retrieval-llm.json with --llm)")
     args = ap.parse_args()
-    results = RESULTS.with_name("retrieval-llm.json") if args.llm else RESULTS
+    results = args.out or (RESULTS.with_name("retrieval-llm.json") if args.llm else RESULTS)
+    if args.graph_weights:
+        GRID["graph_weight"] = tuple(float(w) for w in args.graph_weights.split(","))
     load_before = os.getloadavg()
     if args.uri:
         cfg = Config(neo4j=Neo4jConfig(uri=args.uri, password=os.environ.get("NEO4J_PASSWORD") or None))
     else:
         cfg = bench_server(heap="1g", pagecache="512m")
+    if args.graph_method:
+        cfg.retrieval.graph_method = args.graph_method
+    if args.diversity is not None:
+        cfg.retrieval.diversity = args.diversity
     cfg.consolidation.enabled = True
     cfg.consolidation.dry_run = False
     cfg.consolidation.daily_cap = 10_000  # approve every cluster the gate accepts, not the first 20
@@ -301,6 +315,9 @@ def main() -> None:
     if grids:
         report["grid_recall_at_10_overall"] = {ph: {f"kw={c[0]} graph={c[1]}": round(
             sum(r["recall@10"] for r in rows) / len(rows), 4) for c, rows in grids[ph].items()} for ph in grids}
+        report["grid_recall_at_10"] = {ph: {f"kw={c[0]} graph={c[1]}": {
+            cat: v["recall@10"] for cat, v in summarise(rows, asked).items()} for c, rows in grids[ph].items()}
+            for ph in grids}
         report["split"] = split(asked, grids, per_question)
     report["uptime"] = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
     results.parent.mkdir(exist_ok=True)

@@ -258,7 +258,9 @@ def test_the_top_k_of_a_query_is_the_prefix_of_its_top_k_plus_n(g, insight):
             assert got == shown[:k], (query, mode, grouping, k)
 
 
-def test_graph_recall_finds_what_was_used_together_and_never_leaves_the_namespace(g):
+@pytest.mark.parametrize("method, strong", [("spread", 2.0), ("ppr", 1.0)])  # ppr's ranks add up over paths
+def test_graph_recall_finds_what_was_used_together_and_never_leaves_the_namespace(g, method, strong):
+    g.config.retrieval.graph_method = method
     trip = add_trip(g, "trip")
     other = add_trip(g, "elsewhere")
     g.access("plan-1", trip)  # the trip's facts were used together once
@@ -267,7 +269,7 @@ def test_graph_recall_finds_what_was_used_together_and_never_leaves_the_namespac
     query = "When is Maria flying to Lisbon?"
     g.config.retrieval.graph_weight = 0.0
     plain = ids(g.retrieve(query, k=4, namespace="trip", insights="plain", record=False))
-    g.config.retrieval.graph_weight = 2.0
+    g.config.retrieval.graph_weight = strong
     hits = g.retrieve(query, k=4, namespace="trip", insights="plain", record=False)
     assert set(ids(hits)) == set(trip) and set(plain) != set(trip)  # the graph brought the rest of the trip
     assert hits[0]["memory"].id == trip[0] and any(h.get("graph") for h in hits)
@@ -278,7 +280,9 @@ def test_graph_recall_finds_what_was_used_together_and_never_leaves_the_namespac
     assert scoped == []
 
 
-def test_the_same_query_on_the_same_store_returns_the_same_list(g, insight):
+@pytest.mark.parametrize("method", ["spread", "ppr"])
+def test_the_same_query_on_the_same_store_returns_the_same_list(g, insight, method):
+    g.config.retrieval.graph_method = method
     trip = add_trip(g, "default")
     g.access("plan-1", trip)
     query = "Maria's holiday plans and the checkout 503s"
@@ -321,3 +325,30 @@ def test_an_insight_shows_the_members_closest_to_the_query(g, insight):
         assert [m["memory"].id for m in hits[0]["members"]] == by_cosine[:2], extra
         shown.add(tuple(by_cosine[:2]))
     assert shown - {tuple(sorted(cluster.member_ids)[:2])}  # the query, not the ids, chose them
+
+
+def test_diversity_makes_room_for_a_second_fact_instead_of_a_restatement(g):
+    """Maximal marginal relevance: restatements of the best hit give way to a distinct fact the
+    query also asks about; off (0), the list is the plain score order."""
+    rows = [("flight-1", "Maria booked a flight to Lisbon for the second week of May."),
+            ("flight-2", "Maria has booked her flight to Lisbon for the second week in May."),
+            ("flight-3", "In May, Maria flies to Lisbon: she booked the flight for the second week."),
+            ("hotel", "For the Lisbon trip in May, Maria reserved a hotel in the Alfama quarter.")]
+    for n in range(12):
+        rows.append((f"other-{n}", f"Maria's note number {n} is about the garden and the compost heap."))
+    for mid, text in rows:
+        g.add({"id": mid, "content": text, "subject": "maria", "source": f"chat-{mid}"})
+    query = "What are Maria's plans for Lisbon?"
+    rc = g.config.retrieval
+    rc.diversity = 0.0
+    plain = ids(g.retrieve(query, k=3, insights="plain", record=False))
+    assert set(plain) == {"flight-1", "flight-2", "flight-3"}, plain  # three restatements fill the list
+    rc.diversity = 0.5
+    diverse = g.retrieve(query, k=3, insights="plain", record=False)
+    assert "hotel" in ids(diverse) and ids(diverse)[0] == plain[0], ids(diverse)
+    # The order is the diversity step's; the scores are still each hit's relevance.
+    assert {h["memory"].id: h["score"] for h in diverse}.items() <= {
+        h["memory"].id: h["score"] for h in g.retrieve(query, k=16, insights="plain", record=False)}.items()
+    # The k-prefix property holds with it (the pool does not depend on k).
+    longer = ids(g.retrieve(query, k=12, insights="plain", record=False))
+    assert longer[:3] == ids(diverse)

@@ -153,6 +153,19 @@ class RetrievalConfig(Section):
     graph_seeds: int = Field(default=10, ge=1, le=100)
     graph_kinds: dict[str, Annotated[float, Field(ge=0)]] = Field(default_factory=lambda: {
         "SIMILAR": 0.0, "LINKED": 1.0, "CO_ACCESSED": 1.0, "SUMMARIZES": 1.0, "SIBLING": 0.5})
+    # "spread": the one-statement step above. "ppr": personalised PageRank (HippoRAG) from the same
+    # seeds over a per-query GDS projection of the scope, edges weighted as above (SIBLING is the
+    # two SUMMARIZES steps); its cost grows with the scope. Measured against each other in
+    # docs/RETRIEVAL.md.
+    graph_method: Literal["spread", "ppr"] = "spread"
+    ppr_damping: float = Field(default=0.5, gt=0, lt=1)
+    # Diversity (hybrid only; 0 turns it off): the best diversity_pool candidates are put in order
+    # greedily, each next one the highest score - diversity x its highest cosine to one already
+    # placed (maximal marginal relevance): ten restatements of one fact make room for the other
+    # facts a multi-hop question needs. The pool does not depend on k, so the k-prefix property
+    # holds. Measured in docs/RETRIEVAL.md.
+    diversity: float = Field(default=0.3, ge=0)
+    diversity_pool: int = Field(default=50, ge=2, le=1000)
 
     @field_validator("graph_kinds")
     @classmethod

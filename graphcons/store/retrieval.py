@@ -172,13 +172,41 @@ def _ranked(db: Database, cfg: Config, query: str, embedding: list[float] | None
         rc = cfg.retrieval
         hits = _fuse(vec, kw, rc.keyword_weight)
         if rc.graph_weight > 0 and hits:
-            hits = _spread(db, cfg, hits, embedding, pool, namespace, subject, _best(vec, "vector"))
+            step = _ppr if rc.graph_method == "ppr" else _spread
+            hits = step(db, cfg, hits, embedding, pool, namespace, subject, _best(vec, "vector"))
     # Unsupported insights after everything else; then score, then id (deterministic). Scores are
     # rounded so that float summation order can never swap two equal memories.
     for h in hits:
         h["score"] = round(h["score"], 9)
     hits.sort(key=lambda h: (h["memory"].epistemic_status == "unsupported", -h["score"], h["memory"].id))
+    if mode == "hybrid" and cfg.retrieval.diversity > 0:
+        hits = _diversify(db, hits, cfg.retrieval.diversity, cfg.retrieval.diversity_pool)
     return hits
+
+
+def _diversify(db: Database, hits: list[dict[str, Any]], weight: float, pool: int) -> list[dict[str, Any]]:
+    """Maximal marginal relevance over the best `pool` supported hits: each next place goes to the
+    highest score - weight x the hit's highest cosine to a hit already placed (ties: the ranking's
+    order). Unsupported insights and hits past the pool keep their order after them."""
+    head = [h for h in hits[:pool] if h["memory"].epistemic_status != "unsupported"]
+    if len(head) < 3:
+        return hits
+    rows = db.run("retrieval/pair_cosines", ids=[h["memory"].id for h in head])[0]["sims"]
+    n = len(head)
+    sim = [[0.0] * n for _ in range(n)]
+    for i, row in enumerate(rows):
+        for d, c in enumerate(row):
+            sim[i][i + d + 1] = sim[i + d + 1][i] = max(c or 0.0, 0.0)  # null: no embedding, no penalty
+    closest = [0.0] * n
+    left = list(range(n))
+    order = []
+    while left:
+        best = max(left, key=lambda i: (round(head[i]["score"] - weight * closest[i], 9), -i))
+        order.append(best)
+        left.remove(best)
+        closest = [max(closest[i], sim[best][i]) for i in range(n)]
+    placed = {h["memory"].id for h in head}
+    return [head[i] for i in order] + [h for h in hits if h["memory"].id not in placed]
 
 
 def _best(hits: list[dict[str, Any]], key: str) -> float:
@@ -231,6 +259,47 @@ def _spread(db: Database, cfg: Config, hits: list[dict[str, Any]], embedding: li
                                             "score": (r["cosine"] or 0.0) / vbest}
         h["graph"] = r["spread"]
         h["score"] = h["score"] + rc.graph_weight * r["spread"]
+    return list(by_id.values())
+
+
+def _ppr(db: Database, cfg: Config, hits: list[dict[str, Any]], embedding: list[float] | None, pool: int,
+         namespace: str | None, subject: str | None, vbest: float) -> list[dict[str, Any]]:
+    """Graph-aware recall by personalised PageRank (HippoRAG): the scope's live memories and the
+    edges consolidation maintains projected for this query, PageRank teleporting to the seeds,
+    then dropped. A memory gains graph_weight x its rank / the best
+    rank; one reached only through the graph is scored by its own cosine too."""
+    rc, cc = cfg.retrieval, cfg.consolidation
+    ranked = sorted(hits, key=lambda h: (-h["score"], h["memory"].id))
+    top = ranked[0]["score"] if ranked[0]["score"] > 0 else 1.0
+    seeds = [{"id": h["memory"].id, "weight": h["score"] / top} for h in ranked[:rc.graph_seeds] if h["score"] > 0]
+    if not seeds:
+        return hits
+    name = f"graphcons-ppr-{uuid.uuid4().hex[:12]}"
+    row = db.run("retrieval/ppr_project", graph_name=name, kinds=dict(rc.graph_kinds),
+                 link_kinds=dict(cc.link_kind_weights), coaccess_k=float(cc.coaccess_k),
+                 sim_floor=float(cfg.similarity_floor), live=list(LIVE_STATUSES), namespace=namespace,
+                 subject=subject)[0]
+    if row["graph"] is None:  # an empty scope: nothing projected
+        return hits
+    try:
+        if not row["relationships"]:  # no edge to walk: the ranks would be the seeds' own
+            return hits
+        rows = db.run("retrieval/ppr_stream", graph_name=name, seeds=seeds, damping=float(rc.ppr_damping),
+                      embedding=embedding, limit=pool)
+    finally:
+        db.run("clusters/drop_graph", graph_name=name)
+    # 1 = what a seed of weight 1 gives a neighbour that is its only edge after one step of the walk
+    # (teleport 1 - d, then d along the edge): the scale of the spread step's strongest path.
+    unit = rc.ppr_damping * (1 - rc.ppr_damping)
+    by_id = {h["memory"].id: h for h in hits}
+    for r in rows:
+        h = by_id.get(r["memory"]["id"])
+        if h is None:
+            h = by_id[r["memory"]["id"]] = {"memory": Head.of(r["memory"]), "vector": r["cosine"],
+                                            "keyword": None, "superseded": [],
+                                            "score": (r["cosine"] or 0.0) / vbest}
+        h["graph"] = r["rank"] / unit
+        h["score"] = h["score"] + rc.graph_weight * r["rank"] / unit
     return list(by_id.values())
 
 
