@@ -1,8 +1,7 @@
 """Incremental jobs (issue 33): a merge run that admissions triggered touches only the dirty
 (namespace, subject) scopes, a consolidate run only the dirty subjects and the subjects edges join to
-them (never another namespace); each decides there exactly
-what a full pass decides, and leaves the rest to the scheduled full pass, which stays the safety net
-(real Neo4j)."""
+them (never another namespace); each decides there exactly what a full pass decides, and leaves the
+rest to the scheduled full pass, which stays the safety net (real Neo4j)."""
 
 from __future__ import annotations
 
