@@ -108,7 +108,7 @@ def _consolidate_scopes(cfg: Config, ctx: Context) -> list[dict] | None:
     net either way."""
     if ctx.scopes is None or cfg.consolidation.algorithm != "label_propagation":
         return None  # a full pass
-    return [{"namespace": s["namespace"], "subject": s["subject"]} for s in ctx.scopes]
+    return ctx.scopes
 
 
 def _reflect(db: Database, cfg: Config, now: datetime, ctx: Context) -> dict[str, Any]:

@@ -37,12 +37,15 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 
 from graphcons.core.config import Config
 from graphcons.core.db import Database
 from graphcons.core.embedders import Embedder
 from graphcons.core.errors import ServerUnavailable, ValidationError
 from graphcons.core.memory import LIVE_STATUSES, Memory
+from graphcons.core.vectors import cosine_matrix
 from graphcons.store import schema
 from graphcons.store.neighbours import UNLIMITED
 from graphcons.store.coaccess import record_access
@@ -191,20 +194,16 @@ def _diversify(db: Database, hits: list[dict[str, Any]], weight: float, pool: in
     head = [h for h in hits[:pool] if h["memory"].epistemic_status != "unsupported"]
     if len(head) < 3:
         return hits
-    rows = db.run("retrieval/pair_cosines", ids=[h["memory"].id for h in head])[0]["sims"]
-    n = len(head)
-    sim = [[0.0] * n for _ in range(n)]
-    for i, row in enumerate(rows):
-        for d, c in enumerate(row):
-            sim[i][i + d + 1] = sim[i + d + 1][i] = max(c or 0.0, 0.0)  # null: no embedding, no penalty
-    closest = [0.0] * n
-    left = list(range(n))
+    sims = db.run_values("retrieval/pair_cosines", ids=[h["memory"].id for h in head])[0]["sims"]
+    sim = np.maximum(cosine_matrix(sims), 0.0)  # only likeness is penalised (the diagonal is never read)
+    closest = np.zeros(len(head))
+    left = list(range(len(head)))
     order = []
     while left:
         best = max(left, key=lambda i: (round(head[i]["score"] - weight * closest[i], 9), -i))
         order.append(best)
         left.remove(best)
-        closest = [max(closest[i], sim[best][i]) for i in range(n)]
+        closest = np.maximum(closest, sim[best])
     placed = {h["memory"].id for h in head}
     return [head[i] for i in order] + [h for h in hits if h["memory"].id not in placed]
 
@@ -236,42 +235,53 @@ def _fuse(vec: list[dict[str, Any]], kw: list[dict[str, Any]], keyword_weight: f
     return list(fused.values())
 
 
+def _seeds(hits: list[dict[str, Any]], n: int) -> list[dict[str, Any]]:
+    """The best `n` fused hits with a positive score, each weighted by its score / the best score:
+    where both graph steps start."""
+    ranked = sorted(hits, key=lambda h: (-h["score"], h["memory"].id))
+    top = ranked[0]["score"] if ranked[0]["score"] > 0 else 1.0
+    return [{"id": h["memory"].id, "weight": h["score"] / top} for h in ranked[:n] if h["score"] > 0]
+
+
+def _add_graph(hits: list[dict[str, Any]], rows: list[dict[str, Any]], key: str, scale: float, weight: float,
+               vbest: float) -> list[dict[str, Any]]:
+    """Each row's graph score (`row[key] / scale`) added to its memory's, `weight` times; a memory
+    reached only through the graph is scored by its own cosine too."""
+    by_id = {h["memory"].id: h for h in hits}
+    for r in rows:
+        h = by_id.get(r["memory"]["id"])
+        if h is None:
+            h = by_id[r["memory"]["id"]] = {"memory": Head.of(r["memory"]), "vector": r["cosine"],
+                                            "keyword": None, "superseded": [],
+                                            "score": (r["cosine"] or 0.0) / vbest}
+        h["graph"] = r[key] / scale
+        h["score"] = h["score"] + weight * h["graph"]
+    return list(by_id.values())
+
+
 def _spread(db: Database, cfg: Config, hits: list[dict[str, Any]], embedding: list[float] | None, pool: int,
             namespace: str | None, subject: str | None, vbest: float) -> list[dict[str, Any]]:
     """Graph-aware recall: the best `graph_seeds` hits spread one step through the stored graph;
     every memory gains graph_weight x what it received. One Cypher statement, bounded by the
     seeds' degrees (no projection per query: measured in docs/RETRIEVAL.md)."""
     rc, cc = cfg.retrieval, cfg.consolidation
-    ranked = sorted(hits, key=lambda h: (-h["score"], h["memory"].id))
-    top = ranked[0]["score"] if ranked[0]["score"] > 0 else 1.0
-    seeds = [{"id": h["memory"].id, "weight": h["score"] / top} for h in ranked[:rc.graph_seeds] if h["score"] > 0]
+    seeds = _seeds(hits, rc.graph_seeds)
     if not seeds:
         return hits
     rows = db.run("retrieval/spread", seeds=seeds, kinds=dict(rc.graph_kinds), link_kinds=dict(cc.link_kind_weights),
                   coaccess_k=float(cc.coaccess_k), sim_floor=float(cfg.similarity_floor), live=list(LIVE_STATUSES),
                   namespace=namespace, subject=subject, embedding=embedding, limit=pool)
-    by_id = {h["memory"].id: h for h in hits}
-    for r in rows:
-        h = by_id.get(r["memory"]["id"])
-        if h is None:  # reached only through the graph: its own query score too
-            h = by_id[r["memory"]["id"]] = {"memory": Head.of(r["memory"]), "vector": r["cosine"],
-                                            "keyword": None, "superseded": [],
-                                            "score": (r["cosine"] or 0.0) / vbest}
-        h["graph"] = r["spread"]
-        h["score"] = h["score"] + rc.graph_weight * r["spread"]
-    return list(by_id.values())
+    return _add_graph(hits, rows, "spread", 1.0, rc.graph_weight, vbest)
 
 
 def _ppr(db: Database, cfg: Config, hits: list[dict[str, Any]], embedding: list[float] | None, pool: int,
          namespace: str | None, subject: str | None, vbest: float) -> list[dict[str, Any]]:
     """Graph-aware recall by personalised PageRank (HippoRAG): the scope's live memories and the
     edges consolidation maintains projected for this query, PageRank teleporting to the seeds,
-    then dropped. A memory gains graph_weight x its rank / the best
-    rank; one reached only through the graph is scored by its own cosine too."""
+    then dropped. A memory gains graph_weight x the rank walks from the other seeds bring it, in
+    units of one full step from a weight-1 seed."""
     rc, cc = cfg.retrieval, cfg.consolidation
-    ranked = sorted(hits, key=lambda h: (-h["score"], h["memory"].id))
-    top = ranked[0]["score"] if ranked[0]["score"] > 0 else 1.0
-    seeds = [{"id": h["memory"].id, "weight": h["score"] / top} for h in ranked[:rc.graph_seeds] if h["score"] > 0]
+    seeds = _seeds(hits, rc.graph_seeds)
     if not seeds:
         return hits
     name = f"graphcons-ppr-{uuid.uuid4().hex[:12]}"
@@ -290,17 +300,7 @@ def _ppr(db: Database, cfg: Config, hits: list[dict[str, Any]], embedding: list[
         db.run("clusters/drop_graph", graph_name=name)
     # 1 = what a seed of weight 1 gives a neighbour that is its only edge after one step of the walk
     # (teleport 1 - d, then d along the edge): the scale of the spread step's strongest path.
-    unit = rc.ppr_damping * (1 - rc.ppr_damping)
-    by_id = {h["memory"].id: h for h in hits}
-    for r in rows:
-        h = by_id.get(r["memory"]["id"])
-        if h is None:
-            h = by_id[r["memory"]["id"]] = {"memory": Head.of(r["memory"]), "vector": r["cosine"],
-                                            "keyword": None, "superseded": [],
-                                            "score": (r["cosine"] or 0.0) / vbest}
-        h["graph"] = r["rank"] / unit
-        h["score"] = h["score"] + rc.graph_weight * r["rank"] / unit
-    return list(by_id.values())
+    return _add_graph(hits, rows, "rank", rc.ppr_damping * (1 - rc.ppr_damping), rc.graph_weight, vbest)
 
 
 def _vector(db: Database, cfg: Config, embedding: list[float], k: int, namespace: str | None,

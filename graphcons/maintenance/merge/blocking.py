@@ -17,19 +17,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from graphcons.core.vectors import cosine_matrix  # noqa: F401  (the blocks' matrix; merge.job reads it here)
+
 EXACT_BLOCK_MAX = 2000
-
-
-def cosine_matrix(sims: list[list[float]]) -> np.ndarray:
-    """The block's full cosine matrix from the server's upper triangle of (1 + cosine) / 2
-    (`sims[i][j - i - 1]` for i < j); the diagonal is -inf (never a memory with itself)."""
-    n = len(sims) + 1
-    cos = np.full((n, n), -np.inf)
-    upper = np.triu_indices(n, 1)  # row-major, the order the server lists them in
-    vals = 2 * np.fromiter((s for row in sims for s in row), dtype=np.float64, count=len(upper[0])) - 1
-    cos[upper] = vals  # as merge/candidates reports it: 2 * score - 1
-    cos[upper[1], upper[0]] = vals
-    return cos
 
 
 def top_k_pairs(cos: np.ndarray, order: list[str], k: int) -> list[tuple[int, int]]:
