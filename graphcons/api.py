@@ -48,6 +48,7 @@ from graphcons.store import (
     retrieval,
     tokens,
 )
+from graphcons.store import context as context_mod
 from graphcons.store import schema as store
 from graphcons.store.proposals import Decision
 
@@ -142,6 +143,16 @@ class Graphcons:
         self._check_store()
         return retrieval.retrieve(self.db, self.config, self.embedder, query, k, namespace=namespace,
                                   subject=subject, session=session, record=record, mode=mode, insights=insights)
+
+    def context(self, query: str, budget_words: int = 300, *, namespace: str | None = None,
+                subject: str | None = None, session: str | None = None, record: bool = True,
+                mode: str | None = None) -> context_mod.Context:
+        """The text block an agent pastes into its prompt: the best hits packed until
+        `budget_words`, every line with its date and id, an insight as its facts most relevant to
+        the query, no fact twice (issue 39). Its use is recorded like retrieve's."""
+        self._check_store()
+        return context_mod.context(self.db, self.config, self.embedder, query, budget_words, namespace=namespace,
+                                   subject=subject, mode=mode, record=record, session=session)
 
     def search(self, text: str, k: int = 10, *, namespace: str | None = None,
                subject: str | None = None) -> list[dict[str, Any]]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -94,3 +95,13 @@ def graphcons_cli(neo4j_settings, cwd, *, timeout: float = 300, **extra_env: str
 
     run.env = env  # for a test that starts a long-running command itself (graphcons serve)
     return run
+
+
+@pytest.fixture
+def cli_run(g, neo4j_settings, tmp_path):
+    """`graphcons ARGS...` as a user runs it, on the test store, from an empty directory."""
+    env = dict(os.environ, NEO4J_URI=neo4j_settings.uri, NEO4J_USER=neo4j_settings.user,
+               NEO4J_PASSWORD=neo4j_settings.resolved_password())
+    env.pop("GRAPHCONS_CONFIG", None)
+    return lambda *args: subprocess.run([sys.executable, "-m", "graphcons", *args], capture_output=True, text=True,
+                                        env=env, cwd=tmp_path, timeout=120)

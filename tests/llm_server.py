@@ -55,6 +55,7 @@ def grounded_answer(request: dict[str, Any], *, extra_ids: list[str] = (), title
         "title": title,
         "concept": "Deploys are followed by 503 errors until caches warm up.",
         "claims": [{"statement": "Checkout returns 503 after a deploy (confirmed 9 times)", "member_ids": ids}],
+        "facts": [{"statement": "Checkout returned 503 after deploy 4.1.", "member_ids": ids[:1]}],
         "tensions": [{"description": "One incident blamed the database instead", "member_ids": ids[:1]}],
         "gaps": ["No root cause is recorded."],
         "implications": ["Warm the cache before switching traffic."],

@@ -3,9 +3,9 @@
 import json
 
 import pytest
-from synthesis_helpers import NOW, add_incidents, insights
+from synthesis_helpers import INCIDENTS, NOW, add_incidents, insights
 
-from graphcons.consolidation.grounding import distinct_sources, ground
+from graphcons.consolidation.grounding import confirmation_phrase, distinct_sources, ground
 from graphcons.consolidation.synthesis.models import (
     Claim,
     Insight,
@@ -88,9 +88,12 @@ def test_distinct_sources_confirm(g):
     cluster = add_incidents(g)
     out = g.synthesize(cluster, now=NOW)
     p = g.proposal(out.proposal_id)
-    assert p["insight"]["claims"][0]["confirmations"] == 3  # pagerduty (twice), oncall-ana, oncall-bo
+    claim = p["insight"]["claims"][0]
+    sources = {mid: src for mid, _, src, _ in INCIDENTS}  # pagerduty twice, oncall-ana, oncall-bo
+    distinct = len({sources[m] for m in claim["member_ids"]})
+    assert claim["confirmations"] == distinct and len(claim["member_ids"]) >= 2
     res = g.approve(out.proposal_id, now=NOW)
-    assert g.get(res.insight_id).title.endswith("(confirmed 3 times)")
+    assert g.get(res.insight_id).title.endswith(f"({confirmation_phrase(distinct)})")
 
 
 def test_offline_synthesis_is_grounded_and_deterministic():
@@ -103,8 +106,8 @@ def test_offline_synthesis_is_grounded_and_deterministic():
     assert one.insight == two.insight and one.themes == two.themes
     assert "503 after deploy" in one.insight.claims[0].statement
     assert one.insight.claims[0].member_ids == ["m0", "m1", "m2"]
-    # the member that does not fit is a gap, not a tension: it does not disagree, it is silent (issue 12)
-    assert one.insight.tensions == [] and any("do not mention" in gap for gap in one.insight.gaps)
+    # the member that does not fit is its own fact in the digest, not a tension: it does not disagree (issue 39)
+    assert one.insight.tensions == [] and [f.member_ids for f in one.insight.facts if "m3" in f.member_ids] == [["m3"]]
     ground(one.insight, one.themes, prompt.member_ids, {m.id: m.sources for m in members})
 
 

@@ -1,13 +1,16 @@
-"""The offline synthesizer states only what its members say (issue 12): a claim is a statement
-every cited member contains (not just a shared name), incident lines only for incidents,
-tensions only where members disagree. Checked on incidents and on real conversational
-memories from ../shared/data/memorybank_en.json."""
+"""The offline synthesizer writes a digest that states only what its members say (issues 12,
+39): a claim and the cluster's distinct facts, each a whole sentence of a member it cites, each
+once (restatements folded and cited together), in time order with their dates; incident lines
+only for incidents, tensions only where members disagree. Checked on incidents and on real
+conversational memories from ../shared/data/memorybank_en.json, with the offline embedder's
+cosines as the consolidate job reads them from the store."""
 
 from __future__ import annotations
 
 import json
 import os
 import re
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -22,14 +25,16 @@ MEMORYBANK = Path(os.environ.get("GRAPHCONS_DEV_DATA") or Path(__file__).resolve
 INCIDENT_LINES = ("root cause", "fix, rollback or runbook")
 
 
-def _synth(rows, subject, kind="observation", source=None):
-    members = [Shown(id=mid, title=text, content=text, kind=kind, sources=(source or f"src-{mid}",))
-               for mid, text in rows]
-    prompt = SynthesisPrompt(members=members, subject=subject)
+def _synth(embedder, rows, subject, kind="observation", source=None, dates=None):
+    members = [Shown(id=mid, title=text, content=text, kind=kind, sources=(source or f"src-{mid}",),
+                     created_at=(dates or {}).get(mid)) for mid, text in rows]
+    vectors = dict(zip([m.id for m in members], embedder.embed([t for _, t in rows])))
+    ids = sorted(vectors)
+    cosines = {(a, b): float(sum(x * y for x, y in zip(vectors[a], vectors[b]))) for i, a in enumerate(ids)
+               for b in ids[i + 1:]}
+    prompt = SynthesisPrompt(members=members, subject=subject, cosines=cosines)
     out = OfflineSynthesizer().synthesize(prompt)
-    if out.insight is None:  # no pattern: nothing to ground
-        assert out.no_pattern
-        return None, dict(rows)
+    assert out.insight is not None, out.no_pattern  # two members with text always get a digest
     ground(out.insight, out.themes, prompt.member_ids, {m.id: m.sources for m in members})  # raises if ungrounded
     return out.insight, dict(rows)
 
@@ -38,55 +43,59 @@ def _words(text):
     return {_stem(w) for w in re.findall(r"[A-Za-z0-9][A-Za-z0-9'_.-]*[A-Za-z0-9]|[A-Za-z0-9]", text)}
 
 
-def _supported(claim, texts, subject):
-    """Every content word of the statement (minus the subject prefix) is in every cited member."""
-    statement = claim.statement.split(": ", 1)[1] if claim.statement.lower().startswith(f"{subject.lower()}: ") \
-        else claim.statement
-    if statement.startswith("Recurring detail: "):
-        statement = statement[len("Recurring detail: "):].split(" (")[0]
-    needed = {w for w in _words(statement) if len(w) > 2} - {"the", "and", "for", "with", "after", "before"}
-    return all(needed <= _words(texts[m]) for m in claim.member_ids)
+def _said_by_a_cited_member(statement, member_ids, texts):
+    """Extractive: the statement is the whole text, or whole sentences, of one member it cites."""
+    return any(statement == texts[m] or statement in texts[m] and texts[m].startswith(statement)
+               for m in member_ids)
 
 
-def test_three_different_facts_about_one_person_are_no_insight():
-    insight, _ = _synth([("a1", "Andrew is planning to go birdwatching next weekend."),
-                         ("a2", "Andrew loves eagles, they are his favourite birds."),
-                         ("a3", "Andrew hosted a board game night with friends.")], "Andrew", source="chat")
-    assert insight is None  # nothing shared beyond the name: a group of facts is not an insight (issue 28)
+def _check_digest(insight, texts):
+    lines = [*insight.claims, *insight.facts]
+    for line in lines:
+        assert _said_by_a_cited_member(line.statement, line.member_ids, texts), (line, texts)
+        assert "They also share" not in line.statement and "Recurring detail" not in line.statement
+    facts = [m for f in insight.facts for m in f.member_ids]
+    assert len(facts) == len(set(facts))  # a member's fact is stated once
+    assert len({f.statement for f in insight.facts}) == len(insight.facts)  # no fact twice
+    assert set(insight.claims[0].member_ids) <= set(facts)  # the claim is one of the facts, with its date
 
 
-def test_the_title_and_first_sentence_state_the_claim_and_filler_is_no_detail():
-    insight, texts = _synth([("c1", "Caroline said the pottery class was right fun, she made a bowl."),
-                             ("c2", "Caroline went to the pottery class again and it was right relaxing."),
-                             ("c3", "Caroline showed the pottery class her bowl, right after lunch.")], "Caroline")
-    assert "pottery class" in insight.title.lower()
-    assert insight.concept.lower().startswith("pottery class")  # the first sentence is the claim itself
-    assert not any(c.statement.startswith("Recurring detail: right") for c in insight.claims)
-    assert all(_supported(c, texts, "Caroline") for c in insight.claims)
+def test_three_different_facts_about_one_person_are_a_digest_of_three_dated_facts(embedder):
+    rows = [("a1", "Andrew is planning to go birdwatching next weekend."),
+            ("a2", "Andrew loves eagles, they are his favourite birds."),
+            ("a3", "Andrew hosted a board game night with friends.")]
+    dates = {"a1": datetime(2023, 5, 8, tzinfo=timezone.utc), "a2": datetime(2023, 4, 1, tzinfo=timezone.utc),
+             "a3": datetime(2023, 6, 2, tzinfo=timezone.utc)}
+    insight, texts = _synth(embedder, rows, "Andrew", source="chat", dates=dates)
+    _check_digest(insight, texts)
+    assert sorted(m for f in insight.facts for m in f.member_ids) == ["a1", "a2", "a3"]
+    assert [f.when for f in insight.facts] == ["1 April 2023", "8 May 2023", "2 June 2023"]  # in time order
 
 
-def test_incidents_get_a_shared_claim_and_incident_gaps_and_a_real_disagreement():
+def test_restatements_fold_into_one_fact_citing_them_all(embedder):
+    insight, texts = _synth(embedder, [("pd-1", "The Atlas project deadline is Friday."),
+                                     ("pd-2", "The client confirmed the Atlas project deadline is Friday."),
+                                     ("pd-3", "The deadline of the Atlas project is Friday."),
+                                     ("pd-4", "Lunch on Thursday will be pizza for the whole team.")],
+                            "project-atlas", kind="fact")
+    _check_digest(insight, texts)
+    assert insight.claims[0].member_ids == ["pd-1", "pd-2", "pd-3"]  # the most central fact, said three times
+    assert "deadline" in insight.claims[0].statement and "deadline" in insight.title
+    assert [f.member_ids for f in insight.facts if "pd-4" in f.member_ids] == [["pd-4"]]
+    assert insight.tensions == []
+    assert not any(line in gap for gap in insight.gaps for line in INCIDENT_LINES)
+
+
+def test_incidents_get_incident_gaps_and_only_a_negating_member_is_a_tension(embedder):
     rows = [("x1", "The deploy did not cause 503 errors on checkout."),
             ("x2", "503 errors on checkout after the deploy."),
             ("x3", "Checkout 503 errors began after deploy 4.5."),
             ("x4", "Checkout served 503 errors after deploy 4.6 for ten minutes.")]
-    insight, texts = _synth(rows, "checkout", kind="incident")
-    main = insight.claims[0]
-    assert "503 errors" in main.statement and main.member_ids == ["x1", "x2", "x3", "x4"]
-    assert all(_supported(c, texts, "checkout") for c in insight.claims)
-    assert [t.member_ids[0] for t in insight.tensions] == ["x1"]  # the one member that negates it
+    insight, texts = _synth(embedder, rows, "checkout", kind="incident")
+    _check_digest(insight, texts)
+    assert "503" in insight.claims[0].statement
+    assert all(t.member_ids[0] == "x1" for t in insight.tensions)  # only the member that negates
     assert any("root cause" in gap for gap in insight.gaps)
-
-
-def test_a_deadline_restated_is_one_claim_and_an_unrelated_no_is_no_tension():
-    insight, texts = _synth([("pd-1", "Monday standup: the Atlas project deadline is Friday."),
-                             ("pd-2", "Tuesday: the client confirmed the Atlas project deadline is Friday."),
-                             ("pd-3", "Wednesday: the Atlas project deadline is still Friday, no extension.")],
-                            "project-atlas", kind="fact")
-    assert "deadline is Friday" in insight.claims[0].statement
-    assert insight.claims[0].member_ids == ["pd-1", "pd-2", "pd-3"]
-    assert insight.tensions == []  # "no extension" does not deny the deadline
-    assert not any(line in gap for gap in insight.gaps for line in INCIDENT_LINES)
 
 
 def _memorybank_groups():
@@ -107,33 +116,29 @@ def _memorybank_groups():
                 yield user.strip(), by_word[w]
 
 
-def test_on_memorybank_every_claim_is_in_every_member_it_cites():
-    checked = separate = 0
+def test_on_memorybank_every_line_is_a_cited_members_sentence_and_no_fact_is_said_twice(embedder):
+    checked = 0
     for user, rows in _memorybank_groups():
-        insight, texts = _synth(rows, user, source=f"chat-{user}")
+        insight, texts = _synth(embedder, rows, user, source=f"chat-{user}")
         checked += 1
-        if insight is None:  # no statement shared: no insight at all
-            separate += 1
-            continue
-        for claim in insight.claims:
-            assert _supported(claim, texts, user), (user, claim.statement, [texts[m] for m in claim.member_ids])
+        _check_digest(insight, texts)
         assert not any(line in gap for gap in insight.gaps for line in INCIDENT_LINES), insight.gaps
-        for t in insight.tensions:  # only a member that negates the shared statement
+        for t in insight.tensions:  # only a member that negates what its group states
             assert "disagrees" in t.description and re.search(r"\b(not|no|never|n't|without)\b|n't",
                                                               texts[t.member_ids[0]].lower()), t
-        assert len(insight.claims[0].member_ids) >= 2  # an insight's main claim is shared
-    assert checked >= 100 and 0 < separate < checked
+    assert checked >= 100
 
 
-def test_a_cluster_of_unrelated_facts_is_recorded_no_pattern_and_not_retried(g):
-    from synthesis_helpers import NOW, add_incidents, proposals_count
+def test_a_cluster_of_unrelated_facts_gets_a_digest_proposal_whose_facts_carry_their_dates(g):
+    from synthesis_helpers import NOW, add_incidents
     cluster = add_incidents(g, rows=[("u1", "Andrew is planning to go birdwatching next weekend.", "chat", "2026-11-02"),
                                      ("u2", "Andrew loves eagles, they are his favourite birds.", "chat", "2026-11-03"),
                                      ("u3", "Andrew hosted a board game night with friends.", "chat", "2026-11-04")],
                             subject="Andrew", kind="observation")
     out = g.synthesize(cluster, now=NOW)
-    assert out.status == "no_pattern" and out.proposal_id is None and "no pattern" in out.reason
-    assert proposals_count(g) == 0
+    assert out.status == "proposed"
+    iid = g.approve(out.proposal_id, by="ana", now=NOW).insight_id
+    content = g.get(iid).content
+    for day, text in (("2 November 2026", "birdwatching"), ("3 November 2026", "eagles"), ("4 November 2026", "board game")):
+        assert any(day in line and text in line for line in content.splitlines()), content
     assert g.synthesize(cluster, now=NOW).status == "unchanged"  # settled until the membership changes
-    g.edit("u1", content="Andrew is planning to go birdwatching next weekend with Anna.")
-    assert g.synthesize(cluster, now=NOW).status == "no_pattern"  # changed: looked at again

@@ -1,9 +1,6 @@
 """Retrieval as a user sees it (issue 9): scoped, hybrid, any text, insight-aware."""
 
 import json
-import os
-import subprocess
-import sys
 
 import pytest
 
@@ -15,15 +12,6 @@ METACHARACTERS = ['/', '"', '(', ')', ':', '~', '*', '?', '\\', '+', '-', '!', '
                   'AND', 'OR', 'NOT', 'TO', '"unbalanced quote', 'a/b', 'path /api/v1/orders', '(503', 'title:foo',
                   'deploy~2', 'fail*', '?ail', '+must -not', '\\"', 'x AND', 'OR y', 'NOT', 'a && b || c', '[1 TO 5]',
                   '{a TO b}', 'boost^3', '!!', '""', '/regex/', 'é ñ 中文 🙂', ' '.join(['x'] * 2000)]
-
-
-@pytest.fixture
-def cli_run(g, neo4j_settings, tmp_path):
-    env = dict(os.environ, NEO4J_URI=neo4j_settings.uri, NEO4J_USER=neo4j_settings.user,
-               NEO4J_PASSWORD=neo4j_settings.resolved_password())
-    env.pop("GRAPHCONS_CONFIG", None)
-    return lambda *args: subprocess.run([sys.executable, "-m", "graphcons", *args], capture_output=True, text=True,
-                                        env=env, cwd=tmp_path, timeout=120)
 
 
 def ids(hits):
@@ -133,7 +121,7 @@ def test_an_insight_brings_its_members_within_the_budget(g, insight):
     g.config.retrieval.members_per_insight = 2
     ins = g.get(iid)
     query = f"{ins.title}. {ins.content}"  # the insight's own embedded text: it ranks first
-    hits = g.retrieve(query, k=4, mode="vector", record=False)
+    hits = g.retrieve(query, k=4, mode="vector", insights="group", record=False)
     shown = ids(hits) + [m["memory"].id for h in hits for m in h.get("members", [])]
     assert len(shown) == 4 and len(set(shown)) == 4  # k memories in all, none twice
     top = hits[0]
@@ -145,6 +133,19 @@ def test_an_insight_brings_its_members_within_the_budget(g, insight):
         assert [i["id"] for i in h["insights"]] == ([iid] if h["memory"].id in cluster.member_ids else [])
     plain = g.retrieve("checkout 503 errors after a deploy", k=4, insights="plain", record=False)
     assert len(plain) == 4 and all("members" not in h and "insights" not in h for h in plain)
+
+
+def test_a_digest_insight_is_one_item_carrying_the_members_it_cites(g, insight):
+    """The default (issue 39): an insight takes one of k and carries every member it cites as its
+    provenance (their facts are in its text); a member it carries is not shown again."""
+    iid, cluster = insight
+    ins = g.get(iid)
+    cited = {r["id"] for r in g.db.run_text("MATCH (:Memory {id: $id})-[:DERIVED_FROM]->(m) RETURN m.id AS id", id=iid)}
+    hits = g.retrieve(f"{ins.title}. {ins.content}", k=10, mode="vector", record=False)
+    assert ids(hits) == [iid, "other"]  # every memory of the store, in two items
+    assert {m["memory"].id for m in hits[0]["members"]} == cited and len(cited) >= 2
+    assert not cited & set(ids(hits))  # shown once, inside the insight
+    assert all(m["memory"].sources for m in hits[0]["members"])  # each carries its sources, for citation
 
 
 def test_an_unsupported_insight_ranks_below_everything_else(g, insight):
@@ -246,15 +247,18 @@ def test_the_top_k_of_a_query_is_the_prefix_of_its_top_k_plus_n(g, insight):
     trip = add_trip(g, namespace="default")
     g.access("plan-1", trip)  # a graph step with something to spread
     for query, mode, grouping in (("checkout 503 errors after a deploy", None, "group"),
+                                  ("checkout 503 errors after a deploy", None, "digest"),
                                   ("Maria's trip to Lisbon", None, "plain"),
                                   ("deploy of service A failed", "vector", "plain"),
                                   ("deploy of service A failed", "keyword", "plain")):
-        longest = g.retrieve(query, k=25, mode=mode, insights=grouping, record=False)
-        shown = [i for h in longest for i in (h["memory"].id, *[m["memory"].id for m in h.get("members", [])])]
+        def items(hits):  # "digest": an insight is one item with its members; else each memory is one
+            if grouping == "digest":
+                return [(h["memory"].id, tuple(m["memory"].id for m in h.get("members", []))) for h in hits]
+            return [i for h in hits for i in (h["memory"].id, *[m["memory"].id for m in h.get("members", [])])]
+        shown = items(g.retrieve(query, k=25, mode=mode, insights=grouping, record=False))
         assert len(shown) == 25
         for k in (1, 2, 4, 7, 12, 24):
-            hits = g.retrieve(query, k=k, mode=mode, insights=grouping, record=False)
-            got = [i for h in hits for i in (h["memory"].id, *[m["memory"].id for m in h.get("members", [])])]
+            got = items(g.retrieve(query, k=k, mode=mode, insights=grouping, record=False))
             assert got == shown[:k], (query, mode, grouping, k)
 
 
@@ -297,7 +301,7 @@ def test_an_unsupported_insight_ranks_last_in_the_default_ranking_too(g, insight
     iid, cluster = insight
     g.access("used", [iid, *cluster.member_ids])  # graph support must not lift it either
     g.db.run_text("MATCH (i:Memory {id: $id}) SET i.epistemic_status = 'unsupported'", id=iid)
-    for grouping in ("plain", "group"):
+    for grouping in ("plain", "group", "digest"):
         hits = g.retrieve("checkout 503 errors after a deploy", k=10, insights=grouping, record=False)
         assert ids(hits)[-1] == iid, grouping
 
@@ -318,7 +322,7 @@ def test_an_insight_shows_the_members_closest_to_the_query(g, insight):
     shown = set()
     for extra in ("The cache was cold.", "We should warm the cache before switching traffic.", "Rolled back after 12 minutes."):
         query = f"{ins.title}. {ins.content} {extra}"
-        hits = g.retrieve(query, k=3, mode="vector", record=False)
+        hits = g.retrieve(query, k=3, mode="vector", insights="group", record=False)
         assert hits[0]["memory"].id == iid
         by_cosine = [i for i in ids(g.retrieve(query, k=20, mode="vector", insights="plain", record=False))
                      if i in cluster.member_ids]

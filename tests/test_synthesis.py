@@ -45,10 +45,13 @@ def test_offline_is_the_default_and_works_end_to_end(g):
     assert p["kind"] == "consolidate" and p["status"] == "pending"
     assert p["cluster_key"] == cluster.key and p["membership_hash"] == out.membership_hash
     assert p["member_versions"] == {m: 1 for m in cluster.member_ids}
-    assert p["provider"] == "offline" and p["model"] == "extractive-v1" and p["prompt_hash"].startswith("ph-")
+    assert p["provider"] == "offline" and p["model"] == "extractive-v2" and p["prompt_hash"].startswith("ph-")
     assert p["gate_figures"] == {"cohesion": 0.9, "trigger": "salient"}
-    assert p["insight"]["claims"][0]["member_ids"] == list(cluster.member_ids)
-    assert "503 after deploy" in p["insight"]["title"]
+    claim, facts = p["insight"]["claims"][0], p["insight"]["facts"]
+    assert len(claim["member_ids"]) >= 2 and set(claim["member_ids"]) <= set(cluster.member_ids)
+    assert "503" in p["insight"]["title"]
+    assert sorted(m for f in facts for m in f["member_ids"]) == list(cluster.member_ids)  # each fact once, all dated
+    assert all(f["when"].endswith("November 2026") for f in facts)
     assert insights(g) == 0  # nothing reaches the store before approval
 
 
@@ -199,6 +202,8 @@ def check_endpoint_outcome(g, cluster, out, answers):
         assert p["status"] == "pending" and claims
         assert all(c["member_ids"] and set(c["member_ids"]) <= members & answered for c in claims), claims
         assert p["cited"] and set(p["cited"]) <= members & answered, p["cited"]
+        facts = p["insight"].get("facts", [])  # issue 39: each fact cites members it was shown, once
+        assert all(f["member_ids"] and set(f["member_ids"]) <= members & answered for f in facts), facts
         assert all(set(t["member_ids"]) <= members for t in p["themes"]["themes"])
         assert all(set(t["member_ids"]) <= members | set(p["context_ids"]) for t in p["insight"]["tensions"])
         res = g.approve(out.proposal_id, now=NOW)
@@ -252,6 +257,26 @@ def test_real_openai_compatible_endpoint(g):
         pytest.skip(f"the endpoint did not answer: {out.reason}")
     # four explicit incidents with one shared claim: an easy case a 1.5B instruction model grounds
     assert out.status == "proposed", f"the endpoint answered but the synthesis was {summary}"
+
+
+def test_a_models_facts_keep_only_shown_ids_and_carry_their_members_dates(g, llm):
+    """Issue 39: the typed insight has facts; each cites shown members only (one citing nothing
+    shown is dropped) and gets the date of its earliest member from graphcons, not the model."""
+    use_llm(g, llm)
+
+    def with_a_ghost_fact(req):
+        answer = grounded_answer(req)
+        if "facts" in answer["args"]:
+            answer["args"]["facts"].append({"statement": "A fact citing nothing shown.", "member_ids": ["M99"]})
+        return answer
+
+    llm.fallback = with_a_ghost_fact
+    cluster = add_incidents(g)
+    p = g.proposal(g.synthesize(cluster, now=NOW).proposal_id)
+    facts = p["insight"]["facts"]
+    assert [f["member_ids"] for f in facts] == [["inc-1"]] and facts[0]["when"] == "2 November 2026"
+    iid = g.approve(p["id"], now=NOW).insight_id
+    assert "2 November 2026: Checkout returned 503 after deploy 4.1. [inc-1]" in g.get(iid).content
 
 
 def test_provider_settings_come_from_llm_config_or_the_environment(llm):

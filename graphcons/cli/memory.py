@@ -182,6 +182,24 @@ def access(ids: List[str] = typer.Argument(..., help="Memory ids used together."
 
 
 @app.command()
+def context(query: str, budget: int = typer.Option(300, "--budget", min=10, max=5000,
+                                                  help="Words the block may hold (ids and dates included)."),
+            namespace: Optional[str] = typer.Option(None), subject: Optional[str] = typer.Option(None),
+            session: Optional[str] = typer.Option(None, help="Record the memories shown as used in this session."),
+            json_out: bool = JsonOpt) -> None:
+    """Print the context block an agent pastes into its prompt: best memories and insight facts,
+    each line with its date and id, never over the word budget, no fact twice."""
+    with open_store() as g:
+        ctx = g.context(query, budget, namespace=namespace, subject=subject, session=session,
+                        record=session is not None)
+    if json_out:
+        emit_json(ctx.to_dict())
+        return
+    typer.echo(ctx.text if ctx.text else "(nothing in this scope matches)")
+    typer.echo(f"-- {ctx.words} of {ctx.budget_words} words, {len(ctx.ids)} memories cited", err=True)
+
+
+@app.command()
 def search(query: str, k: int = typer.Option(5, min=1, max=1000), namespace: Optional[str] = typer.Option(None),
            subject: Optional[str] = typer.Option(None),
            mode: Optional[str] = typer.Option(None, help="hybrid | vector | keyword (default: [retrieval] mode)."),

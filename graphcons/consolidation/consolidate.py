@@ -39,6 +39,7 @@ from graphcons.core.errors import (
 )
 from graphcons.core.memory import LIVE_STATUSES
 from graphcons.core.time import utcnow
+from graphcons.core.vectors import cosine_matrix
 from graphcons.store import proposals
 
 CONFLICT_KINDS = ["contradicts", "conflicts_with", "conflicts", "exception", "exception_to", "refutes", "disputes"]
@@ -96,8 +97,12 @@ def load_prompt(db: Database, cluster: Cluster,
     subjects = sorted({r["subject"] for r in rows})
     subject = cluster.subject or (subjects[0] if len(subjects) == 1 else None)
     versions = {r["id"]: int(r["version"]) for r in rows}
+    ids = [r["id"] for r in rows]  # in id order, as the triangle is computed
+    cos = cosine_matrix(db.run_values("retrieval/pair_cosines", ids=ids)[0]["sims"]) if len(ids) > 1 else None
+    cosines = {(a, b): round(float(cos[i, j]), 4) for i, a in enumerate(ids) for j, b in enumerate(ids) if i < j} \
+        if cos is not None else {}
     return SynthesisPrompt(members=members, context=ctx, subject=subject, namespace=cluster.namespace,
-                           redaction=redaction), versions
+                           redaction=redaction, cosines=cosines), versions
 
 
 def _task(db: Database, key: str) -> dict[str, Any] | None:
@@ -176,6 +181,7 @@ def synthesize_cluster(db: Database, cfg: Config, cluster: Cluster, *, synthesiz
 
         db.write(ungrounded)
         return Outcome(cluster.key, "ungrounded", str(exc), None, mhash, {"stripped": exc.stripped}, result.calls)
+    grounded.insight = grounded.insight.dated({m.id: m.created_at for m in prompt.members})  # facts in time order
     report = grounded.report()
     report["sources"] = sorted({s for mid in grounded.cited for s in sources[mid]})
     pid = insight.proposal_id(cluster.key, mhash)

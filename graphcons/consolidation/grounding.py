@@ -26,6 +26,7 @@ from typing import Any
 from graphcons.consolidation.synthesis.models import (
     CATEGORIES,
     Claim,
+    Fact,
     Insight,
     Reflection,
     Statement,
@@ -156,6 +157,11 @@ def ground(insight: Insight, themes: Themes | None, member_ids: list[str] | tupl
         statement = _CONFIRMED_RE.sub("", c.statement).strip()
         claims.append(Claim(statement=statement, member_ids=sorted(kept),
                             confirmations=distinct_sources(kept, sources)))
+    facts = []  # a fact citing no shown member is dropped like a claim, but never decides groundedness alone
+    for f in insight.facts:
+        kept = _keep(f.member_ids, members, stripped, context, context_hits)
+        if kept:
+            facts.append(Fact(statement=_CONFIRMED_RE.sub("", f.statement).strip(), member_ids=sorted(kept)))
     said = [c.statement for c in claims]
     restated = [t.description for t in insight.tensions if restates_claim(t.description, said)]
     tensions = [Tension(description=t.description, member_ids=sorted(_keep(t.member_ids, members | context, stripped)))
@@ -168,7 +174,7 @@ def ground(insight: Insight, themes: Themes | None, member_ids: list[str] | tupl
             f"({len(stripped)} unknown id(s) stripped, {len(context_hits)} context id(s) refused as support); "
             "rejected, nothing stored", stripped + context_hits)
     clean = Insight(title=_CONFIRMED_RE.sub("", insight.title).strip() or insight.title, concept=insight.concept,
-                    claims=claims, tensions=tensions, gaps=list(insight.gaps), implications=list(insight.implications),
+                    claims=claims, facts=facts, tensions=tensions, gaps=list(insight.gaps), implications=list(insight.implications),
                     confidence=insight.confidence)
     capped = capped_confidence(clean, members, sources)
     given = None if capped == clean.confidence else clean.confidence

@@ -26,7 +26,7 @@ from datetime import datetime
 from typing import Any, Callable
 
 from graphcons.consolidation.grounding import confirmation_phrase
-from graphcons.consolidation.synthesis.models import Insight
+from graphcons.consolidation.synthesis.models import Fact, Insight
 from graphcons.core import audit
 from graphcons.core.config import Config
 from graphcons.core.db import Database, Tx
@@ -64,6 +64,8 @@ def render(insight: Insight, *, member_count: int, sources: list[str]) -> tuple[
     lines = [insight.concept.strip(), "", "Claims:"]
     for c in insight.claims:
         lines.append(f"- {c.statement} ({confirmation_phrase(c.confirmations or 1)}; members {', '.join(c.member_ids)})")
+    if insight.facts:  # issue 39: the facts an agent answers from, in time order with their dates
+        lines += ["", "Facts:"] + [f"- {fact_line(f)}" for f in insight.facts]
     if insight.tensions:
         lines += ["", "Tensions:"] + [f"- {t.description}" + (f" [{', '.join(t.member_ids)}]" if t.member_ids else "")
                                        for t in insight.tensions]
@@ -74,6 +76,12 @@ def render(insight: Insight, *, member_count: int, sources: list[str]) -> tuple[
     lines += ["", f"Epistemic status: hypothesis (confidence {insight.confidence:.2f}); consolidated from "
                   f"{member_count} memories, {len(sources)} distinct source(s): {', '.join(sources)}."]
     return title, "\n".join(lines)
+
+
+def fact_line(fact: Fact) -> str:
+    """One fact as an insight's text and a context show it: "7 May 2023: ... [m-1, m-2]"."""
+    when = f"{fact.when}: " if fact.when else ""
+    return f"{when}{fact.statement} [{', '.join(fact.member_ids)}]"
 
 
 def stale_members(runner: Any, versions: dict[str, int]) -> list[str]:

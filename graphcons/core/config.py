@@ -174,9 +174,11 @@ class RetrievalConfig(Section):
         if unknown:
             raise ValueError(f"unknown edge type(s) {', '.join(unknown)}; expected some of {', '.join(sorted(GRAPH_KINDS))}")
         return kinds
-    # "group": an insight brings up to members_per_insight of the members it SUMMARIZES
-    # (most relevant first), each counted in k; a member shows its insights. "plain": off.
-    insights: Literal["group", "plain"] = "group"
+    # "digest" (issue 39): an insight is one item of k carrying the members it cites (their facts
+    # are in its text) as provenance; those members are not shown again. "group": an insight
+    # brings up to members_per_insight of the members it SUMMARIZES (most relevant first), each
+    # counted in k. Either way a member shows its insights. "plain": off.
+    insights: Literal["digest", "group", "plain"] = "digest"
     members_per_insight: int = Field(default=3, ge=0, le=100)
 
 

@@ -58,3 +58,15 @@ def parse_instant(value: str | None, field: str = "now") -> datetime | None:
     if dt.tzinfo is None:
         raise ValidationError(field, "must carry a timezone (e.g. 2026-11-29T10:00:00+00:00)")
     return dt
+
+
+def day(value: datetime | None) -> str:
+    """A date as people (and LoCoMo's answers) write it: "7 May 2023"; "" for none. What
+    retrieval, contexts and insight digests show next to a fact (issue 39)."""
+    if value is None:
+        return ""
+    return f"{value.day} {MONTHS[value.month - 1]} {value.year}"
+
+
+MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+          "November", "December")  # not strftime: its month names follow the process locale

@@ -1,5 +1,5 @@
 """/v1 routes over memories: add (one, batch), get, history, edit, link, access, retrieve,
-search, explain. Each calls one verb of the Graphcons facade; what the caller writes is
+search, context, explain. Each calls one verb of the Graphcons facade; what the caller writes is
 sourced to its token (principal), never to a string it sends."""
 
 from __future__ import annotations
@@ -148,6 +148,17 @@ def retrieve(body: m.RetrieveQuery, g: Graphcons = Depends(store), p: Principal 
     session = _session(p, body.session) if body.session is not None else None
     hits = g.retrieve(body.query, k=body.k, namespace=namespace, session=session, record=record)
     return m.Hits(hits=[m.Hit(**h) for h in hits if p.sees(h["memory"].namespace)], recording=hits.recording)
+
+
+@router.post("/context", response_model=m.ContextOut)
+def context(body: m.ContextQuery, g: Graphcons = Depends(store), p: Principal = Depends(reader)) -> m.ContextOut:
+    """The text block an agent pastes into its prompt (issue 39): best memories and insight facts until
+    `budget_words`, each line with its date and id, no fact twice; a writer's use is recorded as co-access."""
+    namespace = read_namespace(p, body.namespace)
+    session = _session(p, body.session) if body.session is not None else None
+    ctx = g.context(body.query, body.budget_words, namespace=namespace, subject=body.subject, session=session,
+                    record=body.record and p.has("writer"))
+    return m.ContextOut(**ctx.to_dict())
 
 
 @router.get("/search", response_model=m.Hits)

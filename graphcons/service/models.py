@@ -114,6 +114,32 @@ class RetrieveQuery(Body):
     record: bool = True  # writers: record the hits as used together (readers never record)
 
 
+class ContextQuery(Body):
+    query: str = Field(min_length=1, max_length=10_000)
+    budget_words: int = Field(default=300, ge=10, le=5000, description="Words the block may hold (ids and dates "
+                                                                      "included).")
+    namespace: str | None = Field(default=None, max_length=100)
+    subject: str | None = Field(default=None, max_length=200)
+    session: str | None = Field(default=None, max_length=200)
+    record: bool = True  # writers: record the memories shown as used together (readers never record)
+
+
+class ContextLine(BaseModel):
+    text: str
+    ids: list[str]
+    kind: str
+    date: str
+
+
+class ContextOut(BaseModel):
+    text: str = Field(description="The block to paste into a prompt: one line per memory or insight fact, each "
+                                  "with its date and id.")
+    words: int
+    budget_words: int
+    lines: list[ContextLine]
+    ids: list[str] = Field(description="Every memory id the block cites, in order.")
+
+
 class Hit(BaseModel):
     memory: Memory
     score: float

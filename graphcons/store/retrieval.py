@@ -19,12 +19,14 @@ up to `retrieval.exact_scope_max` memories are scanned exactly; larger ones read
 index with a pool that widens until k in-scope results are found (or the pool is the
 whole store), so a scope holding k live memories always returns k.
 
-Insights (`retrieval.insights`): "group" (default) lists, under each insight hit, up to
-`members_per_insight` of the members it SUMMARIZES (most relevant to the query first); a
-member hit shows the insights that summarise it. Budget: k is the number of memories
-returned, nested members included, so grouping never returns more memories than plain
-mode; a member already shown under an insight is not repeated. "plain" turns this off.
-An insight whose epistemic_status is "unsupported" ranks below every other hit.
+Insights (`retrieval.insights`): "digest" (default, issue 39): one memory stands for many. An
+insight whose digest cites a candidate ranks where the best candidate it cites would
+(`_stand_for`, hybrid mode), it is one of k, and it carries every member it cites (their facts
+are in its text) as `members`, most relevant to the query first; those members are not shown
+again. "group" lists, under each insight hit, up to `members_per_insight` of the members it
+SUMMARIZES, each counted in k. In both, a member hit shows the insights that summarise it.
+"plain" turns this off. An insight whose epistemic_status is "unsupported" ranks below every
+other hit.
 
 Deprecated memories are never returned themselves: a hit on one lands on the memory that
 SUPERSEDES it. Using results records co-access (record=True, not in `search_text`).
@@ -74,7 +76,7 @@ class Head:
 
 
 MODES = ("hybrid", "vector", "keyword")
-INSIGHT_MODES = ("group", "plain")
+INSIGHT_MODES = ("digest", "group", "plain")
 LUCENE_SPECIAL = set('\\+-!():^[]"{}~*?|&/')
 LUCENE_OPERATORS = {"AND", "OR", "NOT", "TO"}
 MAX_QUERY_TERMS = 500  # Lucene refuses more than 1024 clauses: each term is asked of title and content
@@ -125,8 +127,9 @@ def retrieve(db: Database, cfg: Config, embedder: Embedder, query: str, k: int =
     _check(query, k, namespace, subject, mode, insights)
     embedding = embedder.embed_one(query) if mode != "keyword" else None
     pool = max(rc.hybrid_pool, k)  # independent of k up to hybrid_pool: top k is a prefix of top k + n
-    ranked = _ranked(db, cfg, query, embedding, pool, namespace, subject, mode)
-    hits = _hydrate(db, _group(db, ranked, k, embedding, rc.members_per_insight) if insights == "group" else ranked[:k])
+    ranked = _ranked(db, cfg, query, embedding, pool, namespace, subject, mode, digest=insights == "digest")
+    hits = _hydrate(db, ranked[:k] if insights == "plain" else
+                    _group(db, ranked, k, embedding, rc.members_per_insight, digest=insights == "digest"))
     recording = "off"
     if record and hits:
         ids = _shown_ids(hits)
@@ -164,7 +167,7 @@ def _check(query: Any, k: Any, namespace: Any, subject: Any, mode: Any, insights
 
 
 def _ranked(db: Database, cfg: Config, query: str, embedding: list[float] | None, pool: int,
-            namespace: str | None, subject: str | None, mode: str) -> list[dict[str, Any]]:
+            namespace: str | None, subject: str | None, mode: str, *, digest: bool = False) -> list[dict[str, Any]]:
     vec = _vector(db, cfg, embedding, pool, namespace, subject) if mode != "keyword" else []
     kw = _keyword(db, query, pool, namespace, subject, pool=cfg.retrieval.index_pool) if mode != "vector" else []
     if mode == "vector":
@@ -177,6 +180,8 @@ def _ranked(db: Database, cfg: Config, query: str, embedding: list[float] | None
         if rc.graph_weight > 0 and hits:
             step = _ppr if rc.graph_method == "ppr" else _spread
             hits = step(db, cfg, hits, embedding, pool, namespace, subject, _best(vec, "vector"))
+        if digest and hits:
+            hits = _stand_for(db, hits, namespace, subject)
     # Unsupported insights after everything else; then score, then id (deterministic). Scores are
     # rounded so that float summation order can never swap two equal memories.
     for h in hits:
@@ -185,6 +190,28 @@ def _ranked(db: Database, cfg: Config, query: str, embedding: list[float] | None
     if mode == "hybrid" and cfg.retrieval.diversity > 0:
         hits = _diversify(db, hits, cfg.retrieval.diversity, cfg.retrieval.diversity_pool)
     return hits
+
+
+STAND_FOR_EPS = 1e-6  # an insight ranks just above the best member it stands for
+
+
+def _stand_for(db: Database, hits: list[dict[str, Any]], namespace: str | None,
+               subject: str | None) -> list[dict[str, Any]]:
+    """One memory stands for many (issue 39): an insight that cites a candidate ranks where the best
+    candidate it cites would (when that is above its own score), since its text states that
+    member's fact and its siblings'; the members it carries are then not shown again (`_group`)."""
+    by_id = {h["memory"].id: h for h in hits}
+    ids = [i for i, h in by_id.items() if h["memory"].kind != "insight"]
+    for r in db.run("retrieval/citing_insights", ids=ids, live=list(LIVE_STATUSES), namespace=namespace,
+                    subject=subject):
+        best = max(by_id[m]["score"] for m in r["members"]) + STAND_FOR_EPS
+        h = by_id.get(r["insight"]["id"])
+        if h is None:
+            h = by_id[r["insight"]["id"]] = {"memory": Head.of(r["insight"]), "vector": None, "keyword": None,
+                                             "superseded": [], "score": 0.0}
+        if best > h["score"]:
+            h["score"] = best
+    return list(by_id.values())
 
 
 def _diversify(db: Database, hits: list[dict[str, Any]], weight: float, pool: int) -> list[dict[str, Any]]:
@@ -346,12 +373,15 @@ def _keyword(db: Database, text: str, k: int, namespace: str | None, subject: st
 
 
 def _group(db: Database, ranked: list[dict[str, Any]], k: int, embedding: list[float] | None,
-           per_insight: int) -> list[dict[str, Any]]:
-    """Walk the ranking; each memory shown (insight, nested member or plain hit) takes one of k."""
+           per_insight: int, *, digest: bool = False) -> list[dict[str, Any]]:
+    """Walk the ranking. "group": each memory shown (insight, nested member or plain hit) takes one
+    of k. "digest": an insight takes one of k and carries every member it cites (their facts are
+    in its text) as its provenance; a member it carries is not shown again."""
     live = list(LIVE_STATUSES)
     insight_ids = [h["memory"].id for h in ranked if h["memory"].kind == "insight"]
+    query = "retrieval/insight_cited" if digest else "retrieval/insight_members"
     members = {r["insight"]: r["members"] for r in
-               db.run("retrieval/insight_members", ids=insight_ids, embedding=embedding, live=live)} if insight_ids else {}
+               db.run(query, ids=insight_ids, embedding=embedding, live=live)} if insight_ids else {}
     out: list[dict[str, Any]] = []
     shown: set[str] = set()
     used = 0
@@ -367,13 +397,13 @@ def _group(db: Database, ranked: list[dict[str, Any]], k: int, embedding: list[f
         if h["memory"].kind == "insight":
             nested = []
             for m in members.get(mid, []):
-                if len(nested) >= per_insight or used >= k:
+                if not digest and (len(nested) >= per_insight or used >= k):
                     break
                 if m["memory"]["id"] in shown:
                     continue
                 nested.append({"memory": Head.of(m["memory"]), "relevance": m["relevance"]})
                 shown.add(m["memory"]["id"])
-                used += 1
+                used += 0 if digest else 1
             hit["members"] = nested
         out.append(hit)
     plain_ids = [h["memory"].id for h in out if h["memory"].kind != "insight"]

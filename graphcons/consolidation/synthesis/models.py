@@ -22,6 +22,8 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, create_model
 from pydantic.json_schema import SkipJsonSchema
 
+from graphcons.core.time import day
+
 MAX_THEMES = 3
 
 
@@ -71,20 +73,44 @@ class Tension(_Model):
     member_ids: list[str] = Field(default_factory=list, description="Ids of the memories in tension.")
 
 
+class Fact(_Model):
+    """One distinct fact of the cluster, said once (its restatements cite it together)."""
+
+    statement: str = Field(description="The fact, in the members' own terms.")
+    member_ids: list[str] = Field(default_factory=list, description="Ids of every member that states it.")
+    # When it happened: the earliest date of its cited members, filled in by graphcons, never by the model.
+    when: str | None = Field(default=None, description="Leave empty: computed by graphcons.")
+
+
 class Insight(_Model):
-    """The consolidated memory: concept, claims with citations, tensions, gaps, implications."""
+    """The consolidated memory: its claim, the cluster's distinct facts (each citing the members
+    it comes from, in time order), tensions, gaps, implications (issue 39: what surfaces on
+    retrieval is this text, so it must carry the facts an agent answers from)."""
 
     title: str = Field(description="A short title for the insight.")
     concept: str = Field(description="The unifying concept the members share, in one or two sentences.")
     claims: list[Claim] = Field(min_length=1, description="The insight's statements, each citing its members.")
+    facts: list[Fact] = Field(default_factory=list, description="The cluster's distinct facts, each once, each "
+                                                                "citing the members that state it.")
     tensions: list[Tension] = Field(default_factory=list, description="Internal tensions or contradictions.")
     gaps: list[str] = Field(default_factory=list, description="Gaps or open questions.")
     implications: list[str] = Field(default_factory=list, description="Implications for design or action.")
     confidence: float = Field(ge=0.0, le=1.0, description="Confidence in the generalization, 0 to 1.")
 
+    def dated(self, created: dict[str, Any]) -> "Insight":
+        """A copy whose facts carry the date of their earliest cited member ("7 May 2023") and
+        stand in time order (undated last, then as written): when a fact happened is the members'
+        `created_at`, which a caller sets to the event's time (issue 39)."""
+        def first(f: Fact) -> Any:
+            return min((created[m] for m in f.member_ids if created.get(m) is not None), default=None)
+
+        facts = [(first(f), i, f) for i, f in enumerate(self.facts)]
+        facts.sort(key=lambda t: (t[0] is None, t[0] or 0, t[1]))
+        return self.model_copy(update={"facts": [f.model_copy(update={"when": day(d) or None}) for d, _, f in facts]})
+
     def cited_ids(self) -> list[str]:
-        """Member ids the claims rest on, sorted and distinct."""
-        return sorted({i for c in self.claims for i in c.member_ids})
+        """Member ids the claims and facts rest on, sorted and distinct."""
+        return sorted({i for c in [*self.claims, *self.facts] for i in c.member_ids})
 
 
 def _id_type(ids: tuple[str, ...], what: str) -> Any:
@@ -94,6 +120,7 @@ def _id_type(ids: tuple[str, ...], what: str) -> Any:
     return Annotated[str, WithJsonSchema(schema)]
 
 
+MAX_FACTS = 8  # an insight's fact lines: one retrieval item, about a short paragraph
 MAX_CITED = 5  # ids per claim or statement in the schema a model sees: listing every id is no citation
 
 
@@ -119,6 +146,11 @@ def call_models(member_ids: tuple[str, ...], context_ids: tuple[str, ...] = ()) 
                                                             description="First: the ids of the members it rests on.")),
                          statement=(str, Field(description="Then: one durable statement saying only what those "
                                                            "members say, without any confirmation count.")))
+    fact = create_model("Fact", __base__=_CallModel,
+                        member_ids=(list[member_id], Field(min_length=1, json_schema_extra={"maxItems": MAX_CITED},
+                                                           description="First: the ids of every member stating it.")),
+                        statement=(str, Field(description="Then: the fact, once, in the members' own terms (a "
+                                                          "name, a number, a place, what happened).")))
     tension = create_model("Tension", __base__=_CallModel,
                            member_ids=(list[any_id], Field(default_factory=list, json_schema_extra={"maxItems": MAX_CITED},
                                                            description="Ids of the memories that disagree.")),
@@ -126,6 +158,8 @@ def call_models(member_ids: tuple[str, ...], context_ids: tuple[str, ...] = ()) 
     insight = create_model(
         "Insight", __base__=_CallModel,
         claims=(list[claim], Field(min_length=1, description=Insight.model_fields["claims"].description)),
+        facts=(list[fact], Field(default_factory=list, json_schema_extra={"maxItems": MAX_FACTS},
+                                 description=Insight.model_fields["facts"].description)),
         tensions=(list[tension], Field(default_factory=list, description="Real disagreements between members, or "
                                                                          "with the context; empty when there is none.")),
         gaps=(list[str], Field(default_factory=list, description=Insight.model_fields["gaps"].description)),

@@ -1,43 +1,48 @@
 """The offline default synthesizer: deterministic, extractive, no network.
 
-It builds the same typed themes and insight an LLM would, from the members' own words:
+An insight is a *digest* (issue 39): what surfaces on retrieval is its text, so it carries
+the facts an agent answers from, in the members' own sentences, never a keyword label:
 
-- the *concept* is the phrase most members share (the longest n-gram found in the most
-  members, e.g. "503 after deploy"), else their most shared terms; it must hold at least two
-  words beyond names and the subject (a predicate and a topic: a shared "Andrew" is not a
-  statement);
-- the main claim is that phrase, citing exactly the members that contain all its words; its
-  confirmation count is computed later by the grounding guard from distinct sources
-  ("Project deadline: Friday (confirmed 3 times)" in seed 001's form). When fewer than two
-  members share such a statement the members are unrelated facts, not an insight: no insight
-  is returned (`Synthesis.no_pattern` says why) and the cluster is settled as "no pattern"
-  until its membership changes (issue 28);
-- the title and the concept's first sentence state that claim (it is what gets embedded);
-- further claims are the other content terms shared by at least half of the members; filler
-  words ("right", "really", "thing") are not claims;
-- tensions are disagreements only: a minority of supporting members negating the statement
-  itself, and the labelled context (known conflicts and exceptions);
+- members that restate one fact are *folded*: connected groups of members whose embeddings'
+  cosine is >= FOLD_COSINE (the prompt's `cosines`, read from the store), or, where no vector
+  is known, whose content words overlap >= FOLD_WORDS (binary cosine, names of the topic holder
+  left out). A group is one fact citing every member in it;
+- the *claim* is the most central group's statement (centrality: the summed similarity of its
+  members to all others, LexRank's degree form), the sentence of its most central member; it
+  is the title and the concept's first sentence (what gets embedded first);
+- the *facts* are the other groups, chosen by maximal marginal relevance (centrality minus
+  MMR_PENALTY x the highest similarity to a fact already chosen) up to MAX_FACTS and
+  FACT_WORDS words, then put in time order with their dates (`Insight.dated`); each is a whole
+  sentence of a member (a long member gives its first sentence), never a fragment;
+- members left out of every shown group are shown but uncited (never premises);
+- tensions are disagreements only: inside a group, members negating what the others state,
+  plus the labelled context (known conflicts and exceptions);
 - gaps say what no member records (a second source; a cause and a fix for incidents);
-- implications are the members' own action sentences, else a conservative default.
+- implications are the members' own action sentences (none when there is none).
 
-Same members in, same insight out: no clock, no randomness, ties broken by id and text.
+A group of unrelated facts about one subject still gets a digest ("what is known about X");
+only a prompt without two members with text gets `no_pattern`. Same members in, same
+insight out: no clock, no randomness, ties broken by id and text.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections import Counter
+from typing import Any
 
 from graphcons.consolidation.synthesis.base import Synthesis, Synthesizer
 from graphcons.consolidation.synthesis.models import (
+    MAX_FACTS,
     Claim,
+    Fact,
     Insight,
     Tension,
     Theme,
     Themes,
 )
 from graphcons.consolidation.synthesis.prompt import Shown, SynthesisPrompt
+from graphcons.core.memory import derived_title
 
 STOPWORDS = frozenset("""
 a an the and or but if then else of to in on at by for with from into onto over under about as is are was were be been
@@ -46,13 +51,6 @@ have has had having not no yes so than too very can could should would may might
 once more most some any all each every both few many much such own same other another what which who whom whose when
 where why how up down out off after before during while until since via per new one two three four five six seven eight
 nine ten vs etc again today yesterday tomorrow monday tuesday wednesday thursday friday saturday sunday
-""".split())
-# Words too common in speech to be a claim on their own ("Recurring detail: right").
-FILLER = frozenset("""
-right really actually pretty quite thing things stuff lot lots way ways kind sort bit good great nice well like
-get got getting going go goes make made making take took want wanted know knew think thought feel felt say said
-tell told see saw look looked come came time times day days year years people something anything everything
-nothing someone everyone always never often sometimes still even ever much many lately recently
 """.split())
 # Days of the week are stopwords for *shared terms* but count in phrases ("deadline: Friday").
 WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
@@ -65,7 +63,6 @@ FIX_WORDS = ("fix", "fixed", "rollback", "rolled back", "roll back", "resolved",
              "workaround", "revert")
 ACTION_RE = re.compile(r"\b(should|must|always|never|need to|needs to|remember to|make sure|runbook|roll ?back|"
                        r"fix(?:ed)? by|workaround)\b", re.IGNORECASE)
-NEGATION_REACH = 3
 _WORD_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9'_.-]*[A-Za-z0-9]|[A-Za-z0-9]")
 _SENT_RE = re.compile(r"(?<=[.!?;])\s+")
 
@@ -99,7 +96,8 @@ class _Member:
     def __init__(self, shown: Shown):
         self.shown = shown
         self.id = shown.id
-        text = shown.content if shown.content.startswith(shown.title) else f"{shown.title}. {shown.content}"
+        head = shown.title.rstrip("…").rstrip()  # a derived title is the content's start, maybe cut
+        text = shown.content if shown.content.startswith(head) else f"{shown.title}. {shown.content}"
         self.text = text
         self.tokens = _tokens(text)
         # token indices that open a sentence (capitalised there for grammar, not as a name)
@@ -113,34 +111,6 @@ class _Member:
 
     def starts_sentence(self, i: int) -> bool:
         return i in self.openers
-
-    def negates(self, core: tuple[str, ...]) -> bool:
-        """A negation within NEGATION_REACH words before or among the statement's words
-        ("no 503 after deploy", "deploy did not cause 503"), not anywhere in the text."""
-        spots = [i for i, s in enumerate(self.stems) if s in core]
-        if not spots:
-            return False
-        lo, hi = max(0, min(spots) - NEGATION_REACH), max(spots)
-        return any(t.lower() in NEGATIONS or t.lower().endswith("n't") for _, t in self.tokens[lo:hi + 1])
-
-    def has_phrase(self, phrase: tuple[str, ...]) -> bool:
-        n = len(phrase)
-        return any(tuple(self.stems[i:i + n]) == phrase for i in range(len(self.stems) - n + 1))
-
-    def surface(self, phrase: tuple[str, ...]) -> str:
-        n = len(phrase)
-        for i in range(len(self.stems) - n + 1):
-            if tuple(self.stems[i:i + n]) == phrase:
-                return " ".join(t for _, t in self.tokens[i:i + n])
-        return " ".join(phrase)
-
-
-def _quorum(n: int) -> int:
-    return max(2, math.ceil(n / 2))
-
-
-def _phrase_word(stem: str) -> bool:
-    return _content(stem) or stem in WEEKDAYS
 
 
 def _names(members: list[_Member]) -> set[str]:
@@ -159,160 +129,154 @@ def _names(members: list[_Member]) -> set[str]:
     return (capital - lower - WEEKDAYS - MONTHS) & inside
 
 
-def _best_phrase(members: list[_Member], naming: frozenset[str] | set[str] = frozenset()) -> tuple[str, ...] | None:
-    """The n-gram (2-4 words, content words at both ends) that best covers the members:
-    highest (members containing it) x (content words in it); longer, then alphabetical, wins ties."""
-    df: Counter[tuple[str, ...]] = Counter()
-    for m in members:
-        seen: set[tuple[str, ...]] = set()
-        for n in (2, 3, 4):
-            for i in range(len(m.stems) - n + 1):
-                gram = tuple(m.stems[i:i + n])
-                if _phrase_word(gram[0]) and _phrase_word(gram[-1]) and len(set(gram)) == n \
-                        and sum(1 for w in gram if _phrase_word(w) and w not in naming) >= 2:
-                    seen.add(gram)
-        df.update(seen)
-    quorum = _quorum(len(members))
-
-    def score(g: tuple[str, ...]) -> int:
-        return df[g] * sum(1 for w in g if _phrase_word(w))
-
-    ranked = sorted((g for g, c in df.items() if c >= quorum), key=lambda g: (-score(g), -len(g), g))
-    return ranked[0] if ranked else None
-
-
-CONNECTORS = ("after", "before", "during", "when", "while", "following", "on", "in", "by", "for", "with")
-WINDOW = 5
-
-
-def _extension(members: list[_Member], phrase: tuple[str, ...], candidates: list[str]) -> tuple[str, str] | None:
-    """(connector, term) that most members put right after the phrase, e.g. ("after", "deploy"):
-    '503 errors' + 'after deploy' when the members say '503 errors right after the 4.2 deploy'."""
-    votes: Counter[tuple[str, str]] = Counter()
-    n = len(phrase)
-    for m in members:
-        seen: set[tuple[str, str]] = set()
-        for i in range(len(m.stems) - n + 1):
-            if tuple(m.stems[i:i + n]) != phrase:
-                continue
-            tail = m.stems[i + n:i + n + WINDOW + 1]
-            for j, word in enumerate(tail):
-                if word in CONNECTORS:
-                    for term in tail[j + 1:]:
-                        if term in candidates:
-                            seen.add((word, term))
-                            break
-                    break
-        votes.update(seen)
-    quorum = _quorum(len(members))
-    ranked = sorted((v for v, c in votes.items() if c >= quorum), key=lambda v: (-votes[v], candidates.index(v[1]), v))
-    return ranked[0] if ranked else None
-
-
 def _sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENT_RE.split(text) if s.strip()]
 
 
+FOLD_COSINE = 0.8  # embedding cosine of two restatements (MiniLM; the issue's prototype folded at 0.8-0.85)
+FOLD_WORDS = 0.6  # content-word overlap (binary cosine) of two restatements when no vector is known
+MMR_PENALTY = 0.5
+FACT_WORDS = 160  # the facts' words in all: one retrieval item stays about a paragraph
+LONG_FACT = 40  # words; a longer member gives its first sentence as its fact
+
+
+def _first_sentence(text: str) -> str:
+    sentences = _sentences(text)
+    if not sentences:
+        return text.strip()
+    whole = " ".join(sentences)
+    return whole if len(whole.split()) <= LONG_FACT else sentences[0]
+
+
 class OfflineSynthesizer(Synthesizer):
     provider = "offline"
-    model = "extractive-v1"
+    model = "extractive-v2"
     calls_per_synthesis = 0
 
     def synthesize(self, prompt: SynthesisPrompt) -> Synthesis:
-        members = sorted((_Member(s) for s in prompt.members), key=lambda m: m.id)
+        members = sorted((_Member(s) for s in prompt.members if s.content.strip() or s.title.strip()),
+                         key=lambda m: m.id)
         n = len(members)
         subject = prompt.subject if prompt.subject and prompt.subject != "general" else None
-        # Words that name the topic holder (a person, a product, the subject) are not a claim:
-        # three different facts about Andrew share "Andrew" and nothing else (issue 12).
         naming = _names(members) | {_stem(w) for w in re.split(r"[^A-Za-z0-9]+", subject or "") if w}
-        df = Counter(t for m in members for t in m.terms)
-        quorum = _quorum(n)
-        shared = sorted((t for t, c in df.items() if c >= quorum), key=lambda t: (-df[t], t))
-        core, label = self._statement(members, shared, naming)
-        # A claim cites exactly the members that contain every word of its statement.
-        supporting = [m for m in members if core and all(w in m.stems for w in core)]
-        if len(supporting) < 2:
-            return self._no_pattern(members, subject, shared, naming)
-        main = f"{subject}: {label}" if subject and subject.lower() not in label.lower() else label
-        main = main[:1].upper() + main[1:]
-        support_ids = [m.id for m in supporting]
+        if n < 2:
+            return Synthesis(themes=Themes(themes=[Theme(title=subject or "one memory", question="-",
+                                                         member_ids=[m.id for m in members])]),
+                             insight=None, provider=self.provider, model=self.model, calls=0,
+                             no_pattern=f"no pattern: {n} member(s) with text; a digest needs two")
+        sim, restates = self._similarity(members, naming, prompt.cosines)
+        groups = self._fold(members, restates)
+        centrality = [sum(sim[i][j] for j in range(n) if j != i) for i in range(n)]
+        index = {m.id: i for i, m in enumerate(members)}
 
-        claims = [Claim(statement=main, member_ids=support_ids)]
-        extra_terms = [t for t in shared if t not in core and t not in naming and t not in FILLER][:4]
-        for term in extra_terms:
-            ids = [m.id for m in members if term in m.terms]
-            shown_term = next(t for m in members for s, t in m.tokens if s == term)
-            claims.append(Claim(statement=f"Recurring detail: {shown_term} ({len(ids)} of {n} members)", member_ids=ids))
+        def speaker(group: list[_Member]) -> _Member:  # the group's most central member speaks for it
+            return max(group, key=lambda m: (round(centrality[index[m.id]], 6), -len(m.text), _neg_id(m.id)))
 
-        tensions = self._tensions(supporting, core, prompt.context)
-        gaps = self._gaps(members, supporting, label, prompt)
-        implications = self._implications(members, label)
+        def weight(group: list[_Member]) -> float:
+            return round(max(centrality[index[m.id]] for m in group) + 0.5 * (len(group) - 1), 6)
 
-        sources = {s for m in supporting for s in m.shown.sources}
-        share = len(supporting) / n if n else 0.0
+        ranked = sorted(groups, key=lambda g: (-weight(g), speaker(g).id))
+        claim_group, rest = ranked[0], ranked[1:]
+        chosen = [claim_group, *self._facts(claim_group, rest, sim, index, weight, speaker)]
+        claim_text = _first_sentence(speaker(claim_group).text)
+        claims = [Claim(statement=claim_text, member_ids=sorted(m.id for m in claim_group))]
+        # every distinct fact once, the claim's own included: it has a date too
+        facts = [Fact(statement=_first_sentence(speaker(g).text), member_ids=sorted(m.id for m in g)) for g in chosen]
+        cited = [m for g in chosen for m in g]
+        tensions = self._tensions(chosen, prompt.context)
+        gaps = self._gaps(members, cited, prompt)
+        implications = self._implications(cited)
+        sources = {s for m in claim_group for s in m.shown.sources}
+        share = len(claim_group) / n
         confidence = round(min(0.9, 0.2 + 0.5 * share + 0.2 * min(1.0, (len(sources) - 1) / 2)), 2)
-        insight = Insight(title=main if len(main) <= 120 else main[:117] + "...",
-                          concept=self._concept(label, supporting, n, shared, core),
-                          claims=claims, tensions=tensions, gaps=gaps, implications=implications,
-                          confidence=confidence)
-        themes = [Theme(title=label, question=f"When and why does '{label}' recur?", member_ids=support_ids)]
-        for term in extra_terms[:2]:
-            ids = [m.id for m in members if term in m.terms]
-            themes.append(Theme(title=term, question=f"What part does '{term}' play in '{label}'?", member_ids=ids))
-        return Synthesis(themes=Themes(themes=themes), insight=insight, provider=self.provider, model=self.model,
-                         calls=0)
+        about = subject or "this topic"
+        concept = (f"{claim_text} A digest of what {n} memories record about {about}: "
+                   f"{len(facts)} distinct fact(s), held as a hypothesis.")
+        insight = Insight(title=derived_title(claim_text, 120), concept=concept, claims=claims, facts=facts, tensions=tensions,
+                          gaps=gaps, implications=implications, confidence=confidence)
+        themes = [Theme(title=derived_title(_first_sentence(speaker(g).text), 120), question=f"What do the members say about {about}?",
+                        member_ids=sorted(m.id for m in g)) for g in chosen[:3]]
+        created = {m.id: m.shown.created_at for m in members}
+        return Synthesis(themes=Themes(themes=themes), insight=insight.dated(created), provider=self.provider,
+                         model=self.model, calls=0)
 
     @staticmethod
-    def _statement(members: list[_Member], shared: list[str], naming: set[str]) -> tuple[tuple[str, ...], str]:
-        """(the words every supporting member must contain, the statement's text); ((), "") when the
-        members share no statement with at least two words beyond names (a predicate and a topic)."""
-        phrase = _best_phrase(members, naming)
-        if phrase:
-            core = tuple(g for g in phrase if _phrase_word(g))
-            label = next(m.surface(phrase) for m in members if m.has_phrase(phrase))
-            holders = [m for m in members if all(w in m.stems for w in core)]
-            ext = _extension(holders, phrase, [t for t in shared if t not in core])
-            if ext:
-                connector, term = ext
-                core = core + (term,)
-                label = f"{label} {connector} {next(t for m in members for st, t in m.tokens if st == term)}"
-        else:
-            core = tuple(t for t in shared if t not in naming)[:2]
-            label = ", ".join(next(t for m in members for s, t in m.tokens if s == w) for w in core)
-        if sum(1 for w in core if w not in naming) < 2:
-            return (), ""
-        return core, label
-
-    def _no_pattern(self, members: list[_Member], subject: str | None, shared: list[str],
-                    naming: set[str]) -> Synthesis:
-        """No statement is shared by two members: nothing to propose (a group of facts is not an insight)."""
-        topic_terms = [t for t in shared if t in naming] or shared
-        topic = next((t for m in members for s, t in m.tokens if topic_terms and s == topic_terms[0]), None)
-        about = topic or subject or "one topic"
-        reason = f"no pattern: the {len(members)} members share a topic ({about}) but no statement"
-        themes = [Theme(title=about, question=f"What do the members say about {about}?", member_ids=[m.id for m in members])]
-        return Synthesis(themes=Themes(themes=themes), insight=None, provider=self.provider, model=self.model,
-                         calls=0, no_pattern=reason)
+    def _similarity(members: list[_Member], naming: set[str],
+                    cosines: dict[tuple[str, str], float]) -> tuple[list[list[float]], list[list[bool]]]:
+        """(likeness, restates) per pair: the embeddings' cosine where the prompt has it (restating at
+        >= FOLD_COSINE), else content-word overlap (binary cosine over content words, the topic
+        holder's names left out; restating at >= FOLD_WORDS). Likeness is in [0, 1], rounded."""
+        terms = [m.terms - naming for m in members]
+        n = len(members)
+        sim = [[0.0] * n for _ in range(n)]
+        restates = [[False] * n for _ in range(n)]
+        for i in range(n):
+            for j in range(i + 1, n):
+                key = (members[i].id, members[j].id)
+                if key in cosines:
+                    v, limit = max(0.0, cosines[key]), FOLD_COSINE
+                elif terms[i] and terms[j]:
+                    v, limit = len(terms[i] & terms[j]) / math.sqrt(len(terms[i]) * len(terms[j])), FOLD_WORDS
+                else:
+                    v, limit = 0.0, 1.0
+                sim[i][j] = sim[j][i] = round(v, 6)
+                restates[i][j] = restates[j][i] = sim[i][j] >= limit
+        return sim, restates
 
     @staticmethod
-    def _concept(label: str, supporting: list[_Member], n: int, shared: list[str], core: tuple[str, ...]) -> str:
-        """First sentence: the claim itself (embedded with the title), then how many members hold it."""
-        terms = [t for t in shared if t not in core and t not in FILLER][:5]
-        text = f"{label[:1].upper() + label[1:]}. {len(supporting)} of {n} members describe this pattern."
-        if terms:
-            text += f" They also share: {', '.join(terms)}."
-        return text + " A generalization from these examples, held as a hypothesis."
+    def _fold(members: list[_Member], restates: list[list[bool]]) -> list[list[_Member]]:
+        """Connected groups of restatements (id order; union-find)."""
+        parent = list(range(len(members)))
+
+        def root(i: int) -> int:
+            while parent[i] != i:
+                parent[i] = parent[parent[i]]
+                i = parent[i]
+            return i
+
+        for i in range(len(members)):
+            for j in range(i + 1, len(members)):
+                if restates[i][j]:
+                    parent[root(j)] = root(i)
+        groups: dict[int, list[_Member]] = {}
+        for i, m in enumerate(members):
+            groups.setdefault(root(i), []).append(m)
+        return list(groups.values())
 
     @staticmethod
-    def _tensions(supporting: list[_Member], core: tuple[str, ...], context: list[Shown]) -> list[Tension]:
-        """Disagreement only: a minority of supporting members negates the statement itself (a
-        negation right before or inside it), plus the labelled conflicts and exceptions."""
+    def _facts(claim: list[_Member], groups: list[list[_Member]], sim: list[list[float]], index: dict[str, int],
+               weight: Any, speaker: Any) -> list[list[_Member]]:
+        """Maximal marginal relevance over the groups after the claim's: each next fact the highest
+        weight minus MMR_PENALTY x its highest likeness to a fact already chosen, until MAX_FACTS or
+        FACT_WORDS (the claim's words included)."""
+        chosen: list[list[_Member]] = [claim]
+        left = list(groups)
+        words = len(_first_sentence(speaker(claim).text).split())
+        while left and len(chosen) < MAX_FACTS:
+            def score(g: list[_Member]) -> tuple[float, str]:
+                near = max((sim[index[a.id]][index[b.id]] for c in chosen for a in g for b in c), default=0.0)
+                return (round(weight(g) - MMR_PENALTY * near, 6), _neg_id(speaker(g).id))
+            best = max(left, key=score)
+            left.remove(best)
+            size = len(_first_sentence(speaker(best).text).split())
+            if words + size > FACT_WORDS:
+                continue  # too long for what is left of the budget; a shorter fact may still fit
+            chosen.append(best)
+            words += size
+        return chosen[1:]
+
+    @staticmethod
+    def _tensions(groups: list[list[_Member]], context: list[Shown]) -> list[Tension]:
+        """Disagreement only: inside one fact's group, a minority of members negating what the others
+        state; plus the labelled conflicts and exceptions."""
         out: list[Tension] = []
-        negated = [m for m in supporting if m.negates(core)]
-        if negated and len(negated) * 2 < len(supporting):
-            agree = next(m for m in supporting if m not in negated)
-            for m in negated:
-                out.append(Tension(description=f"{m.id} disagrees: \"{m.shown.title}\"", member_ids=[m.id, agree.id]))
+        for g in groups:
+            negated = [m for m in g if m.negated]
+            if negated and len(negated) * 2 < len(g):
+                agree = next(m for m in g if not m.negated)
+                for m in negated:
+                    out.append(Tension(description=f"{m.id} disagrees: \"{_first_sentence(m.text)}\"",
+                                       member_ids=[m.id, agree.id]))
         for c in context:
             rel = f" ({c.relation})" if c.relation else ""
             out.append(Tension(description=f"known conflict or exception{rel}, not support: \"{c.title}\"",
@@ -320,34 +284,38 @@ class OfflineSynthesizer(Synthesizer):
         return out
 
     @staticmethod
-    def _gaps(members: list[_Member], supporting: list[_Member], label: str, prompt: SynthesisPrompt) -> list[str]:
+    def _gaps(members: list[_Member], cited: list[_Member], prompt: SynthesisPrompt) -> list[str]:
         gaps: list[str] = []
-        sources = sorted({s for m in supporting for s in m.shown.sources})
+        sources = sorted({s for m in cited for s in m.shown.sources})
         if len(sources) == 1:
-            gaps.append(f"All {len(supporting)} supporting members come from one source ({sources[0]}): "
+            gaps.append(f"All {len(cited)} cited members come from one source ({sources[0]}): "
                         "repetition is not confirmation; an independent source is missing.")
         if any(m.shown.kind in INCIDENT_KINDS for m in members):  # causes and fixes are incident questions
             if not any(w in m.lowered for m in members for w in CAUSE_WORDS):
                 gaps.append("No member states a root cause.")
             if not any(w in m.lowered for m in members for w in FIX_WORDS):
                 gaps.append("No member records a fix, rollback or runbook.")
-        if len(supporting) < len(members):
-            gaps.append(f"{len(members) - len(supporting)} member(s) do not mention '{label}': "
-                        "does the pattern hold for them?")
+        if len(cited) < len(members):
+            gaps.append(f"{len(members) - len(cited)} member(s) are not in this digest (over its "
+                        f"{MAX_FACTS} facts or {FACT_WORDS} words).")
         if prompt.context:
             gaps.append("Known exceptions limit where this holds; their scope is not established by the members.")
         return gaps
 
     @staticmethod
-    def _implications(members: list[_Member], label: str) -> list[str]:
+    def _implications(members: list[_Member]) -> list[str]:
+        """The members' own action sentences ("should", "roll back", ...), at most three."""
         found: list[str] = []
-        for m in members:
+        for m in sorted(members, key=lambda m: m.id):
             for sentence in _sentences(m.shown.content):
-                if ACTION_RE.search(sentence) and sentence not in found:
+                if ACTION_RE.search(sentence):
                     found.append(f"{sentence} (from {m.id})")
                     break
             if len(found) >= 3:
                 break
-        found.append(f"Treat '{label}' as a recurring pattern to check first when it shows up again; "
-                     "keep it a hypothesis until independent evidence confirms it.")
         return found
+
+
+def _neg_id(mid: str) -> tuple[int, ...]:
+    """Sorts ids descending inside max(): ties go to the smallest id."""
+    return tuple(-ord(c) for c in mid) + (1,)

@@ -24,7 +24,7 @@ from typing import Any
 from graphcons.core.config import RedactionConfig
 from graphcons.core.redaction import redact
 
-PROMPT_VERSION = "synthesis-v2"
+PROMPT_VERSION = "synthesis-v3"
 MAX_SHOWN_CHARS = 1500  # per memory
 # Prompts are sized to the model's context ([llm] context_tokens): the shown text of each memory is
 # cut so that the whole prompt plus the answer fits; ~4 characters per token (English, BPE).
@@ -53,7 +53,9 @@ the members it rests on."""
 
 INSIGHT_TASK = """Step 2 of 2 - insight. Synthesize one consolidated memory from the {n} members below.
 First the claims: for each, pick the member ids it rests on, then write the claim so that it
-says only what those members say. Then the tensions: only real disagreements between members
+says only what those members say. Then the facts: the distinct facts the members record (who,
+what, where, numbers, events), each once in the members' own terms, citing every member that
+states it. Then the tensions: only real disagreements between members
 (or with the context), never a claim restated; leave the list empty when there is none. Then
 the gaps or open questions, the concrete implications for design or action, the unifying
 concept, a short title, and your confidence (0 to 1; below 1 unless the members leave no doubt).
@@ -94,6 +96,9 @@ class SynthesisPrompt:
     namespace: str = "default"
     redaction: RedactionConfig | None = None  # None: the defaults (on); see core/redaction.py
     context_tokens: int | None = None  # the model's context window; None: no sizing beyond MAX_SHOWN_CHARS
+    # The members' pairwise embedding cosines ((smaller id, larger id) -> cosine), read from the store
+    # for the offline digest's folding of restatements; never shown to a model, not in the hash.
+    cosines: dict[tuple[str, str], float] = field(default_factory=dict)
     redactions: dict[str, int] = field(default_factory=dict, init=False)
 
     def __post_init__(self) -> None:

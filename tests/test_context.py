@@ -1,0 +1,92 @@
+"""A context an agent can paste (issue 39): never over its budget, every line dated and citable,
+an insight shown as its facts, no fact twice, the same block for the same store and query; over
+the facade, the CLI and HTTP."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from service_helpers import Server
+from synthesis_helpers import NOW, add_incidents
+
+from graphcons.core.config import Config
+from graphcons.core.errors import ValidationError
+
+TRIP = [("t1", "Maria booked a flight to Lisbon for 14 March.", "2026-02-01"),
+        ("t2", "Maria booked the flight to Lisbon on 14 March, window seat.", "2026-02-02"),
+        ("t3", "Maria will stay at a hotel near the Alfama district in Lisbon.", "2026-02-05"),
+        ("t4", "Maria wants to visit the tile museum in Lisbon.", "2026-02-06"),
+        ("t5", "The office coffee machine was repaired on Tuesday.", "2026-02-07")]
+DATE = re.compile(r"\d{1,2} (January|February|March|April|May|June|July|August|September|October|November|"
+                  r"December) \d{4}")
+
+
+@pytest.fixture
+def store(g):
+    for mid, text, day in TRIP:
+        g.add({"id": mid, "content": text, "subject": "maria", "namespace": "trip", "source": f"chat-{mid}",
+               "created_at": f"{day}T09:00:00+00:00"})
+    cluster = add_incidents(g)  # four checkout incidents in namespace default
+    iid = g.approve(g.synthesize(cluster, now=NOW).proposal_id, by="ana", now=NOW).insight_id
+    return g, iid, cluster
+
+
+def test_a_context_is_never_over_its_budget_and_every_line_has_a_date_and_an_id(store):
+    g, _, _ = store
+    for budget in (10, 20, 40, 300):
+        ctx = g.context("When does Maria fly to Lisbon?", budget, namespace="trip", record=False)
+        assert ctx.words == len(ctx.text.split()) <= budget
+        for line in ctx.lines:
+            assert DATE.search(line["text"]) and all(i in line["text"] for i in line["ids"]), line
+    full = g.context("When does Maria fly to Lisbon?", 300, namespace="trip", record=False)
+    assert "14 March" in full.text and "1 February 2026" in full.text  # the fact and when it was recorded
+    assert set(full.ids) <= {t[0] for t in TRIP}  # its namespace only
+
+
+def test_an_insight_is_shown_as_its_dated_facts_and_no_fact_is_shown_twice(store):
+    g, iid, cluster = store
+    ins = g.get(iid)
+    ctx = g.context(f"{ins.title}. {ins.content}", 300, namespace="default", record=False)
+    assert ctx.lines[0]["ids"] == [iid]  # the query is the insight's own text: it ranks first
+    facts = [ln for ln in ctx.lines if ln["kind"] == "fact"]
+    assert facts and all(DATE.search(ln["text"]) and set(ln["ids"]) <= set(cluster.member_ids) for ln in facts)
+    cited = [i for ln in ctx.lines for i in ln["ids"]]
+    assert len(cited) == len(set(cited))  # no memory twice
+    texts = [re.sub(r"^- \[[^]]*\] ", "", ln["text"]).rsplit(" (", 1)[0].casefold() for ln in ctx.lines]
+    assert len(texts) == len(set(texts))  # no fact twice
+
+
+def test_the_same_store_and_query_give_the_same_context(store):
+    g, _, _ = store
+    first = g.context("Maria's plans in Lisbon", 60, namespace="trip", record=False).to_dict()
+    assert all(g.context("Maria's plans in Lisbon", 60, namespace="trip", record=False).to_dict() == first
+               for _ in range(3))
+
+
+def test_a_bad_budget_names_the_field_and_using_a_context_records_co_access(store):
+    g, _, _ = store
+    for bad in (0, 9, 5001, "300", True):
+        with pytest.raises(ValidationError) as err:
+            g.context("Lisbon", bad, namespace="trip")
+        assert err.value.field == "budget_words"
+    ctx = g.context("Maria's trip to Lisbon", 60, namespace="trip", session="agent-1")
+    pairs = g.db.run_text("MATCH (a:Memory)-[r:CO_ACCESSED]->(b:Memory) WHERE a.id IN $ids AND b.id IN $ids "
+                          "RETURN count(r) AS n", ids=ctx.ids)[0]["n"]
+    assert len(ctx.ids) >= 2 and pairs >= 1
+
+
+def test_context_over_the_cli_and_http(store, cli_run, neo4j_settings, embedder):
+    g, _, _ = store
+    out = cli_run("context", "When does Maria fly to Lisbon?", "--budget", "40", "--namespace", "trip", "--json")
+    data = json.loads(out.stdout)
+    assert data["words"] <= 40 and "Lisbon" in data["text"] and data["ids"]
+    token = g.create_token("reader-1", ["trip"], "reader")[0]
+    with Server(Config(neo4j=neo4j_settings), embedder) as srv:
+        r = srv.client(token).post("/v1/context", json={"query": "When does Maria fly to Lisbon?", "budget_words": 40})
+        assert r.status_code == 200, r.text
+        assert r.json()["text"] == data["text"]  # the same block, scoped to the token's namespace
+        bad = srv.client(token).post("/v1/context", json={"query": "Lisbon", "budget_words": 5})
+        assert bad.status_code in (400, 422) and "budget_words" in bad.text
+        assert srv.client(token).post("/v1/context", json={"query": "Lisbon", "namespace": "default"}).status_code == 403
