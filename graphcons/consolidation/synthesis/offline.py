@@ -192,10 +192,11 @@ class OfflineSynthesizer(Synthesizer):
         about = subject or "this topic"
         concept = (f"{claim_text} A digest of what {n} memories record about {about}: "
                    f"{len(facts)} distinct fact(s), held as a hypothesis.")
-        insight = Insight(title=derived_title(claim_text, 120), concept=concept, claims=claims, facts=facts, tensions=tensions,
-                          gaps=gaps, implications=implications, confidence=confidence)
-        themes = [Theme(title=derived_title(_first_sentence(speaker(g).text), 120), question=f"What do the members say about {about}?",
-                        member_ids=sorted(m.id for m in g)) for g in chosen[:3]]
+        insight = Insight(title=derived_title(claim_text, 120), concept=concept, claims=claims, facts=facts,
+                          tensions=tensions, gaps=gaps, implications=implications, confidence=confidence)
+        themes = [Theme(title=derived_title(_first_sentence(speaker(g).text), 120),
+                        question=f"What do the members say about {about}?", member_ids=sorted(m.id for m in g))
+                  for g in chosen[:3]]
         created = {m.id: m.shown.created_at for m in members}
         return Synthesis(themes=Themes(themes=themes), insight=insight.dated(created), provider=self.provider,
                          model=self.model, calls=0)
