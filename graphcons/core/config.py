@@ -142,7 +142,7 @@ class RetrievalConfig(Section):
     # the top k of any k <= hybrid_pool is the prefix of a longer list. Scores are fused after
     # scaling each list by the query's best score: cosine / best + keyword_weight * bm25 / best.
     hybrid_pool: int = Field(default=100, ge=1, le=10_000)
-    keyword_weight: float = Field(default=0.4, ge=0)  # fitted on the dev conversations (docs/RETRIEVAL.md)
+    keyword_weight: float = Field(default=0.2, ge=0)  # chosen by every fold of the validation by conversation (docs/RETRIEVAL.md)
     # Graph-aware recall (hybrid only; 0 turns it off): the top graph_seeds fused hits spread, one
     # step, along SIMILAR (score), LINKED (kind weight), CO_ACCESSED (saturating count) and
     # SUMMARIZES (insight <-> member, and member -> its insight's other members), within the
