@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from graphcons.api import Graphcons
-from graphcons.core.errors import NotFound
+from graphcons.core.errors import NotFound, ValidationError
 from graphcons.core.memory import Memory
 
 Hit = tuple[Memory, float]
@@ -70,8 +70,13 @@ class Http:
 
     def _call(self, method: str, path: str, **kw: Any) -> Any:
         resp = self.client.request(method, path, **kw)
-        if resp.status_code == 404:
+        if resp.status_code == 404:  # missing, or in a namespace the token does not see: the same answer
             return None
+        if resp.status_code == 403:
+            raise PermissionError(resp.json().get("message", "forbidden"))
+        if resp.status_code in (400, 422):
+            body = resp.json()
+            raise ValidationError(body.get("field") or "request", body.get("message", resp.text))
         resp.raise_for_status()
         return resp.json()
 
