@@ -16,6 +16,13 @@ except ImportError:  # the base install: no tracing
     _trace = None
 
 _configured = False
+_provider = None  # a tracer provider given to `install` (tests: the SDK's in-memory exporter); else the global one
+
+
+def install(provider) -> None:
+    """Trace graphcons' spans into `provider` (None: back to the global provider)."""
+    global _provider
+    _provider = provider
 
 
 def configure(cfg: OtelConfig) -> bool:
@@ -46,7 +53,7 @@ def span(name: str, kind: str = "internal", **attributes: Any) -> Iterator[Any]:
         with nullcontext() as nothing:
             yield nothing
         return
-    tracer = _trace.get_tracer("graphcons")
+    tracer = (_provider or _trace.get_tracer_provider()).get_tracer("graphcons")
     with tracer.start_as_current_span(name, kind=getattr(_trace.SpanKind, kind.upper()),
                                       attributes={k: v for k, v in attributes.items() if v is not None}) as s:
         yield s
