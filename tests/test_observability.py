@@ -158,3 +158,40 @@ def test_spans_for_a_request_a_job_and_each_query_file(g, config, embedder, span
     for s in done:
         assert "Porto" not in s.name and "plan-7" not in s.name
         assert not [v for v in s.attributes.values() if "Porto" in str(v) or "plan-7" in str(v)]
+
+
+def test_the_otel_section_is_typed_and_refuses_unknown_keys(tmp_path, monkeypatch):
+    from graphcons.core.config import ConfigError, load_config
+
+    monkeypatch.delenv("GRAPHCONS_CONFIG", raising=False)
+    good = tmp_path / "good.toml"
+    good.write_text('[otel]\nenabled = true\nendpoint = "http://127.0.0.1:4318/v1/traces"\n')
+    cfg = load_config(good)
+    assert cfg.otel.enabled and cfg.otel.service_name == "graphcons"
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[otel]\nenable = true\n")
+    with pytest.raises(ConfigError, match="otel.enable"):
+        load_config(bad)
+    monkeypatch.setenv("GRAPHCONS__OTEL__ENABLED", "maybe")
+    with pytest.raises(ConfigError, match="otel.enabled"):
+        load_config(good)
+
+
+def test_enabled_otel_installs_an_otlp_exporter(monkeypatch):
+    pytest.importorskip("opentelemetry.exporter.otlp.proto.http")
+    from opentelemetry import trace
+
+    from graphcons.core.config import OtelConfig
+
+    assert tracing.configure(OtelConfig()) is False  # off by default: nothing installed
+    installed = []
+    monkeypatch.setattr(trace, "set_tracer_provider", installed.append)
+    monkeypatch.setattr(tracing, "_configured", False)
+    assert tracing.configure(OtelConfig(enabled=True, endpoint="http://127.0.0.1:4318/v1/traces",
+                                        service_name="api-1")) is True
+    (provider,) = installed
+    assert provider.resource.attributes["service.name"] == "api-1"
+    exporters = [p.span_exporter for p in provider._active_span_processor._span_processors]
+    assert [type(e).__name__ for e in exporters] == ["OTLPSpanExporter"]
+    assert exporters[0]._endpoint == "http://127.0.0.1:4318/v1/traces"
+    provider.shutdown()
