@@ -85,3 +85,28 @@ def test_the_retriever_returns_documents_with_graphcons_metadata_and_insights(g)
     items = GraphconsStore(g).search(("team",), query="checkout 503 errors after deploys", limit=10)
     found = [i for i in items if i.key == insight][0]
     assert found.value["kind"] == "insight" and set(found.value["summarizes"]) == set(cluster.member_ids)
+
+
+def test_an_entity_profile_comes_back_as_an_item_with_its_sources(g):
+    from test_reflection import add_many
+
+    store = GraphconsStore(g)
+    texts = ["Ana prefers TypeScript over JavaScript for new services.",
+             "Ana said again she prefers TypeScript to JavaScript.",
+             "Ana chose TypeScript for the billing rewrite.",
+             "Ana takes the train to Porto rather than flying.",
+             "Ana booked the train to Porto again this month.",
+             "Ana prefers the train to flying whenever she can."]
+    add_many(g, "ana", texts, namespace="memories")
+    res = g.reflect("ana", namespace="memories")
+    assert store.get(("memories", "ana"), "profile") is None  # not applied yet: no profile
+    g.approve(res.proposal_id, by="reviewer")
+    prof = g.profile("ana", namespace="memories")
+    item = store.get(("memories", "ana"), "profile")
+    assert item.value["kind"] == "profile" and item.value["text"] == prof["summary"]
+    assert item.value["source_ids"] == prof["source_ids"] and item.value["source_ids"]
+    assert item.created_at is not None and item.updated_at >= item.created_at
+    listed = store.search(("memories", "ana"), limit=50)
+    assert [i.key for i in listed].count("profile") == 1
+    semantic = [i for i in listed if i.value.get("kind") in ("preference", "behavior", "fact")]
+    assert semantic and all(set(i.value["derived_from"]) <= {f"ana-{n:03d}" for n in range(6)} for i in semantic)

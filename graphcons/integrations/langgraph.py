@@ -169,9 +169,9 @@ class GraphconsStore(BaseStore):
         value = {"kind": "profile", "text": prof.get("summary") or "",
                  **{k: prof.get(k) for k in ("preferences", "behaviors", "facts", "memory_ids", "source_ids",
                                              "version")}}
-        at = prof.get("updated_at") or prof.get("created_at")
-        at = datetime.fromisoformat(at) if isinstance(at, str) else at
-        return SearchItem(namespace=namespace, key=PROFILE_KEY, value=value, created_at=at, updated_at=at)
+        created, updated = (_instant(prof.get(k)) for k in ("created_at", "updated_at"))
+        return SearchItem(namespace=namespace, key=PROFILE_KEY, value=value, created_at=created,
+                          updated_at=updated or created)
 
     def _list_namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
         found = {to_tuple(ns, subject) for ns, subject in self.backend.scopes()}
@@ -195,6 +195,10 @@ def scope(namespace: tuple[str, ...]) -> tuple[str, str]:
         if not isinstance(label, str) or not label or "/" in label or "." in label:
             raise InvalidNamespaceError(f"label {label!r}: a non-empty string without '/' or '.'")
     return namespace[0], "/".join(namespace[1:]) or DEFAULT_SUBJECT
+
+
+def _instant(v: Any) -> datetime | None:
+    return datetime.fromisoformat(v) if isinstance(v, str) else v  # the HTTP API sends ISO-8601 text
 
 
 def to_tuple(ns: str, subject: str) -> tuple[str, ...]:
