@@ -4,6 +4,7 @@ conformance suite for stores exists), over the real Neo4j, in process and throug
 from __future__ import annotations
 
 import asyncio
+import json
 
 import pytest
 
@@ -55,7 +56,9 @@ def test_get_put_overwrite_and_delete_answer_like_in_memory_store(g, stores):
     assert item.updated_at > item.created_at  # the overwrite is a new version of the same memory
     # never deleted: the old text is a kept version, the deleted item an archived memory
     mem_id = g.memories("memories", subject="u1")[0].id
-    assert [v["content"] for v in g.history(mem_id)] == ["prefers dark mode in every editor", "prefers light mode now"]
+    versions = g.history(mem_id)
+    assert [v["content"] for v in versions] == ["prefers dark mode in every editor", "prefers light mode now"]
+    assert [json.loads(v["metadata"])["value"]["stars"] for v in versions] == [5, 4]  # each value kept
     archived = g.db.run_text("MATCH (m:Memory {status: 'archived'}) RETURN m.content AS c")
     assert [r["c"] for r in archived] == ["deploys on Tuesday mornings only"]
     # put again after delete brings it back with the new value

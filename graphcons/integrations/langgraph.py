@@ -92,9 +92,9 @@ class GraphconsStore(BaseStore):
     # -- the mapping ------------------------------------------------------------------------
     def _get(self, namespace: tuple[str, ...], key: str) -> Item | None:
         ns, subject = scope(namespace)
-        if key == PROFILE_KEY and len(namespace) > 1:
-            return self._profile_item(namespace, ns, subject)
         mem = self.backend.get(self.backend.scoped_id(ns, item_id(namespace, key)))
+        if mem is None and key == PROFILE_KEY and len(namespace) > 1:  # an item the caller put wins
+            return self._profile_item(namespace, ns, subject)
         if mem is None and key_shaped(key):  # an insight or any memory, by its own id
             mem = self.backend.get(key)
         if mem is None or mem.status not in LIVE or mem.namespace != ns or to_namespace(mem) != tuple(namespace):

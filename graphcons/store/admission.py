@@ -34,7 +34,7 @@ from graphcons.core.memory import (
 from graphcons.core.time import utcnow
 from graphcons.store import neighbours, tie
 
-VERSION_FIELDS = ("title", "content", "kind", "subject", "scope", "status", "content_hash", "source")
+VERSION_FIELDS = ("title", "content", "kind", "subject", "scope", "status", "content_hash", "source", "metadata")
 
 
 @dataclass

@@ -78,6 +78,9 @@ def edit(db: Database, cfg: Config, embedder: Embedder, mem_id: str, *, source: 
     snapshot = current.model_dump(include={"title", "content", "kind", "subject", "scope", "status", "source"})
     snapshot.update({k: v for k, v in changes.items() if k in snapshot})
     snapshot["content_hash"] = changes.get("content_hash", current.content_hash)
+    metadata = changes.get("metadata", current.metadata)  # each version keeps the metadata it had
+    if metadata is not None:
+        snapshot["metadata"] = metadata_json(metadata)
     snapshot["edited_by"] = source
     vprops = version_props({**snapshot, "id": mem_id}, now)
     vprops["edited_by"] = source
