@@ -41,11 +41,13 @@ from graphcons.review import queue
 from graphcons.store import (
     activation,
     admission,
+    census,
     coaccess,
     history,
     importer,
     migrations,
     retrieval,
+    scopes,
     tokens,
 )
 from graphcons.store import context as context_mod
@@ -160,6 +162,19 @@ class Graphcons:
         self._check_store()
         return retrieval.search_text(self.db, text, k, namespace=namespace, subject=subject)
 
+    def census(self) -> dict[str, list[dict[str, Any]]]:
+        """Memories per namespace and status, pending proposals per kind (the metrics gauges)."""
+        return census.counts(self.db)
+
+    def memories(self, namespace: str, *, subject: str | None = None, limit: int = 100,
+                 offset: int = 0) -> list[Memory]:
+        """One page of a namespace's (and subject's) live memories, oldest first."""
+        return scopes.members(self.db, namespace, subject=subject, limit=limit, offset=offset)
+
+    def scopes(self, *, namespaces: list[str] | None = None) -> list[tuple[str, str]]:
+        """Every (namespace, subject) holding a live memory (of some `namespaces`), in order."""
+        return scopes.list_(self.db, namespaces=namespaces)
+
     def migrate_similar(self, *, batch_size: int = 200, limit: int | None = None,
                         progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
         """Rebuild SIMILAR per subject for a store admitted before issue 12 (resumable, audited)."""
@@ -241,6 +256,11 @@ class Graphcons:
             return deprecation.run(self.db, self.config, now=now or utcnow(), dry_run=dry_run)
         return deprecation.deprecate_memory(self.db, memory_id, replaced_by, now=now or utcnow(), by=by,
                                             dry_run=dry_run)
+
+    def retire(self, memory_id: str, *, reason: str = "retired", by: str = "user",
+               now: datetime | None = None) -> dict[str, Any]:
+        """Take a memory out of use with no replacement (archived, kept, restorable): a store's delete."""
+        return deprecation.retire_memory(self.db, memory_id, reason=reason, now=now or utcnow(), by=by)
 
     def restore(self, memory_id: str, *, by: str = "user", now: datetime | None = None) -> dict[str, Any]:
         """Bring back a deprecated or archived memory (a merged one by reverting its merge)."""

@@ -22,9 +22,13 @@ app.add_typer(jobs_app, name="jobs")
 def worker(once: bool = typer.Option(False, "--once", help="Run what is due now and exit (cron, systemd timer, "
                                      "Kubernetes CronJob)."),
            now: Optional[str] = typer.Option(None, "--now", help="Decision time, ISO-8601 with timezone "
-                                             "(with --once; default: the clock).")) -> None:
+                                             "(with --once; default: the clock)."),
+           metrics_port: Optional[int] = typer.Option(None, "--metrics-port", help="Serve Prometheus metrics on "
+                                                      "this port (no token: firewall it)."),
+           metrics_host: str = typer.Option("127.0.0.1", "--metrics-host", help="Interface of --metrics-port.")) -> None:
     """Run due jobs, each under its Neo4j lease, until SIGTERM; one log line per run."""
     from graphcons.api import Graphcons
+    from graphcons.core import tracing
     from graphcons.jobs.worker import loop, worker_id
 
     def connect():
@@ -46,11 +50,34 @@ def worker(once: bool = typer.Option(False, "--once", help="Run what is due now 
 
     signal.signal(signal.SIGTERM, _stop)
     signal.signal(signal.SIGINT, _stop)
+    tracing.configure(cfg.otel)
+    if metrics_port is not None:
+        _serve_metrics(cfg, metrics_host, metrics_port)
+        log(f"metrics on http://{metrics_host}:{metrics_port}/metrics")
     log(f"worker started ({'once' if once else f'polling every {cfg.jobs.poll_s:g} s'})")
     with errors_to_exit():
         results = loop(connect, cfg, stop=stop, log=log, once=once, now=at)
     if any(r.status == "failed" for r in results) and once:
         raise typer.Exit(1)
+
+
+def _serve_metrics(cfg, host: str, port: int) -> None:
+    """prometheus-client's own HTTP server thread, with the store gauges read at scrape time
+    through a connection of their own (opened on the first scrape)."""
+    import prometheus_client
+
+    from graphcons.api import Graphcons
+    from graphcons.core.metrics import StoreCollector
+
+    held: list[Graphcons] = []
+
+    def counts():
+        if not held:
+            held.append(Graphcons(cfg))
+        return held[0].census()
+
+    prometheus_client.REGISTRY.register(StoreCollector(counts))
+    prometheus_client.start_http_server(port, addr=host)
 
 
 @jobs_app.command("list")

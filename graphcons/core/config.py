@@ -380,6 +380,15 @@ class ServiceConfig(Section):
     max_k: int = Field(default=100, ge=1, le=1000)  # hits per retrieve / search
 
 
+class OtelConfig(Section):
+    """OpenTelemetry traces (issue 42; needs the `otel` extra): a span per HTTP request, per job run
+    and per Neo4j query file. Off by default; `endpoint` is an OTLP/HTTP traces URL."""
+
+    enabled: bool = False
+    endpoint: str = ""  # e.g. http://localhost:4318/v1/traces; empty = the exporter's own default / env
+    service_name: str = Field(default="graphcons", min_length=1, max_length=100)
+
+
 class RedactionConfig(Section):
     """Secrets are replaced by typed placeholders before any model sees memory text."""
 
@@ -511,6 +520,7 @@ class Config(BaseModel):
     deprecation: DeprecationConfig = Field(default_factory=DeprecationConfig)
     health: HealthConfig = Field(default_factory=HealthConfig)
     service: ServiceConfig = Field(default_factory=ServiceConfig)
+    otel: OtelConfig = Field(default_factory=OtelConfig)
     redaction: RedactionConfig = Field(default_factory=RedactionConfig)
     reflection: ReflectionConfig = Field(default_factory=ReflectionConfig)
     jobs: JobsConfig = Field(default_factory=JobsConfig)

@@ -41,6 +41,7 @@ from neo4j.exceptions import (
     TransientError,
 )
 
+from graphcons.core import metrics, tracing
 from graphcons.core.config import Neo4jConfig
 from graphcons.core.cypher import query
 from graphcons.core.errors import Busy, ServerUnavailable, ValidationError
@@ -111,6 +112,7 @@ class Database:
             )
             self.driver.verify_connectivity()
         except (ServiceUnavailable, SessionExpired, ConnectionAcquisitionTimeoutError, OSError) as exc:
+            metrics.NEO4J_UNAVAILABLE.inc()
             raise ServerUnavailable(
                 f"cannot reach Neo4j at {cfg.uri} ({exc}); start it with scripts/neo4j start "
                 "or set NEO4J_URI / NEO4J_USER / NEO4J_PASSWORD"
@@ -129,7 +131,8 @@ class Database:
 
     def run(self, name: str, /, **params: Any) -> list[dict[str, Any]]:
         """Run one named query in its own transaction (read or write, retried); rows as dicts."""
-        return self.run_text(query(name), **params)
+        with tracing.span(name, "client", **{"db.system": "neo4j"}):  # the file's name, never its parameters
+            return self.run_text(query(name), **params)
 
     def run_text(self, text: str, /, **params: Any) -> list[dict[str, Any]]:
         """Run a statement read from cypher/ by the caller (schema files hold several)."""
@@ -139,13 +142,15 @@ class Database:
         """`run` for a query whose columns hold only values (strings, numbers, lists, maps; no
         nodes, relationships or paths): rows without Record.data()'s walk over every nested value,
         which costs seconds on the millions of values a cluster scan reads (issue 15)."""
-        return self._statement(query(name), params, lambda res: [native(dict(r)) for r in res])
+        with tracing.span(name, "client", **{"db.system": "neo4j"}):
+            return self._statement(query(name), params, lambda res: [native(dict(r)) for r in res])
 
     def run_plain(self, name: str, /, **params: Any) -> list[dict[str, Any]]:
         """`run_values` for a query that returns no temporal value by construction (ids, numbers,
         strings and lists of them: a scan's detected members and projected edges): rows as the
         driver decoded them, without the walk over every value (~0.7 s of a 100k-memory scan)."""
-        return self._statement(query(name), params, lambda res: [dict(r) for r in res])
+        with tracing.span(name, "client", **{"db.system": "neo4j"}):
+            return self._statement(query(name), params, lambda res: [dict(r) for r in res])
 
     def _statement(self, text: str, params: dict[str, Any], rows: Callable[[neo4j.Result], T]) -> T:
         return self._transact(lambda tx: rows(tx._tx.run(text, params)), self.mode_of(text, params))
@@ -203,6 +208,7 @@ class Database:
                 self.transactions[mode] += 1
                 return result
             except IncompleteCommit as exc:  # the commit was sent, its answer lost: never retried
+                metrics.NEO4J_UNAVAILABLE.inc()
                 raise self._unavailable(exc, maybe_written=mode == WRITE or writes_sent()) from exc
             except ClientError as exc:
                 if exc.code == "Neo.ClientError.Transaction.InvalidBookmark":
@@ -218,6 +224,7 @@ class Database:
                                "nothing of it was written", maybe_written=writes_sent()) from exc
             except LOST as exc:
                 if not self._wait(start, attempt, self.cfg.unavailable_retry_s, exc):
+                    metrics.NEO4J_UNAVAILABLE.inc()
                     raise self._unavailable(exc, maybe_written=writes_sent()) from exc
             except ConnectionAcquisitionTimeoutError as exc:  # every pooled connection stayed busy
                 raise ServerUnavailable(f"{BUSY_POOL} ({exc})", public=BUSY_POOL,
@@ -247,6 +254,7 @@ class Database:
         if time.monotonic() - start + delay > budget:
             return False
         log.info("transaction failed (%s); retry %d in %.2f s", type(exc).__name__, attempt + 1, delay)
+        metrics.retried("unavailable" if isinstance(exc, LOST) else "transient")
         time.sleep(delay)
         return True
 
@@ -278,7 +286,8 @@ class Tx:
         self._tx = tx
 
     def run(self, name: str, /, **params: Any) -> list[dict[str, Any]]:
-        return [native(r.data()) for r in self._tx.run(query(name), params)]
+        with tracing.span(name, "client", **{"db.system": "neo4j"}):
+            return [native(r.data()) for r in self._tx.run(query(name), params)]
 
     def run_text(self, text: str, /, **params: Any) -> list[dict[str, Any]]:
         return [native(r.data()) for r in self._tx.run(text, params)]

@@ -9,6 +9,7 @@ the current one included, is also kept as a (:MemoryVersion) snapshot linked by
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import unicodedata
 from datetime import datetime
@@ -102,6 +103,16 @@ class MemoryInput(BaseModel):
     id: str | None = None
     created_at: datetime | None = None
     links: list[LinkInput] = Field(default_factory=list, max_length=50)
+    # Free key/value data the caller keeps beside the text (a LangGraph item's value, issue 42):
+    # stored as one JSON string, returned as it was given, filterable by retrieval's callers.
+    metadata: dict[str, Any] | None = None
+
+    @field_validator("metadata")
+    @classmethod
+    def _metadata(cls, v: dict[str, Any] | None) -> dict[str, Any] | None:
+        if v is not None:
+            metadata_json(v)  # raises naming the problem
+        return v
 
     @field_validator("content", "title", "subject", "scope", "source", "origin", "session")
     @classmethod
@@ -161,6 +172,25 @@ def parse_input(data: Any, *, max_title: int, max_content: int) -> MemoryInput:
     return mem
 
 
+MAX_METADATA_CHARS = 16_000
+
+
+def metadata_json(value: Any) -> str:
+    """A memory's metadata as stored: canonical JSON (sorted keys) of an object, at most 16k characters."""
+    if not isinstance(value, dict):
+        raise ValueError(f"must be an object, got {type(value).__name__}")
+    try:
+        text = json.dumps(value, sort_keys=True, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"must be plain JSON ({exc})") from None
+    if len(text) > MAX_METADATA_CHARS:
+        raise ValueError(f"is {len(text)} characters as JSON; the limit is {MAX_METADATA_CHARS}")
+    problem = text_problem(text)
+    if problem:
+        raise ValueError(problem)
+    return text
+
+
 def check_length(field: str, value: str | None, limit: int) -> None:
     """The size limits of admission, shared by editing."""
     if value is not None and len(value) > limit:
@@ -200,6 +230,15 @@ class Memory(BaseModel):
     evidence_count: int = 1
     content_hash: str
     version: int = 1
+    metadata: dict[str, Any] | None = None
+    # provenance of an insight (its members, the ones it cites) or of reflection's semantic memories
+    summarizes: list[str] | None = None
+    derived_from: list[str] | None = None
+
+    @field_validator("metadata", mode="before")
+    @classmethod
+    def _stored_metadata(cls, v: Any) -> Any:
+        return json.loads(v) if isinstance(v, str) else v
 
     @classmethod
     def from_node(cls, props: dict[str, Any]) -> "Memory":

@@ -15,13 +15,14 @@ from __future__ import annotations
 import os
 import socket
 import threading
+import time
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Callable
 
 from neo4j.exceptions import DriverError, ServiceUnavailable, SessionExpired, TransientError
 
-from graphcons.core import audit
+from graphcons.core import audit, metrics, tracing
 from graphcons.core.config import Config
 from graphcons.core.db import Database
 from graphcons.core.errors import Busy, NotFound, ServerUnavailable
@@ -123,12 +124,26 @@ def run_job(db: Database, cfg: Config, name: str, *, now: datetime, worker: str 
         # A run that dirty subjects triggered (not the schedule, not by hand) may touch only the dirty scopes;
         # the schedule's full pass stays the safety net for anything a scoped pass cannot see.
         incremental = bool(d.due and d.subjects and not force and cfg.jobs.incremental)
-        return _run_leased(db, cfg, lease, now, stop, trigger or ("manual" if force else d.reason), incremental)
+        return _observed(db, cfg, lease, now, stop, trigger or ("manual" if force else d.reason), incremental)
     finally:
         try:
             leases.release(db, lease)
         except LOST_NEO4J:
             pass  # it expires by itself
+
+
+def _observed(db: Database, cfg: Config, lease: leases.Lease, now: datetime, stop: threading.Event,
+              trigger: str, incremental: bool) -> RunResult:
+    """One run in a span, counted by job and outcome with its duration (issue 42); a run whose worker
+    lost Neo4j counts as `lost` (it stays 'running' until the next claim abandons it)."""
+    start, outcome = time.monotonic(), "lost"
+    with tracing.span(f"job {lease.job}", job=lease.job, run_id=lease.run_id, trigger=trigger):
+        try:
+            result = _run_leased(db, cfg, lease, now, stop, trigger, incremental)
+            outcome = result.status
+            return result
+        finally:
+            metrics.job_ran(lease.job, outcome, time.monotonic() - start)
 
 
 def _run_leased(db: Database, cfg: Config, lease: leases.Lease, now: datetime, stop: threading.Event,

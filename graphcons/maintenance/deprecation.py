@@ -125,6 +125,30 @@ def deprecate_memory(db: Database, memory_id: str, replaced_by: str, *, now: dat
     return out
 
 
+def retire_memory(db: Database, memory_id: str, *, reason: str, now: datetime, by: str = "user") -> dict[str, Any]:
+    """Take one memory out of use with no replacement (a LangGraph store's delete, issue 42): it is
+    archived, kept with its versions and links, no longer retrieved, and `restore` brings it back."""
+    require_aware(now)
+    if not isinstance(reason, str) or not reason.strip():
+        raise ValidationError("reason", "must be a non-empty string")
+    mem = _status(db, memory_id)
+    if mem["status"] in ("deprecated", "archived"):
+        return {"id": memory_id, "status": mem["status"], "changed": False}
+    run_id = audit.new_run_id("retire")
+    rule = f"manual: {reason}"
+
+    def work(tx: Tx) -> None:
+        tx.run("deprecation/retire", rows=[{"id": memory_id, "status": "archived", "rule": rule, "replacement": None}],
+               now=now, run_id=run_id, statuses=[mem["status"]])
+        audit.record(tx, "retire", [memory_id], run_id=run_id, at=now, by=by, rule=rule,
+                     before={"status": mem["status"]}, after={"status": "archived"})
+        justification.premises_changed(tx, [memory_id], op="retire", now=now, run_id=run_id,
+                                       cause=f"{memory_id} retired by {by}: {reason}")
+
+    db.write(work)
+    return {"id": memory_id, "status": "archived", "changed": True, "before": mem["status"]}
+
+
 def restore(db: Database, memory_id: str, *, now: datetime, by: str = "user", run_id: str | None = None) -> dict[str, Any]:
     """Bring a deprecated or archived memory back. A merged loser is restored by reverting its merge."""
     require_aware(now)

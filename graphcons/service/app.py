@@ -19,23 +19,29 @@ from typing import Any
 
 from fastapi import FastAPI
 
+from graphcons.core import metrics, tracing
 from graphcons.core.config import Config, load_config
 from graphcons.core.embedders import Embedder
-from graphcons.service import accesslog, beliefs, errors, maintenance, memories, ops, reflection, review
+from graphcons.service import accesslog, beliefs, errors, maintenance, memories, observe, ops, reflection, review
 from graphcons.service.bookmarks import Bookmarks
 from graphcons.service.deps import Store
 from graphcons.service.limits import BodyLimit
 from graphcons.service.models import Problem
 
-ROUTERS = (ops.router, memories.router, review.router, reflection.router, beliefs.router, maintenance.router)
+ROUTERS = (ops.router, memories.router, review.router, reflection.router, beliefs.router, maintenance.router,
+           observe.router)
 ERRORS: dict[int | str, dict[str, Any]] = {
     status: {"model": Problem} for status in (400, 401, 403, 404, 409, 413, 422, 500, 502, 503)
 }
 
 
-def create_app(config: Config | str | Path | None = None, *, embedder: Embedder | None = None) -> FastAPI:
+def create_app(config: Config | str | Path | None = None, *, embedder: Embedder | None = None,
+               bind_host: str | None = None) -> FastAPI:
+    """`bind_host`: the address the server listens on (default [service] host); /metrics is open
+    without a token only on a loopback one (service/observe.py)."""
     cfg = config if isinstance(config, Config) else load_config(config)
     holder = Store(cfg, embedder)
+    tracing.configure(cfg.otel)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
@@ -46,12 +52,15 @@ def create_app(config: Config | str | Path | None = None, *, embedder: Embedder 
                   description="Memory consolidation in Neo4j: add, retrieve, review. Every /v1 route needs a "
                               "bearer token (`graphcons tokens create`); roles, namespaces and the trust model: docs/HTTP.md.")
     app.state.store = holder
+    app.state.metrics_open = observe.loopback(bind_host or cfg.service.host)
+    app.state.metrics_registry = metrics.store_registry(lambda: holder.get().census())
     for router in ROUTERS:
         app.include_router(router, responses=ERRORS)
     errors.install(app)
     accesslog.install()  # no token in uvicorn's access log, whoever serves the app
     app.add_middleware(BodyLimit, max_bytes=cfg.service.max_body_bytes)
     app.add_middleware(Bookmarks)  # Graphcons-Bookmark: read your own writes on any API process
+    app.add_middleware(observe.Observe)  # outermost: every request is counted and traced, refused ones too
     return app
 
 
@@ -60,5 +69,5 @@ def serve(config: Config | str | Path | None = None, *, host: str | None = None,
     import uvicorn
 
     cfg = config if isinstance(config, Config) else load_config(config)
-    uvicorn.run(create_app(cfg), host=host or cfg.service.host, port=port or cfg.service.port,
+    uvicorn.run(create_app(cfg, bind_host=host or cfg.service.host), host=host or cfg.service.host, port=port or cfg.service.port,
                 log_level=log_level)

@@ -112,6 +112,21 @@ def edit(memory_id: str, body: m.MemoryEdit, g: Graphcons = Depends(store), p: P
     return g.edit(memory_id, source=p.source, **body.model_dump(exclude_unset=True))
 
 
+@router.post("/memories/{memory_id}/retire", response_model=dict[str, Any])
+def retire(memory_id: str, g: Graphcons = Depends(store), p: Principal = Depends(writer)) -> dict[str, Any]:
+    """Take the memory out of use with no replacement: archived and kept (never deleted), no longer
+    retrieved; `graphcons restore` brings it back. A LangGraph store's delete (issue 42)."""
+    own_memory(g, p, memory_id)
+    return g.retire(memory_id, reason="retired through the API", by=p.source)
+
+
+@router.post("/memories/{memory_id}/restore", response_model=dict[str, Any])
+def restore(memory_id: str, g: Graphcons = Depends(store), p: Principal = Depends(writer)) -> dict[str, Any]:
+    """Bring back a retired (archived) or deprecated memory."""
+    own_memory(g, p, memory_id)
+    return g.restore(memory_id, by=p.source)
+
+
 @router.post("/memories/{memory_id}/links", response_model=m.Linked)
 def link(memory_id: str, body: m.LinkCreate, g: Graphcons = Depends(store), p: Principal = Depends(writer)) -> m.Linked:
     own_memory(g, p, memory_id)
@@ -146,7 +161,8 @@ def retrieve(body: m.RetrieveQuery, g: Graphcons = Depends(store), p: Principal 
     namespace = read_namespace(p, body.namespace)
     record = body.record and p.has("writer")
     session = _session(p, body.session) if body.session is not None else None
-    hits = g.retrieve(body.query, k=body.k, namespace=namespace, session=session, record=record)
+    hits = g.retrieve(body.query, k=body.k, namespace=namespace, subject=body.subject, session=session,
+                      record=record)
     return m.Hits(hits=[m.Hit(**h) for h in hits if p.sees(h["memory"].namespace)], recording=hits.recording)
 
 
@@ -159,6 +175,21 @@ def context(body: m.ContextQuery, g: Graphcons = Depends(store), p: Principal = 
     ctx = g.context(body.query, body.budget_words, namespace=namespace, subject=body.subject, session=session,
                     record=body.record and p.has("writer"))
     return m.ContextOut(**ctx.to_dict())
+
+
+@router.get("/memories", response_model=list[Memory])
+def listing(namespace: str | None = Query(None, max_length=100), subject: str | None = Query(None, max_length=200),
+            limit: int = Query(100, ge=1, le=1000), offset: int = Query(0, ge=0),
+            g: Graphcons = Depends(store), p: Principal = Depends(reader)) -> list[Memory]:
+    """One page of a namespace's (and subject's) live memories, oldest first."""
+    ns = write_namespace(p, namespace)  # one namespace, the caller's
+    return g.memories(ns, subject=subject, limit=limit, offset=offset)
+
+
+@router.get("/scopes", response_model=list[tuple[str, str]])
+def scopes(g: Graphcons = Depends(store), p: Principal = Depends(reader)) -> list[tuple[str, str]]:
+    """Every (namespace, subject) the caller sees that holds a live memory."""
+    return g.scopes(namespaces=None if p.everywhere else list(p.namespaces))
 
 
 @router.get("/search", response_model=m.Hits)

@@ -60,6 +60,8 @@ class MemoryCreate(Body):
     id: str | None = Field(default=None, max_length=128)
     created_at: str | None = Field(default=None, max_length=64, description="ISO-8601 with a timezone.")
     links: list[LinkInput] = Field(default_factory=list, max_length=50)
+    metadata: dict[str, Any] | None = Field(default=None, description="Free JSON object kept beside the text "
+                                                                      "(at most 16k characters as JSON).")
 
 
 class MemoryBatch(Body):
@@ -83,6 +85,7 @@ class MemoryEdit(Body):
     content: str | None = None
     scope: str | None = None
     importance: float | None = Field(default=None, ge=0.0, le=1.0)
+    metadata: dict[str, Any] | None = None
 
 
 class LinkCreate(Body):
@@ -110,6 +113,7 @@ class RetrieveQuery(Body):
     query: str = Field(min_length=1, max_length=10_000)
     k: int = Field(default=5, ge=1, le=1000)
     namespace: str | None = Field(default=None, max_length=100)
+    subject: str | None = Field(default=None, min_length=1, max_length=200)
     session: str | None = Field(default=None, max_length=200)
     record: bool = True  # writers: record the hits as used together (readers never record)
 

@@ -26,6 +26,7 @@ from graphcons.core.memory import (
     content_hash,
     derived_title,
     embedded_text,
+    metadata_json,
     new_memory_id,
     parse_input,
     without_embedding,
@@ -33,7 +34,7 @@ from graphcons.core.memory import (
 from graphcons.core.time import utcnow
 from graphcons.store import neighbours, tie
 
-VERSION_FIELDS = ("title", "content", "kind", "subject", "scope", "status", "content_hash", "source")
+VERSION_FIELDS = ("title", "content", "kind", "subject", "scope", "status", "content_hash", "source", "metadata")
 
 
 @dataclass
@@ -195,6 +196,7 @@ def node_props(mem: MemoryInput, chash: str, vec: list[float], now: datetime | N
         "content_hash": chash,
         "version": 1,
         "embedding": vec,
+        "metadata": None if mem.metadata is None else metadata_json(mem.metadata),  # absent when None
     }
 
 

@@ -16,6 +16,7 @@ from graphcons.core.memory import (
     content_hash,
     derived_title,
     embedded_text,
+    metadata_json,
     without_embedding,
 )
 from graphcons.core.time import utcnow
@@ -23,7 +24,7 @@ from graphcons.store import neighbours
 from graphcons.store import justification
 from graphcons.store.admission import version_props
 
-EDITABLE = {"title", "content", "scope", "importance"}
+EDITABLE = {"title", "content", "scope", "importance", "metadata"}
 
 
 def get(db: Database, mem_id: str, *, namespaces: list[str] | None = None) -> Memory:
@@ -55,6 +56,11 @@ def edit(db: Database, cfg: Config, embedder: Embedder, mem_id: str, *, source: 
         if isinstance(imp, bool) or not isinstance(imp, (int, float)) or not 0 <= imp <= 1:
             raise ValidationError("importance", "must be a number between 0 and 1")
         changes["weight_manual"] = float(imp)
+    if "metadata" in changes:
+        try:
+            metadata_json(changes["metadata"])
+        except ValueError as exc:
+            raise ValidationError("metadata", str(exc)) from None
     current = get(db, mem_id)
     if unchanged(current, changes):  # e.g. a request retried after a 503 whose edit had landed: no new version
         return current
@@ -72,9 +78,14 @@ def edit(db: Database, cfg: Config, embedder: Embedder, mem_id: str, *, source: 
     snapshot = current.model_dump(include={"title", "content", "kind", "subject", "scope", "status", "source"})
     snapshot.update({k: v for k, v in changes.items() if k in snapshot})
     snapshot["content_hash"] = changes.get("content_hash", current.content_hash)
+    metadata = changes.get("metadata", current.metadata)  # each version keeps the metadata it had
+    if metadata is not None:
+        snapshot["metadata"] = metadata_json(metadata)
     snapshot["edited_by"] = source
     vprops = version_props({**snapshot, "id": mem_id}, now)
     vprops["edited_by"] = source
+    if "metadata" in changes:  # stored as JSON text, compared above as the object
+        changes["metadata"] = metadata_json(changes["metadata"])
     def work(tx: Any) -> list[dict[str, Any]]:
         rows = tx.run("memory/edit", id=mem_id, expected_version=current.version, changes=without_embedding(changes),
                       embedding=changes.get("embedding"),

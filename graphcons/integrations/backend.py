@@ -1,0 +1,123 @@
+"""The verbs the integrations need, over a `Graphcons` in process (`Local`) or the HTTP API with a
+token (`Http`; the server enforces the token's namespaces and role, so an integration bound to a
+token reads and writes only what that token may). Both return core `Memory` objects."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from graphcons.api import Graphcons
+from graphcons.core.errors import NotFound, ValidationError
+from graphcons.core.memory import Memory
+
+Hit = tuple[Memory, float]
+
+
+class Local:
+    """A Graphcons in this process: every namespace, written with `source` as the evidence source."""
+
+    def __init__(self, g: Graphcons, *, source: str = "langgraph"):
+        self.g, self.source = g, source
+
+    def add(self, data: dict[str, Any]) -> str:
+        return self.g.add({**data, "source": self.source}).id
+
+    def get(self, memory_id: str) -> Memory | None:
+        try:
+            return self.g.get(memory_id)
+        except NotFound:
+            return None
+
+    def edit(self, memory_id: str, **changes: Any) -> None:
+        self.g.edit(memory_id, source=self.source, **changes)
+
+    def retire(self, memory_id: str) -> None:
+        self.g.retire(memory_id, reason="deleted through the LangGraph store", by=self.source)
+
+    def restore(self, memory_id: str) -> None:
+        self.g.restore(memory_id, by=self.source)
+
+    def retrieve(self, query: str, k: int, namespace: str | None, subject: str | None) -> list[Hit]:
+        k = min(k, self.g.config.service.max_k)
+        hits = self.g.retrieve(query, k=k, namespace=namespace, subject=subject, record=False)
+        return [(h["memory"], h["score"]) for h in hits]
+
+    def members(self, namespace: str, subject: str | None, limit: int, offset: int) -> list[Memory]:
+        return self.g.memories(namespace, subject=subject, limit=limit, offset=offset)
+
+    def scopes(self) -> list[tuple[str, str]]:
+        return self.g.scopes()
+
+    def profile(self, namespace: str, subject: str) -> dict[str, Any] | None:
+        try:
+            return self.g.profile(subject, namespace=namespace)
+        except NotFound:
+            return None
+
+    def scoped_id(self, namespace: str, local_id: str) -> str:
+        return f"{namespace}:{local_id}"  # the id the HTTP API would store (service/memories._scoped_id)
+
+
+class Http:
+    """The HTTP API of `graphcons serve` with one bearer token (httpx, a dependency of the extras)."""
+
+    def __init__(self, url: str, token: str, *, timeout: float = 30.0):
+        import httpx
+
+        self.client = httpx.Client(base_url=url.rstrip("/"), headers={"Authorization": f"Bearer {token}"},
+                                   timeout=timeout)
+        self.max_k = 100  # [service] max_k's default; a larger k is refused by the server
+
+    def _call(self, method: str, path: str, **kw: Any) -> Any:
+        resp = self.client.request(method, path, **kw)
+        if resp.status_code == 404:  # missing, or in a namespace the token does not see: the same answer
+            return None
+        if resp.status_code == 403:
+            raise PermissionError(resp.json().get("message", "forbidden"))
+        if resp.status_code in (400, 422):
+            body = resp.json()
+            raise ValidationError(body.get("field") or "request", body.get("message", resp.text))
+        resp.raise_for_status()
+        return resp.json()
+
+    def add(self, data: dict[str, Any]) -> str:
+        data = {k: v for k, v in data.items() if k != "id" or v is not None}
+        if "id" in data:  # the API scopes an explicit id itself: send the local part
+            data["id"] = data["id"].split(":", 1)[1] if data["id"].startswith(f"{data['namespace']}:") else data["id"]
+        return self._call("POST", "/v1/memories", json=data)["id"]
+
+    def get(self, memory_id: str) -> Memory | None:
+        out = self._call("GET", f"/v1/memories/{memory_id}")
+        return None if out is None else Memory.model_validate(out)
+
+    def edit(self, memory_id: str, **changes: Any) -> None:
+        self._call("PATCH", f"/v1/memories/{memory_id}", json=changes)
+
+    def retire(self, memory_id: str) -> None:
+        self._call("POST", f"/v1/memories/{memory_id}/retire")
+
+    def restore(self, memory_id: str) -> None:
+        self._call("POST", f"/v1/memories/{memory_id}/restore")
+
+    def retrieve(self, query: str, k: int, namespace: str | None, subject: str | None) -> list[Hit]:
+        body = {"query": query, "k": min(k, self.max_k), "namespace": namespace, "subject": subject, "record": False}
+        out = self._call("POST", "/v1/retrieve", json={k_: v for k_, v in body.items() if v is not None})
+        return [(Memory.model_validate(h["memory"]), h["score"]) for h in out["hits"]]
+
+    def members(self, namespace: str, subject: str | None, limit: int, offset: int) -> list[Memory]:
+        params = {"namespace": namespace, "limit": limit, "offset": offset}
+        if subject is not None:
+            params["subject"] = subject
+        return [Memory.model_validate(m) for m in self._call("GET", "/v1/memories", params=params)]
+
+    def scopes(self) -> list[tuple[str, str]]:
+        return [tuple(s) for s in self._call("GET", "/v1/scopes")]
+
+    def profile(self, namespace: str, subject: str) -> dict[str, Any] | None:
+        return self._call("GET", f"/v1/profiles/{subject}", params={"namespace": namespace})
+
+    def scoped_id(self, namespace: str, local_id: str) -> str:
+        return f"{namespace}:{local_id}"
+
+    def close(self) -> None:
+        self.client.close()

@@ -1,0 +1,23 @@
+"""Scopes: the (namespace, subject) pairs that hold live memories (a framework store's namespaces)."""
+
+from __future__ import annotations
+
+from graphcons.core.db import Database
+from graphcons.core.errors import ValidationError
+from graphcons.core.memory import LIVE_STATUSES, Memory
+
+
+def list_(db: Database, *, namespaces: list[str] | None = None) -> list[tuple[str, str]]:
+    rows = db.run("memory/scopes", live=list(LIVE_STATUSES), namespaces=namespaces)
+    return [(r["namespace"], r["subject"]) for r in rows]
+
+
+def members(db: Database, namespace: str, *, subject: str | None = None, limit: int = 100,
+            offset: int = 0) -> list[Memory]:
+    """One page of a scope's live memories, oldest first (ties by id)."""
+    for name, value in (("limit", limit), ("offset", offset)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ValidationError(name, "must be a non-negative integer")
+    rows = db.run("memory/in_scope", namespace=namespace, subject=subject, live=list(LIVE_STATUSES),
+                  limit=limit, offset=offset)
+    return [Memory.from_node(r["memory"]) for r in rows]
