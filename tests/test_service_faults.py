@@ -5,6 +5,7 @@ namespace, and no token in the access log. Each test failed before its fix."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import time
@@ -251,3 +252,41 @@ def test_errors_name_the_field_and_say_what_is_wrong(g, writers):
     assert "shares the id" in r.json()["message"] and "item 0" in r.json()["message"]
     assert "already exists" not in r.json()["message"]
     assert counts(g) == before
+
+
+PUBLIC = {"/healthz"}  # the one route without a token: it says nothing about any namespace
+SAMPLES = {"content": "A memory for another tenant.", "query": "anything", "subject": "user-ana", "job": "scan"}
+
+
+def test_a_foreign_namespace_is_403_on_every_route(g, server):
+    """Item 4: one rule for every route, walked from the app's route table (a new route is covered
+    without touching this test): a `namespace` query parameter the token lacks is 403 naming the field,
+    whether the route reads it or not, and so is a `namespace` in a request body. Before, /v1/proposals
+    answered 200 [] and /v1/conflicts ignored it and answered A's conflicts."""
+    c = server.client(g.create_token("admin-alpha", ["alpha"], "admin")[0])  # every role, one namespace
+    spec = server.app.openapi()  # the route table as clients see it
+    before = counts(g)
+    walked, with_body = [], []
+    for route, operations in spec["paths"].items():
+        path = re.sub(r"\{(\w+)\}", lambda mt: SAMPLES.get(mt.group(1), "x"), route)
+        for method, op in operations.items():
+            r = c.request(method, path, params={"namespace": "beta"})
+            if route in PUBLIC:
+                assert r.status_code == 200, (method, route, r.text)
+                continue
+            assert problem(r) == (403, "namespace"), (method, route, r.text)
+            assert "beta" in r.json()["message"]
+            walked.append(f"{method.upper()} {route}")
+            ref = op.get("requestBody", {}).get("content", {}).get("application/json", {}).get("schema", {}).get("$ref")
+            body = spec["components"]["schemas"][ref.rsplit("/", 1)[1]] if ref else {}
+            if "namespace" in body.get("properties", {}):
+                required = {name: SAMPLES[name] for name in body.get("required", [])}
+                r = c.request(method, path, json={**required, "namespace": "beta"})
+                assert problem(r) == (403, "namespace"), (method, route, r.text)
+                with_body.append(f"{method.upper()} {route}")
+    assert {"GET /v1/proposals", "GET /v1/conflicts", "GET /v1/search", "GET /v1/clusters"} <= set(walked)
+    assert {"POST /v1/memories", "POST /v1/retrieve", "POST /v1/reflect"} <= set(with_body)
+    assert len(walked) >= 30
+    assert counts(g) == before
+    own = c.get("/v1/proposals", params={"namespace": "alpha"})
+    assert own.status_code == 200 and own.json() == []
