@@ -125,7 +125,7 @@ class RetrieveQuery(Body):
 
 class Hit(BaseModel):
     memory: Memory
-    score: float
+    score: float = Field(description="Relevance before retrieve's diversity step; the list order is the ranking.")
     superseded: Any = None
 
 
