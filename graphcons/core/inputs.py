@@ -59,9 +59,9 @@ def is_blank(value: str) -> bool:
 
 
 def filled_problem(value: Any) -> str | None:
-    """Why a text that must say something may not be stored (None: it may)."""
-    if not isinstance(value, str):
-        return "must be a string"
+    """Why a text that must say something (or an id, a session) may not be stored (None: it may)."""
+    if not isinstance(value, str) or not value:
+        return "must be a non-empty string"
     if is_blank(value):
         return BLANK
     return text_problem(value)
@@ -74,18 +74,7 @@ def check_filled(field: str, value: Any) -> str:
     return value
 
 
-def key_problem(value: Any) -> str | None:
-    """Why a value is no usable id or session (None: it is)."""
-    if not isinstance(value, str) or not value:
-        return "must be a non-empty string"
-    return filled_problem(value)
-
-
-def check_key(field: str, value: Any) -> str:
-    problem = key_problem(value)
-    if problem:
-        raise ValidationError(field, problem)
-    return value
+check_key = check_filled  # ids and sessions: the same rule
 
 
 def check_ids(field: str, ids: Any) -> list[str]:
