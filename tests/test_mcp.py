@@ -276,6 +276,8 @@ def test_the_schemas_tell_a_model_every_kind_bound_and_argument(g, config, embed
         assert err.startswith("bad_input (k): "), err
         _, err = await s.call("feedback", id="m-1", verdict="great")
         assert err.startswith("bad_input (verdict): "), err
+        _, err = await s.call("remember", content="\u200b\u200b")  # item 5: invisible is blank here too
+        assert err.startswith("bad_input (content): is blank"), err
 
     try:
         run(build_server(store), body)
