@@ -257,12 +257,14 @@ def test_the_schemas_tell_a_model_every_kind_bound_and_argument(g, config, embed
     bounds, every argument of every tool has its own description. Item 7: argument errors read
     `bad_input (field): ...`, without pydantic's text or link."""
     from graphcons.core.memory import Kind
+    from graphcons.review.queue import KINDS
 
     store = Store(config, embedder)
 
     async def body(s: Session):
         tools = {t.name: t.input_schema for t in (await s.client.list_tools()).tools}
         assert tools["remember"]["properties"]["kind"]["enum"] == [k.value for k in Kind]
+        assert tools["proposals"]["properties"]["kind"]["anyOf"][0]["enum"] == list(KINDS)
         k = tools["recall"]["properties"]["k"]
         assert (k["minimum"], k["maximum"]) == (1, config.service.max_k)
         undescribed = [f"{name}.{arg}" for name, schema in tools.items()

@@ -35,6 +35,7 @@ from graphcons.core.config import Config, load_config
 from graphcons.core.errors import Busy, DanglingProvenance, GraphconsError, NotFound, ServerUnavailable, ValidationError
 from graphcons.core.memory import Memory
 from graphcons.mcp.rights import LOCAL, LOCAL_SOURCE, StoreTokenVerifier, local_principal, request_principal
+from graphcons.review.queue import KINDS
 from graphcons.service.deps import (
     Store,
     own_memory,
@@ -91,7 +92,8 @@ ProposalId = Annotated[str | None, Field(description="The proposal to show, appr
 Reason = Annotated[str | None, Field(description="Why the proposal is rejected (required to reject; kept).")]
 StatusArg = Annotated[Literal.__getitem__(STATUSES) | None,  # type: ignore[valid-type]
                       Field(description="list: only proposals with this status (default pending; null: all).")]
-ProposalKind = Annotated[str | None, Field(description="list: only this kind (consolidate, merge, reflect).")]
+ProposalKind = Annotated[Literal.__getitem__(tuple(KINDS)) | None,  # type: ignore[valid-type]
+                         Field(description="list: only proposals of this kind.")]
 Limit = Annotated[int, Field(ge=1, le=1000, description="list: at most this many proposals.")]
 Verdict = Annotated[Literal["useful", "wrong"], Field(description="Was the memory useful, or wrong?")]
 Note = Annotated[str | None, Field(description="Optional: what was useful or wrong about it.")]
