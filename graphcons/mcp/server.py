@@ -108,8 +108,8 @@ def _error(exc: Exception) -> ToolError:
         return ToolError(f"{name}: {unavailable_text(exc, exc.maybe_written)}")
     for cls, _status, name in STATUS:
         if isinstance(exc, cls):
-            field = getattr(exc, "field", None)
-            return ToolError(f"{name}{f' ({field})' if field else ''}: {exc}")
+            field = getattr(exc, "field", None)  # named once: "bad_input (k): must be ...", not "(k): k: must"
+            return ToolError(f"{name}{f' ({field})' if field else ''}: {getattr(exc, 'problem', None) or exc}")
     return ToolError(f"error: {exc}")
 
 
