@@ -90,3 +90,37 @@ def test_merge_by_subject_then_conflicts_list_and_resolve(cli):  # issue 11
     assert json.loads(cli("conflicts", "list", "--json").stdout) == []
     assert cli("conflicts", "resolve", ids[0], "m-missing", "--holds", ids[0]).returncode == 3
     assert cli("conflicts", "resolve", ids[0], ids[1], "--holds", "nobody").returncode == 2
+
+
+def test_the_cli_finds_the_server_scripts_neo4j_started(neo4j_settings, tmp_path):
+    """Issue 41 item 13: with GRAPHCONS_NEO4J_BOLT_PORT / GRAPHCONS_NEO4J_HOME exported as for
+    scripts/neo4j (a non-default port and home) and no NEO4J_URI, the CLI connects to that server
+    (it used to try 7687); when nothing answers there, the error says which variables to set."""
+    port = neo4j_settings.uri.rsplit(":", 1)[1]
+    home = tmp_path / "neo4j-home"
+    home.mkdir()
+    (home / "password").write_text(neo4j_settings.resolved_password() + "\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NEO4J_") and k != "GRAPHCONS_CONFIG"}
+
+    def run(**extra):
+        return subprocess.run([sys.executable, "-m", "graphcons", "config", "show", "--json"], capture_output=True,
+                              text=True, env={**env, **extra}, cwd=tmp_path, timeout=120)
+
+    out = run(GRAPHCONS_NEO4J_BOLT_PORT=port, GRAPHCONS_NEO4J_HOME=str(home))
+    assert json.loads(out.stdout)["neo4j"]["uri"] == f"bolt://127.0.0.1:{port}", out.stderr
+    stats = subprocess.run([sys.executable, "-m", "graphcons", "stats", "--json"], capture_output=True, text=True,
+                           env={**env, "GRAPHCONS_NEO4J_BOLT_PORT": port, "GRAPHCONS_NEO4J_HOME": str(home)},
+                           cwd=tmp_path, timeout=300)
+    assert stats.returncode == 0, stats.stderr
+    assert "memories" in json.loads(stats.stdout)
+    # NEO4J_URI still names any other server
+    other = run(GRAPHCONS_NEO4J_BOLT_PORT=port, NEO4J_URI="bolt://db.example:7999")
+    assert json.loads(other.stdout)["neo4j"]["uri"] == "bolt://db.example:7999"
+    from service_helpers import free_port
+
+    nobody = str(free_port())
+    down = subprocess.run([sys.executable, "-m", "graphcons", "stats"], capture_output=True, text=True,
+                          env={**env, "GRAPHCONS_NEO4J_BOLT_PORT": nobody, "GRAPHCONS_NEO4J_HOME": str(home)},
+                          cwd=tmp_path, timeout=120)
+    assert down.returncode == 5 and f"127.0.0.1:{nobody}" in down.stderr
+    assert "GRAPHCONS_NEO4J_BOLT_PORT" in down.stderr and "NEO4J_URI" in down.stderr, down.stderr

@@ -60,8 +60,9 @@ def test_api_accepts_status_all_and_a_namespace(g, neo4j_settings, embedder, con
         assert every.status_code == 200, every.text
         assert [p["id"] for p in every.json()] == [pid]  # rejected, and only the token's namespace
         assert srv.client(token).get("/v1/proposals", params={"status": "pending"}).json() == []
-        # a namespace the token does not hold shows nothing (as if empty), never another's proposals
-        assert srv.client(token).get("/v1/proposals", params={"namespace": "team-b"}).json() == []
+        # a namespace the token does not hold is 403, as on every route (issue 41), never another's proposals
+        foreign = srv.client(token).get("/v1/proposals", params={"namespace": "team-b"})
+        assert foreign.status_code == 403 and foreign.json()["field"] == "namespace"
         mine = srv.client(admin).get("/v1/proposals", params={"namespace": "team-b", "status": "all"}).json()
         assert [p["id"] for p in mine] == [other]
         bad = srv.client(token).get("/v1/proposals", params={"status": "everything"})

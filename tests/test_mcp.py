@@ -248,3 +248,126 @@ def test_streamable_http_applies_the_tokens_roles_and_namespaces(g, config, embe
 
         assert run(srv.transport(reviewer), as_reviewer) == []
     assert g.stats()["memories"] == 2
+
+
+# -- issue 41: schemas a model can read, errors in the documented form, outages, the score's meaning ----
+
+def test_the_schemas_tell_a_model_every_kind_bound_and_argument(g, config, embedder):
+    """Item 8: `kind` is an enum of the kinds admission accepts (core/memory.Kind), `k` has the configured
+    bounds, every argument of every tool has its own description. Item 7: argument errors read
+    `bad_input (field): ...`, without pydantic's text or link."""
+    from graphcons.core.memory import Kind
+    from graphcons.review.queue import KINDS
+
+    store = Store(config, embedder)
+
+    async def body(s: Session):
+        tools = {t.name: t.input_schema for t in (await s.client.list_tools()).tools}
+        assert tools["remember"]["properties"]["kind"]["enum"] == [k.value for k in Kind]
+        assert tools["proposals"]["properties"]["kind"]["anyOf"][0]["enum"] == list(KINDS)
+        k = tools["recall"]["properties"]["k"]
+        assert (k["minimum"], k["maximum"]) == (1, config.service.max_k)
+        undescribed = [f"{name}.{arg}" for name, schema in tools.items()
+                       for arg, spec in schema["properties"].items() if len(spec.get("description", "")) < 15]
+        assert undescribed == []
+        _, err = await s.call("remember", content="A rumour about the cache.", kind="rumour")
+        assert err.startswith("bad_input (kind): ") and "pydantic" not in err and "http" not in err, err
+        _, err = await s.call("recall", query="cache", k=0)
+        assert err.startswith("bad_input (k): ") and "pydantic" not in err, err
+        _, err = await s.call("recall", query="cache", k=config.service.max_k + 1)
+        assert err.startswith("bad_input (k): "), err
+        _, err = await s.call("feedback", id="m-1", verdict="great")
+        assert err.startswith("bad_input (verdict): "), err
+        _, err = await s.call("remember", content="\u200b\u200b")  # item 5: invisible is blank here too
+        assert err.startswith("bad_input (content): is blank"), err
+
+    try:
+        run(build_server(store), body)
+    finally:
+        store.close()
+    assert g.stats()["memories"] == 0  # nothing of a refused call was written
+
+
+def test_recall_says_the_order_is_the_ranking_and_what_score_is(g, config, embedder):
+    """Item 6: the list order is the ranking (`rank`); `score` is relevance before the diversity step,
+    and the tool description and the note say so instead of claiming the score orders the hits."""
+    for i, text in enumerate(["Checkout returned 503 after deploy 4.1.", "Checkout returned 503 after deploy 4.2.",
+                              "Checkout returned 503 after deploy 4.3.", "The payments pool ran dry after deploy 7.",
+                              "Checkout 503s stopped once the cache was warmed."]):
+        g.add({"id": f"c-{i}", "content": text, "subject": "checkout"})
+    store = Store(config, embedder)
+
+    async def body(s: Session):
+        tools = {t.name: t for t in (await s.client.list_tools()).tools}
+        assert "diversity" in tools["recall"].description and "ranking" in tools["recall"].description
+        out = await s.ok("recall", query="checkout 503 after a deploy", k=5)
+        assert [h["rank"] for h in out["hits"]] == list(range(1, len(out["hits"]) + 1)) and len(out["hits"]) == 5
+        assert "rank order" in out["note"] and "diversity" in out["note"]
+        assert "only orders" not in out["note"]
+
+    try:
+        run(build_server(store), body)
+    finally:
+        store.close()
+
+
+def test_a_missing_profile_points_the_agent_at_the_reflect_tool(g, config, embedder):
+    """Item 7: an agent has the `reflect` tool, not the CLI."""
+    store = Store(config, embedder)
+
+    async def body(s: Session):
+        _, err = await s.call("profile", subject="user-bo")
+        assert err.startswith("not_found: ") and "`reflect` tool" in err and "graphcons reflect" not in err, err
+
+    try:
+        run(build_server(store), body)
+    finally:
+        store.close()
+
+
+def test_streamable_http_while_neo4j_is_down_answers_a_tool_error_and_recovers(g, config, embedder):
+    """Item 1: Neo4j stops under `graphcons mcp --transport http`. A session already open and a new one
+    (initialize with a valid token) both get the tool error `unavailable: ...` saying nothing was
+    written, no HTTP 500; when Neo4j is back the same sessions work. (Before: 500 and MCPError -32603.)"""
+    from outage_helpers import BoltProxy
+
+    port = int(config.neo4j.uri.rsplit(":", 1)[1])
+    proxy = BoltProxy(port)
+    cfg = config.model_copy(update={"neo4j": config.neo4j.model_copy(update={"uri": proxy.uri})})
+    token, _ = g.create_token("agent-w", ["team"], "writer")
+    try:
+        with HttpServer(cfg, embedder) as srv:
+            async def body(s: Session):
+                first = await s.ok("remember", content="The checkout cache is warmed after every deploy.")
+                proxy.down()
+                _, err = await s.call("remember", content="Deploys are frozen on Fridays.")
+                assert err.startswith("unavailable: Neo4j is unavailable"), err
+                assert "nothing of this request was written" in err and "127.0.0.1" not in err, err
+                _, err = await s.call("recall", query="checkout cache")
+                assert err.startswith("unavailable: "), err
+
+                async def fresh(t: Session):  # a session opened during the outage
+                    _, e = await t.call("recall", query="checkout cache")
+                    assert e.startswith("unavailable: "), e
+                    proxy.up()
+                    return (await t.ok("recall", query="checkout cache"))["hits"]
+
+                hits = await asyncio.wait_for(_session(srv.transport(token), fresh), 120)
+                assert [h["memory"]["id"] for h in hits] == [first["id"]]
+                again = await s.ok("remember", content="Deploys are frozen on Fridays.")
+                return first["id"], again["id"]
+
+            written = run(srv.transport(token), body)
+            raw = httpx.post(srv.url, headers={"Authorization": "Bearer gct_unknown-token",
+                                               "Accept": "application/json, text/event-stream"},
+                             json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+            assert raw.status_code == 401  # with Neo4j up again, an unknown token is refused as before
+    finally:
+        proxy.close()
+    assert {m.id for m in map(g.get, written)} == set(written)
+    assert g.stats()["memories"] == 2  # nothing landed during the outage
+
+
+async def _session(transport, body):
+    async with Client(transport, read_timeout_seconds=300) as client:
+        return await body(Session(client))

@@ -5,6 +5,7 @@ namespace, and no token in the access log. Each test failed before its fix."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import time
@@ -187,3 +188,105 @@ def test_tokens_never_reach_the_access_log(g, cli, tmp_path):
     text = log.read_text()
     assert "/v1/search?text=***&k=3&token=***" in text and "/v1/proposals?access_token=***&status=pending" in text
     assert token not in text and token[4:] not in text
+
+
+# -- issue 41 ------------------------------------------------------------------------------------
+
+BLANKS = ["\u200b\u200b", "   ", "\u2060 \ufeff", "\u200e\t\u200f"]  # zero-width, word joiner, BOM, direction marks
+
+
+def test_text_blank_after_removing_invisible_characters_is_blank_on_every_path(g, writers, cli, tmp_path):
+    """Item 5 (and 7's "content of spaces"): only whitespace and format characters (Unicode Cf) is
+    blank: refused naming the field, with the word "blank", by the Python API, HTTP, the CLI and import."""
+    w = writers["alpha"]
+    mid = w.post("/v1/memories", json={"content": "The cache is warmed after deploys."}).json()["id"]
+    before = counts(g)
+    for text in BLANKS:
+        for payload, field in (({"content": text}, "content"), ({"content": "ok", "subject": text}, "subject"),
+                               ({"content": "ok", "session": text}, "session")):
+            r = w.post("/v1/memories", json=payload)
+            assert problem(r) == (400, field) and "blank" in r.json()["message"], (payload, r.text)
+        r = w.patch(f"/v1/memories/{mid}", json={"content": text})
+        assert problem(r) == (400, "content") and "blank" in r.json()["message"], r.text
+        r = w.post("/v1/memories/batch", json={"memories": [{"content": "fine"}, {"content": text}]})
+        assert problem(r) == (400, "memories[1].content"), r.text
+        with pytest.raises(ValidationError) as exc:
+            g.add({"content": text})
+        assert exc.value.field == "content" and "blank" in exc.value.problem
+    out = cli("add", "\u200b\u200b")
+    assert out.returncode == 2 and "content" in out.stderr and "blank" in out.stderr, out.stderr
+    path = tmp_path / "blank.jsonl"
+    path.write_text(json.dumps({"content": "\u200b\u200b"}) + "\n")
+    out = cli("import", str(path), "--json")
+    assert json.loads(out.stdout)["errors"][0]["error"].startswith("content: is blank"), out.stdout
+    assert counts(g) == before
+    # visible text around invisible characters is kept verbatim
+    kept = w.post("/v1/memories", json={"content": "\u200bwarm the cache\u200b"})
+    assert kept.status_code == 201 and g.get(kept.json()["id"]).content == "\u200bwarm the cache\u200b"
+
+
+def test_errors_name_the_field_and_say_what_is_wrong(g, writers):
+    """Item 7: a lone surrogate is 400 bad_input naming the field (docs/HTTP-POLICY.md), a raw NUL byte
+    in the body names the field (not the byte offset "15"), twins in a batch are called twins."""
+    w = writers["alpha"]
+    before = counts(g)
+    raw = {"Content-Type": "application/json"}
+    cases = [
+        (b'{"content": "lone surrogate \\ud800"}', "content", "/v1/memories"),
+        (b'{"content": "ok", "title": "\\udfff"}', "title", "/v1/memories"),
+        (b'{"memories": [{"content": "ok"}, {"content": "x", "links": [{"target": "\\ud800"}]}]}',
+         "memories[1].links[0].target", "/v1/memories/batch"),
+        (b'{"content": "a\x00b"}', "content", "/v1/memories"),
+        (b'{"memories": [{"content": "ok"}, {"content": "a\x00b"}]}', "memories[1].content", "/v1/memories/batch"),
+    ]
+    for body, field, path in cases:
+        r = w.post(path, content=body, headers=raw)
+        assert problem(r) == (400, field) and r.json()["error"] == "bad_input", (body, r.text)
+    r = w.post("/v1/memories", content=b'{"content": "line\nbreak"}', headers=raw)
+    assert problem(r) == (422, "content") and "control character" in r.json()["message"], r.text
+    r = w.post("/v1/memories", content=b'{"content": ', headers=raw)
+    assert problem(r) == (422, "body") and "not valid JSON" in r.json()["message"], r.text
+    twins = [{"content": "First text of the twins.", "id": "twin"}, {"content": "Second text.", "id": "twin"}]
+    r = w.post("/v1/memories/batch", json={"memories": twins})
+    assert problem(r) == (400, "memories[1].id")
+    assert "shares the id" in r.json()["message"] and "item 0" in r.json()["message"]
+    assert "already exists" not in r.json()["message"]
+    assert counts(g) == before
+
+
+PUBLIC = {"/healthz"}  # the one route without a token: it says nothing about any namespace
+SAMPLES = {"content": "A memory for another tenant.", "query": "anything", "subject": "user-ana", "job": "scan"}
+
+
+def test_a_foreign_namespace_is_403_on_every_route(g, server):
+    """Item 4: one rule for every route, walked from the app's route table (a new route is covered
+    without touching this test): a `namespace` query parameter the token lacks is 403 naming the field,
+    whether the route reads it or not, and so is a `namespace` in a request body. Before, /v1/proposals
+    answered 200 [] and /v1/conflicts ignored it and answered A's conflicts."""
+    c = server.client(g.create_token("admin-alpha", ["alpha"], "admin")[0])  # every role, one namespace
+    spec = server.app.openapi()  # the route table as clients see it
+    before = counts(g)
+    walked, with_body = [], []
+    for route, operations in spec["paths"].items():
+        path = re.sub(r"\{(\w+)\}", lambda mt: SAMPLES.get(mt.group(1), "x"), route)
+        for method, op in operations.items():
+            r = c.request(method, path, params={"namespace": "beta"})
+            if route in PUBLIC:
+                assert r.status_code == 200, (method, route, r.text)
+                continue
+            assert problem(r) == (403, "namespace"), (method, route, r.text)
+            assert "beta" in r.json()["message"]
+            walked.append(f"{method.upper()} {route}")
+            ref = op.get("requestBody", {}).get("content", {}).get("application/json", {}).get("schema", {}).get("$ref")
+            body = spec["components"]["schemas"][ref.rsplit("/", 1)[1]] if ref else {}
+            if "namespace" in body.get("properties", {}):
+                required = {name: SAMPLES[name] for name in body.get("required", [])}
+                r = c.request(method, path, json={**required, "namespace": "beta"})
+                assert problem(r) == (403, "namespace"), (method, route, r.text)
+                with_body.append(f"{method.upper()} {route}")
+    assert {"GET /v1/proposals", "GET /v1/conflicts", "GET /v1/search", "GET /v1/clusters"} <= set(walked)
+    assert {"POST /v1/memories", "POST /v1/retrieve", "POST /v1/reflect"} <= set(with_body)
+    assert len(walked) >= 30
+    assert counts(g) == before
+    own = c.get("/v1/proposals", params={"namespace": "alpha"})
+    assert own.status_code == 200 and own.json() == []

@@ -238,8 +238,9 @@ def search(query: str, k: int = typer.Option(5, min=1, max=1000), namespace: Opt
 
 SCORE_LABELS = {"hybrid": "rank score", "vector": "cosine", "keyword": "keyword score"}
 SCORE_NOTES = {
-    "hybrid": "rank score: a fusion of the vector and keyword rankings (graphcons/store/retrieval.py); it orders "
-              "these hits and is not a similarity. cosine: the vector similarity (- = found by keyword only).",
+    "hybrid": "rank score: the fused vector and keyword relevance plus the graph step, before the diversity step "
+              "(graphcons/store/retrieval.py); the list order is the ranking, so the score need not decrease, and "
+              "it is not a similarity. cosine: the vector similarity (- = found by keyword only).",
     "vector": "cosine: the similarity of the query's and the memory's embeddings (1 = same direction).",
     "keyword": "keyword score: the full-text index's relevance (Lucene BM25), comparable within one search only.",
 }

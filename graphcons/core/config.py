@@ -37,6 +37,8 @@ class Section(BaseModel):
 
 
 class Neo4jConfig(Section):
+    # Default: the server scripts/neo4j runs, on $GRAPHCONS_NEO4J_BOLT_PORT when set (load_config), else 7687;
+    # NEO4J_URI or graphcons.toml name another one.
     uri: str = "bolt://127.0.0.1:7687"
     user: str = "neo4j"
     # None: read the password scripts/neo4j generated (under $GRAPHCONS_NEO4J_HOME or .neo4j/).
@@ -605,6 +607,9 @@ def load_config(path: str | Path | None = None, env: dict[str, str] | None = Non
     elif explicit:
         raise ConfigError(f"config file {file} does not exist")
     data = _merge(data, _env_overrides(env))
+    port = env.get("GRAPHCONS_NEO4J_BOLT_PORT")
+    if port and "uri" not in data.get("neo4j", {}):  # the server scripts/neo4j started on that port
+        data.setdefault("neo4j", {})["uri"] = f"bolt://127.0.0.1:{port}"
     try:
         cfg = Config.model_validate(data)
     except PydanticValidationError as exc:

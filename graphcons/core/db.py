@@ -114,8 +114,9 @@ class Database:
         except (ServiceUnavailable, SessionExpired, ConnectionAcquisitionTimeoutError, OSError) as exc:
             metrics.NEO4J_UNAVAILABLE.inc()
             raise ServerUnavailable(
-                f"cannot reach Neo4j at {cfg.uri} ({exc}); start it with scripts/neo4j start "
-                "or set NEO4J_URI / NEO4J_USER / NEO4J_PASSWORD"
+                f"cannot reach Neo4j at {cfg.uri} ({exc}); start it with scripts/neo4j start, or point graphcons "
+                "at the running server: GRAPHCONS_NEO4J_BOLT_PORT and GRAPHCONS_NEO4J_HOME as scripts/neo4j "
+                "was started with, or NEO4J_URI / NEO4J_USER / NEO4J_PASSWORD (eval \"$(scripts/neo4j env)\" sets them)"
             ) from exc
         except AuthError as exc:
             raise ServerUnavailable(

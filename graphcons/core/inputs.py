@@ -5,6 +5,10 @@ text, ids, sessions and dates with these functions, so the same input gets the s
 - Text that is stored (content, title, subject, scope, source, origin, session, edits)
   carries no NUL byte (Neo4j stores it, but most tools that read it back cut at the NUL) and
   no lone surrogate (JSON can carry "\ud800"; Neo4j cannot store it).
+- Text that must say something (content, subject, scope, source, edits, ids, sessions) is not
+  blank: what is left after removing whitespace and invisible format characters (Unicode
+  category Cf: zero-width spaces, joiners, direction marks, BOM) is not empty. "\u200b\u200b" once
+  became a memory with an invisible title that answered every query.
 - An id or a session is a non-blank string without NUL; a list of ids names the bad item
   (`ids[2]`).
 - `created_at` lies in [EARLIEST, LATEST): fixed bounds, not "now", so that the same input is
@@ -14,6 +18,7 @@ text, ids, sessions and dates with these functions, so the same input gets the s
 
 from __future__ import annotations
 
+import unicodedata
 from datetime import datetime, timezone
 from typing import Any
 
@@ -21,6 +26,9 @@ from graphcons.core.errors import ValidationError
 
 EARLIEST = datetime(1970, 1, 1, tzinfo=timezone.utc)
 LATEST = datetime(2100, 1, 1, tzinfo=timezone.utc)
+
+
+SURROGATE = "is not valid Unicode (a lone surrogate)"
 
 
 def text_problem(value: Any) -> str | None:
@@ -32,7 +40,7 @@ def text_problem(value: Any) -> str | None:
     try:
         value.encode("utf-8")
     except UnicodeEncodeError:
-        return "is not valid Unicode (a lone surrogate)"
+        return SURROGATE
     return None
 
 
@@ -42,18 +50,31 @@ def check_text(field: str, value: Any) -> None:
         raise ValidationError(field, problem)
 
 
-def key_problem(value: Any) -> str | None:
-    """Why a value is no usable id or session (None: it is)."""
-    if not isinstance(value, str) or not value.strip():
+BLANK = "is blank (only whitespace or invisible characters); say something"
+
+
+def is_blank(value: str) -> bool:
+    """Nothing a reader could see: only whitespace and format characters (category Cf)."""
+    return all(ch.isspace() or unicodedata.category(ch) == "Cf" for ch in value)
+
+
+def filled_problem(value: Any) -> str | None:
+    """Why a text that must say something (or an id, a session) may not be stored (None: it may)."""
+    if not isinstance(value, str) or not value:
         return "must be a non-empty string"
+    if is_blank(value):
+        return BLANK
     return text_problem(value)
 
 
-def check_key(field: str, value: Any) -> str:
-    problem = key_problem(value)
+def check_filled(field: str, value: Any) -> str:
+    problem = filled_problem(value)
     if problem:
         raise ValidationError(field, problem)
     return value
+
+
+check_key = check_filled  # ids and sessions: the same rule
 
 
 def check_ids(field: str, ids: Any) -> list[str]:

@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic import ValidationError as PydanticValidationError
 
 from graphcons.core.errors import ValidationError
-from graphcons.core.inputs import created_at_problem, text_problem
+from graphcons.core.inputs import BLANK, created_at_problem, is_blank, text_problem
 
 
 class Kind(StrEnum):
@@ -88,15 +88,17 @@ class MemoryInput(BaseModel):
 
     model_config = ConfigDict(extra="forbid", strict=True, str_strip_whitespace=True)
 
-    content: str = Field(min_length=1)
+    # content, subject, scope, source and session must say something: `_filled` (not min_length,
+    # whose "at least 1 character" misleads for "   " and misses "\u200b")
+    content: str
     title: str | None = None
     kind: Kind = Kind.episode
-    subject: str = Field(default="general", min_length=1, max_length=200)
+    subject: str = Field(default="general", max_length=200)
     namespace: str = Field(default="default", min_length=1, max_length=100, pattern=r"^[A-Za-z0-9_.-]+$")
-    scope: str = Field(default="global", min_length=1, max_length=200)
-    source: str = Field(default="user", min_length=1, max_length=200)
+    scope: str = Field(default="global", max_length=200)
+    source: str = Field(default="user", max_length=200)
     origin: str | None = Field(default=None, max_length=200)  # display label; the API binds `source` (issue 16)
-    session: str | None = Field(default=None, min_length=1, max_length=200)
+    session: str | None = Field(default=None, max_length=200)
     importance: float = Field(default=0.5, ge=0.0, le=1.0)
     confidence: float = Field(default=0.5, ge=0.0, le=1.0)
     status: Status = Status.active
@@ -121,6 +123,18 @@ class MemoryInput(BaseModel):
         if problem:
             raise ValueError(problem)
         return v
+
+    @field_validator("content", "subject", "scope", "source", "session")
+    @classmethod
+    def _filled(cls, v: str | None) -> str | None:
+        if v is not None and is_blank(v):
+            raise ValueError(BLANK)
+        return v
+
+    @field_validator("title")
+    @classmethod
+    def _title(cls, v: str | None) -> str | None:
+        return None if v is not None and is_blank(v) else v  # an invisible title is none: derive one
 
     @field_validator("id")
     @classmethod
@@ -164,9 +178,8 @@ def parse_input(data: Any, *, max_title: int, max_content: int) -> MemoryInput:
     except PydanticValidationError as exc:
         err = exc.errors()[0]
         field = ".".join(str(p) for p in err["loc"]) or "memory"
-        raise ValidationError(field, err["msg"]) from None
-    if not mem.content.strip():
-        raise ValidationError("content", "must not be empty")
+        cause = (err.get("ctx") or {}).get("error")  # our own wording, without pydantic's "Value error, "
+        raise ValidationError(field, str(cause) if err["type"] == "value_error" and cause else err["msg"]) from None
     check_length("content", mem.content, max_content)
     check_length("title", mem.title, max_title)
     return mem

@@ -18,20 +18,24 @@ named like the HTTP API's ("bad_input (field): ...", "forbidden: ...", "not_foun
 from __future__ import annotations
 
 import functools
+import inspect
 import json
 from pathlib import Path
-from typing import Any, Callable, Literal
+from typing import Annotated, Any, Callable, Literal
 
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
+from mcp.server.mcpserver.tools import Tool
 from pydantic import BaseModel, Field
+from pydantic import ValidationError as ArgumentsError
 from pydantic_core import to_jsonable_python
 
 from graphcons.core.config import Config, load_config
-from graphcons.core.errors import DanglingProvenance, GraphconsError, NotFound, ValidationError
+from graphcons.core.errors import Busy, DanglingProvenance, GraphconsError, NotFound, ServerUnavailable, ValidationError
 from graphcons.core.memory import Memory
 from graphcons.mcp.rights import LOCAL, LOCAL_SOURCE, StoreTokenVerifier, local_principal, request_principal
+from graphcons.review.queue import KINDS
 from graphcons.service.deps import (
     Store,
     own_memory,
@@ -41,10 +45,15 @@ from graphcons.service.deps import (
     unseen,
     write_namespace,
 )
-from graphcons.service.errors import STATUS, Forbidden
+from graphcons.service.errors import STATUS, Forbidden, unavailable_text
+from graphcons.service.models import KindName
+from graphcons.store.proposals import STATUSES
 from graphcons.store.tokens import Principal
 
 Transport = Literal["stdio", "streamable-http"]
+RECALL_NOTE = ("hits are in rank order (rank 1 first); score is each hit's relevance before the diversity step "
+               "(fused vector and keyword scores plus the graph step), so it need not decrease down the list; "
+               "it is not a similarity")
 INSTRUCTIONS = (
     "graphcons is a long-term memory that consolidates what it is told into reviewed knowledge. "
     "Call `recall` before answering anything that past conversations, decisions or incidents may "
@@ -59,14 +68,48 @@ class Link(BaseModel):
     kind: str = Field(default="related", description="How they relate, e.g. related, same_incident, caused_by.")
 
 
+# Every argument carries its own description and bounds: a model reads only the schema.
+Content = Annotated[str, Field(description="The memory's text, stored verbatim: one fact, preference, decision, "
+                                           "incident or observation, in a full sentence.")]
+Subject = Annotated[str, Field(description="The entity the memory is about: a user, service or project "
+                                           "(e.g. user-ana, checkout). Default: general.")]
+NamespaceArg = Annotated[str | None, Field(description="The namespace (tenant) to use; default: the caller's only "
+                                                       "namespace, or default / all namespaces for a * token.")]
+Source = Annotated[str | None, Field(description="Where the memory came from (e.g. slack, pagerduty); with an API "
+                                                 "token it is shown as the origin, the token is the source.")]
+KindArg = Annotated[KindName, Field(description="What kind of memory this is.")]  # type: ignore[valid-type]
+Links = Annotated[list[Link | str] | None, Field(description="Memories this one relates to: ids, or "
+                                                             "{target, kind} objects.")]
+Title = Annotated[str | None, Field(description="A short title; default: the first sentence of the content.")]
+Query = Annotated[str, Field(description="What to look for, in natural language.")]
+K = Annotated[int, Field(ge=1, le=1000, description="How many hits to return.")]  # le: [service] max_k at build
+SubjectFilter = Annotated[str | None, Field(description="Only memories about this entity (a subject).")]
+MemoryId = Annotated[str, Field(description="A memory or insight id, as returned by remember or recall.")]
+Entity = Annotated[str, Field(description="The entity: a memory subject such as user-ana.")]
+Action = Annotated[Literal["list", "show", "approve", "reject"],
+                   Field(description="list the queue, show one proposal, approve or reject it.")]
+ProposalId = Annotated[str | None, Field(description="The proposal to show, approve or reject.")]
+Reason = Annotated[str | None, Field(description="Why the proposal is rejected (required to reject; kept).")]
+StatusArg = Annotated[Literal.__getitem__(STATUSES) | None,  # type: ignore[valid-type]
+                      Field(description="list: only proposals with this status (default pending; null: all).")]
+ProposalKind = Annotated[Literal.__getitem__(tuple(KINDS)) | None,  # type: ignore[valid-type]
+                         Field(description="list: only proposals of this kind.")]
+Limit = Annotated[int, Field(ge=1, le=1000, description="list: at most this many proposals.")]
+Verdict = Annotated[Literal["useful", "wrong"], Field(description="Was the memory useful, or wrong?")]
+Note = Annotated[str | None, Field(description="Optional: what was useful or wrong about it.")]
+
+
 def _error(exc: Exception) -> ToolError:
     """A graphcons error as the tool error a model reads (the HTTP API's error names)."""
     if isinstance(exc, Forbidden):
         return ToolError(f"forbidden: {exc}")
+    if isinstance(exc, ServerUnavailable):  # the public text only (the operator's may name the server)
+        name = "transient" if isinstance(exc, Busy) else "unavailable"
+        return ToolError(f"{name}: {unavailable_text(exc, exc.maybe_written)}")
     for cls, _status, name in STATUS:
         if isinstance(exc, cls):
-            field = getattr(exc, "field", None)
-            return ToolError(f"{name}{f' ({field})' if field else ''}: {exc}")
+            field = getattr(exc, "field", None)  # named once: "bad_input (k): must be ...", not "(k): k: must"
+            return ToolError(f"{name}{f' ({field})' if field else ''}: {getattr(exc, 'problem', None) or exc}")
     return ToolError(f"error: {exc}")
 
 
@@ -93,9 +136,9 @@ class Tools:
     def _by(self, p: Principal) -> str:
         return LOCAL_SOURCE if p is LOCAL else p.source
 
-    def remember(self, content: str, subject: str = "general", namespace: str | None = None,
-                 source: str | None = None, kind: str = "episode", links: list[Link | str] | None = None,
-                 title: str | None = None) -> dict[str, Any]:
+    def remember(self, content: Content, subject: Subject = "general", namespace: NamespaceArg = None,
+                 source: Source = None, kind: KindArg = "episode", links: Links = None,
+                 title: Title = None) -> dict[str, Any]:
         g, p = self.store.get(), require(self.caller(), "writer")
         targets = [ln if isinstance(ln, Link) else Link(target=ln) for ln in links or []]
         data: dict[str, Any] = {"content": content, "subject": subject, "kind": kind,
@@ -116,8 +159,8 @@ class Tools:
         return {"id": a.id, "created": a.created, "namespace": data["namespace"], "evidence_count": a.evidence_count,
                 "similar": a.similar, "linked": a.linked}
 
-    def recall(self, query: str, k: int = 5, namespace: str | None = None,
-               subject: str | None = None) -> dict[str, Any]:
+    def recall(self, query: Query, k: K = 5, namespace: NamespaceArg = None,
+               subject: SubjectFilter = None) -> dict[str, Any]:
         g, p = self.store.get(), require(self.caller(), "reader")
         if not isinstance(k, int) or k < 1 or k > g.config.service.max_k:
             raise ValidationError("k", f"must be between 1 and {g.config.service.max_k}")
@@ -128,7 +171,7 @@ class Tools:
             m = h["memory"]
             if not p.sees(m.namespace):
                 continue
-            hit: dict[str, Any] = {"memory": _memory(m), "score": round(float(h["score"]), 4)}
+            hit: dict[str, Any] = {"rank": len(out) + 1, "memory": _memory(m), "score": round(float(h["score"]), 4)}
             if m.kind == "insight":
                 try:
                     prov = g.explain(m.id)
@@ -143,27 +186,30 @@ class Tools:
             elif h.get("insights"):
                 hit["insights"] = h["insights"]
             out.append(hit)
-        return {"hits": out, "note": "score only orders these hits (rank fusion); it is not a similarity"}
+        return {"hits": out, "note": RECALL_NOTE}
 
-    def explain(self, id: str) -> dict[str, Any]:
+    def explain(self, id: MemoryId) -> dict[str, Any]:
         g, p = self.store.get(), require(self.caller(), "reader")
         own_memory(g, p, id)
         return g.explain(id)
 
-    def profile(self, subject: str, namespace: str | None = None) -> dict[str, Any]:
+    def profile(self, subject: Entity, namespace: NamespaceArg = None) -> dict[str, Any]:
         g, p = self.store.get(), require(self.caller(), "reader")
-        return g.profile(subject, namespace=read_namespace(p, namespace))
+        namespace = read_namespace(p, namespace)
+        try:
+            return g.profile(subject, namespace=namespace)
+        except NotFound:  # the store's text names a CLI command; an agent has the reflect tool
+            raise NotFound(f"no profile for {subject!r}{f' in namespace {namespace!r}' if namespace else ''}; call "
+                           f"the `reflect` tool on it and have a reviewer approve the proposal") from None
 
-    def reflect(self, subject: str, namespace: str | None = None) -> dict[str, Any]:
+    def reflect(self, subject: Entity, namespace: NamespaceArg = None) -> dict[str, Any]:
         g, p = self.store.get(), require(self.caller(), "writer")
         res = g.reflect(subject, namespace=read_namespace(p, namespace)).to_dict()
         res.pop("profile", None)  # the stored profile is what `profile` reads; this is the proposal
         return res
 
-    def proposals(self, action: Literal["list", "show", "approve", "reject"] = "list",
-                  proposal_id: str | None = None, reason: str | None = None,
-                  status: Literal["pending", "applied", "rejected", "reverted", "stale"] | None = "pending",
-                  kind: str | None = None, limit: int = 20) -> dict[str, Any]:
+    def proposals(self, action: Action = "list", proposal_id: ProposalId = None, reason: Reason = None,
+                  status: StatusArg = "pending", kind: ProposalKind = None, limit: Limit = 20) -> dict[str, Any]:
         g, p = self.store.get(), require(self.caller(), "reader")
         if action == "list":
             namespaces = None if p.everywhere else list(p.namespaces)
@@ -182,7 +228,7 @@ class Tools:
             raise ValidationError("reason", "say why the proposal is rejected (it is kept with the reason)")
         return {"decision": g.reject(proposal_id, reason, by=self._by(p)).model_dump()}
 
-    def feedback(self, id: str, verdict: Literal["useful", "wrong"], note: str | None = None) -> dict[str, Any]:
+    def feedback(self, id: MemoryId, verdict: Verdict, note: Note = None) -> dict[str, Any]:
         g, p = self.store.get(), require(self.caller(), "writer")
         own_memory(g, p, id)
         return g.feedback(id, verdict, note=note, by=self._by(p))
@@ -214,6 +260,37 @@ def _tool(fn: Callable[..., Any]) -> Callable[..., Any]:
     return run
 
 
+def _bounded(fn: Callable[..., Any], name: str, maximum: int) -> Callable[..., Any]:
+    """`fn` with argument `name`'s schema maximum set to the configured one ([service] max_k)."""
+    sig = inspect.signature(fn, eval_str=True)
+    param = sig.parameters[name]
+    info = param.annotation.__metadata__[0]
+    bounded = Annotated[int, Field(ge=1, le=maximum, description=info.description)]
+    fn.__signature__ = sig.replace(parameters=[param.replace(annotation=bounded) if p.name == name else p
+                                               for p in sig.parameters.values()])  # type: ignore[attr-defined]
+    return fn
+
+
+def _bad_arguments(exc: ArgumentsError) -> str:
+    """The SDK's argument check in the documented form, `bad_input (field): problem` (no pydantic link)."""
+    out = []
+    for err in exc.errors(include_url=False):
+        field = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err["loc"]).lstrip(".") or "arguments"
+        out.append(f"bad_input ({field}): {err['msg']}")
+    return "; ".join(out)
+
+
+class GraphconsTool(Tool):
+    """The SDK's tool with argument errors worded like every other graphcons error."""
+
+    async def run(self, arguments: dict[str, Any], context: Any, convert_result: bool = False) -> Any:
+        try:
+            self.fn_metadata.validate_arguments(arguments)
+        except ArgumentsError as exc:
+            raise ToolError(f"Error executing tool {self.name}: {_bad_arguments(exc)}") from None
+        return await super().run(arguments, context, convert_result)
+
+
 def _resource(fn: Callable[..., str]) -> Callable[..., str]:
     @functools.wraps(fn)
     def read(*args: Any, **kwargs: Any) -> str:
@@ -229,13 +306,14 @@ def _resource(fn: Callable[..., str]) -> Callable[..., str]:
 DESCRIPTIONS = {
     "remember": "Store one memory: a fact, preference, decision, incident or observation worth keeping beyond "
                 "this conversation. One memory per fact; `subject` names the entity it is about (a user, a "
-                "service, a project: e.g. user-ana, checkout); `kind` is episode, observation, preference, "
-                "decision, incident or fact; `links` are ids of memories it relates to. Storing the same "
-                "content again adds evidence instead of a duplicate. Returns the memory id.",
+                "service, a project: e.g. user-ana, checkout); `kind` says what it is; `links` are ids of "
+                "memories it relates to. Storing the same content again adds evidence instead of a duplicate. "
+                "Returns the memory id.",
     "recall": "Search long-term memory before answering from what was said, decided or observed earlier. "
               "Returns up to k memories ranked for the query; insights (generalisations graphcons consolidated "
               "from several memories) come with the members they summarise and the ids they cite. Narrow with "
-              "`subject` (one entity) or `namespace`.",
+              "`subject` (one entity) or `namespace`. The list order is the ranking (`rank` 1 first); `score` is "
+              "the relevance before the diversity step, so it need not decrease down the list.",
     "explain": "Answer 'how do you know this?' for a memory or insight id: the provenance tree down to the "
                "source episodes, with sources, dates and, for an insight, its epistemic status, "
                "justifications and exceptions.",
@@ -258,18 +336,24 @@ def build_server(store: Store, *, transport: Transport = "stdio", host: str = "1
                  env: dict[str, str] | None = None) -> MCPServer:
     """The MCP server over one store (its caller closes it). stdio: the local user's rights (or
     $GRAPHCONS_MCP_TOKEN's); streamable-http: each request's bearer token, as over the HTTP API."""
+    options: dict[str, Any] = {}
     if transport == "stdio":
         def caller() -> Principal:  # checked on every call: a revoked token stops at once, as over HTTP
             return local_principal(store.get(), env)
-
-        server = MCPServer("graphcons", instructions=INSTRUCTIONS)
     else:
-        caller = request_principal
-        server = MCPServer("graphcons", instructions=INSTRUCTIONS, token_verifier=StoreTokenVerifier(store),
-                           auth=AuthSettings(issuer_url=f"http://{host}:{port}", resource_server_url=None))
+        def caller() -> Principal:
+            return request_principal(store)
+
+        options = {"token_verifier": StoreTokenVerifier(store),
+                   "auth": AuthSettings(issuer_url=f"http://{host}:{port}", resource_server_url=None)}
     tools = Tools(store, caller)
+    registered = []
     for name, description in DESCRIPTIONS.items():
-        server.add_tool(_tool(getattr(tools, name)), name=name, description=description)
+        fn = _tool(getattr(tools, name))
+        if name == "recall":
+            fn = _bounded(fn, "k", store.config.service.max_k)
+        registered.append(GraphconsTool.from_function(fn, name=name, description=description))
+    server = MCPServer("graphcons", instructions=INSTRUCTIONS, tools=registered, **options)
     server.resource("graphcons://memories/{memory_id}", name="memory", mime_type="application/json",
                     description="One memory (current version) as JSON.")(_resource(tools.memory_resource))
     server.resource("graphcons://insights/{insight_id}", name="insight", mime_type="application/json",

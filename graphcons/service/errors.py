@@ -20,6 +20,7 @@ ever shows a stack trace (it is logged on the server with an id the response nam
 
 from __future__ import annotations
 
+import json
 import logging
 import uuid
 from typing import Any
@@ -31,6 +32,8 @@ from neo4j.exceptions import DriverError, Neo4jError, ServiceUnavailable, Sessio
 from starlette.exceptions import HTTPException
 
 from graphcons.core import errors as e
+from graphcons.core.inputs import SURROGATE, text_problem
+from graphcons.service.models import texts
 
 log = logging.getLogger("graphcons.service")
 
@@ -65,10 +68,34 @@ def problem(status: int, error: str, message: str, field: str | None = None,
 
 
 def _field(loc: tuple[Any, ...]) -> str:
-    parts = [str(p) for p in loc]
+    """A pydantic location as docs/HTTP-POLICY.md names fields: `memories[1].content`."""
+    parts = list(loc)
     if parts and parts[0] in ("body", "query", "path", "header"):
         parts = parts[1:]
-    return ".".join(parts) or "body"
+    out = ""
+    for part in parts:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "body"
+
+
+def _bad_json(doc: Any, err: dict[str, Any]) -> JSONResponse:
+    """A body that is not JSON. A raw control character inside a string (a NUL byte, a newline) is
+    the usual cause: read leniently, the field that holds it is named (a NUL is the input policy's
+    400), not the character offset pydantic reports as the location."""
+    text = doc.decode("utf-8", "replace") if isinstance(doc, (bytes, bytearray)) else str(doc or "")
+    try:
+        lenient = json.loads(text, strict=False)
+    except ValueError:
+        lenient = None
+    for field, value in texts(lenient):
+        if "\x00" in value:
+            return problem(400, "bad_input", f"{field or 'body'}: {text_problem(value)}", field or "body")
+        raw = next((ch for ch in value if ord(ch) < 0x20), None)
+        if raw is not None:
+            return problem(422, "invalid_request", f"{field or 'body'}: a raw control character (U+{ord(raw):04X}) "
+                                                   "inside a JSON string; escape it", field or "body")
+    reason = (err.get("ctx") or {}).get("error", "invalid")
+    return problem(422, "invalid_request", f"body: not valid JSON ({reason} at character {err['loc'][-1]})", "body")
 
 
 def install(app: FastAPI) -> None:
@@ -88,7 +115,15 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
         err = (exc.errors() or [{}])[0]
+        if err.get("type") == "json_invalid":
+            return _bad_json(exc.body, err)
         field = _field(tuple(err.get("loc", ())))
+        if err.get("type") == "bad_input":  # the input policy, checked by models.Body: 400 as everywhere
+            ctx = err.get("ctx") or {}
+            field = ctx["field"] if field == "body" else f"{field}.{ctx['field']}"
+            return problem(400, "bad_input", f"{field}: {ctx['problem']}", field)
+        if err.get("type") == "string_unicode":  # pydantic's own check of a nested model met a lone surrogate
+            return problem(400, "bad_input", f"{field}: {SURROGATE}", field)
         msg = err.get("msg", "invalid")
         if err.get("type") == "extra_forbidden":
             msg = "unknown field" + ("; the source of what you write is your token (use origin for a label)"
@@ -127,12 +162,15 @@ def unavailable(request: Request, exc: e.ServerUnavailable, maybe_written: bool)
     and what the client may do: retry later, and whether a write of this request may have landed."""
     log.warning("503 on %s %s: %s", request.method, request.url.path, exc)
     name = "transient" if isinstance(exc, e.Busy) else "unavailable"
+    return problem(503, name, unavailable_text(exc, maybe_written), headers={"Retry-After": "1"})
+
+
+def unavailable_text(exc: e.ServerUnavailable, maybe_written: bool) -> str:
+    """What a remote caller (HTTP or MCP) is told: the public text and whether a write may have landed."""
     if maybe_written:
-        said = (f"{exc.public}. A write of this request was sent and may have landed; retrying the same "
+        return (f"{exc.public}. A write of this request was sent and may have landed; retrying the same "
                 "request is safe (docs/DEPLOY.md says what each retry does).")
-    else:
-        said = f"{exc.public}; nothing of this request was written. Retry later."
-    return problem(503, name, said, headers={"Retry-After": "1"})
+    return f"{exc.public}; nothing of this request was written. Retry later."
 
 
 def _internal(request: Request, exc: Exception) -> JSONResponse:

@@ -15,7 +15,7 @@ from pydantic import Field
 from graphcons.api import Graphcons
 from graphcons.core.errors import Conflict
 from graphcons.core.time import parse_instant
-from graphcons.service.deps import own_memory, read_namespace, role, store
+from graphcons.service.deps import own_memory, read_namespace, role, store, write_namespace
 from graphcons.service.models import Body, Problem
 from graphcons.store.tokens import Principal
 
@@ -53,10 +53,13 @@ def feedback(memory_id: str, body: FeedbackCreate, g: Graphcons = Depends(store)
 
 @router.get("/conflicts", response_model=list[dict[str, Any]], summary="Conflicts the merge guard kept apart")
 def conflicts(status: Literal["open", "resolved", "all"] = Query("open"), limit: int = Query(100, ge=1, le=1000),
+              namespace: str | None = Query(None, max_length=100, description="Only this namespace (one of the token's)."),
               g: Graphcons = Depends(store), p: Principal = Depends(reader)) -> list[dict[str, Any]]:
     """Pairs of memories that look alike but contradict each other (`CONFLICTS_WITH`), newest first,
-    within the token's namespaces."""
+    within the token's namespaces (another one is 403)."""
     namespaces = None if p.everywhere else list(p.namespaces)
+    if namespace is not None:
+        namespaces = [write_namespace(p, namespace)]
     return g.conflicts(status=None if status == "all" else status, limit=limit, namespaces=namespaces)
 
 

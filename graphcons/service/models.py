@@ -12,7 +12,9 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic_core import PydanticCustomError
 
+from graphcons.core.inputs import text_problem
 from graphcons.core.memory import Kind, LinkInput, Memory, Status
 
 KindName = Literal.__getitem__(tuple(k.value for k in Kind))
@@ -24,27 +26,34 @@ class Body(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
     @model_validator(mode="after")
-    def _unicode(self) -> "Body":
-        # JSON may carry lone surrogates ("\ud800"); Neo4j stores only valid Unicode
-        for name, value in self:
-            for item in value if isinstance(value, list) else [value]:
-                texts = item.model_dump().values() if isinstance(item, BaseModel) else [item]
-                for text in texts:
-                    if isinstance(text, str) and not _encodable(text):
-                        raise ValueError(f"{name}: not valid Unicode (a lone surrogate)")
+    def _storable(self) -> "Body":
+        # JSON may carry lone surrogates ("\ud800") and NULs: the one input policy (core/inputs.py)
+        # refuses them as 400 bad_input naming the field (service/errors.py reads this error type)
+        for path, text in texts(self):
+            problem = text_problem(text)
+            if problem:
+                raise PydanticCustomError("bad_input", "{problem}", {"field": path, "problem": problem})
         return self
 
 
-def _encodable(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-        return True
-    except UnicodeEncodeError:
-        return False
+def texts(value: Any, path: str = ""):
+    """(field path, text) of every string in a body (a model or parsed JSON), e.g. ("links[0].target", "m-1")."""
+    if isinstance(value, str):
+        yield path, value
+    elif isinstance(value, BaseModel):
+        for name, item in value:
+            yield from texts(item, f"{path}.{name}" if path else name)
+    elif isinstance(value, (list, tuple)):
+        for i, item in enumerate(value):
+            yield from texts(item, f"{path}[{i}]")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from texts(key, path)
+            yield from texts(item, f"{path}.{key}" if path else str(key))
 
 
 class MemoryCreate(Body):
-    content: str = Field(min_length=1, description="The memory's text (stored verbatim).")
+    content: str = Field(description="The memory's text (stored verbatim); not blank.")
     title: str | None = None
     kind: KindName = "episode"  # type: ignore[valid-type]
     subject: str = Field(default="general", min_length=1, max_length=200)
@@ -146,7 +155,7 @@ class ContextOut(BaseModel):
 
 class Hit(BaseModel):
     memory: Memory
-    score: float
+    score: float = Field(description="Relevance before retrieve's diversity step; the list order is the ranking.")
     superseded: Any = None
 
 

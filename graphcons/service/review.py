@@ -11,7 +11,7 @@ from fastapi import APIRouter, Depends, Query
 from graphcons.api import Graphcons
 from graphcons.core.errors import NotFound
 from graphcons.service import models as m
-from graphcons.service.deps import own_memory, own_proposal, read_namespace, role, store
+from graphcons.service.deps import own_memory, own_proposal, read_namespace, role, store, write_namespace
 from graphcons.store.proposals import STATUSES, Decision
 from graphcons.store.tokens import ALL, Principal
 
@@ -26,10 +26,10 @@ def proposals(status: StatusName | None = Query(None, description="One status, o
               namespace: str | None = Query(None, max_length=256, description="Only this namespace (one of the token's)."),
               limit: int = Query(100, ge=1, le=1000),
               g: Graphcons = Depends(store), p: Principal = Depends(reader)) -> list[dict[str, Any]]:
-    """The review queue (oldest first), limited to the token's namespaces."""
+    """The review queue (oldest first), limited to the token's namespaces (another one is 403)."""
     namespaces = None if ALL in p.namespaces else list(p.namespaces)
-    if namespace is not None:  # an ungranted namespace shows nothing, as if it held no proposal
-        namespaces = [namespace] if namespaces is None or namespace in namespaces else []
+    if namespace is not None:
+        namespaces = [write_namespace(p, namespace)]
     return g.proposals(status=None if status == "all" else status, kind=kind, limit=limit, namespaces=namespaces)
 
 

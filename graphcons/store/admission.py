@@ -105,22 +105,25 @@ def admit_many(db: Database, cfg: Config, embedder: Embedder, items: list[Any],
     store_dups, found = _check(db, list(zip(mems, hashes)), asked + sorted(set(bases.values())))
     targets: dict[int, str | int] = {}  # item -> the store memory or earlier item it adds evidence to
     earlier: dict[tuple[str, str, str], int] = {}  # the batch's new memories by duplicate key
-    explicit: set[str] = set()  # explicit ids of the batch's new memories
+    explicit: dict[str, int] = {}  # explicit ids of the batch's new memories -> their item
     new: list[int] = []
     for i, (mem, chash) in enumerate(zip(mems, hashes)):
-        missing = sorted({ln.target for ln in mem.links} - found - explicit)
+        missing = sorted({ln.target for ln in mem.links} - found - explicit.keys())
         if missing:
             raise BatchItemError(i, "links.target", f"unknown memory id(s): {', '.join(missing)}")
         key = (mem.namespace, mem.subject, chash)
         if i in store_dups or key in earlier:
             targets[i] = store_dups.get(i, earlier.get(key))
             continue
-        if mem.id is not None and (mem.id in found or mem.id in explicit):
+        if mem.id is not None and mem.id in explicit:
+            raise BatchItemError(i, "id", f"shares the id {mem.id!r} with item {explicit[mem.id]} of this batch "
+                                          "(a different text); give each new memory its own id")
+        if mem.id is not None and mem.id in found:
             raise BatchItemError(i, "id", f"a memory with id {mem.id!r} already exists with different content")
         new.append(i)
         earlier[key] = i
         if mem.id is not None:
-            explicit.add(mem.id)
+            explicit[mem.id] = i
     if embeddings is None:
         texts = [embedded_text(mems[i].title, mems[i].content) for i in new]
         vecs = dict(zip(new, embedder.embed(texts) if texts else []))
@@ -131,7 +134,7 @@ def admit_many(db: Database, cfg: Config, embedder: Embedder, items: list[Any],
         if len(vecs[i]) != embedder.dimensions:
             raise BatchItemError(i, "embedding", f"has {len(vecs[i])} dimensions; the store uses {embedder.dimensions}")
         props[i] = node_props(mems[i], hashes[i], list(vecs[i]), now)
-    _repeat_ids(db, props, [i for i in new if i in bases and (bases[i] in found or bases[i] in explicit)], explicit)
+    _repeat_ids(db, props, [i for i in new if i in bases and (bases[i] in found or bases[i] in explicit)], set(explicit))
     evidence = {i: (props[t]["id"] if isinstance(t, int) else t) for i, t in targets.items()}
     return db.write(lambda tx: _write_batch(tx, cfg, mems, props, evidence, now))
 

@@ -9,7 +9,7 @@ from graphcons.core.config import Config
 from graphcons.core.db import Database
 from graphcons.core.embedders import Embedder
 from graphcons.core.errors import Conflict, NotFound, ValidationError
-from graphcons.core.inputs import check_text
+from graphcons.core.inputs import check_filled
 from graphcons.core.memory import (
     Memory,
     check_length,
@@ -46,9 +46,8 @@ def edit(db: Database, cfg: Config, embedder: Embedder, mem_id: str, *, source: 
     if not changes:
         raise ValidationError("changes", "nothing to change")
     for key in ("title", "content", "scope"):
-        if key in changes and (not isinstance(changes[key], str) or not changes[key].strip()):
-            raise ValidationError(key, "must be a non-empty string")
-        check_text(key, changes.get(key))  # the one input policy (core/inputs.py)
+        if key in changes:
+            check_filled(key, changes[key])  # the one input policy (core/inputs.py)
     check_length("content", changes.get("content"), cfg.admission.max_content_chars)
     check_length("title", changes.get("title"), cfg.admission.max_title_chars)
     if "importance" in changes:
