@@ -24,7 +24,7 @@ from graphcons.core.config import Config
 from graphcons.mcp.server import build_server
 from graphcons.service.deps import Store
 
-TOOLS = {"remember", "recall", "explain", "profile", "reflect", "proposals", "feedback"}
+TOOLS = {"remember", "recall", "context", "explain", "profile", "reflect", "proposals", "feedback"}
 
 
 class Session:
@@ -82,13 +82,17 @@ def test_stdio_lists_the_tools_and_remember_recall_explain_round_trip(g, stdio):
         assert all(len(t.description) > 80 for t in tools.values())  # written for a model to choose by
         templates = {t.uri_template for t in (await s.client.list_resource_templates()).resource_templates}
         assert templates == {"graphcons://memories/{memory_id}", "graphcons://insights/{insight_id}"}
+        assert set(tools["context"].input_schema["properties"]) == {"query", "budget_words", "namespace", "subject"}
+        assert "created_at" in remember["properties"]
         a = await s.ok("remember", content="Deploy 4.2 caused 503s on checkout for 12 minutes.", subject="checkout",
-                       source="pagerduty", kind="incident")
+                       source="pagerduty", kind="incident", created_at="2026-11-02T10:00:00+00:00")
         b = await s.ok("remember", content="Checkout served 503 after deploy 4.3; the cache was cold.",
                        subject="checkout", links=[a["id"]])
         assert a["created"] and a["namespace"] == "default" and b["linked"] == 1
         hits = (await s.ok("recall", query="503 errors after a deploy", k=3))["hits"]
         assert {h["memory"]["id"] for h in hits} == {a["id"], b["id"]}
+        ctx = await s.ok("context", query="503 errors after a deploy", budget_words=40)
+        assert ctx["words"] <= 40 and a["id"] in ctx["ids"] and "[2 November 2026]" in ctx["text"]
         why = await s.ok("explain", id=a["id"])
         assert why["id"] == a["id"] and why["sources"][0]["sources"] == ["pagerduty"]
         stored = await s.read(f"graphcons://memories/{a['id']}")

@@ -2,7 +2,8 @@
 
 Tools (descriptions are written for a model choosing among them):
     remember(content, subject?, namespace?, source?, kind?, links?, title?)   add a memory
-    recall(query, k?, namespace?, subject?)       retrieve, insights grouped with their members
+    recall(query, k?, namespace?, subject?)       retrieve, an insight carrying the members it cites
+    context(query, budget_words?, namespace?, subject?)  the dated, citable text block to paste into a prompt
     explain(id)                                   the provenance tree down to the source episodes
     profile(subject, namespace?)                  an entity's preferences, behaviors, facts
     reflect(subject, namespace?)                  propose a reflection on an entity (review queue)
@@ -81,6 +82,10 @@ KindArg = Annotated[KindName, Field(description="What kind of memory this is.")]
 Links = Annotated[list[Link | str] | None, Field(description="Memories this one relates to: ids, or "
                                                              "{target, kind} objects.")]
 Title = Annotated[str | None, Field(description="A short title; default: the first sentence of the content.")]
+When = Annotated[str | None, Field(description="When the event happened, ISO-8601 with a timezone (e.g. "
+                                               "2023-05-08T13:56:00+00:00); default: now. Shown beside the memory "
+                                               "in recall and context.")]
+Budget = Annotated[int, Field(ge=10, le=5000, description="Words the block may hold, dates and ids included.")]
 Query = Annotated[str, Field(description="What to look for, in natural language.")]
 K = Annotated[int, Field(ge=1, le=1000, description="How many hits to return.")]  # le: [service] max_k at build
 SubjectFilter = Annotated[str | None, Field(description="Only memories about this entity (a subject).")]
@@ -138,7 +143,7 @@ class Tools:
 
     def remember(self, content: Content, subject: Subject = "general", namespace: NamespaceArg = None,
                  source: Source = None, kind: KindArg = "episode", links: Links = None,
-                 title: Title = None) -> dict[str, Any]:
+                 title: Title = None, created_at: When = None) -> dict[str, Any]:
         g, p = self.store.get(), require(self.caller(), "writer")
         targets = [ln if isinstance(ln, Link) else Link(target=ln) for ln in links or []]
         data: dict[str, Any] = {"content": content, "subject": subject, "kind": kind,
@@ -146,6 +151,8 @@ class Tools:
                                 "links": [ln.model_dump() for ln in targets]}
         if title is not None:
             data["title"] = title
+        if created_at is not None:
+            data["created_at"] = created_at
         if p is LOCAL:
             data["source"] = source or LOCAL_SOURCE
         else:  # as over HTTP: the evidence source is the token; a named source is a display label
@@ -165,7 +172,7 @@ class Tools:
         if not isinstance(k, int) or k < 1 or k > g.config.service.max_k:
             raise ValidationError("k", f"must be between 1 and {g.config.service.max_k}")
         hits = g.retrieve(query, k=k, namespace=read_namespace(p, namespace), subject=subject,
-                          record=p.has("writer"), insights="group")
+                          record=p.has("writer"))
         out = []
         for h in hits:
             m = h["memory"]
@@ -187,6 +194,12 @@ class Tools:
                 hit["insights"] = h["insights"]
             out.append(hit)
         return {"hits": out, "note": RECALL_NOTE}
+
+    def context(self, query: Query, budget_words: Budget = 300, namespace: NamespaceArg = None,
+                subject: SubjectFilter = None) -> dict[str, Any]:
+        g, p = self.store.get(), require(self.caller(), "reader")
+        return g.context(query, budget_words, namespace=read_namespace(p, namespace), subject=subject,
+                         record=p.has("writer")).to_dict()
 
     def explain(self, id: MemoryId) -> dict[str, Any]:
         g, p = self.store.get(), require(self.caller(), "reader")
@@ -310,10 +323,14 @@ DESCRIPTIONS = {
                 "memories it relates to. Storing the same content again adds evidence instead of a duplicate. "
                 "Returns the memory id.",
     "recall": "Search long-term memory before answering from what was said, decided or observed earlier. "
-              "Returns up to k memories ranked for the query; insights (generalisations graphcons consolidated "
-              "from several memories) come with the members they summarise and the ids they cite. Narrow with "
+              "Returns up to k memories ranked for the query; an insight (a digest graphcons consolidated "
+              "from several memories: its claim and their facts, dated) stands for the members it cites and "
+              "carries them, so they are not listed again. Narrow with "
               "`subject` (one entity) or `namespace`. The list order is the ranking (`rank` 1 first); `score` is "
               "the relevance before the diversity step, so it need not decrease down the list.",
+    "context": "The text block to paste into your prompt before answering: the memories (and insight facts) "
+               "most relevant to the query, best first, one line each with its date and id for citation, never "
+               "over `budget_words`, no fact twice. Prefer it to `recall` when you need words, not records.",
     "explain": "Answer 'how do you know this?' for a memory or insight id: the provenance tree down to the "
                "source episodes, with sources, dates and, for an insight, its epistemic status, "
                "justifications and exceptions.",
