@@ -75,6 +75,15 @@ class Shown:
     version: int = 1
     relation: str | None = None  # context only: why it is shown (e.g. "contradicts m-1")
 
+    @property
+    def text(self) -> str:
+        """The memory's words once: the content, after the title only when the title is more than
+        its opening (a derived title is the first sentence cut at 80 characters with "…")."""
+        title = self.title.strip().removesuffix("…").rstrip()
+        if not title or self.content.startswith(title):
+            return self.content
+        return f"{self.title}. {self.content}"
+
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> "Shown":
         created = row.get("created_at")
@@ -240,6 +249,16 @@ statement when any memory speaks to it. Last, a summary of one or two sentences 
 only what your statements say."""
 
 
+SUPPORT_TASK = """A reviewer checks one statement about the entity {subject!r} against the {n} memories
+below, the ones it cites. Statement:
+
+    {statement}
+
+Which of these memories say what the statement says? For each one that does, give its id and
+copy the words of that memory that say it, exactly as written there. A memory that only shares
+a word or a topic with the statement does not say it. When none says it, answer with an empty list."""
+
+
 @dataclass
 class ReflectionPrompt(SynthesisPrompt):
     """The memories of one entity, fenced as data, for one reflection call."""
@@ -255,6 +274,13 @@ class ReflectionPrompt(SynthesisPrompt):
 
     def messages(self) -> list[dict[str, str]]:
         task = REFLECTION_TASK.format(n=len(self.members), subject=_defuse(self.subject or "", self.fence))
+        return [{"role": "system", "content": self.system()},
+                {"role": "user", "content": f"{task}\n\n{self.data_section()}"}]
+
+    def support_messages(self, statement: str) -> list[dict[str, str]]:
+        """The support check of one statement (issue 40): these memories are the ones it cites."""
+        task = SUPPORT_TASK.format(n=len(self.members), subject=_defuse(self.subject or "", self.fence),
+                                   statement=_defuse(statement, self.fence))
         return [{"role": "system", "content": self.system()},
                 {"role": "user", "content": f"{task}\n\n{self.data_section()}"}]
 
