@@ -20,12 +20,21 @@ file is rewritten after every step:
   rules verifier. Precision / recall of `duplicate` at both operating points (propose: the
   outcome is a merge proposal; auto_apply: the pair would be applied at once).
 
-Per task: calls, seconds per call, grounded_share (verifier: the share of pairs given a verdict),
-statements or claims per output, citation precision: the share of (statement, cited memory)
-pairs where the memory contains at least one of the statement's content words (the entity's
-name aside) - a lenient lexical check, reported beside the strict one (>= half of the words).
+Reflection (issue 40): each call stores the memories it showed, the model's raw answer and its
+parsed output (before any guard), the answers of the support checks, and per statement written:
+cited ids, coverage (grounding.support), verdict, copy flag, check quotes, kept / dropped /
+folded with the reason. The headline figures are the model's own (every statement written is
+the denominator: supported by its own citations, copies of one memory, chat), then what the
+guard kept. `--rescore FILE` recomputes all of it from the stored file (no model call; the
+stored check answers are replayed). The offline reflector runs on all 15 users beside it
+(`offline_reflection`: statements citing a memory that shares no content word with them).
+Synthesis and verifier: calls, seconds per call, grounded_share (verifier: the share of pairs
+given a verdict), claims per output, citation precision (the share of (claim, cited member)
+pairs where the member holds at least one of the claim's content words; strict: >= half), and
+per claim its coverage and the member it only restates.
 
     GRAPHCONS_NEO4J_BOLT_PORT=... .venv/bin/python bench/llm.py [--users 15 --clusters 8 --pairs 60]
+    .venv/bin/python bench/llm.py --rescore bench/results/llm.json [--synthesis-from F] [--verifier-from F]
 
 Every output that was not grounded is kept with its raw answer in the results (`failures`).
 """
@@ -48,7 +57,7 @@ from bench.merge_train import memory as merge_memory  # noqa: E402
 from bench.reflection import memories as memorybank_memories  # noqa: E402
 from graphcons.consolidation.grounding import ground_reflection  # noqa: E402
 from graphcons.consolidation.reflection import select  # noqa: E402
-from graphcons.consolidation.grounding import SUPPORTED_COVERAGE  # noqa: E402
+from graphcons.consolidation.grounding import SUPPORTED_COVERAGE, support  # noqa: E402
 from graphcons.consolidation.synthesis.models import Reflection  # noqa: E402
 from graphcons.consolidation.synthesis.offline import content_terms  # noqa: E402
 from graphcons.consolidation.synthesis.openai import OpenAISynthesizer  # noqa: E402
@@ -241,8 +250,10 @@ def synthesis_job(g, synth: OpenAISynthesizer, decision, mems: dict) -> dict:
     out["seconds"] = round(time.perf_counter() - t0, 1)
     out["calls"] = synth.calls
     out["status"] = o.status
+    out["raw"] = list(synth.llm.raw)  # the insight call's raw answer(s)
+    out["shown_memories"] = [{"id": i, "text": mems[i]["content"]} for i in cluster.member_ids]
     if o.status != "proposed":
-        out.update(error=o.reason, raw=synth.llm.raw)
+        out.update(error=o.reason)
         return out
     p = g.proposal(o.proposal_id)
     insight = p["insight"] if isinstance(p["insight"], dict) else json.loads(p["insight"])
@@ -250,7 +261,18 @@ def synthesis_job(g, synth: OpenAISynthesizer, decision, mems: dict) -> dict:
     speakers = set().union(*(content_terms(mems[i]["subject"]) for i in cluster.member_ids))
     out.update(claims=len(claims), cited=len(p.get("cited") or []), grounding=p.get("grounding"),
                citations=precision(claims, {i: mems[i]["content"] for i in cluster.member_ids}, speakers),
+               claim_support=claim_support(claims, {i: mems[i]["content"] for i in cluster.member_ids}),
                insight=insight)
+    return out
+
+
+def claim_support(claims: list[tuple[str, list[str]]], texts: dict[str, str]) -> list[dict]:
+    """Each claim's coverage by its cited members and the member it only restates (grounding.support)."""
+    out = []
+    for statement, ids in claims:
+        s = support(statement, [texts.get(i, "") for i in ids])
+        out.append({"statement": statement, "cited": ids, "coverage": s.coverage, "verdict": s.verdict,
+                    "restated": None if s.copy_of is None else ids[s.copy_of]})
     return out
 
 
@@ -376,6 +398,10 @@ def summarise(res: dict) -> None:
         res["synthesis"].update(
             attempted=len(syn), grounded=len(ok), grounded_share=share(len(ok), len(syn)),
             claims_per_output=share(sum(r["claims"] for r in ok), len(ok)), **per_call(syn), **cites(ok),
+            statuses={k: sum(1 for r in syn if r["status"] == k) for k in sorted({r["status"] for r in syn})},
+            rejected_as_copies=sum(1 for r in syn if "only restates one member" in (r.get("error") or "")),
+            claims_restating_one_member={"n": sum(1 for r in ok for c in r.get("claim_support", []) if c["restated"]),
+                                         "of": sum(len(r.get("claim_support", [])) for r in ok)},
             target=">= 80% of attempted clusters grounded and proposed; citation precision >= 0.8")
     ver = res["verifier"]["runs"]
     if ver:
@@ -394,7 +420,7 @@ def summarise(res: dict) -> None:
             res["verifier"][point] = res["verifier"]["llm"][point]
 
 
-def rescore(path: Path, verifier_from: str | None) -> None:
+def rescore(path: Path, verifier_from: str | None, synthesis_from: str | None = None) -> None:
     """Recompute the citation figures of a results file from the outputs it stores (no model call),
     and optionally take its verifier section from another run (a longer verifier-only run)."""
     res = json.loads(path.read_text())
@@ -403,6 +429,12 @@ def rescore(path: Path, verifier_from: str | None) -> None:
     for r in res["reflection"]["runs"]:
         if "output" in r:  # judged again from the stored shown memories, output and check answers
             score_reflection(r)
+    if synthesis_from:
+        other = json.loads(Path(synthesis_from).read_text())
+        res["synthesis"] = {"runs": other["synthesis"]["runs"], "setup": other["synthesis"].get("setup"),
+                            "command": other["command"], "code": other.get("code"), "started": other.get("started"),
+                            "seconds_of_run": other.get("seconds"), "uptime_before": other.get("uptime_before"),
+                            "uptime_after": other.get("uptime_after")}
     ns = res["synthesis"].get("setup", {}).get("namespace")
     if ns:
         conv = ns.removeprefix("bench-llm-").rsplit("-", 1)[0]
@@ -413,6 +445,7 @@ def rescore(path: Path, verifier_from: str | None) -> None:
                 claims = [(c["statement"], c["member_ids"]) for c in r["insight"]["claims"]]
                 speakers = set().union(*(content_terms(mems[i]["subject"]) for _, ids in claims for i in ids))
                 r["citations"] = precision(claims, {i: m["content"] for i, m in mems.items()}, speakers)
+                r["claim_support"] = claim_support(claims, {i: m["content"] for i, m in mems.items()})
     if verifier_from:
         other = json.loads(Path(verifier_from).read_text())
         res["verifier"] = {"runs": other["verifier"]["runs"], "setup": other["verifier"].get("setup"),
@@ -420,8 +453,9 @@ def rescore(path: Path, verifier_from: str | None) -> None:
                            "seconds_of_run": other.get("seconds"), "uptime_before": other.get("uptime_before"),
                            "uptime_after": other.get("uptime_after")}
     summarise(res)
-    res["rescored"] = "python bench/llm.py --rescore " + str(path.name) + (f" --verifier-from {verifier_from}"
-                                                                          if verifier_from else "")
+    res["rescored"] = ("python bench/llm.py --rescore " + str(path.name)
+                       + (f" --synthesis-from {synthesis_from}" if synthesis_from else "")
+                       + (f" --verifier-from {verifier_from}" if verifier_from else ""))
     path.write_text(json.dumps(res, indent=2, default=str) + "\n")
     print(json.dumps({k: {kk: vv for kk, vv in res[k].items() if kk != "runs"}
                       for k in ("reflection", "offline_reflection", "synthesis", "verifier") if k in res}, indent=2))
@@ -431,6 +465,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rescore", metavar="FILE", help="recompute FILE's figures from its stored outputs; no model call")
     ap.add_argument("--verifier-from", metavar="FILE", help="with --rescore: take the verifier runs from FILE")
+    ap.add_argument("--synthesis-from", metavar="FILE", help="with --rescore: take the synthesis runs from FILE")
     ap.add_argument("--base-url", default="http://127.0.0.1:8080/v1")
     ap.add_argument("--model", default="local")
     ap.add_argument("--mode", default="TOOLS")
@@ -446,7 +481,7 @@ def main() -> None:
     ap.add_argument("--out", default=str(REPO / "bench" / "results" / "llm.json"))
     args = ap.parse_args()
     if args.rescore:
-        return rescore(Path(args.rescore), args.verifier_from)
+        return rescore(Path(args.rescore), args.verifier_from, args.synthesis_from)
     llm_cfg = LLMConfig(provider="openai", base_url=args.base_url, model=args.model, instructor_mode=args.mode,
                         timeout_s=args.timeout, max_retries=0, reasks=1, context_tokens=args.context_tokens)
     cfg = load_config()
@@ -473,10 +508,12 @@ def main() -> None:
     mb = json.loads((DATA / "memorybank_en.json").read_text())
     users = sorted(mb)[: args.users]
     res["offline_reflection"] = offline_reflection(sorted(mb), mb)  # no model: every user
-    g, mems, accepted, setup = synthesis_setup(args)
-    res["synthesis"]["setup"] = setup
-    accepted = accepted[: args.clusters]
-    pairs = verifier_pairs(cfg, args.pairs)
+    g, mems, accepted = None, {}, []
+    if args.clusters:  # no Neo4j needed for reflection and the verifier alone
+        g, mems, accepted, setup = synthesis_setup(args)
+        res["synthesis"]["setup"] = setup
+        accepted = accepted[: args.clusters]
+    pairs = verifier_pairs(cfg, args.pairs) if args.pairs else []  # (embeds the merge data sets once)
     res["verifier"]["setup"] = {"pairs": len(pairs), "split": "dev", "order": "sha256 of the pair, sets in turn"}
     save()
     rounds = max(len(users), len(accepted) * args.synthesis_every, -(-len(pairs) // args.pairs_per_round))
@@ -495,7 +532,8 @@ def main() -> None:
             r = res["verifier"]["runs"][-1]
             print(f"verifier {r['data']} label={r['label']}: {r['verdict']} -> {r['outcome']}", flush=True)
             save()
-    g.close()
+    if g is not None:
+        g.close()
     print(json.dumps({k: {kk: vv for kk, vv in res[k].items() if kk != "runs"}
                       for k in ("reflection", "offline_reflection", "synthesis", "verifier") if k in res}, indent=2))
 

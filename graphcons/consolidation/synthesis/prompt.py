@@ -222,7 +222,7 @@ def _defuse(text: str, fence: str) -> str:
 
 
 # -- reflection (issue 14, seed 004) ------------------------------------------------------------
-REFLECTION_PROMPT_VERSION = "reflection-v2"
+REFLECTION_PROMPT_VERSION = "reflection-v3"
 
 REFLECTION_SYSTEM = """You reflect on an AI agent's memories about one entity (a user, a project or a
 service) and extract what they say about it.
@@ -244,9 +244,13 @@ REFLECTION_TASK = """Reflect on the {n} memories about the entity {subject!r} be
 - behaviors: recurring behavioural patterns (what it usually does, and when);
 - facts: durable key facts about it.
 For each statement, first pick the ids of the one to three memories it rests on, then write one
-short sentence that says only what those memories say. Give every category at least one
-statement when any memory speaks to it. Last, a summary of one or two sentences that repeats
-only what your statements say."""
+short sentence, in your own words, that says only what those memories say: use their words for
+what they are about (a statement whose words are not in the memories it cites is removed).
+Prefer what two or more memories say; a statement that only repeats one memory is kept as a
+quoted fact, not as a preference or a habit. Greetings, thanks, goodbyes and questions are not
+statements. Each statement once, in one category. Give every category at least one statement
+when any memory speaks to it. Last, a summary of one or two sentences that repeats only what
+your statements say."""
 
 
 SUPPORT_TASK = """A reviewer checks one statement about the entity {subject!r} against the {n} memories
