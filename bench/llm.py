@@ -420,6 +420,14 @@ def summarise(res: dict) -> None:
             res["verifier"][point] = res["verifier"]["llm"][point]
 
 
+def section_of(path: Path, task: str) -> dict:
+    """One task's runs from another results file, with that run's command, code and load."""
+    other = json.loads(path.read_text())
+    return {"runs": other[task]["runs"], "setup": other[task].get("setup"), "command": other["command"],
+            "code": other.get("code"), "started": other.get("started"), "seconds_of_run": other.get("seconds"),
+            "uptime_before": other.get("uptime_before"), "uptime_after": other.get("uptime_after")}
+
+
 def rescore(path: Path, verifier_from: str | None, synthesis_from: str | None = None) -> None:
     """Recompute the citation figures of a results file from the outputs it stores (no model call),
     and optionally take its verifier section from another run (a longer verifier-only run)."""
@@ -430,11 +438,7 @@ def rescore(path: Path, verifier_from: str | None, synthesis_from: str | None = 
         if "output" in r:  # judged again from the stored shown memories, output and check answers
             score_reflection(r)
     if synthesis_from:
-        other = json.loads(Path(synthesis_from).read_text())
-        res["synthesis"] = {"runs": other["synthesis"]["runs"], "setup": other["synthesis"].get("setup"),
-                            "command": other["command"], "code": other.get("code"), "started": other.get("started"),
-                            "seconds_of_run": other.get("seconds"), "uptime_before": other.get("uptime_before"),
-                            "uptime_after": other.get("uptime_after")}
+        res["synthesis"] = section_of(Path(synthesis_from), "synthesis")
     ns = res["synthesis"].get("setup", {}).get("namespace")
     if ns:
         conv = ns.removeprefix("bench-llm-").rsplit("-", 1)[0]
@@ -447,11 +451,7 @@ def rescore(path: Path, verifier_from: str | None, synthesis_from: str | None = 
                 r["citations"] = precision(claims, {i: m["content"] for i, m in mems.items()}, speakers)
                 r["claim_support"] = claim_support(claims, {i: m["content"] for i, m in mems.items()})
     if verifier_from:
-        other = json.loads(Path(verifier_from).read_text())
-        res["verifier"] = {"runs": other["verifier"]["runs"], "setup": other["verifier"].get("setup"),
-                           "command": other["command"], "code": other.get("code"), "started": other.get("started"),
-                           "seconds_of_run": other.get("seconds"), "uptime_before": other.get("uptime_before"),
-                           "uptime_after": other.get("uptime_after")}
+        res["verifier"] = section_of(Path(verifier_from), "verifier")
     summarise(res)
     res["rescored"] = ("python bench/llm.py --rescore " + str(path.name)
                        + (f" --synthesis-from {synthesis_from}" if synthesis_from else "")

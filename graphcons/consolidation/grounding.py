@@ -385,31 +385,46 @@ def ground_reflection(reflection: Reflection, shown_ids: list[str] | tuple[str, 
     the reason; citations holding none of its words are stripped (a small model cites the
     neighbour of the memory it used, and approving consolidates what it cited); a statement that
     restates one memory is kept as a fact marked `restated` (never a preference or a behaviour it
-    does not generalise); a statement already made (same words, any category) is folded into the
-    first. Then each category is capped and the summary keeps only supported sentences."""
+    does not generalise). A statement already made (same content words, any category) is folded
+    into the first before it is judged: one statement resting on both citations (ten memories
+    each saying it are a generalisation, not ten copies). Then each category is capped and the
+    summary keeps only supported sentences."""
     shown = set(shown_ids)
     ignore = content_terms(subject.replace("-", " "))
     stripped: list[str] = []
     unsupported: list[str] = []
-    judged: list[dict[str, Any]] = []
-    kept: dict[str, list[Statement]] = {c: [] for c in CATEGORIES}
-    first: dict[str, Statement] = {}
+    written: list[dict[str, Any]] = []  # in the order written: a statement to judge, or one folded into another
+    first: dict[str, dict[str, Any]] = {}
     for category in CATEGORIES:
         for s in getattr(reflection, category):
-            j = _judge(category, s, _keep(s.memory_ids, shown, stripped), texts, ignore, check)
-            judged.append(j)
-            if j["outcome"] != "kept":
-                continue
-            unsupported += [i for i in _keep(s.memory_ids, shown, []) if i not in j["kept_ids"]]
-            key = _fold_key(j["text"], claim_words(j["text"], ignore))
-            if key in first:  # folded: the first statement gains the citations
+            ids = _keep(s.memory_ids, shown, stripped)
+            text = without_chat(_CONFIRMED_RE.sub("", s.statement).strip())[0]
+            key = _fold_key(text, claim_words(text, ignore)) if text else ""
+            if key in first:  # said before, in any category: one statement resting on both citations
                 earlier = first[key]
-                earlier.memory_ids = sorted(set(earlier.memory_ids) | set(j["kept_ids"]))
-                j.update(outcome="folded", reason=f"the same statement as {earlier.statement!r}")
+                earlier["ids"] += [i for i in ids if i not in earlier["ids"]]
+                written.append({"folded": {"category": category, "statement": s.statement,
+                                           "memory_ids": list(s.memory_ids), "kept_ids": [], "coverage": None,
+                                           "verdict": None, "restated": None, "quotes": None, "check": None,
+                                           "text": text, "chat_removed": [], "outcome": "folded",
+                                           "reason": f"the same statement as {earlier['s'].statement!r}"}})
                 continue
-            st = Statement(statement=j["text"], memory_ids=sorted(j["kept_ids"]), restated=j["restated"])
-            first[key] = st
-            kept["facts" if j["restated"] else category].append(st)
+            entry = {"category": category, "s": s, "ids": ids}
+            if key:
+                first[key] = entry
+            written.append(entry)
+    judged: list[dict[str, Any]] = []
+    kept: dict[str, list[Statement]] = {c: [] for c in CATEGORIES}
+    for e in written:
+        if "folded" in e:
+            judged.append(e["folded"])
+            continue
+        j = _judge(e["category"], e["s"], e["ids"], texts, ignore, check)
+        judged.append(j)
+        if j["outcome"] == "kept":
+            unsupported += [i for i in e["ids"] if i not in j["kept_ids"]]
+            kept["facts" if j["restated"] else e["category"]].append(
+                Statement(statement=j["text"], memory_ids=sorted(j["kept_ids"]), restated=j["restated"]))
     capped = 0
     for category in CATEGORIES:
         if max_statements is not None and len(kept[category]) > max_statements:
