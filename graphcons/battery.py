@@ -546,11 +546,12 @@ def reflection_checks(g: Any, now: datetime, check: Register) -> None:
 
     def preferences() -> tuple[bool, str]:
         # extractive: a statement taken from one memory cites only it and is a fact marked restated (issue 40)
+        said = []
         if res.proposal_id and res.status in ("proposed", "unchanged") and res.reflection:
             said = [(s["statement"], s["memory_ids"], s.get("restated")) for c in CATEGORIES for s in res.reflection[c]]
-        else:  # a re-run: her memories are consolidated, the stored profile answers
-            said = [(e["statement"], e["sources"], e.get("restated")) for c in CATEGORIES
-                    for e in (res.profile or {}).get(c, [])]
+        # a re-run: what the first run cited is consolidated, the stored profile answers for it
+        said += [(e["statement"], e["sources"], e.get("restated")) for c in CATEGORIES
+                 for e in (res.profile or {}).get(c, [])]
         ts = [(ids, r) for s, ids, r in said if "TypeScript" in s]
         train = [(ids, r) for s, ids, r in said if "train" in s]
         ok = bool(ts and train) and all(i.startswith("bench-ana-") for ids, _ in ts + train for i in ids) and all(
