@@ -20,12 +20,21 @@ file is rewritten after every step:
   rules verifier. Precision / recall of `duplicate` at both operating points (propose: the
   outcome is a merge proposal; auto_apply: the pair would be applied at once).
 
-Per task: calls, seconds per call, grounded_share (verifier: the share of pairs given a verdict),
-statements or claims per output, citation precision: the share of (statement, cited memory)
-pairs where the memory contains at least one of the statement's content words (the entity's
-name aside) - a lenient lexical check, reported beside the strict one (>= half of the words).
+Reflection (issue 40): each call stores the memories it showed, the model's raw answer and its
+parsed output (before any guard), the answers of the support checks, and per statement written:
+cited ids, coverage (grounding.support), verdict, copy flag, check quotes, kept / dropped /
+folded with the reason. The headline figures are the model's own (every statement written is
+the denominator: supported by its own citations, copies of one memory, chat), then what the
+guard kept. `--rescore FILE` recomputes all of it from the stored file (no model call; the
+stored check answers are replayed). The offline reflector runs on all 15 users beside it
+(`offline_reflection`: statements citing a memory that shares no content word with them).
+Synthesis and verifier: calls, seconds per call, grounded_share (verifier: the share of pairs
+given a verdict), claims per output, citation precision (the share of (claim, cited member)
+pairs where the member holds at least one of the claim's content words; strict: >= half), and
+per claim its coverage and the member it only restates.
 
     GRAPHCONS_NEO4J_BOLT_PORT=... .venv/bin/python bench/llm.py [--users 15 --clusters 8 --pairs 60]
+    .venv/bin/python bench/llm.py --rescore bench/results/llm.json [--synthesis-from F] [--verifier-from F]
 
 Every output that was not grounded is kept with its raw answer in the results (`failures`).
 """
@@ -48,7 +57,8 @@ from bench.merge_train import memory as merge_memory  # noqa: E402
 from bench.reflection import memories as memorybank_memories  # noqa: E402
 from graphcons.consolidation.grounding import ground_reflection  # noqa: E402
 from graphcons.consolidation.reflection import select  # noqa: E402
-from graphcons.consolidation.synthesis.models import CATEGORIES  # noqa: E402
+from graphcons.consolidation.grounding import SUPPORTED_COVERAGE, support  # noqa: E402
+from graphcons.consolidation.synthesis.models import Reflection  # noqa: E402
 from graphcons.consolidation.synthesis.offline import content_terms  # noqa: E402
 from graphcons.consolidation.synthesis.openai import OpenAISynthesizer  # noqa: E402
 from graphcons.consolidation.synthesis.prompt import ReflectionPrompt, Shown  # noqa: E402
@@ -94,18 +104,66 @@ def share(a: int, b: int) -> float | None:
 
 
 # -- reflection ------------------------------------------------------------------------------------
-def reflection_job(synth: OpenAISynthesizer, user: str, data: dict) -> dict:
+def shown_memories(user: str, data: dict) -> list[dict]:
+    """The memories one reflection shows (select: 15 of the 50 newest, oldest first as reflect() does)."""
     from graphcons.core.embedders.minilm import MiniLMEmbedder
 
     rows = memorybank_memories(user, data)
-    emb = reflection_job.__dict__.setdefault("emb", MiniLMEmbedder())
+    emb = shown_memories.__dict__.setdefault("emb", MiniLMEmbedder())
     for r, v in zip(rows, emb.embed([r["content"] for r in rows])):
         r["embedding"] = v
-    shown = sorted(select(rows, K), key=lambda r: (r["created_at"], r["id"]))  # oldest first, as reflect() does
-    prompt = ReflectionPrompt(members=[Shown(id=r["id"], title="", content=r["content"], created_at=r["created_at"])
-                                       for r in shown], subject=user, namespace="bench")
-    texts = {m.id: m.content for m in prompt.members}
-    out: dict = {"user": user, "shown": len(shown)}
+    shown = sorted(select(rows, K), key=lambda r: (r["created_at"], r["id"]))
+    return [{"id": r["id"], "text": r["content"], "created_at": r["created_at"]} for r in shown]
+
+
+def score_reflection(out: dict, check=None) -> None:
+    """Judge the stored model output (`output`) against the stored shown memories: every statement
+    written, with its citations, coverage, verdict, copy flag and outcome (the production guard,
+    grounding.ground_reflection). `check` answers the support checks: live (the model) or, on
+    --rescore, the answers stored in `checks`."""
+    texts = {m["id"]: m["text"] for m in out["shown_memories"]}
+    answers = out.setdefault("checks", {})
+
+    def replay(statement: str, cited: dict[str, str]) -> list[tuple[str, str]]:
+        if statement not in answers:
+            t0 = time.perf_counter()
+            answers[statement] = {"answer": [list(a) for a in check(statement, cited)] if check else [],
+                                  "seconds": round(time.perf_counter() - t0, 1), "asked": check is not None}
+        return [tuple(a) for a in answers[statement]["answer"]]
+
+    for key in ("status", "error", "statements", "kept", "report"):
+        out.pop(key, None)
+    try:
+        g = ground_reflection(Reflection.model_validate(out["output"]), list(texts), max_statements=8, texts=texts,
+                              subject=out["user"], check=replay if (check or answers) else None)
+    except Ungrounded as exc:
+        out.update(status="ungrounded", error=str(exc))
+        g = None
+    judged = g.judged if g else _judged_when_rejected(out, texts)
+    out["statements"] = [{"category": j["category"], "statement": j["statement"], "cited": j["memory_ids"],
+                          "coverage": j["coverage"], "verdict": j["verdict"], "copy_of": j["restated"],
+                          "check": j["check"], "quotes": j["quotes"], "outcome": j["outcome"], "reason": j["reason"],
+                          "kept_ids": j["kept_ids"], "chat_removed": j["chat_removed"]} for j in judged]
+    if g:
+        out.update(status="grounded", kept=g.reflection.model_dump(), report=g.report())
+
+
+def _judged_when_rejected(out: dict, texts: dict[str, str]) -> list[dict]:
+    """Every statement's support when the guard rejected the whole output (none kept)."""
+    from graphcons.consolidation.grounding import _judge, _keep
+
+    ignore = content_terms(out["user"])
+    refl = Reflection.model_validate(out["output"])
+    answers = out.get("checks", {})
+    replay = (lambda st, cited: [tuple(a) for a in answers.get(st, {}).get("answer", [])]) if answers else None
+    return [_judge(c, s, _keep(s.memory_ids, set(texts), []), texts, ignore, replay) for c, s in refl.statements()]
+
+
+def reflection_job(synth: OpenAISynthesizer, user: str, data: dict, checks: bool) -> dict:
+    shown = shown_memories(user, data)
+    prompt = ReflectionPrompt(members=[Shown(id=m["id"], title="", content=m["text"], created_at=m["created_at"])
+                                       for m in shown], subject=user, namespace="bench")
+    out: dict = {"user": user, "shown": len(shown), "shown_memories": [{"id": m["id"], "text": m["text"]} for m in shown]}
     t0 = time.perf_counter()
     try:
         res = synth.reflect(prompt)
@@ -115,19 +173,38 @@ def reflection_job(synth: OpenAISynthesizer, user: str, data: dict) -> dict:
         out["seconds"] = round(time.perf_counter() - t0, 1)
         return out
     out["seconds"] = round(time.perf_counter() - t0, 1)
-    shown_ids = set(prompt.member_ids)  # the model's own citations of shown memories, before the support check
-    out["raw_citations"] = precision([(s.statement, [i for i in s.memory_ids if i in shown_ids])
-                                      for _, s in res.reflection.statements()], texts, content_terms(user))
-    try:
-        g = ground_reflection(res.reflection, prompt.member_ids, max_statements=8, texts=texts, subject=user)
-    except Ungrounded as exc:
-        out.update(status="ungrounded", error=str(exc), raw=synth.llm.raw)
-        return out
-    statements = [(s.statement, s.memory_ids) for _, s in g.reflection.statements()]
-    out.update(status="grounded", statements=len(statements), report=g.report(),
-               citations=precision(statements, texts, content_terms(user)),
-               reflection=g.reflection.model_dump())
+    out["raw"] = list(synth.llm.raw)
+    out["output"] = res.reflection.model_dump()  # the model's answer, ids mapped back, before any guard
+    synth.check_calls = 0
+    t1 = time.perf_counter()
+    score_reflection(out, (lambda st, cited: synth.check_support(st, cited, subject=user, namespace="bench"))
+                     if checks else None)
+    out["check_calls"], out["check_seconds"] = synth.check_calls, round(time.perf_counter() - t1, 1)
     return out
+
+
+def offline_reflection(users: list[str], mb: dict) -> dict:
+    """The offline reflector on the same shown memories: statements citing a memory that shares no content word."""
+    from graphcons.consolidation.grounding import claim_words, supports
+    from graphcons.consolidation.synthesis.offline_reflection import extract
+
+    runs = []
+    for user in users:
+        shown = shown_memories(user, mb[user])
+        texts = {m["id"]: m["text"] for m in shown}
+        refl = extract(ReflectionPrompt(members=[Shown(id=m["id"], title="", content=m["text"],
+                                                       created_at=m["created_at"]) for m in shown],
+                                        subject=user, namespace="bench"))
+        rows = []
+        for cat, st in refl.statements():
+            words = claim_words(st.statement, content_terms(user))
+            rows.append({"category": cat, "statement": st.statement, "cited": st.memory_ids,
+                         "sharing_no_word": [i for i in st.memory_ids if not supports(words, texts[i])]})
+        runs.append({"user": user, "statements": rows})
+    n = sum(len(r["statements"]) for r in runs)
+    bad = sum(1 for r in runs for s in r["statements"] if s["sharing_no_word"])
+    return {"users": len(runs), "statements": n, "citing_a_memory_sharing_no_word": bad,
+            "citations": sum(len(s["cited"]) for r in runs for s in r["statements"]), "runs": runs}
 
 
 # -- synthesis -------------------------------------------------------------------------------------
@@ -173,8 +250,10 @@ def synthesis_job(g, synth: OpenAISynthesizer, decision, mems: dict) -> dict:
     out["seconds"] = round(time.perf_counter() - t0, 1)
     out["calls"] = synth.calls
     out["status"] = o.status
+    out["raw"] = list(synth.llm.raw)  # the insight call's raw answer(s)
+    out["shown_memories"] = [{"id": i, "text": mems[i]["content"]} for i in cluster.member_ids]
     if o.status != "proposed":
-        out.update(error=o.reason, raw=synth.llm.raw)
+        out.update(error=o.reason)
         return out
     p = g.proposal(o.proposal_id)
     insight = p["insight"] if isinstance(p["insight"], dict) else json.loads(p["insight"])
@@ -182,7 +261,18 @@ def synthesis_job(g, synth: OpenAISynthesizer, decision, mems: dict) -> dict:
     speakers = set().union(*(content_terms(mems[i]["subject"]) for i in cluster.member_ids))
     out.update(claims=len(claims), cited=len(p.get("cited") or []), grounding=p.get("grounding"),
                citations=precision(claims, {i: mems[i]["content"] for i in cluster.member_ids}, speakers),
+               claim_support=claim_support(claims, {i: mems[i]["content"] for i in cluster.member_ids}),
                insight=insight)
+    return out
+
+
+def claim_support(claims: list[tuple[str, list[str]]], texts: dict[str, str]) -> list[dict]:
+    """Each claim's coverage by its cited members and the member it only restates (grounding.support)."""
+    out = []
+    for statement, ids in claims:
+        s = support(statement, [texts.get(i, "") for i in ids])
+        out.append({"statement": statement, "cited": ids, "coverage": s.coverage, "verdict": s.verdict,
+                    "restated": None if s.copy_of is None else ids[s.copy_of]})
     return out
 
 
@@ -244,28 +334,74 @@ def cites(rows: list[dict], key: str = "citations", prefix: str = "") -> dict:
             f"{prefix}statement_coverage_strict": share(c["covered"], c["statements"])}
 
 
+def reflection_figures(runs: list[dict]) -> dict:
+    """The model's own figures first (every statement it wrote, before any guard), then the guard's."""
+    parsed = [r for r in runs if "output" in r]
+    written = [s for r in parsed for s in r["statements"]]
+    kept = [s for s in written if s["outcome"] == "kept"]
+    n = len(written)
+
+    def count(rows, pred) -> dict:
+        k = sum(1 for s in rows if pred(s))
+        return {"n": k, "of": len(rows), "share": share(k, len(rows))}
+
+    own_support = lambda s: s["verdict"] == "supported"  # noqa: E731 - its own citations, lexical check
+    copy = lambda s: s["copy_of"] is not None  # noqa: E731
+    chat = lambda s: s["reason"].startswith("a chat formula") or bool(s["chat_removed"])  # noqa: E731
+    real = lambda s: s["outcome"] == "kept" and not copy(s)  # noqa: E731
+    reasons: dict[str, int] = {}
+    for s in written:
+        if s["outcome"] != "kept":
+            key = s["reason"].split(" (")[0].split(";")[0].split(":")[0]
+            key = "unsupported (coverage below the threshold)" if "content words" in s["reason"] else key
+            reasons[key] = reasons.get(key, 0) + 1
+    return {
+        "users": len(runs), "parsed": len(parsed), "failed": len(runs) - len(parsed),
+        "model_own": {
+            "statements_written": n,
+            "supported_by_own_citations": count(written, own_support),
+            "copies_of_one_memory": count(written, copy),
+            "supported_and_not_a_copy": count(written, lambda s: own_support(s) and not copy(s)),
+            "below_half_coverage": count(written, lambda s: s["coverage"] is not None and s["coverage"] < 0.5),
+            "with_chat": count(written, chat),
+            "note": f"of every statement the model wrote (denominator: statements written, all users parsed); "
+                    f"supported = its own cited shown memories hold >= {SUPPORTED_COVERAGE:.0%} of its content "
+                    "words (grounding.support); a copy = one cited memory holds >= 80% and no other cited one "
+                    "supports it"},
+        "guard": {
+            "kept": count(written, lambda s: s["outcome"] == "kept"),
+            "kept_restated": count(kept, copy),
+            "kept_by_model_quote": count(kept, lambda s: s["check"] == "quoted"),
+            "kept_below_half_without_quote": count(
+                kept, lambda s: (s["coverage"] or 0) < 0.5 and s["check"] != "quoted"),
+            "kept_chat": count(kept, lambda s: s["reason"].startswith("a chat formula")),
+            "duplicates_folded": sum(1 for s in written if s["outcome"] == "folded"),
+            "dropped_by_reason": dict(sorted(reasons.items())),
+            "support_checks": {"asked": sum(r.get("check_calls", 0) for r in parsed),
+                               "quoted_real_words": sum(1 for s in written if s["check"] == "quoted"),
+                               "no_real_quote": sum(1 for s in written if s["check"] == "no real quote")},
+            "users_with_a_kept_statement": sum(1 for r in parsed if any(s["outcome"] == "kept" for s in r["statements"])),
+            "users_with_a_supported_non_copy": {"n": sum(1 for r in parsed if any(real(s) for s in r["statements"])),
+                                                "of": len(runs)}},
+        **per_call(runs),
+        "check_seconds": round(sum(r.get("check_seconds", 0) for r in parsed), 1),
+    }
+
+
 def summarise(res: dict) -> None:
     refl = res["reflection"]["runs"]
     if refl:
-        ok = [r for r in refl if r["status"] == "grounded"]
-        res["reflection"].update(
-            attempted=len(refl), grounded=len(ok), grounded_share=share(len(ok), len(refl)),
-            with_3_statements=sum(1 for r in ok if r["statements"] >= 3),
-            statements_per_output=share(sum(r["statements"] for r in ok), len(ok)), **per_call(refl), **cites(ok),
-            **cites([r for r in refl if "raw_citations" in r], "raw_citations", "unguarded_"),
-            target="grounded >= 12 of 15 users, >= 3 statements each, citation precision >= 0.8",
-            note="citation_precision (lenient) counts a citation sharing >= 1 content word with its statement, which "
-                 "the grounding guard now requires of every reflection citation: after the guard it is 1.0 by "
-                 "construction; unguarded_* is the model's own citing (shown ids, before the support check), "
-                 "*_strict (>= half of the words) is the figure the guard does not enforce; statement_coverage_strict: "
-                 "statements whose citations together hold >= half of their words (a statement joining several "
-                 "memories fails strict on each citation)")
+        res["reflection"].update(reflection_figures(refl))
     syn = res["synthesis"]["runs"]
     if syn:
         ok = [r for r in syn if r["status"] == "proposed"]
         res["synthesis"].update(
             attempted=len(syn), grounded=len(ok), grounded_share=share(len(ok), len(syn)),
             claims_per_output=share(sum(r["claims"] for r in ok), len(ok)), **per_call(syn), **cites(ok),
+            statuses={k: sum(1 for r in syn if r["status"] == k) for k in sorted({r["status"] for r in syn})},
+            rejected_as_copies=sum(1 for r in syn if "only restates one member" in (r.get("error") or "")),
+            claims_restating_one_member={"n": sum(1 for r in ok for c in r.get("claim_support", []) if c["restated"]),
+                                         "of": sum(len(r.get("claim_support", [])) for r in ok)},
             target=">= 80% of attempted clusters grounded and proposed; citation precision >= 0.8")
     ver = res["verifier"]["runs"]
     if ver:
@@ -284,16 +420,25 @@ def summarise(res: dict) -> None:
             res["verifier"][point] = res["verifier"]["llm"][point]
 
 
-def rescore(path: Path, verifier_from: str | None) -> None:
+def section_of(path: Path, task: str) -> dict:
+    """One task's runs from another results file, with that run's command, code and load."""
+    other = json.loads(path.read_text())
+    return {"runs": other[task]["runs"], "setup": other[task].get("setup"), "command": other["command"],
+            "code": other.get("code"), "started": other.get("started"), "seconds_of_run": other.get("seconds"),
+            "uptime_before": other.get("uptime_before"), "uptime_after": other.get("uptime_after")}
+
+
+def rescore(path: Path, verifier_from: str | None, synthesis_from: str | None = None) -> None:
     """Recompute the citation figures of a results file from the outputs it stores (no model call),
     and optionally take its verifier section from another run (a longer verifier-only run)."""
     res = json.loads(path.read_text())
-    mb = json.loads((DATA / "memorybank_en.json").read_text())
+    res["offline_reflection"] = offline_reflection(sorted(mb := json.loads((DATA / "memorybank_en.json").read_text())),
+                                                   mb)
     for r in res["reflection"]["runs"]:
-        if r["status"] == "grounded":
-            texts = {m["id"]: m["content"] for m in memorybank_memories(r["user"], mb[r["user"]])}
-            statements = [(s["statement"], s["memory_ids"]) for cat in CATEGORIES for s in r["reflection"][cat]]
-            r["citations"] = precision(statements, texts, content_terms(r["user"]))
+        if "output" in r:  # judged again from the stored shown memories, output and check answers
+            score_reflection(r)
+    if synthesis_from:
+        res["synthesis"] = section_of(Path(synthesis_from), "synthesis")
     ns = res["synthesis"].get("setup", {}).get("namespace")
     if ns:
         conv = ns.removeprefix("bench-llm-").rsplit("-", 1)[0]
@@ -304,24 +449,23 @@ def rescore(path: Path, verifier_from: str | None) -> None:
                 claims = [(c["statement"], c["member_ids"]) for c in r["insight"]["claims"]]
                 speakers = set().union(*(content_terms(mems[i]["subject"]) for _, ids in claims for i in ids))
                 r["citations"] = precision(claims, {i: m["content"] for i, m in mems.items()}, speakers)
+                r["claim_support"] = claim_support(claims, {i: m["content"] for i, m in mems.items()})
     if verifier_from:
-        other = json.loads(Path(verifier_from).read_text())
-        res["verifier"] = {"runs": other["verifier"]["runs"], "setup": other["verifier"].get("setup"),
-                           "command": other["command"], "code": other.get("code"), "started": other.get("started"),
-                           "seconds_of_run": other.get("seconds"), "uptime_before": other.get("uptime_before"),
-                           "uptime_after": other.get("uptime_after")}
+        res["verifier"] = section_of(Path(verifier_from), "verifier")
     summarise(res)
-    res["rescored"] = "python bench/llm.py --rescore " + str(path.name) + (f" --verifier-from {verifier_from}"
-                                                                          if verifier_from else "")
+    res["rescored"] = ("python bench/llm.py --rescore " + str(path.name)
+                       + (f" --synthesis-from {synthesis_from}" if synthesis_from else "")
+                       + (f" --verifier-from {verifier_from}" if verifier_from else ""))
     path.write_text(json.dumps(res, indent=2, default=str) + "\n")
-    print(json.dumps({k: {kk: vv for kk, vv in res[k].items() if kk != "runs"} for k in ("reflection", "synthesis",
-                                                                                          "verifier")}, indent=2))
+    print(json.dumps({k: {kk: vv for kk, vv in res[k].items() if kk != "runs"}
+                      for k in ("reflection", "offline_reflection", "synthesis", "verifier") if k in res}, indent=2))
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rescore", metavar="FILE", help="recompute FILE's figures from its stored outputs; no model call")
     ap.add_argument("--verifier-from", metavar="FILE", help="with --rescore: take the verifier runs from FILE")
+    ap.add_argument("--synthesis-from", metavar="FILE", help="with --rescore: take the synthesis runs from FILE")
     ap.add_argument("--base-url", default="http://127.0.0.1:8080/v1")
     ap.add_argument("--model", default="local")
     ap.add_argument("--mode", default="TOOLS")
@@ -333,10 +477,11 @@ def main() -> None:
     ap.add_argument("--pairs-per-round", type=int, default=2)
     ap.add_argument("--synthesis-every", type=int, default=2, help="a synthesis every N rounds (one reflection each)")
     ap.add_argument("--conversation", default="conv-26")
+    ap.add_argument("--no-checks", action="store_true", help="no support-check call for a low-coverage statement")
     ap.add_argument("--out", default=str(REPO / "bench" / "results" / "llm.json"))
     args = ap.parse_args()
     if args.rescore:
-        return rescore(Path(args.rescore), args.verifier_from)
+        return rescore(Path(args.rescore), args.verifier_from, args.synthesis_from)
     llm_cfg = LLMConfig(provider="openai", base_url=args.base_url, model=args.model, instructor_mode=args.mode,
                         timeout_s=args.timeout, max_retries=0, reasks=1, context_tokens=args.context_tokens)
     cfg = load_config()
@@ -362,16 +507,19 @@ def main() -> None:
 
     mb = json.loads((DATA / "memorybank_en.json").read_text())
     users = sorted(mb)[: args.users]
-    g, mems, accepted, setup = synthesis_setup(args)
-    res["synthesis"]["setup"] = setup
-    accepted = accepted[: args.clusters]
-    pairs = verifier_pairs(cfg, args.pairs)
+    res["offline_reflection"] = offline_reflection(sorted(mb), mb)  # no model: every user
+    g, mems, accepted = None, {}, []
+    if args.clusters:  # no Neo4j needed for reflection and the verifier alone
+        g, mems, accepted, setup = synthesis_setup(args)
+        res["synthesis"]["setup"] = setup
+        accepted = accepted[: args.clusters]
+    pairs = verifier_pairs(cfg, args.pairs) if args.pairs else []  # (embeds the merge data sets once)
     res["verifier"]["setup"] = {"pairs": len(pairs), "split": "dev", "order": "sha256 of the pair, sets in turn"}
     save()
     rounds = max(len(users), len(accepted) * args.synthesis_every, -(-len(pairs) // args.pairs_per_round))
     for i in range(rounds):
         if i < len(users):
-            res["reflection"]["runs"].append(reflection_job(synth, users[i], mb[users[i]]))
+            res["reflection"]["runs"].append(reflection_job(synth, users[i], mb[users[i]], not args.no_checks))
             print(f"reflection {users[i]}: {res['reflection']['runs'][-1]['status']}", flush=True)
             save()
         c = i // args.synthesis_every
@@ -384,9 +532,10 @@ def main() -> None:
             r = res["verifier"]["runs"][-1]
             print(f"verifier {r['data']} label={r['label']}: {r['verdict']} -> {r['outcome']}", flush=True)
             save()
-    g.close()
-    print(json.dumps({k: {kk: vv for kk, vv in res[k].items() if kk != "runs"} for k in ("reflection", "synthesis",
-                                                                                          "verifier")}, indent=2))
+    if g is not None:
+        g.close()
+    print(json.dumps({k: {kk: vv for kk, vv in res[k].items() if kk != "runs"}
+                      for k in ("reflection", "offline_reflection", "synthesis", "verifier") if k in res}, indent=2))
 
 
 if __name__ == "__main__":

@@ -545,15 +545,19 @@ def reflection_checks(g: Any, now: datetime, check: Register) -> None:
     state: dict[str, Any] = {}
 
     def preferences() -> tuple[bool, str]:
+        # extractive: a statement taken from one memory cites only it and is a fact marked restated (issue 40)
+        said = []
         if res.proposal_id and res.status in ("proposed", "unchanged") and res.reflection:
-            prefs = {s["statement"]: s["memory_ids"] for s in res.reflection["preferences"]}
-        else:  # a re-run: her memories are consolidated, the stored profile answers
-            prefs = {e["statement"]: e["sources"] for e in (res.profile or {}).get("preferences", [])}
-        ts = [ids for s, ids in prefs.items() if "TypeScript" in s]
-        train = [ids for s, ids in prefs.items() if "train" in s]
-        ok = bool(ts and train) and all(i.startswith("bench-ana-") for ids in ts + train for i in ids)
-        return ok, f"{len(prefs)} preference(s); TypeScript cites {ts[:1]}, train cites {train[:1]}"
-    check("reflection extracts cited preferences", preferences)
+            said = [(s["statement"], s["memory_ids"], s.get("restated")) for c in CATEGORIES for s in res.reflection[c]]
+        # a re-run: what the first run cited is consolidated, the stored profile answers for it
+        said += [(e["statement"], e["sources"], e.get("restated")) for c in CATEGORIES
+                 for e in (res.profile or {}).get(c, [])]
+        ts = [(ids, r) for s, ids, r in said if "TypeScript" in s]
+        train = [(ids, r) for s, ids, r in said if "train" in s]
+        ok = bool(ts and train) and all(i.startswith("bench-ana-") for ids, _ in ts + train for i in ids) and all(
+            r is None or ids == [r] for ids, r in ts + train)
+        return ok, f"{len(said)} statement(s); TypeScript cites {ts[:1]}, train cites {train[:1]} (ids, restated)"
+    check("reflection extracts cited statements", preferences)
 
     def grounded() -> tuple[bool, str]:
         fake = Reflection(preferences=[Statement(statement="Prefers Rust", memory_ids=["bench-invented"])], summary="x")

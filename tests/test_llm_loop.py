@@ -114,7 +114,7 @@ def test_approving_a_reflection_consolidates_only_the_memories_it_cited(g):
     def cite_two(request):
         ids = [i for i in tool_enum(request, "memory_ids")]
         return {"args": {"preferences": [{"memory_ids": ids[:1], "statement": "Ana prefers TypeScript."}],
-                         "behaviors": [], "facts": [{"memory_ids": ids[1:2], "statement": "Ana writes TypeScript."}],
+                         "behaviors": [], "facts": [{"memory_ids": ids[1:2], "statement": "Ana wants TypeScript code examples."}],
                          "summary": "Ana prefers TypeScript."}}
 
     with FakeLLM(fallback=cite_two) as llm:
@@ -153,14 +153,15 @@ def test_a_statement_keeps_only_the_citations_that_share_a_word_with_it():
     g = ground_reflection(reflection, list(texts), subject="user-ana", texts=texts)
     assert [(s.statement, s.memory_ids) for _, s in g.reflection.statements()] == [("Ana meditates every morning.", ["a1"])]
     assert g.cited == ["a1"]  # approving consolidates a1 only
-    assert sorted(g.report()["unsupported_citations"]) == ["a2", "a3"] and g.dropped_statements == 1
+    assert g.report()["unsupported_citations"] == ["a2"] and g.dropped_statements == 1
+    assert [(d["statement"], d["memory_ids"]) for d in g.report()["dropped"]] == [("Ana loves gardening.", ["a3"])]
     with pytest.raises(Ungrounded):
         ground_reflection(Reflection(facts=[Statement(statement="Ana owns a boat.", memory_ids=["a3"])], summary=""),
                           list(texts), subject="user-ana", texts=texts)
-    # a statement of nothing but the entity's name cannot be judged by words: its citation stands
-    only_name = ground_reflection(Reflection(facts=[Statement(statement="Ana.", memory_ids=["a3"])], summary=""),
-                                  list(texts), subject="user-ana", texts=texts)
-    assert only_name.cited == ["a3"]
+    # a statement of nothing but the entity's name says nothing a memory could support (issue 40)
+    with pytest.raises(Ungrounded, match="no content word"):
+        ground_reflection(Reflection(facts=[Statement(statement="Ana.", memory_ids=["a3"])], summary=""),
+                          list(texts), subject="user-ana", texts=texts)
 
 
 # -- the synthesis prompt's own rules, in code ----------------------------------------------------------

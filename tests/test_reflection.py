@@ -147,14 +147,44 @@ def test_grounding_strips_unshown_ids_and_drops_statements_citing_nothing(g, llm
     assert res.status == "proposed"
     p = g.proposal(res.proposal_id)
     refl = p["payload"]["reflection"]
-    assert refl["preferences"] == [{"statement": "Prefers TypeScript", "memory_ids": ["ana-01"]}]
-    assert refl["facts"] == [{"statement": "Maintains the checkout SDK", "memory_ids": ["ana-11"]}]
+    # each statement restates the one memory it cites: kept as a quoted fact marked restated (issue 40)
+    assert refl["preferences"] == []
+    assert refl["facts"] == [{"statement": "Prefers TypeScript", "memory_ids": ["ana-01"], "restated": "ana-01"},
+                             {"statement": "Maintains the checkout SDK", "memory_ids": ["ana-11"], "restated": "ana-11"}]
     assert p["grounding"]["stripped"] == ["ana-99", "m-invented"] and p["grounding"]["dropped_statements"] == 1
     # the schema the model saw typed every cited id as one of the shown ids, and the text was fenced
     req = llm.requests[-1]
     schema = json.dumps(req["tools"][0]["function"]["parameters"])
     assert '"enum"' in schema and '"M15"' in schema and "ana-01" not in schema  # short ids, mapped back in code
     assert req["messages"][1]["content"].count("@@MEMORY-") >= 2 * 15
+
+
+def test_a_dropped_statement_is_listed_in_the_proposal_with_its_reason(g, llm, neo4j_settings, tmp_path):
+    seed_people(g)
+    synth = use_llm(g, llm)
+    # "Works in Lisbon" cites the memory next to the right one (ana-11 instead of ana-10); the model's
+    # check then quotes words that are not in ana-11: dropped, and the reviewer sees it
+    llm.push(lambda req: answer(preferences=[("Ana prefers TypeScript", [short(req, "ana-01"), short(req, "ana-02")])],
+                                facts=[("Ana works in Lisbon", [short(req, "ana-11")])]),
+             lambda req: {"args": {"supporting": [{"memory_id": "M1", "quote": "Ana works in Lisbon"}]}})
+    res = g.reflect("user-ana", now=NOW, synthesizer=synth)
+    assert res.status == "proposed" and res.calls == 2  # the reflection and one support check
+    p = g.proposal(res.proposal_id)
+    assert [s["statement"] for s in p["payload"]["reflection"]["facts"]] == []
+    dropped = p["grounding"]["dropped"]
+    assert [(d["statement"], d["memory_ids"]) for d in dropped] == [("Ana works in Lisbon", ["ana-11"])]
+    assert "quoted no words of a cited memory" in dropped[0]["reason"]
+    assert p["grounding"]["checked"][0]["quotes"][0]["found"] is False
+    assert "ana-11" not in p["cited"]  # approving consolidates only what supported statements cite
+    import subprocess
+    import sys
+
+    env = dict(os.environ, NEO4J_URI=neo4j_settings.uri, NEO4J_USER=neo4j_settings.user,
+               NEO4J_PASSWORD=neo4j_settings.resolved_password())
+    env.pop("GRAPHCONS_CONFIG", None)
+    out = subprocess.run([sys.executable, "-m", "graphcons", "proposals", "show", res.proposal_id], capture_output=True,
+                         text=True, env=env, cwd=tmp_path, timeout=180)
+    assert "dropped statements (1)" in out.stdout and "Ana works in Lisbon" in out.stdout
 
 
 def test_a_reflection_citing_nothing_is_rejected_and_nothing_is_stored(g, llm):
@@ -178,9 +208,13 @@ def test_apply_stores_semantic_memories_marks_sources_consolidated_and_writes_th
     seed_people(g)
     res = g.reflect("user-ana", now=NOW)  # offline, extractive
     assert res.status == "proposed" and not res.profile_updated and res.profile is None
-    prefs = {s["statement"]: s["memory_ids"] for s in res.reflection["preferences"]}
-    assert any("TypeScript" in s and {"ana-01", "ana-02", "ana-03"} <= set(ids) for s, ids in prefs.items())
-    assert any("train" in s and "ana-04" in ids for s, ids in prefs.items())
+    said = {s["statement"]: s for c in ("preferences", "behaviors", "facts") for s in res.reflection[c]}
+    # extractive: each statement cites only the memories it was taken from (not ana-02 / ana-03, which
+    # only share its topic) and, restating one memory, is a fact marked restated (issue 40)
+    ts = said["Ana prefers TypeScript over JavaScript for every new service"]
+    assert ts["memory_ids"] == ["ana-01"] and ts["restated"] == "ana-01"
+    assert said["Ana prefers the train to flying for trips under 500 km"]["memory_ids"] == ["ana-04"]
+    assert all(s["restated"] is None for s in res.reflection["preferences"] + res.reflection["behaviors"])
     assert semantic(g, "user-ana") == [] and status(g, "ana-01") == "active"  # nothing before approval
 
     d = g.approve(res.proposal_id, now=NOW)
@@ -201,8 +235,8 @@ def test_apply_stores_semantic_memories_marks_sources_consolidated_and_writes_th
         assert sorted(linked) == m["derived_from"]
     prof = g.profile("user-ana")
     assert prof["version"] == 1 and prof["summary"]
-    ts = [e for e in prof["preferences"] if "TypeScript" in e["statement"]][0]
-    assert {"ana-01", "ana-02", "ana-03"} <= set(ts["sources"]) and ts["id"] in d.created
+    ts = [e for e in prof["facts"] if "TypeScript" in e["statement"]][0]
+    assert ts["sources"] == ["ana-01"] and ts["restated"] == "ana-01" and ts["id"] in d.created
     rows = g.db.run("profile/sources", namespace=NS, subject="user-ana")
     assert {r["memory_id"] for r in rows} == set(d.created)
     assert {s["id"] for r in rows for s in r["sources"]} == set(prof["source_ids"])
@@ -212,27 +246,30 @@ def test_apply_stores_semantic_memories_marks_sources_consolidated_and_writes_th
 def test_a_second_reflection_confirms_flags_and_keeps_the_previous_version(g, llm):
     seed_people(g)
     synth = use_llm(g, llm)
-    ts, train = "Ana prefers TypeScript over JavaScript", "Ana prefers the train to flying"
+    # generalisations: each said by two memories (one memory's words alone would be a restated fact)
+    ts, train = "Ana prefers TypeScript", "Ana prefers the train"
     llm.push(lambda req: answer(preferences=[(ts, [short(req, "ana-01"), short(req, "ana-02")]),
-                                             (train, [short(req, "ana-04")])],
+                                             (train, [short(req, "ana-04"), short(req, "ana-05")])],
                                 facts=[("Works on payments", [short(req, "ana-10")])]))
     first = g.reflect("user-ana", now=NOW, synthesizer=synth)
     g.approve(first.proposal_id, now=NOW)
     v1 = g.profile("user-ana")
-    again, flies = ("Ana again asked for TypeScript in the new billing service.",
-                    "Ana no longer takes the train since the strikes; she flies to Porto now.")
-    add_many(g, "user-ana", [again, flies], namespace=NS, start=100, kind="episode")
-    llm.push(lambda req: answer(preferences=[(ts, [short(req, again)]),
-                                             ("Ana no longer prefers the train to flying", [short(req, flies)])]))
+    again, flies, strikes = ("Ana again asked for TypeScript in the new billing service.",
+                             "Ana no longer takes the train since the strikes; she flies to Porto now.",
+                             "Ana said she no longer books the train after the strikes.")
+    add_many(g, "user-ana", [again, flies, strikes], namespace=NS, start=100, kind="episode")
+    llm.push(lambda req: answer(preferences=[(ts, [short(req, again), short(req, "ana-03")]),
+                                             ("Ana no longer prefers the train",
+                                              [short(req, flies), short(req, strikes)])]))
     second = g.reflect("user-ana", now=NOW + timedelta(days=7), synthesizer=synth)
-    # only the unconsolidated ones: the 2 new and the 11 the first reflection showed but did not cite
+    # only the unconsolidated ones: the 3 new and the 10 the first reflection showed but did not cite
     assert second.memories_reviewed == 13
     d = g.approve(second.proposal_id, now=NOW + timedelta(days=7))
     assert d.profile_version == 2 and len(d.confirmed) == 1 and len(d.created) == 1
     v2 = g.profile("user-ana")
     ts_entry = [e for e in v2["preferences"] if e["statement"] == ts][0]
     assert ts_entry["id"] == [e for e in v1["preferences"] if e["statement"] == ts][0]["id"]  # confirmed in place
-    assert set(ts_entry["sources"]) == {"ana-01", "ana-02", "user-ana-100"} and len(ts_entry["proposals"]) == 2
+    assert set(ts_entry["sources"]) == {"ana-01", "ana-02", "ana-03", "user-ana-100"} and len(ts_entry["proposals"]) == 2
     old_train = [e for e in v2["preferences"] if e["statement"] == train][0]
     new_train = [e for e in v2["preferences"] if e["statement"].startswith("Ana no longer")][0]
     assert old_train["status"] == new_train["status"] == "contradicted"  # flagged, not dropped
@@ -242,7 +279,7 @@ def test_a_second_reflection_confirms_flags_and_keeps_the_previous_version(g, ll
     assert conflict == [{"s": "open"}]
     derived = g.db.run_text("MATCH (s:Memory {id: $id}) RETURN s.derived_from AS d, s.source_count AS n",
                             id=ts_entry["id"])[0]
-    assert derived == {"d": ["ana-01", "ana-02", "user-ana-100"], "n": 3}
+    assert derived == {"d": ["ana-01", "ana-02", "ana-03", "user-ana-100"], "n": 4}
     versions = g.profile_history("user-ana")
     assert [v["version"] for v in versions] == [1, 2]
     assert versions[0]["preferences"] == v1["preferences"]  # the old version is kept as it was
@@ -384,7 +421,7 @@ def test_cli_reflect_and_profile(g, neo4j_settings, tmp_path):
     assert cli("profile", "user-ana").returncode == 3  # no profile before approval
     assert cli("proposals", "approve", data["proposal_id"]).returncode == 0
     prof = json.loads(cli("profile", "user-ana", "--json").stdout)
-    assert prof["version"] == 1 and any("TypeScript" in e["statement"] for e in prof["preferences"])
+    assert prof["version"] == 1 and any("TypeScript" in e["statement"] for e in prof["facts"])
     assert json.loads(cli("profile", "user-ana", "--history", "--json").stdout)[0]["version"] == 1
     due = json.loads(cli("reflect", "--due", "--json").stdout)
     assert due["enabled"] is False and due["results"] == []

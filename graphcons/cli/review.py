@@ -104,6 +104,7 @@ def proposals_show(proposal_id: str, json_out: bool = JsonOpt) -> None:
             if key not in shown and value is not None:
                 head.add_row(f"[bold]{key}[/]", json.dumps(value, default=str) if not isinstance(value, str) else value)
         console.print(head)
+        _dropped(p.get("grounding") or {})
         return
     console.print(head)
     tree = Tree(f"[bold]{insight['title']}[/]  (confidence {insight['confidence']:.2f}, hypothesis)")
@@ -125,6 +126,16 @@ def proposals_show(proposal_id: str, json_out: bool = JsonOpt) -> None:
     console.print(f"members: {', '.join(f'{m}@v{v}' for m, v in sorted(versions.items()))}")
     console.print(f"cited: {', '.join(p.get('cited') or [])}; stripped unshown ids: "
                   f"{grounding.get('stripped_count', 0)}; gate figures: {json.dumps(p.get('gate_figures'), default=str)}")
+
+
+def _dropped(grounding: dict) -> None:
+    """What the grounding guard removed from a reflection, and why (issue 40): the reviewer sees it."""
+    dropped = grounding.get("dropped") or [] if isinstance(grounding, dict) else []
+    if dropped:
+        console.print(f"[bold]dropped statements ({len(dropped)}):[/]")
+        for d in dropped:
+            console.print(f"  - {d['statement']}  [dim]({d['category']}; cited {', '.join(d['memory_ids']) or 'nothing'}"
+                          f"): {d['reason']}[/]")
 
 
 @proposals_app.command("approve")

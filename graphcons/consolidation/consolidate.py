@@ -170,7 +170,8 @@ def synthesize_cluster(db: Database, cfg: Config, cluster: Cluster, *, synthesiz
         return Outcome(cluster.key, "no_pattern", result.no_pattern, None, mhash, calls=result.calls)
     sources = {m.id: m.sources for m in prompt.members}
     try:
-        grounded = ground(result.insight, result.themes, prompt.member_ids, sources, prompt.context_ids)
+        grounded = ground(result.insight, result.themes, prompt.member_ids, sources, prompt.context_ids,
+                          texts={m.id: m.text for m in prompt.members})
     except Ungrounded as exc:
         def ungrounded(tx: Tx) -> None:
             _set_task(tx, cluster, "ungrounded", str(exc), now, run_id, mhash, attempt=1)

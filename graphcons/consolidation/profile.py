@@ -145,6 +145,8 @@ def merge(old: dict[str, Any], reflection: Reflection, pid: str, new_vecs: dict[
             continue
         entry = {"id": sid, "statement": st.statement, "sources": list(st.memory_ids), "proposals": [pid],
                  "status": "current", "contradicts": [], "contradicted_by": [], "new": True}
+        if st.restated:  # a quote of one memory, not a generalisation (issue 40)
+            entry["restated"] = st.restated
         if best is not None and best[0] >= contradiction and not same_polarity:
             old_e = best[1]
             old_e["status"] = entry["status"] = "contradicted"

@@ -77,6 +77,14 @@ def make_reflector(cfg: Config, namespace: str = "default", env: dict[str, str] 
 
 
 # -- which memories are shown -------------------------------------------------------------------------
+def support_checker(synth: Synthesizer, subject: str, namespace: str) -> Callable[[str, dict[str, str]], list] | None:
+    """The model's support check of one statement (issue 40), when the reflector has a model."""
+    check = getattr(synth, "check_support", None)
+    if check is None:
+        return None
+    return lambda statement, cited: check(statement, cited, subject=subject, namespace=namespace)
+
+
 def select(rows: list[dict[str, Any]], k: int) -> list[dict[str, Any]]:
     """Up to k rows (newest first on input) chosen for coverage by greedy facility location."""
     if len(rows) <= k:
@@ -256,14 +264,22 @@ def _reflect(db: Database, cfg: Config, embedder: Embedder | None, subject: str,
         return res
     res.calls = result.calls
     budget.spend(result.calls)
+    if hasattr(synth, "check_calls"):
+        synth.check_calls = 0
+    texts = {m.id: m.text for m in prompt.members}
     try:
         grounded = ground_reflection(result.reflection, prompt.member_ids, max_statements=rc.max_statements,
-                                     texts={m.id: f"{m.title} {m.content}" for m in prompt.members}, subject=subject)
+                                     texts=texts, subject=subject, check=support_checker(synth, subject, namespace))
     except Ungrounded as exc:
+        checks = getattr(synth, "check_calls", 0)
+        res.calls += checks
+        budget.spend(checks)
         audit.record(db, "reflect", [profile.key(namespace, subject)], run_id=run_id, at=now,
-                     outcome="rejected_ungrounded", error=str(exc), stripped=exc.stripped, calls=result.calls, **base)
+                     outcome="rejected_ungrounded", error=str(exc), stripped=exc.stripped, calls=res.calls, **base)
         res.status, res.reason, res.grounding = "ungrounded", str(exc), {"stripped": exc.stripped}
         return res
+    res.calls += grounded.check_calls
+    budget.spend(grounded.check_calls)
     refl = grounded.reflection.model_dump()
     n = len(grounded.reflection.statements())
     props = {
@@ -280,7 +296,7 @@ def _reflect(db: Database, cfg: Config, embedder: Embedder | None, subject: str,
         audit.record(tx, "reflect", [profile.key(namespace, subject), pid], run_id=run_id, at=now,
                      outcome="proposed", proposal_id=pid, created=bool(created), cited=grounded.cited,
                      stripped=grounded.stripped, statements=n, prompt_hash=props["prompt_hash"],
-                     calls=result.calls, selection=res.selection, **base)
+                     calls=res.calls, selection=res.selection, **base)
         return created
 
     created = db.write(propose)

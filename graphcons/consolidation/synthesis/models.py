@@ -195,6 +195,20 @@ class Statement(_Model):
 
     statement: str = Field(description="One short statement about the entity, without any confirmation count.")
     memory_ids: list[str] = Field(default_factory=list, description="Ids of the shown memories it rests on.")
+    # Set by the grounding guard, never by the model: the id of the one memory this statement only
+    # restates (a quoted fact, not a generalisation; issue 40).
+    restated: str | None = Field(default=None, description="Leave empty: set by graphcons.")
+
+
+class SupportQuote(_Model):
+    memory_id: str = Field(description="The id of a memory that says what the statement says.")
+    quote: str = Field(description="The words of that memory that say it, copied exactly.")
+
+
+class SupportCheck(_Model):
+    """A model's check of one statement: which cited memories say it, quoting their words."""
+
+    supporting: list[SupportQuote] = Field(default_factory=list)
 
 
 class Reflection(_Model):
@@ -240,4 +254,18 @@ def reflection_call_model(memory_ids: tuple[str, ...]) -> type[BaseModel]:
     fields["summary"] = (str, Field(description="Last: one or two sentences repeating only what the statements say."))
     model = create_model("Reflection", __base__=_CallModel, **fields)
     model.__doc__ = Reflection.__doc__
+    return model
+
+
+@lru_cache(maxsize=64)
+def support_call_model(memory_ids: tuple[str, ...]) -> type[BaseModel]:
+    """The SupportCheck model for one call: the memory id first (an enum of the ids shown), then the quote."""
+    shown = _id_type(memory_ids, "the id of one memory shown above")
+    quote = create_model("SupportQuote", __base__=_CallModel,
+                         memory_id=(shown, Field(description=SupportQuote.model_fields["memory_id"].description)),
+                         quote=(str, Field(description=SupportQuote.model_fields["quote"].description)))
+    model = create_model("SupportCheck", __base__=_CallModel,
+                         supporting=(list[quote], Field(default_factory=list, json_schema_extra={"maxItems": 3},
+                                                        description="The memories that say it; empty when none does.")))
+    model.__doc__ = SupportCheck.__doc__
     return model

@@ -9,9 +9,12 @@ It fills the same typed `Reflection` an LLM would, from the memories' own senten
 - sentences of one category that share a topical term (a content word found in at least
   two memories but not in most of them, so neither a one-off nor the entity's own name) are
   one statement: the sentence with the most of the group's shared terms speaks for it;
-- a statement cites the memories of its group plus the uncategorised memories (events,
-  episodes) that mention its main term when that term recurs (3+ memories): "booked a train
-  to Porto" supports "prefers the train";
+- a statement cites only the memories it was extracted from: the speaker's, and those of its
+  group that say it too (their words support it, `grounding.support`); sharing a topic is not
+  saying it ("prefers the aisle seat" does not support "prefers window seats"), so the rest of
+  the group is not cited (issue 40);
+- a sentence is whole: split at . ! ? only (never inside "Frankfurt; then Lisbon"), and a
+  memory's derived title (its first sentence, cut) is not read as a sentence of its own;
 - statements are ranked by how many memories they rest on, then by text; the summary
   strings the top statement of each category together.
 
@@ -36,7 +39,6 @@ from graphcons.consolidation.synthesis.models import (
 from graphcons.consolidation.synthesis.offline import (
     OfflineSynthesizer,
     _content,
-    _sentences,
     _stem,
     _tokens,
 )
@@ -53,7 +55,7 @@ BEHAVIOR_RE = re.compile(
     rf"on\s+(?:{_DAYS})|first thing)\b", re.IGNORECASE)
 FACT_RE = re.compile(r"\b(is|are|works?|lives?|based|has|have|owns?|joined|speaks?|uses?|runs?|leads?|"
                      r"belongs?|maintains?|called|named)\b", re.IGNORECASE)
-RECURRING = 3  # memories a term must appear in before events mentioning it count as support
+_SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")  # a sentence ends at . ! ? before a capital
 FACT_KINDS = frozenset({"fact", "decision"})
 # Words that say which category a sentence is in, not what it is about: never a topic.
 CUE_STEMS = frozenset(_stem(w) for w in """prefer prefers preferred preference like likes liked love loves loved enjoy
@@ -74,7 +76,7 @@ def _category(m: Shown, sentence: str) -> str | None:
 class _Sentence:
     def __init__(self, m: Shown, text: str, category: str | None, ignore: frozenset[str]):
         self.memory = m
-        self.text = text.strip().rstrip(".;")
+        self.text = text.strip().rstrip(".")
         self.category = category
         self.terms = {s for s, _ in _tokens(text) if _content(s) and s not in ignore}
 
@@ -109,13 +111,13 @@ def _groups(items: list[_Sentence], topical: Counter[str]) -> list[list[_Sentenc
     return list(out.values())
 
 
-def _statement(group: list[_Sentence], topical: Counter[str], events: list[_Sentence]) -> Statement:
+def _statement(group: list[_Sentence], topical: Counter[str], ignore: frozenset[str]) -> Statement:
+    from graphcons.consolidation.grounding import support  # the guard's own check (it imports this package)
+
     shared = Counter(t for s in group for t in s.terms & topical.keys())
     speaker = min(group, key=lambda s: (-sum(shared[t] for t in s.terms), len(s.text), s.memory.id, s.text))
-    ids = {s.memory.id for s in group}
-    main = [t for t in sorted(shared, key=lambda t: (-shared[t], -topical[t], t)) if topical[t] >= RECURRING][:1]
-    if main:  # uncategorised memories (events) that mention the statement's recurring main term support it
-        ids |= {e.memory.id for e in events if main[0] in e.terms}
+    ids = {speaker.memory.id} | {s.memory.id for s in group
+                                 if support(speaker.text, [s.text], ignore).verdict == "supported"}
     return Statement(statement=speaker.text, memory_ids=sorted(ids))
 
 
@@ -123,17 +125,20 @@ def extract(prompt: ReflectionPrompt, max_statements: int = MAX_STATEMENTS) -> R
     members = sorted(prompt.members, key=lambda m: m.id)
     subject = prompt.subject or ""
     ignore = frozenset(_stem(w) for w in re.split(r"[^A-Za-z0-9]+", subject) if w) | CUE_STEMS
+    from graphcons.consolidation.grounding import claim_words, without_chat  # it imports this package
+
+    names = frozenset(re.split(r"[^a-z0-9]+", subject.casefold())) - {""}
     sentences: list[_Sentence] = []
     for m in members:
-        text = m.content if not m.title or m.content.startswith(m.title) else f"{m.title}. {m.content}"
-        for sentence in _sentences(text):
+        for sentence in (x.strip() for x in _SENTENCE_RE.split(m.text) if x.strip()):
+            if not without_chat(sentence)[0] or not claim_words(sentence, names):
+                continue  # a chat formula, a question, or no claim beyond generic words: nothing to reflect
             sentences.append(_Sentence(m, sentence, _category(m, sentence), ignore))
     topical = _topical(sentences, len(members))
-    events = [s for s in sentences if s.category is None]
     out: dict[str, list[Statement]] = {}
     for category in CATEGORIES:
         items = [s for s in sentences if s.category == category]
-        statements = [_statement(g, topical, events) for g in _groups(items, topical)]
+        statements = [_statement(g, topical, names) for g in _groups(items, topical)]
         statements.sort(key=lambda st: (-len(st.memory_ids), st.statement))
         out[category] = statements[:max_statements]
     return Reflection(summary=_summary(subject, members, out), **out)

@@ -22,10 +22,12 @@ from graphcons.consolidation.synthesis.models import (
     Insight,
     Reflection,
     Themes,
+    SupportCheck,
     call_models,
     reflection_call_model,
+    support_call_model,
 )
-from graphcons.consolidation.synthesis.prompt import ReflectionPrompt, SynthesisPrompt
+from graphcons.consolidation.synthesis.prompt import ReflectionPrompt, Shown, SynthesisPrompt
 from graphcons.core.config import LLMConfig
 from graphcons.core.errors import ProviderError
 from graphcons.core.llm import LLMClient
@@ -50,6 +52,7 @@ class OpenAISynthesizer(Synthesizer):
         self.llm = LLMClient(cfg, env)
         self.cfg, self.model, self.base_url, self.mode = cfg, self.llm.model, self.llm.base_url, self.llm.mode
         self.client = self.llm.client
+        self.check_calls = 0  # support checks (issue 40), counted apart from the reflection's own calls
 
     def _sized(self, prompt: SynthesisPrompt) -> None:
         # the prompt's memory text is cut to fit this model's context ([llm] context_tokens); the
@@ -82,6 +85,23 @@ class OpenAISynthesizer(Synthesizer):
             raise
         return Reflected(reflection=Reflection.model_validate(_mapped(out.model_dump(), prompt.real_id)),
                          provider=self.provider, model=self.model, calls=self.calls)
+
+    def check_support(self, statement: str, cited: dict[str, str], subject: str = "",
+                      namespace: str = "") -> list[tuple[str, str]]:
+        """One call (issue 40): which cited memories say `statement`, quoting their words; the
+        grounding guard keeps the statement only when a quote is really in its memory."""
+        prompt = ReflectionPrompt(members=[Shown(id=i, title="", content=t) for i, t in cited.items()],
+                                  subject=subject, namespace=namespace)
+        self._sized(prompt)
+        before = self.calls
+        try:
+            out = self._call(support_call_model(prompt.shown_member_ids), prompt.support_messages(statement),
+                             "support_check")
+        finally:
+            self.check_calls += self.calls - before
+            self.calls = before  # a check is not one of the reflection's own calls
+        check = SupportCheck.model_validate(out.model_dump())
+        return [(prompt.real_id(q.memory_id), q.quote) for q in check.supporting]
 
     def _call(self, response_model: type[BaseModel], messages: list[dict[str, str]], step: str) -> Any:
         """One typed call; `calls` counts every request it sent (a re-ask is one more; at least one)."""

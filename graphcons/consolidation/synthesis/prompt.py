@@ -77,6 +77,15 @@ class Shown:
     version: int = 1
     relation: str | None = None  # context only: why it is shown (e.g. "contradicts m-1")
 
+    @property
+    def text(self) -> str:
+        """The memory's words once: the content, after the title only when the title is more than
+        its opening (a derived title is the first sentence cut at 80 characters with "…")."""
+        title = self.title.strip().removesuffix("…").rstrip()
+        if not title or self.content.startswith(title):
+            return self.content
+        return f"{self.title}. {self.content}"
+
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> "Shown":
         created = row.get("created_at")
@@ -218,7 +227,7 @@ def _defuse(text: str, fence: str) -> str:
 
 
 # -- reflection (issue 14, seed 004) ------------------------------------------------------------
-REFLECTION_PROMPT_VERSION = "reflection-v2"
+REFLECTION_PROMPT_VERSION = "reflection-v3"
 
 REFLECTION_SYSTEM = """You reflect on an AI agent's memories about one entity (a user, a project or a
 service) and extract what they say about it.
@@ -240,9 +249,23 @@ REFLECTION_TASK = """Reflect on the {n} memories about the entity {subject!r} be
 - behaviors: recurring behavioural patterns (what it usually does, and when);
 - facts: durable key facts about it.
 For each statement, first pick the ids of the one to three memories it rests on, then write one
-short sentence that says only what those memories say. Give every category at least one
-statement when any memory speaks to it. Last, a summary of one or two sentences that repeats
-only what your statements say."""
+short sentence, in your own words, that says only what those memories say: use their words for
+what they are about (a statement whose words are not in the memories it cites is removed).
+Prefer what two or more memories say; a statement that only repeats one memory is kept as a
+quoted fact, not as a preference or a habit. Greetings, thanks, goodbyes and questions are not
+statements. Each statement once, in one category. Give every category at least one statement
+when any memory speaks to it. Last, a summary of one or two sentences that repeats only what
+your statements say."""
+
+
+SUPPORT_TASK = """A reviewer checks one statement about the entity {subject!r} against the {n} memories
+below, the ones it cites. Statement:
+
+    {statement}
+
+Which of these memories say what the statement says? For each one that does, give its id and
+copy the words of that memory that say it, exactly as written there. A memory that only shares
+a word or a topic with the statement does not say it. When none says it, answer with an empty list."""
 
 
 @dataclass
@@ -260,6 +283,13 @@ class ReflectionPrompt(SynthesisPrompt):
 
     def messages(self) -> list[dict[str, str]]:
         task = REFLECTION_TASK.format(n=len(self.members), subject=_defuse(self.subject or "", self.fence))
+        return [{"role": "system", "content": self.system()},
+                {"role": "user", "content": f"{task}\n\n{self.data_section()}"}]
+
+    def support_messages(self, statement: str) -> list[dict[str, str]]:
+        """The support check of one statement (issue 40): these memories are the ones it cites."""
+        task = SUPPORT_TASK.format(n=len(self.members), subject=_defuse(self.subject or "", self.fence),
+                                   statement=_defuse(statement, self.fence))
         return [{"role": "system", "content": self.system()},
                 {"role": "user", "content": f"{task}\n\n{self.data_section()}"}]
 
