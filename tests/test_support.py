@@ -15,7 +15,7 @@ from graphcons.consolidation.grounding import (
     support,
     supports,
 )
-from graphcons.consolidation.synthesis.models import Claim, Insight, Reflection, Statement
+from graphcons.consolidation.synthesis.models import Claim, Fact, Insight, Reflection, Statement
 from graphcons.consolidation.synthesis.offline import content_terms
 from graphcons.consolidation.synthesis.offline_reflection import extract
 from graphcons.consolidation.synthesis.prompt import ReflectionPrompt, Shown
@@ -129,6 +129,12 @@ def test_an_insight_whose_claims_only_copy_one_member_is_not_an_insight():
                                  member_ids=["m1", "m2"])])
     with pytest.raises(Ungrounded, match="only restates one member"):
         ground(copy, None, list(texts), {}, texts=texts)
+    # a digest (issue 39) states several members' facts, each in its own member's words: not a copy
+    digest = copy.model_copy(update={"facts": [Fact(statement=texts["m1"], member_ids=["m1"]),
+                                               Fact(statement=texts["m2"], member_ids=["m2"]),
+                                               Fact(statement="The build agent ran out of memory.", member_ids=["m3"])]})
+    kept = ground(digest, None, list(texts), {}, texts=texts).insight
+    assert [f.member_ids for f in kept.facts] == [["m1"], ["m2"]]  # the fact m3 does not hold is dropped
     pattern = Insight(title="t", concept="c", confidence=0.5,
                       claims=[Claim(statement="checkout 503 after deploy", member_ids=["m1", "m3"]),
                               Claim(statement="deploys break checkout", member_ids=["m1"])])

@@ -229,7 +229,8 @@ def ground(insight: Insight, themes: Themes | None, member_ids: list[str] | tupl
            sources: dict[str, tuple[str, ...] | list[str]], context_ids: list[str] | tuple[str, ...] = (),
            texts: dict[str, str] | None = None) -> Grounded:
     """Strip unshown ids, compute confirmations; raise Ungrounded when no member is cited, or (with
-    the members' `texts`) when every claim only restates one member: a copy is not an insight."""
+    the members' `texts`) when everything it says (claims and facts) only restates one member: a
+    copy is not an insight. With `texts`, a fact its cited members do not hold is dropped."""
     members, context = set(member_ids), set(context_ids)
     stripped: list[str] = []
     context_hits: list[str] = []
@@ -260,13 +261,20 @@ def ground(insight: Insight, themes: Themes | None, member_ids: list[str] | tupl
             f"({len(stripped)} unknown id(s) stripped, {len(context_hits)} context id(s) refused as support); "
             "rejected, nothing stored", stripped + context_hits)
     support_of = [support(c.statement, [texts.get(i, "") for i in c.member_ids]) for c in claims] if texts else []
-    copies = [c.member_ids[s.copy_of] for c, s in zip(claims, support_of) if s.copy_of is not None]
-    if support_of and len(copies) == len(claims):
-        raise Ungrounded(f"every claim of the insight only restates one member ({', '.join(sorted(set(copies)))}): "
+    if texts:  # a fact its cited members do not hold is dropped (issue 40), like an unsupported statement
+        facts = [f for f in facts if support(f.statement, [texts.get(i, "") for i in f.member_ids]).verdict
+                 != "unsupported"]
+    # A copy of one memory is not an insight (issue 40); a digest (issue 39) states several members'
+    # facts, each in its member's words: it is a copy only when everything it says rests on one member.
+    lines = [*zip(claims, support_of),
+             *((f, support(f.statement, [texts.get(i, "") for i in f.member_ids])) for f in facts if texts)]
+    copies = {c.member_ids[s.copy_of] for c, s in lines if s.copy_of is not None}
+    if support_of and all(s.copy_of is not None for _, s in lines) and len(copies) == 1:
+        raise Ungrounded(f"everything the insight says only restates one member ({', '.join(sorted(copies))}): "
                          "a copy of a memory is not a pattern across members; rejected, nothing stored", [])
     clean = Insight(title=_CONFIRMED_RE.sub("", insight.title).strip() or insight.title, concept=insight.concept,
-                    claims=claims, facts=facts, tensions=tensions, gaps=list(insight.gaps), implications=list(insight.implications),
-                    confidence=insight.confidence)
+                    claims=claims, facts=facts, tensions=tensions, gaps=list(insight.gaps),
+                    implications=list(insight.implications), confidence=insight.confidence)
     capped = capped_confidence(clean, members, sources)
     given = None if capped == clean.confidence else clean.confidence
     clean.confidence = capped

@@ -52,6 +52,13 @@ once more most some any all each every both few many much such own same other an
 where why how up down out off after before during while until since via per new one two three four five six seven eight
 nine ten vs etc again today yesterday tomorrow monday tuesday wednesday thursday friday saturday sunday
 """.split())
+# Words too common in speech to carry a claim (the grounding guard does not count them as support).
+FILLER = frozenset("""
+right really actually pretty quite thing things stuff lot lots way ways kind sort bit good great nice well like
+get got getting going go goes make made making take took want wanted know knew think thought feel felt say said
+tell told see saw look looked come came time times day days year years people something anything everything
+nothing someone everyone always never often sometimes still even ever much many lately recently
+""".split())
 # Days of the week are stopwords for *shared terms* but count in phrases ("deadline: Friday").
 WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
 MONTHS = frozenset("january february march april may june july august september october november december".split())
