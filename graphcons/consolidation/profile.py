@@ -242,7 +242,7 @@ def _semantic_props(cfg: Config, p: dict[str, Any], row: dict[str, Any], vec: li
     mem = MemoryInput(content=text, title=text[: cfg.admission.max_title_chars], kind=Kind(CATEGORY_KIND[row["category"]]),
                       subject=p["subject"], namespace=p["namespace"], source=SOURCE, importance=cfg.reflection.importance,
                       id=row["id"], created_at=now)
-    props = node_props(mem, content_hash(mem.content), vec, now)
+    props = node_props(mem, content_hash(mem.content), vec, now, cfg.weights)
     props.update(epistemic_status="hypothesis", proposal_id=pid, tags=TAGS, source_type="consolidated",
                  source_count=len(row["cited"]), derived_from=sorted(row["cited"]), reflection_category=row["category"],
                  activation=0.0)
