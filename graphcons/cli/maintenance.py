@@ -221,8 +221,7 @@ def health(now: Optional[str] = NowOpt, scan: bool = typer.Option(False, "--scan
     console.print(q)
     runs = Table("job", "last run", "last status")
     for job, at in report["last_runs"].items():
-        last = (report.get("jobs", {}).get(job) or {}).get("last_run") or {}
-        runs.add_row(job, str(at) if at else "never", last.get("status", "-"))
+        runs.add_row(job, str(at) if at else "never", report["last_status"].get(job) or "-")
     console.print(runs)
     vi = report.get("vector_index") or {}
     console.print(f"vector index {vi.get('name')}: {vi.get('state')}, probe "
