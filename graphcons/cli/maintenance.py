@@ -74,7 +74,8 @@ def merge(ctx: typer.Context, apply: bool = ApplyOpt, now: Optional[str] = NowOp
     console.print(f"over threshold {report['threshold']}: {report['over_threshold']}; proposed "
                   f"{len(report['proposed'])}, applied {len(report['applied'])}, conflicts "
                   f"{len(report['conflicts'])}, related {len(report['related'])}, deferred {len(report['deferred'])}, "
-                  f"pending verification {len(report['pending'])} {_dry(report)}")
+                  f"pending verification {len(report['pending'])}, derived from one another (never merged) "
+                  f"{len(report['derived'])} {_dry(report)}")
 
 
 @merge_app.command("list")
