@@ -59,8 +59,8 @@ def test_a_memory_accessed_more_decays_slower(g):
 def test_recompute_writes_batches_audits_and_a_second_run_changes_nothing(g):
     g.config.weights.batch_size = 2  # several pages
     ids = [g.add({"content": f"Incident note number {i} about disk pressure", "subject": "disk",
-                  "created_at": T0 + timedelta(days=i)}, now=T0 + timedelta(days=i)).id for i in range(5)]
-    g.add({"content": "A proposed note about fans", "subject": "x", "status": "proposed", "created_at": T0}, now=T0)
+                  "created_at": T0 + timedelta(days=i)}).id for i in range(5)]
+    g.add({"content": "A proposed note about fans", "subject": "x", "status": "proposed", "created_at": T0})
     seen = []
     dry = g.recompute_weights(now=NOW, progress=seen.append)
     assert dry["changed"] == 6 and sum(seen) == 6
@@ -92,13 +92,19 @@ def test_time_must_be_timezone_aware(g):
 
 def test_a_new_memory_is_stored_with_the_formulas_weight(g):
     """Issue 41: admission stored the importance (0.5) where the formula gives 0.4, so the first
-    'useful' rating lowered the weight. Admission now stores the formula's value at admission."""
-    plain = g.add({"content": "Rotate the API keys every quarter", "subject": "security"}, now=NOW).id
+    'useful' rating lowered the weight. Admission now stores the formula's value as of the memory's
+    creation, whatever the clock at admission (a decision must not depend on it)."""
+    plain = g.add({"content": "Rotate the API keys every quarter", "subject": "security", "created_at": NOW}).id
     old = g.add({"content": "The office moved to the third floor", "subject": "office", "importance": 0.9,
                  "confidence": 1.0, "created_at": T0}, now=NOW).id
-    assert weights_of(g, plain)["w"] == pytest.approx(effective_weight(0.5, 0.5, 0.0, 0.5, 1.0, WeightsConfig()))
-    assert weights_of(g, old)["decay"] == pytest.approx(math.exp(-60 / 7))  # imported 60 days after it was written
-    assert g.decay(now=NOW)["changed"] == 0  # the weights job, at the same time, agrees with every stored value
+    later = g.add({"content": "The office moved to the fourth floor", "subject": "office", "importance": 0.9,
+                   "confidence": 1.0, "created_at": T0}, now=NOW + timedelta(days=300)).id
+    cfg = WeightsConfig()
+    assert weights_of(g, plain)["w"] == pytest.approx(effective_weight(0.5, 0.5, 0.0, 0.5, 1.0, cfg)) == 0.4
+    assert weights_of(g, old)["w"] == weights_of(g, later)["w"] == pytest.approx(effective_weight(0.9, 1.0, 0, 0.5, 1, cfg))
+    run = g.decay(now=NOW)  # the weights job at NOW agrees with the new memory and decays the old ones
+    assert sorted(s["id"] for s in run["sample"]) == sorted([old, later]) and run["changed"] == 2
+    assert all(s["after"] == pytest.approx(s["before"] * math.exp(-60 / 7)) for s in run["sample"])
 
 
 @pytest.mark.parametrize("state", ["new", "decayed", "rated wrong", "used, not recomputed", "important, edited",

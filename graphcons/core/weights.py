@@ -25,9 +25,10 @@ so after the same idle time a memory used more often keeps a higher retention. (
 wrote `exp(-t / 5*S)`, i.e. exp(-t*S/5): the stronger a memory, the faster it decayed.
 Here S is always a divisor; tests/test_weights.py pins the direction.)
 
-Admission stores `compute(new memory, admission time)`: a new, never used memory with the
-default importance and confidence (0.5 each) weighs 0.4, not its importance (issue 41: storing
-the importance made the first 'useful' rating lower the weight to the formula's value). The batched
+Admission stores `compute(new memory, its created_at)`: the weights as of its creation (decay 1,
+no use), a function of the input alone, never of the clock; the weights job decays it from there. A
+new memory with the default importance and confidence (0.5 each) weighs 0.4, not its importance
+(issue 41: storing the importance made the first 'useful' rating lower the weight to the formula's). The batched
 pass over the store is graphcons.maintenance.weights.
 """
 

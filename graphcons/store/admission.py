@@ -164,7 +164,7 @@ def node_props(mem: MemoryInput, chash: str, vec: list[float], now: datetime | N
                wcfg: WeightsConfig) -> dict[str, Any]:
     """A new memory's properties; its id is the explicit one or generated from the input (issue 29).
     `now` is the admission time (the clock when none is given): it is recorded, never part of the id.
-    Its weights are the formula's at `now` (core/weights), so the weights job and feedback agree."""
+    Its weights are the formula's as of its creation (core/weights), so the weights job and feedback agree."""
     now = now or utcnow()
     created = mem.created_at or now
     title = mem.title or derived_title(mem.content)
@@ -197,7 +197,8 @@ def node_props(mem: MemoryInput, chash: str, vec: list[float], now: datetime | N
         "version": 1,
         "embedding": vec,
     }
-    props.update(weights.compute(props, now, wcfg))
+    # as of its creation (decay 1, no use yet), whatever the clock: the weights job decays it from there
+    props.update(weights.compute(props, created, wcfg))
     return props
 
 
