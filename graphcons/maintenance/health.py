@@ -120,6 +120,8 @@ def last_runs(db: Database, jobs: dict[str, Any]) -> dict[str, dict[str, Any]]:
     for job in sorted(set(JOBS) | set(direct)):
         by_hand = direct.get(job)
         worker = (jobs.get(job) or {}).get("last_run")
+        if worker and worker.get("trigger") == "manual --now":  # a decision time given by hand, maybe
+            worker = None  # in the future: not the job's last run (as health/last_runs, jobs/worker.MANUAL_AT)
         runs = [{"at": r["at"], "status": "ok", "run_id": r["run_id"], "via": "by hand"} for r in [by_hand] if r]
         runs += [{"at": w["now"], "status": w["status"], "run_id": w["run_id"], "via": "worker"} for w in [worker] if w]
         if len(runs) == 2 and runs[0]["run_id"] == runs[1]["run_id"]:
