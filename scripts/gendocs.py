@@ -42,7 +42,8 @@ def cli_markdown() -> str:
         ctx = cmd.context_class(cmd, info_name=path[-1], parent=parent, terminal_width=WIDTH, max_content_width=WIDTH)
         sections.append((" ".join(path), cmd.get_help(ctx)))
         if hasattr(cmd, "list_commands"):  # a group (Typer ships its own click: no isinstance check)
-            for name in sorted(cmd.list_commands(ctx)):
+            names = cmd.list_commands(ctx)  # the root: in `graphcons --help`'s order (its sections)
+            for name in (names if parent is None else sorted(names)):
                 walk(cmd.get_command(ctx, name), [*path, name], ctx)
 
     walk(root, ["graphcons"], None)

@@ -109,6 +109,10 @@ def test_a_required_premise_is_enforced(g, insight, path):
         # a consolidated member is never archived while the insight rests on it (see below); the
         # archive path withdraws what rests on a memory that is not a member: confirming evidence
         evidence = _confirm(g, iid, importance=0.01)
+        # stored as the weights formula gives it (0.253 for importance 0.01, issue 41), not its importance:
+        # a floor over it and under every other memory's 0.4 makes it, and only it, stale
+        assert g.get(evidence).effective_weight < 0.3 < min(g.get(m).effective_weight for m in [iid, *p["cited"]])
+        g.config.deprecation.max_weight = 0.3
         g.config.deprecation.min_age_days = 0
         report = g.deprecate(dry_run=False, now=NOW + timedelta(days=365))
         assert evidence in [r["id"] for r in report["archived"]]

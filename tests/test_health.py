@@ -172,3 +172,32 @@ def test_bad_feedback_names_the_field_and_writes_nothing(g):
     with pytest.raises(NotFound):
         g.feedback("m-nope", "useful", now=NOW)
     assert g.get(mid).weight_feedback == 0.5 and g.audit_log(op="feedback") == []
+
+
+def test_health_reports_the_last_run_and_status_of_every_job_however_it_ran(cli, g):
+    """Issue 41: after consolidate runs by hand `health` said `consolidate: never`, and a merge by
+    hand had no status. A run by hand (CLI / API) and a worker's run both count; the newer wins."""
+    from graphcons.store import jobruns
+
+    g.add(DUP_A), g.add(DUP_B)
+    assert g.health(now=NOW)["last_status"]["consolidate"] is None
+    g.config.consolidation.enabled, g.config.consolidation.dry_run = True, False
+    g.consolidate(now=NOW - timedelta(hours=2))
+    g.consolidate(now=NOW - timedelta(hours=1))
+    g.merge(dry_run=False, now=NOW)
+    g.promote(dry_run=False, now=NOW)
+    jobruns.start(g.db, "decay", "decay-run-1", "worker-1", NOW, "schedule")
+    jobruns.finish(g.db, "decay-run-1", "failed", error="Neo4j went away")
+    h = g.health(now=NOW)
+    assert h["last_runs"]["consolidate"] == NOW - timedelta(hours=1) and h["last_status"]["consolidate"] == "ok"
+    assert h["last_runs"]["merge"] == NOW and h["last_status"]["merge"] == "ok"
+    assert h["last_status"]["decay"] == "failed" and h["last_runs"]["decay"] == NOW
+    assert h["last_status"]["reflect"] is None and h["last_runs"]["reflect"] is None
+
+    out = cli("health", "--now=2026-11-29T12:00:00+00:00")
+    assert out.returncode == 0, out.stderr
+    cells = [[c.strip() for c in line.strip("│ ").split("│")] for line in out.stdout.splitlines() if "│" in line]
+    rows = {c[0]: c[1:] for c in cells}
+    assert rows["consolidate"] == ["2026-11-29 11:00:00+00:00", "ok"]
+    assert rows["merge"] == ["2026-11-29 12:00:00+00:00", "ok"] and rows["decay"][-1] == "failed"
+    assert rows["reflect"] == ["never", "-"]

@@ -136,6 +136,7 @@ def test_stdio_insights_review_reflection_and_feedback(g, stdio):
         assert decision["status"] == "applied"
         rated = await s.ok("feedback", id=iid, verdict="useful")
         assert rated["useful"] == 1
+        assert rated["effective_weight"] > rated["effective_weight_before"]  # issue 41: 'useful' never lowers it
         refl = await s.ok("reflect", subject="user-ana")
         assert refl["status"] == "proposed" and refl["memories_reviewed"] == 10
         _, err = await s.call("profile", subject="user-ana")

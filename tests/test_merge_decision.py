@@ -290,3 +290,33 @@ SAME_THING = [  # one attribute of one thing with two values: a conflict
 def test_one_attribute_with_two_values_is_a_conflict(a, b):
     p = score_pair(memory("m-a", a), memory("m-b", b), 0.97, MergeConfig())
     assert p.outcome == CONFLICT and p.apart == []
+
+
+CAUSE_AND_FIX = [  # a problem under a condition and the remedy that removed it: two facts that fit together
+    ("Checkout timeouts were fixed by warming the Redis cache.", "Checkout times out when the Redis cache is cold."),
+    ("The API timed out until we warmed the Redis cache.", "The API times out when the Redis cache is cold."),
+    ("Login errors were resolved by opening port 443 on the proxy.", "Login fails when port 443 on the proxy is closed."),
+    ("Nightly exports were repaired by enabling the archive volume.",
+     "Nightly exports fail if the archive volume is not enabled."),
+]
+
+
+@pytest.mark.parametrize("a,b", CAUSE_AND_FIX)
+def test_a_cause_and_its_fix_are_no_conflict(a, b):
+    """Issue 41: "timeouts fixed by warming Redis" / "times out when the Redis cache is cold" was flagged
+    as an antonym conflict. Either order; the pair is kept apart (never merged), with the reason."""
+    for x, y in ((a, b), (b, a)):
+        p = score_pair(memory("m-a", x), memory("m-b", y), 0.97, MergeConfig())
+        assert p.contradictions == [] and p.outcome != DUPLICATE
+        assert any(r.startswith("cause and fix") for r in p.apart)
+
+
+@pytest.mark.parametrize("a,b", [
+    # the opposite outside the two clauses: one attribute with two values, still a conflict
+    ("Checkout times out when the Redis cache is cold.", "Checkout times out when the Redis cache is warm."),
+    ("Checkout timeouts were fixed by warming the Redis cache.", "Checkout timeouts were fixed by cooling the Redis cache."),
+    ("Checkout timeouts were fixed by enabling the cache.", "Checkout timeouts were not fixed by enabling the cache."),
+    ("The cache was fixed and is cold when the job starts.", "The cache is hot when the job starts."),
+])
+def test_a_conflict_inside_one_kind_of_clause_stays_a_conflict(a, b):
+    assert contradictions(a, b) != [] and contradictions(b, a) != []

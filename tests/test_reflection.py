@@ -17,6 +17,7 @@ from graphcons.consolidation.synthesis.offline import OfflineSynthesizer
 from graphcons.consolidation.synthesis.openai import OpenAISynthesizer
 from graphcons.core.config import Config, LLMConfig
 from graphcons.core.errors import Conflict, NotFound
+from graphcons.maintenance.merge.score import proposal_id
 from graphcons.scenarios import PEOPLE_NAMESPACE, seed_people
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=timezone.utc)
@@ -470,3 +471,53 @@ def test_an_applied_consolidation_marks_members_consolidated_and_keeps_their_hig
     assert g.retrieve("checkout 503 after deploy", k=5, record=False)  # still retrievable
     g.revert(out.proposal_id, "wrong", now=NOW)
     assert [status(g, m) for m in ("c-1", "c-2", "c-3")] == ["active"] * 3
+
+
+def _derived_pairs(g, pairs):
+    """The pairs (either way round) where one memory is a reflection statement derived from the other."""
+    rows = g.db.run_text("MATCH (s:Memory)-[:DERIVED_FROM]->(m:Memory) RETURN s.id AS s, m.id AS m")
+    lineage = {frozenset((r["s"], r["m"])) for r in rows}
+    return [p for p in pairs if frozenset((p["winner"], p["loser"])) in lineage]
+
+
+def test_a_statement_and_the_memories_it_derives_from_are_never_merge_candidates(g):
+    """Issue 41: after a reflection was approved every merge proposal was "merge m-... into sem-..."."""
+    seed_people(g)
+    g.approve(g.reflect("user-ana", now=NOW).proposal_id, now=NOW)
+    dry = g.merge(now=NOW)
+    assert dry["derived"] and all(_derived_pairs(g, [p]) for p in dry["derived"])  # seen, and set aside
+    for action in ("proposed", "applied", "conflicts", "related", "pending"):
+        assert _derived_pairs(g, dry[action]) == [], action
+    g.merge(dry_run=False, auto_apply=True, now=NOW)
+    rows = g.db.run_text("MATCH (s:Memory)-[:DERIVED_FROM]->(m:Memory) "
+                         "OPTIONAL MATCH (s)-[x:CONFLICTS_WITH|RELATED]-(m) "
+                         "OPTIONAL MATCH (p:Proposal {kind: 'merge'})-[:ABOUT]->(s) WHERE (p)-[:ABOUT]->(m) "
+                         "RETURN count(x) AS links, count(p) AS proposals, "
+                         "collect(DISTINCT m.status) + collect(DISTINCT s.status) AS statuses")[0]
+    assert rows["links"] == 0 and rows["proposals"] == 0 and "deprecated" not in rows["statuses"]
+
+
+def test_merging_away_a_premise_withdraws_the_statement_that_rests_on_it(g):
+    """Seed 002 / issue 41: a merge that deprecates a reflection statement's premise is seen by the
+    justification machinery (premise lost, justification withdrawn, status unsupported, audited), and
+    the automatic pass never retires such a premise unreviewed."""
+    seed_people(g)
+    d = g.approve(g.reflect("user-ana", now=NOW).proposal_id, now=NOW)
+    ts = next(m["m"] for m in semantic(g, "user-ana") if "ana-01" in m["m"]["derived_from"])
+    g.add({"id": "ana-01b", "content": "Ana prefers TypeScript over JavaScript for each new service.",
+           "subject": "user-ana", "namespace": NS, "kind": "preference", "source": "chat:other", "importance": 1.0})
+    auto = g.merge(dry_run=False, auto_apply=True, now=NOW)
+    pair = next(p for p in auto["proposed"] if {p["winner"], p["loser"]} == {"ana-01", "ana-01b"})
+    assert pair["loser"] == "ana-01" and status(g, "ana-01") == "consolidated"  # proposed, not applied
+    assert g.get(ts["id"]).epistemic_status == "hypothesis"
+
+    pid = proposal_id(pair["winner"], pair["loser"])
+    g.approve(pid, now=NOW)  # a reviewer merges the premise away
+    assert status(g, "ana-01") == "deprecated" and ts["id"] in d.created
+    assert g.get(ts["id"]).epistemic_status == "unsupported"
+    lost = g.audit_log(op="premises_lost")[0]["details"]
+    assert lost["change"] == "merge" and [j["insight"] for j in lost["justifications"]] == [ts["id"]]
+    assert any(a["details"]["to"] == "unsupported" for a in g.audit_log(op="epistemic_transition")
+               if a["targets"] == [ts["id"]])
+    g.revert(pid, "the two were not the same", now=NOW)  # reversible: the premise holds again
+    assert status(g, "ana-01") == "consolidated" and g.get(ts["id"]).epistemic_status == "hypothesis"

@@ -95,3 +95,34 @@ def test_tables_fit_an_80_column_terminal_and_never_cut_an_id(g, neo4j_settings,
         assert max(len(line) for line in out.stdout.splitlines()) <= 80, out.stdout
         if args[0] == "proposals":
             assert pid in out.stdout  # the id the next command needs is whole
+
+
+BLOCKS = {chr(c) for c in range(0x2580, 0x25A0)}  # block elements: scrollbar thumbs and bars
+
+
+def screen_lines(app) -> list[str]:
+    """The screen as the terminal shows it, one string per row (what tmux capture-pane would print)."""
+    return [strip.text for strip in app.screen._compositor.render_strips()]
+
+
+def test_the_screen_at_80x24_shows_the_whole_footer_and_a_clean_list(g):
+    """Issue 41: at 80x24 the footer was cut ("q qu") and the list pane showed a stray block glyph
+    (its sideways scrollbar, with the columns after the title out of sight)."""
+    _two_pending(g)
+
+    async def drive():
+        app = ReviewApp(g)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            return screen_lines(app), app.query_one("#queue").region.width, app.rows
+
+    lines, pane, shown = asyncio.run(drive())
+    assert len(lines) == 24 and all(len(line) == 80 for line in lines)
+    footer = lines[-1]
+    for key in ("a approve", "r reject", "v revert", "s resynth", "f filter", "q quit"):
+        assert key in footer
+    header, rows = lines[0][:pane], [line[:pane] for line in lines[1:-2]]
+    assert header.split()[:2] == ["kind", "n"]  # the columns after the title no longer scroll out of sight
+    assert [r.split()[:2] for r in rows if r.strip()] == [[p["kind"][:5], str(len(p["member_ids"]))] for p in shown]
+    assert len(shown) == 2
+    assert not BLOCKS & set("".join(rows)), rows

@@ -113,8 +113,13 @@ def test_feedback_by_role_and_namespace(g, api):
     hidden = error(c["outsider"].post(f"/v1/memories/{mid}/feedback", json={"verdict": "useful"}), 404, "not_found")
     assert hidden["message"] == "no memory with id " + repr(mid)  # as if it did not exist
     error(c["writer"].post(f"/v1/memories/{mid}/feedback", json={"verdict": "meh"}), 422, "invalid_request")
+    stored = c["writer"].get(f"/v1/memories/{mid}").json()["effective_weight"]
+    useful = c["writer"].post(f"/v1/memories/{mid}/feedback", json={"verdict": "useful"}).json()
+    assert useful["effective_weight_before"] == pytest.approx(stored)  # issue 41: the stored weight, not another
+    assert useful["effective_weight"] > useful["effective_weight_before"]  # 'useful' never lowers it
+    assert c["writer"].get(f"/v1/memories/{mid}").json()["effective_weight"] == pytest.approx(useful["effective_weight"])
     r = c["writer"].post(f"/v1/memories/{mid}/feedback", json={"verdict": "wrong", "note": "one outage only"})
-    assert r.status_code == 200 and r.json()["wrong"] == 1
+    assert r.status_code == 200 and r.json()["wrong"] == 1 and r.json()["useful"] == 1
     assert r.json()["effective_weight"] < r.json()["effective_weight_before"]
     assert g.audit_log(op="feedback")[0]["details"]["by"] == "api:writer-1"
 

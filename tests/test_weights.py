@@ -4,7 +4,10 @@ import math
 from datetime import datetime, timedelta, timezone
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from graphcons.core import weights
 from graphcons.core.config import WeightsConfig
 from graphcons.core.errors import ValidationError
 from graphcons.maintenance.weights import effective_weight, retention, stability_days
@@ -70,7 +73,7 @@ def test_recompute_writes_batches_audits_and_a_second_run_changes_nothing(g):
     batches = g.audit_log(op="weights")
     assert len(batches) == 3 and set(ids) < {t for b in batches for t in b["targets"]}
     rec = next(b for b in batches if ids[0] in b["targets"])
-    assert rec["details"]["changes"][ids[0]]["before"] == 0.5
+    assert rec["details"]["changes"][ids[0]]["before"] == pytest.approx(0.4)  # as admitted
     assert rec["details"]["changes"][ids[0]]["after"] == pytest.approx(w["w"])
     assert rec["details"]["rule"].startswith("effective") and rec["run_id"] == first["run_id"]
 
@@ -85,3 +88,60 @@ def test_time_must_be_timezone_aware(g):
     with pytest.raises(ValidationError) as exc:
         g.decay(now=datetime(2026, 11, 29))
     assert exc.value.field == "now"
+
+
+def test_a_new_memory_is_stored_with_the_formulas_weight(g):
+    """Issue 41: admission stored the importance (0.5) where the formula gives 0.4, so the first
+    'useful' rating lowered the weight. Admission now stores the formula's value as of the memory's
+    creation, whatever the clock at admission (a decision must not depend on it)."""
+    plain = g.add({"content": "Rotate the API keys every quarter", "subject": "security", "created_at": NOW}).id
+    old = g.add({"content": "The office moved to the third floor", "subject": "office", "importance": 0.9,
+                 "confidence": 1.0, "created_at": T0}, now=NOW).id
+    later = g.add({"content": "The office moved to the fourth floor", "subject": "office", "importance": 0.9,
+                   "confidence": 1.0, "created_at": T0}, now=NOW + timedelta(days=300)).id
+    cfg = WeightsConfig()
+    assert weights_of(g, plain)["w"] == pytest.approx(effective_weight(0.5, 0.5, 0.0, 0.5, 1.0, cfg)) == 0.4
+    assert weights_of(g, old)["w"] == weights_of(g, later)["w"] == pytest.approx(effective_weight(0.9, 1.0, 0, 0.5, 1, cfg))
+    run = g.decay(now=NOW)  # the weights job at NOW agrees with the new memory and decays the old ones
+    assert sorted(s["id"] for s in run["sample"]) == sorted([old, later]) and run["changed"] == 2
+    assert all(s["after"] == pytest.approx(s["before"] * math.exp(-60 / 7)) for s in run["sample"])
+
+
+@pytest.mark.parametrize("state", ["new", "decayed", "rated wrong", "used, not recomputed", "important, edited",
+                                   "insight"])
+def test_useful_never_lowers_a_weight(g, state):
+    """Seed 003 / issue 41: 'useful' raises the feedback component and nothing else, whatever the
+    memory's history; the answer's before is the stored weight and the after is stored."""
+    later = NOW + timedelta(days=30)  # the rating comes long after the last weights run
+    mid = g.add({"content": "Warm the Redis cache before a failover", "subject": "redis",
+                 "kind": "insight" if state == "insight" else "observation", "created_at": T0}, now=T0).id
+    if state == "decayed":
+        g.decay(dry_run=False, now=NOW)
+    elif state == "rated wrong":
+        g.feedback(mid, "wrong", now=NOW)
+        g.feedback(mid, "wrong", now=NOW)
+    elif state == "used, not recomputed":
+        for i in range(3):
+            coaccess.record_access(g.db, g.config, f"s{i}", [mid], now=NOW)
+    elif state == "important, edited":
+        g.edit(mid, importance=0.95)
+    for _ in range(3):
+        before = g.get(mid)
+        out = g.feedback(mid, "useful", now=later)
+        after = g.get(mid)
+        assert out["effective_weight_before"] == pytest.approx(before.effective_weight)
+        assert out["effective_weight"] == pytest.approx(after.effective_weight)
+        assert after.effective_weight > before.effective_weight
+        # stored and computed agree: the formula over the stored components gives the stored weight
+        assert after.effective_weight == pytest.approx(weights.stored(after.model_dump(), g.config.weights))
+
+
+@given(manual=st.floats(0, 1), confidence=st.floats(0, 1), usage=st.floats(0, 1), decay=st.floats(0.001, 1),
+       useful=st.integers(0, 50), wrong=st.integers(0, 50))
+def test_a_useful_rating_raises_the_formulas_weight_from_any_state(manual, confidence, usage, decay, useful, wrong):
+    cfg = WeightsConfig()
+    props = {"weight_manual": manual, "weight_confidence": confidence, "weight_usage": usage, "weight_decay": decay}
+    rated = useful + wrong
+    before = weights.stored(props, cfg, feedback=(useful + 1) / (rated + 2))
+    after = weights.stored(props, cfg, feedback=(useful + 2) / (rated + 3))
+    assert after > before

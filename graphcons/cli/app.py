@@ -14,14 +14,55 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Iterator, Optional
 
+import click
 import typer
+from typer.core import TyperGroup
 from rich.console import Console
 from rich.markup import escape
 
 from graphcons.core.errors import GraphconsError
 from graphcons.core.time import parse_instant
 
+# `graphcons --help` in the order a newcomer needs the commands (issue 41): the one table of
+# help sections. Typer's rich_help_panel renders only with Rich markup on, which this app turns off
+# (help text quotes "[service] host"), so the group below writes these sections with click's formatter.
+HELP_SECTIONS: dict[str, tuple[str, ...]] = {
+    "Getting started": ("init", "scenario", "add", "search", "show", "config"),
+    "Memories": ("import", "edit", "history", "link", "access", "feedback", "stats", "viz"),
+    "Consolidation": ("clusters", "consolidate", "explain", "reflect", "profile", "precompute", "rules",
+                      "except", "confirm", "justify", "status-in"),
+    "Review": ("proposals", "review", "conflicts"),
+    "Maintenance": ("health", "merge", "decay", "weights", "promote", "deprecate", "restore", "index",
+                    "migrate", "benchmark"),
+    "Service": ("serve", "tokens", "mcp", "worker", "jobs", "llm"),
+}
+_OTHER = "Other commands"  # a command missing from the table still shows (tests/test_cli_help.py fails on it)
+
+
+class SectionedGroup(TyperGroup):
+    """The root command: lists its subcommands by HELP_SECTIONS, in that order."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        known = [name for names in HELP_SECTIONS.values() for name in names if name in self.commands]
+        return known + [name for name in self.commands if name not in known]
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        commands = [(n, c) for n in self.list_commands(ctx) if (c := self.get_command(ctx, n)) and not c.hidden]
+        if not commands:
+            return
+        width = max(len(n) for n, _ in commands)  # one name column for every section
+        limit = formatter.width - 6 - width  # click's spacing
+        placed = {n: section for section, names in HELP_SECTIONS.items() for n in names}
+        for section in [*HELP_SECTIONS, _OTHER]:
+            rows = [(n.ljust(width), c.get_short_help_str(limit)) for n, c in commands
+                    if placed.get(n, _OTHER) == section]
+            if rows:
+                with formatter.section(section):
+                    formatter.write_dl(rows)
+
+
 app = typer.Typer(
+    cls=SectionedGroup,
     help="graphcons: consolidates an AI agent's episodic memories in Neo4j into reviewed, "
     "cited insights, and keeps the store healthy without ever deleting a memory.",
     no_args_is_help=True,

@@ -74,7 +74,8 @@ def merge(ctx: typer.Context, apply: bool = ApplyOpt, now: Optional[str] = NowOp
     console.print(f"over threshold {report['threshold']}: {report['over_threshold']}; proposed "
                   f"{len(report['proposed'])}, applied {len(report['applied'])}, conflicts "
                   f"{len(report['conflicts'])}, related {len(report['related'])}, deferred {len(report['deferred'])}, "
-                  f"pending verification {len(report['pending'])} {_dry(report)}")
+                  f"pending verification {len(report['pending'])}, derived from one another (never merged) "
+                  f"{len(report['derived'])} {_dry(report)}")
 
 
 @merge_app.command("list")
@@ -221,8 +222,7 @@ def health(now: Optional[str] = NowOpt, scan: bool = typer.Option(False, "--scan
     console.print(q)
     runs = Table("job", "last run", "last status")
     for job, at in report["last_runs"].items():
-        last = (report.get("jobs", {}).get(job) or {}).get("last_run") or {}
-        runs.add_row(job, str(at) if at else "never", last.get("status", "-"))
+        runs.add_row(job, str(at) if at else "never", report["last_status"].get(job) or "-")
     console.print(runs)
     vi = report.get("vector_index") or {}
     console.print(f"vector index {vi.get('name')}: {vi.get('state')}, probe "

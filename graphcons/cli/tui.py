@@ -47,7 +47,7 @@ def _snippet(text: str, width: int = 160) -> str:
 def describe(g: Graphcons, p: dict[str, Any]) -> str:
     """The detail pane of one proposal, as Rich markup."""
     head = (f"[b]{escape(str(p.get('title') or p['id']))}[/]\n[dim]{p['id']} · {p.get('kind')} · {p.get('status')}"
-            f" · {p.get('namespace') or ''}/{p.get('subject') or ''}[/]\n")
+            f" · {p.get('namespace') or ''}/{p.get('subject') or ''} · {str(p.get('created_at') or '')[:10]}[/]\n")
     if p.get("kind") == "merge":
         return head + _merge(g, p)
     if isinstance(p.get("insight"), dict):
@@ -130,8 +130,13 @@ class ReviewApp(App[None]):
     u / w rate an applied proposal's insight useful / wrong, f cycle the status filter,
     n/p or arrows move, q quit."""
 
+    # At 80x24 the footer has 80 columns: the bindings it shows fit only without the command
+    # palette's "^p palette" (which cut "q quit" to "q qu"); the palette offers nothing these keys don't.
+    ENABLE_COMMAND_PALETTE = False
+    # The list pane clips the title column rather than scrolling sideways: a horizontal scrollbar
+    # there was a stray block glyph under the rows, and it hid the columns after the title.
     CSS = """
-    #queue { width: 38%; min-width: 30; }
+    #queue { width: 38%; min-width: 30; overflow-x: hidden; }
     #detail-box { width: 1fr; border-left: solid $accent; padding: 0 1; }
     #status { height: 1; background: $boost; }
     #reason { padding: 1 2; width: 70; height: auto; border: round $accent; background: $panel; }
@@ -161,7 +166,7 @@ class ReviewApp(App[None]):
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
-        table.add_columns("kind", "title", "n", "age")
+        table.add_columns("kind", "n", "title")  # the title last: it is the column the pane clips
         self.reload()
 
     # -- data ------------------------------------------------------------------------------
@@ -176,8 +181,7 @@ class ReviewApp(App[None]):
         table.clear()
         for r in self.rows:
             size = len(r.get("member_ids") or r.get("memory_ids") or [])
-            age = str(r.get("created_at") or "")[:10]
-            table.add_row(r.get("kind", "")[:5], _snippet(str(r.get("title") or r["id"]), 40), str(size), age, key=r["id"])
+            table.add_row(r.get("kind", "")[:5], str(size), _snippet(str(r.get("title") or r["id"]), 40), key=r["id"])
         if keep and any(r["id"] == keep for r in self.rows):
             table.move_cursor(row=[r["id"] for r in self.rows].index(keep))
         self.say(f"{len(self.rows)} proposal(s) · status {self.status or 'all'}"

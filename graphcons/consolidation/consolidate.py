@@ -326,4 +326,7 @@ def consolidate(db: Database, cfg: Config, *, now: datetime, synthesizer: Synthe
                  dry_run=cc.dry_run, scan_run_id=report.scan["run_id"], counts=counts, budget=report.budget,
                  provider=getattr(synth, "provider", None), model=getattr(synth, "model", None),
                  live=list(LIVE_STATUSES))
+    if not cc.dry_run:  # a run that could write is the job's last run in `health`, by hand or by a worker
+        audit.record_run(db, "consolidate", run_id, now, {"accepted": len(accepted), **counts,
+                                                          "precomputed": report.precomputed})
     return report

@@ -27,7 +27,7 @@ from typing import Any, Callable
 
 from graphcons.consolidation.grounding import confirmation_phrase
 from graphcons.consolidation.synthesis.models import Fact, Insight
-from graphcons.core import audit
+from graphcons.core import audit, weights
 from graphcons.core.config import Config
 from graphcons.core.db import Database, Tx
 from graphcons.core.embedders import Embedder
@@ -133,7 +133,7 @@ def approve(db: Database, cfg: Config, embedder: Embedder, p: dict[str, Any], *,
                       kind=Kind.insight, subject=p.get("subject") or "general", namespace=p["namespace"],
                       source=INSIGHT_SOURCE, confidence=float(insight.confidence), id=iid, created_at=now)
     vec = embedder.embed_one(embedded_text(mem.title, mem.content))
-    props = node_props(mem, content_hash(mem.content), vec, now)
+    props = node_props(mem, content_hash(mem.content), vec, now, cfg.weights)
     props.update(epistemic_status="hypothesis", proposal_id=pid, cluster_key=p["cluster_key"],
                  summarizes=sorted(versions), derived_from=list(p["cited"]), member_sources=sources,
                  activation=0.0, insight_json=json.dumps(p["insight"], sort_keys=True))
@@ -166,7 +166,9 @@ def approve(db: Database, cfg: Config, embedder: Embedder, p: dict[str, Any], *,
             # the insight keeps the highest importance among them.
             marked = tx.run("memory/mark_consolidated", ids=sorted(versions), proposal_id=pid, now=now)[0]
             if marked["max_importance"] is not None:
-                tx.run("insights/keep_importance", insight_id=iid, importance=float(marked["max_importance"]))
+                imp = float(marked["max_importance"])
+                tx.run("insights/keep_importance", insight_id=iid, importance=imp,
+                       effective_weight=weights.stored(props, cfg.weights, manual=imp))
             step("links")
             proposals.transition(tx, pid, "pending", "applied", now=now, by=by, insight_id=iid)
             _task(tx, p, "applied", f"approved by {by}", now)

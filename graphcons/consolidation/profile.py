@@ -38,7 +38,7 @@ from graphcons.consolidation.synthesis.models import (
     CATEGORY_KIND,
     Reflection,
 )
-from graphcons.core import audit
+from graphcons.core import audit, epistemics
 from graphcons.core.config import Config
 from graphcons.core.db import Database, Tx
 from graphcons.core.embedders import Embedder
@@ -49,7 +49,7 @@ from graphcons.core.memory import (
     content_hash,
     embedded_text,
 )
-from graphcons.store import proposals
+from graphcons.store import justification, proposals
 from graphcons.store import neighbours
 from graphcons.store.admission import node_props, version_props
 from graphcons.store.proposals import Decision
@@ -215,6 +215,10 @@ def approve(db: Database, cfg: Config, embedder: Embedder, p: dict[str, Any], *,
         rows += [{"id": r["id"], "created": False, "cited": [{"id": i, "version": versions[i]} for i in r["cited"]]}
                  for r in merged.confirmed]
         derived = tx.run("reflection/derive", proposal_id=pid, rows=rows, now=now)[0]["derived"] if rows else 0
+        for row in rows:  # seed 002: each statement rests on the memories it cites (a confirmation: a second,
+            # independent path), so a premise merged, edited or retired withdraws it in that same transaction
+            justification.create(tx, row["id"], epistemics.SYNTHESIS, [{**c, "required": True} for c in row["cited"]],
+                                 basis=[pid], now=now, by=by, proposal_id=pid)
         if merged.conflicts:
             tx.run("reflection/conflicts", pairs=merged.conflicts, proposal_id=pid, now=now)
         step("links")
@@ -244,7 +248,7 @@ def _semantic_props(cfg: Config, p: dict[str, Any], row: dict[str, Any], vec: li
     mem = MemoryInput(content=text, title=text[: cfg.admission.max_title_chars], kind=Kind(CATEGORY_KIND[row["category"]]),
                       subject=p["subject"], namespace=p["namespace"], source=SOURCE, importance=cfg.reflection.importance,
                       id=row["id"], created_at=now)
-    props = node_props(mem, content_hash(mem.content), vec, now)
+    props = node_props(mem, content_hash(mem.content), vec, now, cfg.weights)
     props.update(epistemic_status="hypothesis", proposal_id=pid, tags=TAGS, source_type="consolidated",
                  source_count=len(row["cited"]), derived_from=sorted(row["cited"]), reflection_category=row["category"],
                  activation=0.0)
@@ -263,6 +267,7 @@ def revert(db: Database, p: dict[str, Any], reason: str, *, by: str, now: dateti
     def revert_work(tx: Tx) -> tuple[dict[str, Any], int, int]:
         proposals.transition(tx, pid, "applied", "reverted", now=now, by=by, reason=reason)
         done = tx.run("reflection/revert", proposal_id=pid, now=now, by=by, reason=reason)[0]
+        justification.withdraw_proposal(tx, pid, cause=f"reflection {pid} reverted by {by}: {reason}", now=now)
         restored = tx.run("memory/unmark_consolidated", ids=sorted(p["member_versions"]), proposal_id=pid,
                           now=now)[0]["restored"]
         cur = current(tx, p["namespace"], p["subject"])

@@ -393,4 +393,5 @@ def reflect_due(db: Database, cfg: Config, embedder: Embedder | None, *, now: da
     audit.record(db, "reflect_due", [profile.key(d["namespace"], d["subject"]) for d in report.due], run_id=run_id,
                  at=now, enabled=True, dry_run=False, due=len(report.due), counts=report.to_dict()["counts"],
                  budget=report.budget)
+    audit.record_run(db, "reflect", run_id, now, {"due": len(report.due), **report.to_dict()["counts"]})
     return report

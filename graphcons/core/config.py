@@ -326,7 +326,7 @@ class MergeConfig(Section):
 
 
 class WeightsConfig(Section):
-    """effective_weight = (sum_i c_i * component_i / sum_i c_i) * decay (see graphcons/weights.py)."""
+    """effective_weight = (sum_i c_i * component_i / sum_i c_i) * decay (see graphcons/core/weights.py)."""
 
     manual: float = Field(default=0.3, ge=0)
     confidence: float = Field(default=0.2, ge=0)

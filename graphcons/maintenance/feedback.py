@@ -3,7 +3,9 @@
 Each rating is kept as a (:Feedback)-[:ABOUT]->(memory) node (nothing is overwritten), the
 memory's `weight_feedback` component becomes (useful + 1) / (rated + 2) (0.5 before any
 rating, as every memory starts), and its effective weight is recomputed at once with the one
-weights formula (graphcons.maintenance.weights). Insight quality (health) reads the ratings.
+weights formula (graphcons.core.weights) over its stored components: only the feedback one
+changes (decay is the weights job's), so 'useful' never lowers a weight and 'wrong' never raises
+it (issue 41). Insight quality (health) reads the ratings.
 """
 
 from __future__ import annotations
@@ -12,12 +14,11 @@ import uuid
 from datetime import datetime
 from typing import Any
 
-from graphcons.core import audit
+from graphcons.core import audit, weights
 from graphcons.core.config import Config
 from graphcons.core.db import Database, Tx
 from graphcons.core.errors import NotFound, ValidationError
 from graphcons.core.time import require_aware
-from graphcons.maintenance import weights
 
 VERDICTS = ("useful", "wrong")
 
@@ -36,7 +37,7 @@ def rate(db: Database, cfg: Config, memory_id: str, verdict: str, *, now: dateti
         if not rows:
             raise NotFound(f"no memory with id {memory_id!r}")
         mem, before = rows[0]["memory"], rows[0]["before"]
-        new = weights.compute(mem, now, cfg.weights)["effective_weight"]
+        new = weights.stored(mem, cfg.weights)
         tx.run("weights/set_effective", id=memory_id, effective_weight=new)
         audit.record(tx, "feedback", [memory_id], at=now, by=by, verdict=verdict, note=note,
                      before={"weight_feedback": before, "effective_weight": mem["effective_weight"]},

@@ -67,14 +67,10 @@ def health(db: Database, cfg: Config, *, now: datetime, scan: bool = False) -> d
         duplicates = f["merge_pending"] + len(dup["proposed"]) + len(dup["applied"])  # queued + newly found
     else:
         duplicates = f["merge_pending"]
-    last = {r["job"]: r["at"] for r in db.run("health/last_runs")}
     jobs, warnings = job_runs(db, cfg, now)
+    last = last_runs(db, jobs)
     added = last_merge_added(db)
     warnings = backlog_warnings(f, added, cfg.health) + warnings
-    for job, info in jobs.items():  # a worker's run counts as the job's last run too
-        ok = (info["last_ok"] or {}).get("now")
-        if ok and (last.get(job) is None or ok > last[job]):
-            last[job] = ok
     reviewed = f["merge_approved"] + f["merge_rejected"] + f["merge_reverted"]
     metrics = {
         # merged or still waiting for a reviewer: a queue nobody works is no cleaner store (issue 29)
@@ -105,12 +101,35 @@ def health(db: Database, cfg: Config, *, now: datetime, scan: bool = False) -> d
                                 "auto_applied": f["merge_auto_applied"], "rejected": f["merge_rejected"],
                                 "reverted": f["merge_reverted"]},
         },
-        "last_runs": {job: last.get(job) for job in sorted(set(JOBS) | set(last))},
+        "last_runs": {job: run["at"] for job, run in last.items()},
+        "last_status": {job: run["status"] for job, run in last.items()},
         "jobs": jobs,
         "warnings": warnings,
         "quality": quality,
         "vector_index": vector_index.status(db),
     }
+
+
+def last_runs(db: Database, jobs: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Every job's last run, however it was started: a worker's JobRun (status ok | failed | running |
+    interrupted | abandoned) or a run by hand (CLI, API), which records only its audit on completion
+    (status ok). The newer one wins; the same run seen both ways keeps the worker's status (issue 41:
+    runs by hand were missing, and a merge by hand had no status)."""
+    direct = {r["job"]: r for r in db.run("health/last_runs")}
+    out = {}
+    for job in sorted(set(JOBS) | set(direct)):
+        by_hand = direct.get(job)
+        worker = (jobs.get(job) or {}).get("last_run")
+        if worker and worker.get("trigger") == "manual --now":  # a decision time given by hand, maybe
+            worker = None  # in the future: not the job's last run (as health/last_runs, jobs/worker.MANUAL_AT)
+        runs = [{"at": r["at"], "status": "ok", "run_id": r["run_id"], "via": "by hand"} for r in [by_hand] if r]
+        runs += [{"at": w["now"], "status": w["status"], "run_id": w["run_id"], "via": "worker"} for w in [worker] if w]
+        if len(runs) == 2 and runs[0]["run_id"] == runs[1]["run_id"]:
+            runs = runs[1:]
+        # newest decision time first; at equal times the worker's record, which knows the status
+        runs.sort(key=lambda r: (r["at"], r["via"] == "worker"), reverse=True)
+        out[job] = runs[0] if runs else {"at": None, "status": None, "run_id": None, "via": None}
+    return out
 
 
 def last_merge_added(db: Database) -> dict[str, int | None]:

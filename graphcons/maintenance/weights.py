@@ -1,28 +1,5 @@
-"""Weights: the one place where a memory's effective weight is computed.
-
-Five components, each in [0, 1] (seed 003, "modelo composto de 5 componentes"):
-
-    manual      m.weight_manual       the importance a person gave it (admission: importance)
-    confidence  m.weight_confidence   how sure the writer was
-    usage       m.weight_usage        1 - exp(-access_count / usage_saturation)
-    feedback    m.weight_feedback     explicit feedback (0.5 = none yet)
-    decay       m.weight_decay        Ebbinghaus retention R = exp(-t / S)
-
-    effective_weight = (c_manual*manual + c_confidence*confidence + c_usage*usage
-                        + c_feedback*feedback) / (c_manual + c_confidence + c_usage + c_feedback)
-                       * decay
-
-The coefficients c_* are `[weights] manual, confidence, usage, feedback`. Decay multiplies
-rather than adds, so a memory nobody uses fades towards 0 whatever its other components.
-
-Ebbinghaus decay: t = days since the last access (or since creation, never accessed);
-S = stability in days, which GROWS with each access (reinforcement):
-
-    S = min(max_stability_days, base_stability_days * (1 + reinforcement * access_count))
-
-so after the same idle time a memory used more often keeps a higher retention. (MemoryBank
-wrote `exp(-t / 5*S)`, i.e. exp(-t*S/5): the stronger a memory, the faster it decayed.
-Here S is always a divisor; tests/test_weights.py pins the direction.)
+"""The weights job: recompute every live memory's weights at `now` with the one formula
+(graphcons.core.weights, where the five components and Ebbinghaus decay are explained).
 
 `recompute` is a batched pass over all live memories (paged by id); it writes only the
 memories whose values changed, each batch with its own audit record (before/after per
@@ -31,60 +8,18 @@ memory), so running it twice with the same `now` changes nothing the second time
 
 from __future__ import annotations
 
-import math
 from datetime import datetime
 from typing import Any, Callable
 
 from graphcons.core import audit
-from graphcons.core.config import Config, WeightsConfig
+from graphcons.core.config import Config
 from graphcons.core.db import Database, Tx
 from graphcons.core.memory import LIVE_STATUSES
 from graphcons.core.time import require_aware
+from graphcons.core.weights import RULE, compute, effective_weight, retention, stability_days, usage_component
 
-RULE = "effective = weighted_mean(manual, confidence, usage, feedback) * exp(-t/S); S = S0*(1 + r*accesses)"
-
-
-def usage_component(access_count: int, cfg: WeightsConfig) -> float:
-    return 1.0 - math.exp(-max(0, access_count) / cfg.usage_saturation)
-
-
-def stability_days(access_count: int, cfg: WeightsConfig) -> float:
-    """S grows with every access: more use, slower forgetting."""
-    s = cfg.base_stability_days * (1.0 + cfg.reinforcement * max(0, access_count))
-    return min(cfg.max_stability_days, s)
-
-
-def retention(elapsed_days: float, stability: float) -> float:
-    """Ebbinghaus: R = e^(-t/S), with t and S in days; t < 0 counts as 0."""
-    return math.exp(-max(0.0, elapsed_days) / stability)
-
-
-def effective_weight(manual: float, confidence: float, usage: float, feedback: float, decay: float,
-                     cfg: WeightsConfig) -> float:
-    """The formula, written once (see the module docstring)."""
-    coef = (cfg.manual, cfg.confidence, cfg.usage, cfg.feedback)
-    total = sum(coef)
-    base = (sum(c * v for c, v in zip(coef, (manual, confidence, usage, feedback))) / total) if total else 0.0
-    return max(0.0, min(1.0, base * decay))
-
-
-def compute(props: dict[str, Any], now: datetime, cfg: WeightsConfig) -> dict[str, float]:
-    """New usage, stability, decay and effective weight of one memory at time `now`."""
-    n = int(props.get("access_count") or 0)
-    ref = props.get("last_accessed") or props.get("created_at")
-    elapsed = (now - ref).total_seconds() / 86400.0 if ref is not None else 0.0
-    s = stability_days(n, cfg)
-    decay = retention(elapsed, s)
-    usage = usage_component(n, cfg)
-
-    def comp(key: str, default: float) -> float:
-        v = props.get(key)
-        return float(default if v is None else v)
-
-    eff = effective_weight(comp("weight_manual", 0.5), comp("weight_confidence", 0.5), usage,
-                           comp("weight_feedback", 0.5), decay, cfg)
-    return {"weight_usage": round(usage, 12), "stability": round(s, 12),
-            "weight_decay": round(decay, 12), "effective_weight": round(eff, 12)}
+__all__ = ["RULE", "compute", "count_live", "effective_weight", "recompute", "retention", "stability_days",
+           "usage_component"]
 
 
 def _changed(old: dict[str, Any], new: dict[str, float], tol: float) -> bool:

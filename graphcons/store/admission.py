@@ -14,8 +14,8 @@ from typing import Any
 
 from pydantic import ValidationError as PydanticValidationError
 
-from graphcons.core import audit
-from graphcons.core.config import Config
+from graphcons.core import audit, weights
+from graphcons.core.config import Config, WeightsConfig
 from graphcons.core.db import Database
 from graphcons.core.embedders import Embedder
 from graphcons.core.errors import NotFound, ValidationError
@@ -133,7 +133,7 @@ def admit_many(db: Database, cfg: Config, embedder: Embedder, items: list[Any],
     for i in new:
         if len(vecs[i]) != embedder.dimensions:
             raise BatchItemError(i, "embedding", f"has {len(vecs[i])} dimensions; the store uses {embedder.dimensions}")
-        props[i] = node_props(mems[i], hashes[i], list(vecs[i]), now)
+        props[i] = node_props(mems[i], hashes[i], list(vecs[i]), now, cfg.weights)
     _repeat_ids(db, props, [i for i in new if i in bases and (bases[i] in found or bases[i] in explicit)], set(explicit))
     evidence = {i: (props[t]["id"] if isinstance(t, int) else t) for i, t in targets.items()}
     return db.write(lambda tx: _write_batch(tx, cfg, mems, props, evidence, now))
@@ -164,13 +164,15 @@ def link(db: Database, source_id: str, target_id: str, kind: str, *, by: str, no
     return db.write(work)
 
 
-def node_props(mem: MemoryInput, chash: str, vec: list[float], now: datetime | None = None) -> dict[str, Any]:
+def node_props(mem: MemoryInput, chash: str, vec: list[float], now: datetime | None,
+               wcfg: WeightsConfig) -> dict[str, Any]:
     """A new memory's properties; its id is the explicit one or generated from the input (issue 29).
-    `now` is the admission time (the clock when none is given): it is recorded, never part of the id."""
+    `now` is the admission time (the clock when none is given): it is recorded, never part of the id.
+    Its weights are the formula's as of its creation (core/weights), so the weights job and feedback agree."""
     now = now or utcnow()
     created = mem.created_at or now
     title = mem.title or derived_title(mem.content)
-    return {
+    props = {
         **_id_props(mem.id or new_memory_id(mem.namespace, mem.subject, mem.source, chash)),
         "kind": mem.kind.value,
         "title": title,
@@ -191,7 +193,6 @@ def node_props(mem: MemoryInput, chash: str, vec: list[float], now: datetime | N
         "weight_usage": 0.0,
         "weight_feedback": 0.5,
         "weight_decay": 1.0,
-        "effective_weight": mem.importance,
         "access_count": 0,
         "sources": [mem.source],
         "evidence_count": 1,
@@ -201,6 +202,9 @@ def node_props(mem: MemoryInput, chash: str, vec: list[float], now: datetime | N
         "embedding": vec,
         "metadata": None if mem.metadata is None else metadata_json(mem.metadata),  # absent when None
     }
+    # as of its creation (decay 1, no use yet), whatever the clock: the weights job decays it from there
+    props.update(weights.compute(props, created, wcfg))
+    return props
 
 
 def _id_props(mem_id: str) -> dict[str, Any]:
@@ -236,7 +240,7 @@ def version_props(props: dict[str, Any], at: Any) -> dict[str, Any]:
 
 
 def _create(db: Database, cfg: Config, mem: MemoryInput, chash: str, vec: list[float], now: datetime) -> Admission:
-    props = node_props(mem, chash, vec, now)
+    props = node_props(mem, chash, vec, now, cfg.weights)
     k, exact_max = cfg.admission.similar_k, cfg.admission.exact_scope_max
     # The audit record memory/admit writes, but for the SIMILAR count only it knows. Every link
     # target exists when the memory is written, so each link gives one MERGE row: linked = len(links).

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from graphcons.core import audit
+from graphcons.core import audit, weights
 from graphcons.core.config import Config
 from graphcons.core.db import Database
 from graphcons.core.embedders import Embedder
@@ -63,6 +63,8 @@ def edit(db: Database, cfg: Config, embedder: Embedder, mem_id: str, *, source: 
     current = get(db, mem_id)
     if unchanged(current, changes):  # e.g. a request retried after a 503 whose edit had landed: no new version
         return current
+    if "weight_manual" in changes:  # one formula: the stored weight follows its changed component
+        changes["effective_weight"] = weights.stored(current.model_dump(), cfg.weights, manual=changes["weight_manual"])
     if "title" in changes:
         changes["title_derived"] = False
     if "content" in changes or "title" in changes:

@@ -103,8 +103,20 @@ def rederive(tx: Any, insight_ids: list[str], *, cause: str, now: datetime,
     return changes
 
 
+def withdraw_proposal(tx: Any, proposal_id: str, *, cause: str, now: datetime,
+                      run_id: str | None = None) -> list[dict[str, Any]]:
+    """A reverted proposal's justifications no longer stand (its derivation links are marked reverted):
+    withdrawn, audited, and their statements' status re-derived."""
+    rows = tx.run("justification/withdraw_proposal", proposal_id=proposal_id, now=now, cause=cause)
+    if rows:
+        audit.record(tx, "justifications_withdrawn", [proposal_id, *sorted({r["insight_id"] for r in rows})],
+                     run_id=run_id, at=now, cause=cause, justifications=[r["id"] for r in rows])
+    return rederive(tx, sorted({r["insight_id"] for r in rows}), cause=cause, now=now, run_id=run_id)
+
+
 def rested_on(runner: Any, memory_id: str) -> bool:
-    """True when a live insight summarises this memory: no job retires it unreviewed."""
+    """True when a live insight summarises this memory or a live statement derives from it (a premise of a
+    reflection, issue 41): no job retires it unreviewed."""
     rows = runner.run("justification/rested_on", id=memory_id, live=list(LIVE_STATUSES))
     return bool(rows and rows[0]["rested_on"])
 

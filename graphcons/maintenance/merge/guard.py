@@ -24,6 +24,11 @@ A difference in meaning, any of which keeps a pair apart (`CONFLICTS_WITH`, neve
   Restatements are not differences: a figure rounded (6.32 / 6.3), a relative day against a
   weekday or month ("yesterday" / "Sunday": the same day, told on another), an acronym against
   its spelt-out name (CDC / Centers for Disease Control).
+Cause and fix (issue 41): a problem stated under a condition ("times out when the cache is cold") and
+the remedy that removed it ("timeouts fixed by warming the cache", "timed out until we warmed it") are
+two facts that fit together, not one attribute with two values: an opposite or a negation that lies
+inside the condition clause of one text and inside the remedy clause of the other keeps the pair
+apart, never a conflict.
 A negation counts only when the other text has no negative word of its own ("failed to",
 "declined to"), is no idiom ("not only", "nothing but"), and governs shared content (one of the three content words after
 the cue is in the other text) or stands for an argument (nobody, nothing, none): "did not identify" added in a longer clause is a detail.
@@ -126,6 +131,11 @@ _NEGATIVE_WORDS = {"fail", "failure", "decline", "refuse", "lack", "unable", "ab
                    "omit", "prevent", "yet"}
 _CONNECTORS = {"of", "for", "and", "the", "&", "de", "on", "in"}  # inside an expanded acronym (Bank of England)
 _BE = {"is", "are", "was", "were", "be", "been", "being", "get", "gets", "got", "getting"}
+# Cause and fix: the words that open a condition clause, and the (stemmed) remedy cues whose clause names
+# what removed a problem ("fixed by warming", "resolved by opening", "until we warmed"). English closed
+# lists, not words of any data set.
+_CONDITION_CUES = {"when", "whenever", "if", "once", "while"}
+_REMEDY_CUES = {"fix", "resolv", "solv", "cur", "repair", "mitigat", "remedi", "workaround", "until"}
 
 
 # English irregular verbs (the common ones of any grammar's table, not words of the dev data): their
@@ -656,6 +666,11 @@ def differences(text_a: str, text_b: str) -> Differences:
     if reasons and set(reasons) <= _VALUE_REASONS and _record(text_a) and _record(text_b):
         apart.append(f"two machine records differing in {', '.join(reasons)}: two readings, not one claim")
         reasons = []
+    if reasons and set(reasons) <= {"antonym", "negation"}:
+        halves = [x for pair in pairs for x in pair.split("/")] + list((neg_a - neg_b) + (neg_b - neg_a))
+        if _cause_and_fix(wa, wb, halves) or _cause_and_fix(wb, wa, halves):
+            apart.append(f"cause and fix, not one attribute with two values: {', '.join(opp) or 'negation'}")
+            reasons = []
     if reasons:  # one attribute of one thing: the rest of the two texts must say the same
         swapped = {stem(n) for n in only_na | only_nb} | {stem(n.rstrip(".")) for n in only_na | only_nb} | {stem(d) for d in da ^ db} \
             | {x for pair in pairs + contrasted for x in pair.split("/")}
@@ -694,6 +709,23 @@ _VALUE_REASONS = {"numbers", "dates", "names"}
 # taken at two moments (a lease retried for 100 s, then for 101 s), both true: not a claim and its contradiction.
 _RECORD_RE = re.compile(r"\w\s?=\s?[\w/.-]|[A-Za-z_]:[\w/]|\b[a-z]+[A-Z]\w*|\b[A-Za-z]+_\w+|://|\w/\w+/|\[[^\]\s]+\]"
                         r"|\b[A-Za-z][\w-]*\.[A-Za-z][\w-]*\.[A-Za-z]{2,}\b")  # a host name
+
+
+def _cause_and_fix(fix: list[str], cause: list[str], halves: list[str]) -> bool:
+    """`fix` states a remedy and `cause` the problem under a condition, and every differing stem (`halves`:
+    both halves of each opposite, each one-sided negated word) that either text has stands inside that
+    text's clause: after the remedy cue in `fix`, after the condition cue in `cause`."""
+    def clause(ws: list[str], cues: Any) -> set[str]:
+        at = next((i for i, w in enumerate(ws) if w in cues or stem(w) in cues), None)
+        return set() if at is None else {stem(w) for w in ws[at + 1:]}
+
+    remedy = clause(fix, _REMEDY_CUES)
+    condition = clause(cause, _CONDITION_CUES)
+    if not remedy or not condition or clause(fix, _CONDITION_CUES):
+        return False
+    fix_stems, cause_stems = {stem(w) for w in fix}, {stem(w) for w in cause}
+    return all((x not in fix_stems or x in remedy) and (x not in cause_stems or x in condition) for x in halves) \
+        and any(x in remedy for x in halves) and any(x in condition for x in halves)
 
 
 def _record(text: str) -> bool:

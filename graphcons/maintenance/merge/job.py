@@ -17,7 +17,10 @@ verifier); a pair scoring >= `[merge] threshold` ends as one of:
   `[merge] related_links`), not a merge;
 - `nothing`.
 A pair with a proposal of any status, a conflict link or a RELATED link is never proposed
-again, so a second run changes nothing. The proposal's payload records every stage's figures.
+again, so a second run changes nothing. A pair where one memory is derived from the other (an
+insight and a member, a reflection's statement and a memory it cites, a justification's premise)
+is no candidate at all (`derived` in the report; issue 41): merging them would retire a premise
+into its own conclusion. The proposal's payload records every stage's figures.
 """
 
 from __future__ import annotations
@@ -164,7 +167,7 @@ def run(db: Database, cfg: Config, *, now: datetime, dry_run: bool = True, run_i
         for row in db.run("merge/known_pairs", pairs=[{"proposal_id": p.proposal_id, "a": p.a, "b": p.b}
                                                        for p in chunk]):
             known[row["proposal_id"]] = row
-    proposed, applied, flagged, skipped, related = [], [], [], [], []
+    proposed, applied, flagged, skipped, related, derived = [], [], [], [], [], []
     retired: set[str] = set()  # losers of this run: a later pair touching one waits for the next run
     pending: list[tuple[str, Pair]] = []  # decided, not yet written: written WRITE_BATCH at a time, in order
 
@@ -177,6 +180,9 @@ def run(db: Database, cfg: Config, *, now: datetime, dry_run: bool = True, run_i
         k = known.get(p.proposal_id, {})
         if k.get("proposal_status") or k.get("conflict") or k.get("related"):
             continue  # already handled in an earlier run
+        if k.get("lineage"):  # a derived statement and its premise: not two copies of one memory
+            derived.append(p.as_dict())
+            continue
         if p.a in retired or p.b in retired:
             skipped.append(p.as_dict())
             continue
@@ -215,7 +221,9 @@ def run(db: Database, cfg: Config, *, now: datetime, dry_run: bool = True, run_i
               "auto_apply": auto, "threshold": mcfg.threshold, "verifier": mcfg.verifier,
               "propose_at": mcfg.propose_at, "auto_apply_at": mcfg.auto_apply_at, "over_threshold": len(over),
               "proposed": proposed, "applied": applied, "conflicts": flagged, "related": related,
-              "deferred": skipped, "pending": [p.as_dict() for p in over if p.outcome == PENDING],
+              "deferred": skipped, "derived": derived,
+              "pending": [p.as_dict() for p in over
+                          if p.outcome == PENDING and not known.get(p.proposal_id, {}).get("lineage")],
               # verdicts not acted on: the verifier's own answers or the rules stage contradicted them
               "refused": [p.as_dict() for p in over if p.refused]}
     if not dry_run:
