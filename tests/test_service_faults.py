@@ -254,7 +254,9 @@ def test_errors_name_the_field_and_say_what_is_wrong(g, writers):
     assert counts(g) == before
 
 
-PUBLIC = {"/healthz"}  # the one route without a token: it says nothing about any namespace
+# Routes without a token: /healthz says nothing about any namespace; /metrics is open only on a
+# loopback bind (as here) and needs an admin token elsewhere (tests/test_observability.py)
+PUBLIC = {"/healthz", "/metrics"}
 SAMPLES = {"content": "A memory for another tenant.", "query": "anything", "subject": "user-ana", "job": "scan"}
 
 

@@ -27,7 +27,7 @@ from graphcons.core.time import parse_instant
 # help sections. Typer's rich_help_panel renders only with Rich markup on, which this app turns off
 # (help text quotes "[service] host"), so the group below writes these sections with click's formatter.
 HELP_SECTIONS: dict[str, tuple[str, ...]] = {
-    "Getting started": ("init", "scenario", "add", "search", "show", "config"),
+    "Getting started": ("init", "scenario", "add", "search", "context", "show", "config"),
     "Memories": ("import", "edit", "history", "link", "access", "feedback", "stats", "viz"),
     "Consolidation": ("clusters", "consolidate", "explain", "reflect", "profile", "precompute", "rules",
                       "except", "confirm", "justify", "status-in"),

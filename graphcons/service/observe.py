@@ -71,7 +71,7 @@ def metrics_endpoint(request: Request,
         from graphcons.service.deps import caller
 
         g = state.store.get()
-        require(caller(g, credentials), "admin")
+        require(caller(request, g, credentials), "admin")
     body, content_type = metrics.exposition(state.metrics_registry)
     return Response(body, media_type=content_type)
 
