@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any
+from typing import Any, Callable, TypeVar
 
 from graphcons.consolidation.synthesis.base import Synthesis, Synthesizer
 from graphcons.consolidation.synthesis.models import (
@@ -43,6 +43,8 @@ from graphcons.consolidation.synthesis.models import (
 )
 from graphcons.consolidation.synthesis.prompt import Shown, SynthesisPrompt
 from graphcons.core.memory import derived_title
+
+T = TypeVar("T")
 
 STOPWORDS = frozenset("""
 a an the and or but if then else of to in on at by for with from into onto over under about as is are was were be been
@@ -233,23 +235,8 @@ class OfflineSynthesizer(Synthesizer):
 
     @staticmethod
     def _fold(members: list[_Member], restates: list[list[bool]]) -> list[list[_Member]]:
-        """Connected groups of restatements (id order; union-find)."""
-        parent = list(range(len(members)))
-
-        def root(i: int) -> int:
-            while parent[i] != i:
-                parent[i] = parent[parent[i]]
-                i = parent[i]
-            return i
-
-        for i in range(len(members)):
-            for j in range(i + 1, len(members)):
-                if restates[i][j]:
-                    parent[root(j)] = root(i)
-        groups: dict[int, list[_Member]] = {}
-        for i, m in enumerate(members):
-            groups.setdefault(root(i), []).append(m)
-        return list(groups.values())
+        """Connected groups of restatements."""
+        return connected_groups(members, lambda i, j: restates[i][j])
 
     @staticmethod
     def _facts(claim: list[_Member], groups: list[list[_Member]], sim: list[list[float]], index: dict[str, int],
@@ -322,6 +309,28 @@ class OfflineSynthesizer(Synthesizer):
             if len(found) >= 3:
                 break
         return found
+
+
+def connected_groups(items: list[T], linked: Callable[[int, int], bool]) -> list[list[T]]:
+    """The connected components of `items` under `linked(i, j)` (i < j), by union-find: each group in
+    item order, the groups in the order of their first item (deterministic)."""
+    parent = list(range(len(items)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i in range(len(items)):
+        for j in range(i + 1, len(items)):
+            if linked(i, j):
+                a, b = root(i), root(j)
+                parent[max(a, b)] = min(a, b)
+    groups: dict[int, list[T]] = {}
+    for i, item in enumerate(items):
+        groups.setdefault(root(i), []).append(item)
+    return list(groups.values())
 
 
 def _neg_id(mid: str) -> tuple[int, ...]:

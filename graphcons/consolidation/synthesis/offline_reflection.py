@@ -41,6 +41,7 @@ from graphcons.consolidation.synthesis.offline import (
     _content,
     _stem,
     _tokens,
+    connected_groups,
 )
 from graphcons.consolidation.synthesis.prompt import ReflectionPrompt, Shown
 
@@ -91,24 +92,8 @@ def _topical(sentences: list[_Sentence], n_memories: int) -> Counter[str]:
 
 
 def _groups(items: list[_Sentence], topical: Counter[str]) -> list[list[_Sentence]]:
-    """Connected components of sentences sharing a topical term (union-find, deterministic)."""
-    parent = list(range(len(items)))
-
-    def find(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    for i in range(len(items)):
-        for j in range(i + 1, len(items)):
-            if items[i].terms & items[j].terms & topical.keys():
-                a, b = find(i), find(j)
-                parent[max(a, b)] = min(a, b)
-    out: dict[int, list[_Sentence]] = {}
-    for i, s in enumerate(items):
-        out.setdefault(find(i), []).append(s)
-    return list(out.values())
+    """Connected components of sentences sharing a topical term (deterministic)."""
+    return connected_groups(items, lambda i, j: bool(items[i].terms & items[j].terms & topical.keys()))
 
 
 def _statement(group: list[_Sentence], topical: Counter[str], ignore: frozenset[str]) -> Statement:
