@@ -94,6 +94,9 @@ def test_the_same_file_gives_the_same_store_a_day_later(g, tmp_path):
     assert first["consolidate"] and first["merges"]
     for key in first:
         assert first[key] == second[key], key
+    # the file gives no dates: a digest's facts are undated, never dated by the admission clock
+    facts = [f for p in first["consolidate"] for f in p["insight"]["facts"]]
+    assert facts and all(f["when"] is None for f in facts)
 
 
 def test_ids_come_from_the_input_and_a_true_repeat_gets_the_next_sequence(g):

@@ -20,5 +20,6 @@ WITH c, collect(DISTINCT relation) AS relations
 ORDER BY c.id
 LIMIT $limit
 RETURN c.id AS id, c.title AS title, c.content AS content, c.kind AS kind, c.source AS source,
-       c.sources AS sources, c.created_at AS created_at, c.version AS version,
+       c.sources AS sources, c.created_at AS created_at,
+       CASE WHEN c.created_at <> c.admitted_at THEN c.created_at END AS dated_at, c.version AS version,
        reduce(s = '', r IN relations | s + CASE WHEN s = '' THEN '' ELSE ', ' END + r) AS relation

@@ -73,7 +73,7 @@ class Shown:
     kind: str = "episode"
     source: str = "user"
     sources: tuple[str, ...] = ()
-    created_at: datetime | None = None
+    created_at: datetime | None = None  # when it happened, as the input gave it; None: only the clock knows
     version: int = 1
     relation: str | None = None  # context only: why it is shown (e.g. "contradicts m-1")
 
@@ -88,7 +88,9 @@ class Shown:
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> "Shown":
-        created = row.get("created_at")
+        # A store row's `dated_at` is created_at only when the input gave it: a date the admission
+        # clock chose would make the same input's insights differ from day to day (determinism).
+        created = row.get("dated_at")
         sources = tuple(row.get("sources") or [row.get("source") or "user"])
         return cls(id=row["id"], title=row.get("title") or "", content=row.get("content") or "",
                    kind=row.get("kind") or "episode", source=row.get("source") or "user", sources=sources,
