@@ -479,6 +479,9 @@ def main() -> None:
     ap.add_argument("--conversation", default="conv-26")
     ap.add_argument("--no-checks", action="store_true", help="no support-check call for a low-coverage statement")
     ap.add_argument("--out", default=str(REPO / "bench" / "results" / "llm.json"))
+    ap.add_argument("--resume", action="store_true",
+                    help="keep the reflection and synthesis runs already in --out and do only the rest "
+                         "(a run cut short goes on where it stopped; the earlier runs' code is kept in 'resumed')")
     args = ap.parse_args()
     if args.rescore:
         return rescore(Path(args.rescore), args.verifier_from, args.synthesis_from)
@@ -498,6 +501,15 @@ def main() -> None:
                  "note": "2 shared cores loaded by other sessions: seconds are indicative; quality figures matter",
                  "reflection": {"runs": []}, "synthesis": {"runs": []}, "verifier": {"runs": []}}
     path = Path(args.out)
+    done_users: set[str] = set()
+    done_clusters: set[str] = set()
+    if args.resume and path.exists():
+        before = json.loads(path.read_text())
+        res["resumed"] = {"command": before.get("command"), "code": before.get("code"), "started": before.get("started")}
+        for task, key, done in (("reflection", "user", done_users), ("synthesis", "cluster", done_clusters)):
+            runs = before.get(task, {}).get("runs", [])
+            res[task]["runs"] = runs
+            done.update(r[key] for r in runs)
 
     def save() -> None:
         summarise(res)
@@ -506,13 +518,13 @@ def main() -> None:
         path.write_text(json.dumps(res, indent=2, default=str) + "\n")
 
     mb = json.loads((DATA / "memorybank_en.json").read_text())
-    users = sorted(mb)[: args.users]
+    users = [u for u in sorted(mb)[: args.users] if u not in done_users]
     res["offline_reflection"] = offline_reflection(sorted(mb), mb)  # no model: every user
     g, mems, accepted = None, {}, []
     if args.clusters:  # no Neo4j needed for reflection and the verifier alone
         g, mems, accepted, setup = synthesis_setup(args)
         res["synthesis"]["setup"] = setup
-        accepted = accepted[: args.clusters]
+        accepted = [d for d in accepted[: args.clusters] if d.cluster.key not in done_clusters]
     pairs = verifier_pairs(cfg, args.pairs) if args.pairs else []  # (embeds the merge data sets once)
     res["verifier"]["setup"] = {"pairs": len(pairs), "split": "dev", "order": "sha256 of the pair, sets in turn"}
     save()

@@ -28,8 +28,13 @@ Validation by conversation (issue 39): the default's weights (keyword_weight x g
 diversity, GRID) are chosen on three conversations (best mean recall@10 over both phases) and
 reported on the fourth, all four ways; `recall_at_10["default"]` and `answer_recall[*]["default"]`
 are the pooled figures of the left-out conversations (`validation` says which weights were fitted
-where). `shipped` is the default with the shipped [retrieval] settings, for reference only: those
-settings were chosen on these conversations.
+where). The community prior's weight (COMMUNITY) is fitted the same way on the after phase, the
+only phase with a scan's communities (`community_fit`). `shipped` is the default with the shipped
+[retrieval] settings, for reference only: those settings were chosen on these conversations.
+
+Beside the results, `retrieval-reader-contexts.json` holds context(q, 300) of the default in both
+phases for 120 evaluated questions (40 multi-hop, 40 temporal, 40 single-hop): what bench/reader.py
+gives a model to answer from (`reader_f1`).
 
     .venv/bin/python bench/retrieval.py [--seed 9] [--uri bolt://...] [--no-grid]
     .venv/bin/python bench/retrieval.py --conversation conv-26 --no-grid --llm http://127.0.0.1:8080/v1
@@ -41,6 +46,7 @@ WIPES that database first. Saves bench/results/retrieval.json (retrieval-llm.jso
 from __future__ import annotations
 
 import argparse
+import hashlib
 import itertools
 import json
 import os
@@ -71,8 +77,13 @@ BUDGETS = (150, 300)
 MODES = {"vector": {"mode": "vector"}, "keyword": {"mode": "keyword"}}
 # The default with one step off: what each step adds (the fitted weights otherwise).
 ABLATIONS = {"no_keyword": {"keyword_weight": 0.0}, "no_graph": {"graph_weight": 0.0},
-             "no_diversity": {"diversity": 0.0}, "no_digest": {"insights": "plain"}}
+             "no_diversity": {"diversity": 0.0}, "no_digest": {"insights": "plain"},
+             "no_community": {"community_weight": 0.0}}
+# The community prior reads the scan's communities, which exist after consolidation only: its
+# weight is fitted on the after phase (the other weights as fitted on the before phase).
+COMMUNITY = (0.0, 0.1, 0.2, 0.4)
 GRID = {"keyword_weight": (0.2, 0.4, 0.6), "graph_weight": (0.0, 0.1), "diversity": (0.0, 0.3)}
+READER = {1: 40, 2: 40, 4: 40}  # issue 39: the reader's 120 questions (multi-hop, temporal, single-hop)
 ABLATION_BUDGETS = (300,)  # the ablations' answer recall at the larger budget only (each context costs a retrieve)
 # LoCoMo's normalize_answer drops articles and punctuation; these function words carry no answer either.
 FUNCTION_WORDS = frozenset("a an the and or of to in on at for with by from is was were are be been his her their "
@@ -155,6 +166,28 @@ def ask(g: Graphcons, q: dict, settings: dict, budgets: tuple[int, ...]) -> tupl
     return row, ms, ctx_ms
 
 
+def reader_questions(asked: list[dict]) -> list[dict]:
+    """The reader's questions: per category of READER, the first of the evaluated half by the
+    sha256 of their id (a fixed order that no retrieval result chooses)."""
+    order = sorted(asked, key=lambda q: hashlib.sha256(q["id"].encode()).hexdigest())
+    return [q for cat, n in READER.items() for q in [q for q in order if q["category"] == cat][:n]]
+
+
+def reader_contexts(g: Graphcons, questions: list[dict], weights: dict[str, dict]) -> list[dict]:
+    """context(q, 300) of the default, with the weights fitted without q's conversation."""
+    out = []
+    for q in questions:
+        saved = configured(g, weights[q["namespace"]])
+        try:
+            ctx = g.context(q["question"], 300, namespace=q["namespace"], record=False)
+        finally:
+            for k, v in saved.items():
+                setattr(g.config.retrieval, k, v)
+        out.append({"id": q["id"], "category": CATEGORIES[q["category"]], "question": q["question"],
+                    "answer": q["answer"], "context": ctx.text, "words": ctx.words})
+    return out
+
+
 def summarise(rows: list[dict], questions: list[dict], key: str) -> dict:
     per_cat: dict[str, list] = defaultdict(list)
     for q, row in zip(questions, rows):
@@ -208,6 +241,23 @@ def fit(questions: list[dict], grid_rows: dict[str, dict[str, list]], held: str)
     return max(order, key=lambda c: (score(c), -order.index(c)))
 
 
+def fit_community(g: Graphcons, asked: list[dict], convs: list[str],
+                  weights: dict[str, dict]) -> tuple[dict, dict[str, dict]]:
+    """community_weight per left-out conversation: the COMMUNITY value with the best mean recall@10
+    of the after phase on the other three (ties: the smaller weight), with that fold's weights."""
+    out, chosen = {}, {}
+    for held in convs:
+        others = [q for q in asked if q["namespace"] != held]
+        scores = {}
+        for w in COMMUNITY:
+            got = run_rows(g, others, {**weights[held], "community_weight": w}, ())[0]
+            scores[w] = round(sum(r["recall@10"] for r in got) / len(got), 6)
+        best = max(COMMUNITY, key=lambda w: (scores[w], -w))
+        out[held] = {"recall_at_10_on_the_others": {str(w): v for w, v in scores.items()}, "chosen": best}
+        chosen[held] = {**weights[held], "community_weight": best}
+    return out, chosen
+
+
 def consolidate_all(g: Graphcons, args) -> dict:
     t = time.perf_counter()
     run = g.consolidate(now=NOW)
@@ -253,6 +303,7 @@ def main() -> None:
                     "retrieval-llm.json with --llm)")
     args = ap.parse_args()
     results = args.out or (RESULTS.with_name("retrieval-llm.json") if args.llm else RESULTS)
+    contexts_out = results.with_name(results.stem + "-reader-contexts.json")  # what bench/reader.py reads
     load_before = os.getloadavg()
     if args.uri:
         cfg = Config(neo4j=Neo4jConfig(uri=args.uri, password=os.environ.get("NEO4J_PASSWORD") or None))
@@ -291,6 +342,7 @@ def main() -> None:
     shipped = {k: getattr(cfg.retrieval, k) for k in GRID}
     embedder = KnownVectors(make_embedder(cfg.embedding), [q["question"] for q in asked])
     rows: dict[str, dict[str, list]] = defaultdict(dict)  # phase -> variant -> per-question rows
+    readers: dict[str, list[dict]] = {}
     latency: dict[str, dict] = defaultdict(dict)
     fitted: dict[str, dict] = {}
     with Graphcons(cfg, embedder=embedder) as g:
@@ -329,8 +381,11 @@ def main() -> None:
                                                     for conv in convs} for c, rs in grid.items()}
                 fitted = {held: cells()[list(grid).index(fit(asked, {"before": grid}, held))] for held in convs}
             weights = fitted or {held: dict(shipped) for held in convs}
+            if args.grid and phase == "after":
+                report["community_fit"], weights = fit_community(g, asked, convs, weights)
+                fitted = weights
             for name, change in {"default": {}, **{f"default_{k}": v for k, v in ABLATIONS.items()}}.items():
-                if phase == "before" and name == "default_no_digest":  # no insight exists yet: the default itself
+                if phase == "before" and name in ("default_no_digest", "default_no_community"):  # nothing to turn off yet
                     rows[phase][name] = rows[phase]["default"]
                     continue
                 pooled: list = [None] * len(asked)
@@ -346,6 +401,7 @@ def main() -> None:
                         latency[phase]["default"]["context300"] += c_ms
                 rows[phase][name] = pooled
                 print(f"{phase} {name}: recall@10 {summarise(pooled, asked, 'recall@10')}", flush=True)
+            readers[phase] = reader_contexts(g, reader_questions(asked), weights)
             d = latency[phase]["default"]
             latency[phase]["default"] = {"retrieve_p50": percentile(d["retrieve"], 0.5),
                                          "retrieve_p95": percentile(d["retrieve"], 0.95),
@@ -353,12 +409,17 @@ def main() -> None:
                                          "context300_p95": percentile(d["context300"], 0.95), "n": len(d["retrieve"])}
         report["validation"] = {held: {"fitted_on": [c for c in convs if c != held], "reported_on": held,
                                        "weights": w, "questions": sum(q["namespace"] == held for q in asked),
-                                       "criterion": "best mean recall@10 of the before phase on the other conversations"}
+                                       "criterion": "best mean recall@10 of the before phase on the other conversations "
+                                                    "(community_weight: of the after phase)"}
                                 for held, w in (fitted or {h: dict(shipped) for h in convs}).items()}
         if not fitted:
             report["validation"]["note"] = "--no-grid: the shipped settings, chosen on these conversations (not a result)"
     if not args.uri:
         stop_bench_server()
+    contexts_out.write_text(json.dumps({"command": report["command"], "results": str(results.name),
+                                        "what": "context(q, 300) of the default (weights fitted without q's "
+                                                "conversation) for bench/reader.py", "phases": readers},
+                                       indent=1) + "\n")
     finish(report, rows, latency, asked, results)
 
 

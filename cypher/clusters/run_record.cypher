@@ -1,5 +1,5 @@
 // The audit record of one cluster scan (principle 9): when, settings, counts, duration.
-// The scan writes nothing else.
+// Its communities are stored on the members (communities_store.cypher), derived data.
 CREATE (r:ConsolidationRun {
   id: $id, op: 'cluster_scan', at: $at, finished_at: $finished_at, duration_ms: $duration_ms,
   algorithm: $algorithm, dry_run: $dry_run, namespace: $namespace, subjects: $subjects, settings: $settings,

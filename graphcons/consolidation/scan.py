@@ -143,7 +143,8 @@ def red_flags(nodes: int, clusters: list[Cluster], min_size: int, max_size: int)
 
 def scan(db: Database, cfg: Config, *, now: datetime, namespace: str | None = None,
          subjects: list[str] | None = None, algorithm: str | None = None) -> ScanReport:
-    """Run one cluster scan; writes only its :ConsolidationRun and audit record. `subjects` scans
+    """Run one cluster scan; writes its :ConsolidationRun and audit record, and each scanned memory's
+    community (derived data for retrieval's community prior, never a proposal). `subjects` scans
     only those subjects of `namespace`; they must be closed under the fused graph's edges
     (graphcons.consolidation.closure) for its clusters to be a full pass's."""
     cc = cfg.consolidation
@@ -178,7 +179,26 @@ def scan(db: Database, cfg: Config, *, now: datetime, namespace: str | None = No
                         clusters=clusters, namespace=namespace, subjects=subjects, dry_run=cc.dry_run, at=started,
                         timings={k: round(v, 4) for k, v in timings.items()}, detector_config=detector_config)
     _record(db, cfg, report)
+    _store_communities(db, report)
     return report
+
+
+def _store_communities(db: Database, report: ScanReport) -> None:
+    """The scan's communities, accepted or not, as each member's `community` (issue 39: the
+    cluster hypothesis as a recall prior, `[retrieval] community_weight`); members of the scope
+    in no community lose an earlier scan's. Derived data, recomputed by the next scan; the scan's
+    audit record counts its clusters."""
+    rows = [{"key": c.key, "ids": list(c.member_ids)} for c in report.clusters]
+
+    def store(tx: Tx) -> None:
+        for i in range(0, len(rows), COMMUNITY_BATCH):
+            tx.run("clusters/communities_store", communities=rows[i:i + COMMUNITY_BATCH], run=report.run_id)
+        tx.run("clusters/communities_clear", run=report.run_id, namespace=report.namespace, subjects=report.subjects)
+
+    db.write(store)
+
+
+COMMUNITY_BATCH = 2_000  # communities per statement: one statement per batch keeps each parameter small
 
 
 @contextmanager

@@ -168,6 +168,12 @@ class RetrievalConfig(Section):
     # holds. Measured in docs/RETRIEVAL.md.
     diversity: float = Field(default=0.3, ge=0)
     diversity_pool: int = Field(default=50, ge=2, le=1000)
+    # Community prior (hybrid only; 0 turns it off; issue 39): the cluster hypothesis. Each scan
+    # stores every memory's community (accepted by the gate or not); a candidate gains
+    # community_weight x the mean score of its community's other members among the candidates
+    # (a member outside the candidates counts 0), so a memory whose siblings match the query
+    # rises. Chosen by the validation by conversation (docs/RETRIEVAL.md).
+    community_weight: float = Field(default=0.0, ge=0)
 
     @field_validator("graph_kinds")
     @classmethod

@@ -19,6 +19,9 @@ up to `retrieval.exact_scope_max` memories are scanned exactly; larger ones read
 index with a pool that widens until k in-scope results are found (or the pool is the
 whole store), so a scope holding k live memories always returns k.
 
+Community prior (`retrieval.community_weight`, hybrid, off by default): a candidate gains the
+mean score of its stored community's other members among the candidates (`_community`).
+
 Insights (`retrieval.insights`): "digest" (default, issue 39): one memory stands for many. An
 insight whose digest cites a candidate ranks where the best candidate it cites would
 (`_stand_for`, hybrid mode), it is one of k, and it carries every member it cites (their facts
@@ -180,6 +183,8 @@ def _ranked(db: Database, cfg: Config, query: str, embedding: list[float] | None
         if rc.graph_weight > 0 and hits:
             step = _ppr if rc.graph_method == "ppr" else _spread
             hits = step(db, cfg, hits, embedding, pool, namespace, subject, _best(vec, "vector"))
+        if rc.community_weight > 0 and hits:
+            hits = _community(db, hits, rc.community_weight)
         if digest and hits:
             hits = _stand_for(db, hits, namespace, subject)
     # Unsupported insights after everything else; then score, then id (deterministic). Scores are
@@ -189,6 +194,27 @@ def _ranked(db: Database, cfg: Config, query: str, embedding: list[float] | None
     hits.sort(key=lambda h: (h["memory"].epistemic_status == "unsupported", -h["score"], h["memory"].id))
     if mode == "hybrid" and cfg.retrieval.diversity > 0:
         hits = _diversify(db, hits, cfg.retrieval.diversity, cfg.retrieval.diversity_pool)
+    return hits
+
+
+def _community(db: Database, hits: list[dict[str, Any]], weight: float) -> list[dict[str, Any]]:
+    """Cluster-based smoothing (Kurland & Lee 2004; Liu & Croft 2004): each candidate gains
+    `weight` x the summed score of its community's other candidates / the community's other
+    members (a member that is not a candidate counts 0). A community is one namespace's, stored
+    by the latest scan, so the prior never reads another namespace. Scores before the prior are
+    what the sums read: the order candidates come in changes nothing."""
+    rows = db.run("retrieval/communities", ids=[h["memory"].id for h in hits])
+    of = {r["id"]: (r["community"], r["size"]) for r in rows}
+    total: dict[str, float] = {}
+    for h in hits:
+        if h["memory"].id in of:
+            c = of[h["memory"].id][0]
+            total[c] = total.get(c, 0.0) + h["score"]
+    for h in hits:
+        if h["memory"].id in of:
+            c, size = of[h["memory"].id]
+            h["community"] = (total[c] - h["score"]) / max(1, size - 1)
+            h["score"] = h["score"] + weight * h["community"]
     return hits
 
 
