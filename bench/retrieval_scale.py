@@ -1,5 +1,6 @@
 """Retrieval latency with a large store (issue 28): p50/p95 of `retrieve` excluding the query
-embedding, per mode (vector, keyword, the default: hybrid + graph step + insight grouping), for
+embedding, per mode (vector, keyword, the default: hybrid + graph step + insight grouping), and
+of `context(q, 300)` with the default (issue 39), for
 a query over the whole namespace (the vector-index path) and one scoped to a subject (the
 exact path), with and without the graph step (graph_weight 0 = the fused ranking alone).
 
@@ -114,6 +115,15 @@ def main() -> None:
                                                "n": len(times)}
                 print(label, scope, results[f"{label}/{scope}"], flush=True)
             rc.graph_weight = saved
+        for scope in ("namespace", "subject"):  # the block an agent pastes (issue 39): the default ranking + lines
+            times = []
+            for text, subject in queries:
+                t = time.perf_counter()
+                g.context(text, 300, namespace="default", subject=subject if scope == "subject" else None, record=False)
+                times.append(1000 * (time.perf_counter() - t))
+            results[f"context300/{scope}"] = {"p50": percentile(times, 0.5), "p95": percentile(times, 0.95),
+                                              "n": len(times)}
+            print("context300", scope, results[f"context300/{scope}"], flush=True)
         out["latency_ms_excluding_embedding"] = results
         if args.ppr:  # the alternative to the one-statement graph step: project the scope, run PPR, drop
             times = []
