@@ -19,7 +19,7 @@ up to `retrieval.exact_scope_max` memories are scanned exactly; larger ones read
 index with a pool that widens until k in-scope results are found (or the pool is the
 whole store), so a scope holding k live memories always returns k.
 
-Community prior (`retrieval.community_weight`, hybrid, off by default): a candidate gains the
+Community prior (`retrieval.community_weight`, hybrid, 0.1): a candidate gains the
 mean score of its stored community's other members among the candidates (`_community`).
 
 Insights (`retrieval.insights`): "digest" (default, issue 39): one memory stands for many. An
