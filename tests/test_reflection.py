@@ -521,3 +521,17 @@ def test_merging_away_a_premise_withdraws_the_statement_that_rests_on_it(g):
                if a["targets"] == [ts["id"]])
     g.revert(pid, "the two were not the same", now=NOW)  # reversible: the premise holds again
     assert status(g, "ana-01") == "consolidated" and g.get(ts["id"]).epistemic_status == "hypothesis"
+
+
+def test_an_approved_profile_statement_is_recalled_with_the_memories_it_cites(g):
+    # issue 39, profiles are recall: a statement hit carries what it rests on, like an insight
+    seed_people(g)
+    res = g.reflect("user-ana", now=NOW)
+    d = g.approve(res.proposal_id, now=NOW)
+    hits = g.retrieve("Which language does Ana prefer for new services?", k=5, namespace=NS, record=False)
+    statement = next(h for h in hits if h["memory"].id in d.created and "TypeScript" in h["memory"].content)
+    derived = g.db.run_text("MATCH (:Memory {id: $id})-[:DERIVED_FROM]->(s) RETURN collect(s.id) AS ids",
+                            id=statement["memory"].id)[0]["ids"]
+    assert [m["memory"].id for m in statement["members"]] == sorted(derived) == ["ana-01"]
+    shown = [h["memory"].id for h in hits]
+    assert "ana-01" not in shown  # carried by the statement, not shown twice

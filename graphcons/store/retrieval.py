@@ -404,10 +404,12 @@ def _group(db: Database, ranked: list[dict[str, Any]], k: int, embedding: list[f
     of k. "digest": an insight takes one of k and carries every member it cites (their facts are
     in its text) as its provenance; a member it carries is not shown again."""
     live = list(LIVE_STATUSES)
-    insight_ids = [h["memory"].id for h in ranked if h["memory"].kind == "insight"]
+    # "digest": every derived memory carries what it cites: an insight, and an approved profile's
+    # statements (issue 39: profiles are recall), whatever their kind.
+    carriers = [h["memory"].id for h in ranked if digest or h["memory"].kind == "insight"]
     query = "retrieval/insight_cited" if digest else "retrieval/insight_members"
     members = {r["insight"]: r["members"] for r in
-               db.run(query, ids=insight_ids, embedding=embedding, live=live)} if insight_ids else {}
+               db.run(query, ids=carriers, embedding=embedding, live=live)} if carriers else {}
     out: list[dict[str, Any]] = []
     shown: set[str] = set()
     used = 0
@@ -420,7 +422,7 @@ def _group(db: Database, ranked: list[dict[str, Any]], k: int, embedding: list[f
         hit = dict(h)
         shown.add(mid)
         used += 1
-        if h["memory"].kind == "insight":
+        if h["memory"].kind == "insight" or mid in members:
             nested = []
             for m in members.get(mid, []):
                 if not digest and (len(nested) >= per_insight or used >= k):
