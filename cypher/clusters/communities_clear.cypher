@@ -1,6 +1,7 @@
-// A memory of the scanned scope that the latest scan put in no community keeps none from an
-// earlier scan ($namespace / $subjects: the scan's scope, null = every namespace / subject).
+// After a scan of the whole store: up to $batch memories that an earlier scan put in a community
+// and this one ($run) did not lose it. Run until it returns 0 (each call its own transaction).
 MATCH (m:Memory)
 WHERE m.community IS NOT NULL AND m.community_run <> $run
-  AND ($namespace IS NULL OR m.namespace = $namespace) AND ($subjects IS NULL OR m.subject IN $subjects)
+WITH m LIMIT $batch
 SET m.community = null, m.community_size = null, m.community_run = null
+RETURN count(m) AS cleared

@@ -189,16 +189,17 @@ def _store_communities(db: Database, report: ScanReport) -> None:
     in no community lose an earlier scan's. Derived data, recomputed by the next scan; the scan's
     audit record counts its clusters."""
     rows = [{"key": c.key, "ids": list(c.member_ids)} for c in report.clusters]
+    for i in range(0, len(rows), COMMUNITY_BATCH):  # one transaction per batch: a 1M scan is not one
+        db.write(lambda tx, part=rows[i:i + COMMUNITY_BATCH]:
+                 tx.run("clusters/communities_store", communities=part, run=report.run_id))
+    clear, scope = (("clusters/communities_clear", {}) if report.namespace is None else
+                    ("clusters/communities_clear_scope", {"namespace": report.namespace, "subjects": report.subjects}))
+    while db.write(lambda tx: tx.run(clear, run=report.run_id, batch=CLEAR_BATCH, **scope))[0]["cleared"]:
+        pass
 
-    def store(tx: Tx) -> None:
-        for i in range(0, len(rows), COMMUNITY_BATCH):
-            tx.run("clusters/communities_store", communities=rows[i:i + COMMUNITY_BATCH], run=report.run_id)
-        tx.run("clusters/communities_clear", run=report.run_id, namespace=report.namespace, subjects=report.subjects)
 
-    db.write(store)
-
-
-COMMUNITY_BATCH = 2_000  # communities per statement: one statement per batch keeps each parameter small
+COMMUNITY_BATCH = 2_000  # communities per write transaction
+CLEAR_BATCH = 20_000  # stale communities cleared per write transaction
 
 
 @contextmanager
