@@ -143,6 +143,23 @@ def test_an_insight_whose_claims_only_copy_one_member_is_not_an_insight():
     assert [c["restated"] for c in out.report()["claim_support"]] == [None, None]
 
 
+def test_an_insight_line_keeps_only_the_citations_that_hold_its_words():
+    # the local model's digest of conv-26 (bench/results/llm-synthesis.json): each fact cited the
+    # claim's member beside its own; sharing only the subject's name is no support
+    texts = {"c1": "The support group has made Caroline feel accepted and given her courage to embrace herself.",
+             "c2": "Caroline finds nature refreshing and discussed how it can bring peace.",
+             "c3": "Caroline expressed feeling comforted by being around accepting and loving people."}
+    insight = Insight(title="t", concept="c", confidence=0.5,
+                      claims=[Claim(statement=texts["c1"], member_ids=["c1", "c2"])],
+                      facts=[Fact(statement=texts["c2"], member_ids=["c1", "c2"]),
+                             Fact(statement="Caroline feels comforted and accepted by loving people.",
+                                  member_ids=["c1", "c2", "c3"])])
+    out = ground(insight, None, list(texts), {}, texts=texts, subject="Caroline")
+    assert [c.member_ids for c in out.insight.claims] == [["c1"]]  # a copy rests on what it copies
+    assert [f.member_ids for f in out.insight.facts] == [["c2"], ["c1", "c3"]]  # c2 holds none of its words
+    assert out.report()["unsupported_citations"] == ["c2", "c1"] and out.cited == ["c1", "c2", "c3"]
+
+
 def _prompt(texts, subject="user-ana", titles=None):
     t0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
     return ReflectionPrompt(members=[Shown(id=i, title=(titles or {}).get(i, ""), content=t, created_at=t0,

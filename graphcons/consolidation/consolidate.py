@@ -171,7 +171,7 @@ def synthesize_cluster(db: Database, cfg: Config, cluster: Cluster, *, synthesiz
     sources = {m.id: m.sources for m in prompt.members}
     try:
         grounded = ground(result.insight, result.themes, prompt.member_ids, sources, prompt.context_ids,
-                          texts={m.id: m.text for m in prompt.members})
+                          texts={m.id: m.text for m in prompt.members}, subject=cluster.subject or "")
     except Ungrounded as exc:
         def ungrounded(tx: Tx) -> None:
             _set_task(tx, cluster, "ungrounded", str(exc), now, run_id, mhash, attempt=1)

@@ -79,6 +79,7 @@ class Grounded:
     dropped_tensions: list[str] = field(default_factory=list)  # "tensions" that restated a claim
     confidence_given: float | None = None  # the model's confidence when it was capped
     claim_support: list[dict[str, Any]] = field(default_factory=list)  # per claim: coverage, verdict, restated
+    unsupported: list[str] = field(default_factory=list)  # members cited for a line they hold no word of
 
     @property
     def stripped_count(self) -> int:
@@ -93,6 +94,8 @@ class Grounded:
             out["claim_support"] = self.claim_support
         if self.confidence_given is not None:
             out["confidence_capped"] = {"given": self.confidence_given, "kept": self.insight.confidence}
+        if self.unsupported:
+            out["unsupported_citations"] = self.unsupported
         return out
 
 
@@ -225,13 +228,30 @@ def _keep(ids: list[str], allowed: set[str], stripped: list[str], context: set[s
     return kept
 
 
+def _narrowed(ids: list[str], statement: str, texts: dict[str, str], ignore: set[str],
+              unsupported: list[str]) -> list[str]:
+    """The cited members that hold a word of `statement` (the subject's name aside): a small model
+    cites the neighbour of the member it used, and approval marks every cited member consolidated
+    (issue 40). Members restating it stay: they confirm it. None left: the citations stand, and
+    the support check judges them."""
+    sup = support(statement, [texts.get(i, "") for i in ids], ignore)
+    if sup.verdict == "empty":
+        return ids
+    kept = [i for i, share in zip(ids, sup.per_text) if share > 0] or ids
+    unsupported += [i for i in ids if i not in kept and i not in unsupported]
+    return kept
+
+
 def ground(insight: Insight, themes: Themes | None, member_ids: list[str] | tuple[str, ...],
            sources: dict[str, tuple[str, ...] | list[str]], context_ids: list[str] | tuple[str, ...] = (),
-           texts: dict[str, str] | None = None) -> Grounded:
+           texts: dict[str, str] | None = None, subject: str = "") -> Grounded:
     """Strip unshown ids, compute confirmations; raise Ungrounded when no member is cited, or (with
     the members' `texts`) when everything it says (claims and facts) only restates one member: a
-    copy is not an insight. With `texts`, a fact its cited members do not hold is dropped."""
+    copy is not an insight. With `texts`, a fact its cited members do not hold is dropped, and a
+    claim or fact keeps only the citations that hold its words (`subject`'s name aside)."""
     members, context = set(member_ids), set(context_ids)
+    ignore = content_terms(subject.replace("-", " ")) if subject else set()
+    unsupported: list[str] = []
     stripped: list[str] = []
     context_hits: list[str] = []
     claims: list[Claim] = []
@@ -242,13 +262,18 @@ def ground(insight: Insight, themes: Themes | None, member_ids: list[str] | tupl
             dropped += 1
             continue
         statement = _CONFIRMED_RE.sub("", c.statement).strip()
+        if texts:
+            kept = _narrowed(kept, statement, texts, ignore, unsupported)
         claims.append(Claim(statement=statement, member_ids=sorted(kept),
                             confirmations=distinct_sources(kept, sources)))
     facts = []  # a fact citing no shown member is dropped like a claim, but never decides groundedness alone
     for f in insight.facts:
         kept = _keep(f.member_ids, members, stripped, context, context_hits)
         if kept:
-            facts.append(Fact(statement=_CONFIRMED_RE.sub("", f.statement).strip(), member_ids=sorted(kept)))
+            statement = _CONFIRMED_RE.sub("", f.statement).strip()
+            if texts:
+                kept = _narrowed(kept, statement, texts, ignore, unsupported)
+            facts.append(Fact(statement=statement, member_ids=sorted(kept)))
     said = [c.statement for c in claims]
     restated = [t.description for t in insight.tensions if restates_claim(t.description, said)]
     tensions = [Tension(description=t.description, member_ids=sorted(_keep(t.member_ids, members | context, stripped)))
@@ -281,7 +306,7 @@ def ground(insight: Insight, themes: Themes | None, member_ids: list[str] | tupl
     out_themes = Themes.model_construct(themes=theme_list) if theme_list else Themes.model_construct(themes=[])
     return Grounded(insight=clean, themes=out_themes, cited=clean.cited_ids(), stripped=stripped,
                     context_as_support=context_hits, dropped_claims=dropped, dropped_tensions=restated,
-                    confidence_given=given, claim_support=[{"statement": c.statement, "coverage": s.coverage,
+                    confidence_given=given, unsupported=unsupported, claim_support=[{"statement": c.statement, "coverage": s.coverage,
                                                             "verdict": s.verdict,
                                                             "restated": None if s.copy_of is None
                                                             else c.member_ids[s.copy_of]}
