@@ -20,6 +20,7 @@ llama.cpp server), temperature 0, at most 32 answer tokens: seconds per call are
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import re
 import string
@@ -117,6 +118,11 @@ def main() -> None:
     t0 = time.perf_counter()
     # interleaved (before, after of one question, then the next) so that a run cut short compares like with like
     questions = list(zip(*(src["phases"][ph] for ph in ("before", "after"))))
+    # categories in turn (multi-hop, temporal, single-hop, again): a run cut short covers all three
+    by_cat: dict[str, list] = defaultdict(list)
+    for pair in questions:
+        by_cat[pair[0]["category"]].append(pair)
+    questions = [p for group in itertools.zip_longest(*by_cat.values()) for p in group if p is not None]
     for pair in questions:
         for phase, q in zip(("before", "after"), pair):
             rows = res["phases"].setdefault(phase, [])
