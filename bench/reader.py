@@ -100,6 +100,8 @@ def main() -> None:
         res = json.loads(args.out.read_text())
         res["reader_f1"] = figures(res["phases"])
         args.out.write_text(json.dumps(res, indent=1) + "\n")
+        contexts = Path(res["contexts"])  # where it was written, else beside the results
+        copy_to_retrieval(res, json.loads((contexts if contexts.exists() else RESULTS / contexts.name).read_text()))
         print(json.dumps(res["reader_f1"], indent=1))
         return
     from openai import OpenAI
@@ -139,13 +141,18 @@ def main() -> None:
             res["seconds"], res["uptime_after"] = round(time.perf_counter() - t0, 1), uptime()
             args.out.write_text(json.dumps(res, indent=1) + "\n")
             print(f"{phase} {q['id']} {q['category']}: {answer!r} (gold {q['answer']!r})", flush=True)
+    copy_to_retrieval(res, src)
+    print(json.dumps(res["reader_f1"], indent=1))
+
+
+def copy_to_retrieval(res: dict, src: dict) -> None:
+    """reader_f1 beside the retrieval figures its contexts came from (the same bench run only)."""
     retrieval = RESULTS / src["results"]
     if retrieval.exists():
         data = json.loads(retrieval.read_text())
         if data.get("command") == src["command"]:
-            data["reader_f1"] = {**res["reader_f1"], "from": str(args.out.name)}
+            data["reader_f1"] = {**res["reader_f1"], "from": "reader.json"}
             retrieval.write_text(json.dumps(data, indent=2, default=str) + "\n")
-    print(json.dumps(res["reader_f1"], indent=1))
 
 
 if __name__ == "__main__":
