@@ -51,8 +51,6 @@ import itertools
 import json
 import os
 import random
-import re
-import string
 import subprocess
 import sys
 import time
@@ -62,6 +60,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench import query  # noqa: E402
+from bench.reader import normalize  # noqa: E402
 from bench.server import bench_server, stop_bench_server  # noqa: E402
 from graphcons.api import Graphcons  # noqa: E402
 from graphcons.core.config import Config, LLMConfig, Neo4jConfig  # noqa: E402
@@ -132,9 +131,7 @@ def load() -> tuple[list[dict], list[dict]]:
 
 def answer_words(text: str) -> set[str]:
     """LoCoMo's normalize_answer (lower case, no commas or punctuation, no articles), as words."""
-    text = text.replace(",", "").lower()
-    text = "".join(ch for ch in text if ch not in set(string.punctuation))
-    return set(re.sub(r"\b(a|an|the|and)\b", " ", text).split()) - FUNCTION_WORDS
+    return set(normalize(text).split()) - FUNCTION_WORDS
 
 
 def shown(hits: list[dict]) -> list:
