@@ -15,6 +15,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+from neo4j.exceptions import Neo4jError, ResultFailedError
 
 from graphcons.api import Graphcons
 from graphcons.core.config import Config, load_config
@@ -68,6 +69,26 @@ def test_writers_mixing_edit_access_and_link_never_see_a_deadlock(g):
         assert rows[mem_id]["versions"] == 1 + n  # every version kept, none half-written
     audited = g.db.run_text("MATCH (a:Audit {op: 'edit'}) RETURN count(a) AS n")[0]["n"]
     assert audited == sum(edits.values())
+
+
+def test_a_deadlock_the_driver_reports_as_a_failed_result_is_retried(g):
+    """The driver sometimes reports a deadlock victim as ResultFailedError ("this result or another
+    result in the same transaction has encountered an error") raised from the rollback, with the
+    DeadlockDetected error as its cause (seen in CI under the test above). That is the same
+    deadlock: the write is retried and returns, and only the retry's write is in the store."""
+    deadlock = Neo4jError._hydrate_neo4j(code="Neo.TransientError.Transaction.DeadlockDetected",
+                                         message="ForsetiClient[...] can't acquire ExclusiveLock")
+    attempts: list[int] = []
+
+    def work(tx):
+        attempts.append(1)
+        tx.run_text("CREATE (:RetryProbe {attempt: $n})", n=len(attempts))
+        if len(attempts) == 1:
+            raise ResultFailedError(None, "The result has failed.") from deadlock
+        return tx.run_text("MATCH (p:RetryProbe) RETURN p.attempt AS attempt")
+
+    assert g.db.write(work) == [{"attempt": 2}]
+    assert len(attempts) == 2
 
 
 def test_a_retrieve_whose_recording_is_rolled_back_still_returns_its_hits(g, config, embedder):

@@ -36,6 +36,7 @@ from neo4j.exceptions import (
     DriverError,
     IncompleteCommit,
     Neo4jError,
+    ResultFailedError,
     ServiceUnavailable,
     SessionExpired,
     TransientError,
@@ -242,6 +243,9 @@ class Database:
                 tx.commit()
             if mode == WRITE and (call := _call.get()) is not None:
                 call.left = tuple(sorted(session.last_bookmarks().raw_values))
+        except ResultFailedError as exc:
+            _close(session)
+            raise failure_of(exc) from None
         except BaseException:
             _close(session)
             raise
@@ -271,6 +275,16 @@ class Database:
             if "Unknown function" in (exc.message or "") or "gds" in (exc.message or ""):
                 raise ServerUnavailable(GDS_HELP, public="Neo4j lacks the Graph Data Science plugin") from exc
             raise
+
+
+def failure_of(exc: ResultFailedError) -> Exception:
+    """The server's error behind the driver's "this result or another result in the same
+    transaction has encountered an error": seen when a deadlock victim's rollback re-reads a
+    failed result (CI, 8 concurrent writers). Classified as itself, so a deadlock is retried."""
+    for cause in (exc.__cause__, exc.__context__):
+        if isinstance(cause, (Neo4jError, DriverError)):
+            return cause
+    return exc
 
 
 def _close(session: neo4j.Session) -> None:
