@@ -183,10 +183,14 @@ def _ranked(db: Database, cfg: Config, query: str, embedding: list[float] | None
         if rc.graph_weight > 0 and hits:
             step = _ppr if rc.graph_method == "ppr" else _spread
             hits = step(db, cfg, hits, embedding, pool, namespace, subject, _best(vec, "vector"))
-        if rc.community_weight > 0 and hits:
-            hits = _community(db, hits, rc.community_weight)
-        if digest and hits:
-            hits = _stand_for(db, hits, namespace, subject)
+        if (rc.community_weight > 0 or digest) and hits:
+            groups = db.run("retrieval/candidate_groups", ids=[h["memory"].id for h in hits],
+                            communities=rc.community_weight > 0, digest=digest, live=list(LIVE_STATUSES),
+                            namespace=namespace, subject=subject)
+            if rc.community_weight > 0:
+                hits = _community(hits, groups, rc.community_weight)
+            if digest:
+                hits = _stand_for(hits, groups)
     # Unsupported insights after everything else; then score, then id (deterministic). Scores are
     # rounded so that float summation order can never swap two equal memories.
     for h in hits:
@@ -197,14 +201,13 @@ def _ranked(db: Database, cfg: Config, query: str, embedding: list[float] | None
     return hits
 
 
-def _community(db: Database, hits: list[dict[str, Any]], weight: float) -> list[dict[str, Any]]:
+def _community(hits: list[dict[str, Any]], groups: list[dict[str, Any]], weight: float) -> list[dict[str, Any]]:
     """Cluster-based smoothing (Kurland & Lee 2004; Liu & Croft 2004): each candidate gains
     `weight` x the summed score of its community's other candidates / the community's other
     members (a member that is not a candidate counts 0). A community is one namespace's, stored
     by the latest scan, so the prior never reads another namespace. Scores before the prior are
     what the sums read: the order candidates come in changes nothing."""
-    rows = db.run("retrieval/communities", ids=[h["memory"].id for h in hits])
-    of = {r["id"]: (r["community"], r["size"]) for r in rows}
+    of = {r["id"]: (r["community"], r["size"]) for r in groups if r["community"] is not None}
     total: dict[str, float] = {}
     for h in hits:
         if h["memory"].id in of:
@@ -221,22 +224,26 @@ def _community(db: Database, hits: list[dict[str, Any]], weight: float) -> list[
 STAND_FOR_EPS = 1e-6  # an insight ranks just above the best member it stands for
 
 
-def _stand_for(db: Database, hits: list[dict[str, Any]], namespace: str | None,
-               subject: str | None) -> list[dict[str, Any]]:
+def _stand_for(hits: list[dict[str, Any]], groups: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """One memory stands for many (issue 39): an insight that cites a candidate ranks where the best
     candidate it cites would (when that is above its own score), since its text states that
-    member's fact and its siblings'; the members it carries are then not shown again (`_group`)."""
+    member's fact and its siblings'; the members it carries are then not shown again (`_group`).
+    Each candidate also learns whether it cites anything (`derived`): only those carry members."""
     by_id = {h["memory"].id: h for h in hits}
-    ids = [i for i, h in by_id.items() if h["memory"].kind != "insight"]
-    for r in db.run("retrieval/citing_insights", ids=ids, live=list(LIVE_STATUSES), namespace=namespace,
-                    subject=subject):
-        best = max(by_id[m]["score"] for m in r["members"]) + STAND_FOR_EPS
-        h = by_id.get(r["insight"]["id"])
+    best: dict[str, float] = {}
+    heads: dict[str, dict[str, Any]] = {}
+    for r in groups:
+        by_id[r["id"]]["derived"] = r["derived"]
+        for insight in r["citing"]:
+            heads[insight["id"]] = insight
+            best[insight["id"]] = max(best.get(insight["id"], float("-inf")), by_id[r["id"]]["score"])
+    for iid in sorted(best):
+        h = by_id.get(iid)
         if h is None:
-            h = by_id[r["insight"]["id"]] = {"memory": Head.of(r["insight"]), "vector": None, "keyword": None,
-                                             "superseded": [], "score": 0.0}
-        if best > h["score"]:
-            h["score"] = best
+            h = by_id[iid] = {"memory": Head.of(heads[iid]), "vector": None, "keyword": None,
+                              "superseded": [], "score": 0.0, "derived": True}
+        if best[iid] + STAND_FOR_EPS > h["score"]:
+            h["score"] = best[iid] + STAND_FOR_EPS
     return list(by_id.values())
 
 
@@ -406,7 +413,9 @@ def _group(db: Database, ranked: list[dict[str, Any]], k: int, embedding: list[f
     live = list(LIVE_STATUSES)
     # "digest": every derived memory carries what it cites: an insight, and an approved profile's
     # statements (issue 39: profiles are recall), whatever their kind.
-    carriers = [h["memory"].id for h in ranked if digest or h["memory"].kind == "insight"]
+    # (`derived`, read by _stand_for in the hybrid ranking; unknown in the others: asked).
+    carriers = [h["memory"].id for h in ranked
+                if h["memory"].kind == "insight" or (digest and h.get("derived", True))]
     query = "retrieval/insight_cited" if digest else "retrieval/insight_members"
     members = {r["insight"]: r["members"] for r in
                db.run(query, ids=carriers, embedding=embedding, live=live)} if carriers else {}
