@@ -18,7 +18,8 @@ Figures, per question category, for the evaluated half, in each phase:
   facts are in the insight's text; docs/RETRIEVAL.md);
 - answer recall: the share of the gold answer's content words (LoCoMo's answer normalisation:
   lower case, no punctuation, no articles; a few function words left out) found in
-  `context(q, budget_words=150 | 300)`, the block an agent pastes;
+  `context(q, budget_words=150 | 300)`, the block an agent pastes (--budgets adds others: how
+  much of the answer a larger block would hold);
 - latency: retrieve(k=10) and context(300) with the query already embedded.
 
 Modes: vector and keyword (plain lists), the default (hybrid ranking, graph step, diversity,
@@ -36,7 +37,7 @@ Beside the results, `retrieval-reader-contexts.json` holds context(q, 300) of th
 phases for 120 evaluated questions (40 multi-hop, 40 temporal, 40 single-hop): what bench/reader.py
 gives a model to answer from (`reader_f1`).
 
-    .venv/bin/python bench/retrieval.py [--seed 9] [--uri bolt://...] [--no-grid]
+    .venv/bin/python bench/retrieval.py [--seed 9] [--uri bolt://...] [--no-grid] [--budgets 150,300]
     .venv/bin/python bench/retrieval.py --conversation conv-26 --no-grid --llm http://127.0.0.1:8080/v1
 
 Without --uri it uses the throwaway bench server (bench/server.py); with --uri (or $NEO4J_URI) it
@@ -72,7 +73,6 @@ DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "loco
 RESULTS = Path(__file__).resolve().parent / "results" / "retrieval.json"
 NOW = datetime(2026, 1, 15, 12, 0, tzinfo=timezone.utc)
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
-BUDGETS = (150, 300)
 MODES = {"vector": {"mode": "vector"}, "keyword": {"mode": "keyword"}}
 # The default with one step off: what each step adds (the fitted weights otherwise).
 ABLATIONS = {"no_keyword": {"keyword_weight": 0.0}, "no_graph": {"graph_weight": 0.0},
@@ -291,6 +291,8 @@ def main() -> None:
     ap.add_argument("--uri", default=os.environ.get("NEO4J_URI"), help="wipe and use this Neo4j (default: bench server)")
     ap.add_argument("--no-grid", dest="grid", action="store_false",
                     help="skip the validation by conversation (report the shipped settings only)")
+    ap.add_argument("--budgets", default="150,300", type=lambda v: tuple(int(x) for x in v.split(",")),
+                    help="context budgets (words) of the answer recall, comma-separated; must include 300")
     ap.add_argument("--conversation", help="only this dev conversation (e.g. conv-26)")
     ap.add_argument("--llm", metavar="BASE_URL", help="synthesize with this OpenAI-protocol endpoint (e.g. the local "
                     "llama.cpp server of ../shared/MODELS.md, http://127.0.0.1:8080/v1) instead of the offline "
@@ -366,7 +368,7 @@ def main() -> None:
                 report["insight_titles"] = [r["title"] for r in g.db.run_text(query("retrieval_insight_titles"))]
             fixed = {**MODES} if args.grid else {**MODES, "shipped": dict(shipped)}
             for name, settings in fixed.items():
-                rows[phase][name], r_ms, c_ms = run_rows(g, asked, settings, BUDGETS)
+                rows[phase][name], r_ms, c_ms = run_rows(g, asked, settings, args.budgets)
                 latency[phase][name] = {"retrieve_p50": percentile(r_ms, 0.5), "retrieve_p95": percentile(r_ms, 0.95),
                                         "context300_p50": percentile(c_ms, 0.5), "context300_p95": percentile(c_ms, 0.95),
                                         "n": len(r_ms)}
@@ -386,7 +388,7 @@ def main() -> None:
                     rows[phase][name] = rows[phase]["default"]
                     continue
                 pooled: list = [None] * len(asked)
-                budgets = BUDGETS if name == "default" else ABLATION_BUDGETS
+                budgets = args.budgets if name == "default" else ABLATION_BUDGETS
                 for held in convs:
                     idx = [i for i, q in enumerate(asked) if q["namespace"] == held]
                     got, r_ms, c_ms = run_rows(g, [asked[i] for i in idx], {**weights[held], **change}, budgets)
@@ -417,15 +419,16 @@ def main() -> None:
                                         "what": "context(q, 300) of the default (weights fitted without q's "
                                                 "conversation) for bench/reader.py", "phases": readers},
                                        indent=1) + "\n")
-    finish(report, rows, latency, asked, results)
+    finish(report, rows, latency, asked, results, args.budgets)
 
 
-def finish(report: dict, rows: dict, latency: dict, asked: list[dict], results: Path) -> None:
+def finish(report: dict, rows: dict, latency: dict, asked: list[dict], results: Path,
+           budgets: tuple[int, ...]) -> None:
     names = list(rows["before"])
     report["recall_at_10"] = {n: {ph: summarise(rows[ph][n], asked, "recall@10") for ph in ("before", "after")}
                               for n in names}
     report["answer_recall"] = {str(b): {n: {ph: summarise(rows[ph][n], asked, f"answer@{b}") for ph in ("before", "after")}
-                                        for n in names if f"answer@{b}" in rows["before"][n][0]} for b in BUDGETS}
+                                        for n in names if f"answer@{b}" in rows["before"][n][0]} for b in budgets}
     report["per_conversation_recall_at_10"] = {
         n: {ph: {c: summarise([r for r, q in zip(rows[ph][n], asked) if q["namespace"] == c],
                               [q for q in asked if q["namespace"] == c], "recall@10")
@@ -448,7 +451,7 @@ def finish(report: dict, rows: dict, latency: dict, asked: list[dict], results: 
     results.write_text(json.dumps(report, indent=2, default=str) + "\n")
     print(f"{len(asked)} asked; consolidation: {report.get('consolidation')}")
     head = ["overall", *CATEGORIES.values()]
-    for key, table in (("recall@10", r), ("answer recall @300", a), ("answer recall @150", report["answer_recall"]["150"])):
+    for key, table in (("recall@10", r), *((f"answer recall @{b}", report["answer_recall"][str(b)]) for b in budgets)):
         print(f"\n{key:20} {'phase':6} " + " ".join(f"{c:>11}" for c in head))
         for n in table:
             for ph in ("before", "after"):
