@@ -49,7 +49,6 @@ from graphcons.core.cypher import statements  # noqa: E402
 from graphcons.core.db import Database  # noqa: E402
 from graphcons.maintenance import vector_index  # noqa: E402
 from graphcons.store import dirty, neighbours  # noqa: E402
-from graphcons.core.config import WeightsConfig  # noqa: E402
 from graphcons.store.admission import admit, node_props, version_props  # noqa: E402
 from graphcons.api import Graphcons  # noqa: E402
 from graphcons.core.embedders.minilm import MiniLMEmbedder  # noqa: E402
@@ -85,7 +84,7 @@ def preload(g: Graphcons, base_vecs: np.ndarray, base_texts: list[str], start: i
             text = f"{base_texts[j]} (record {i})"
             mem = parse_input({"content": text, "subject": f"s{i % 500}", "source": f"src{i % 7}",
                                "id": f"pre-{i}"}, max_title=300, max_content=20000)
-            props = node_props(mem, content_hash(text), vec.tolist(), None, WeightsConfig())
+            props = node_props(mem, content_hash(text), vec.tolist(), None, g.config.weights)
             rows.append({"props": props, "version": version_props(props, props["admitted_at"])})
         g.db.run_text(query("preload"), rows=rows)
         print(f"  stored {min(stop, lo + batch):>7,}", end="\r", flush=True)
@@ -103,7 +102,7 @@ def legacy_admit(g: Graphcons, data: dict, vec: list[float]) -> None:
         raise AssertionError("bench texts are unique")
     if mem.id is not None:
         g.db.run("memory/existing_ids", ids=[mem.id])
-    props = node_props(mem, chash, vec, None, WeightsConfig())
+    props = node_props(mem, chash, vec, None, g.config.weights)
     with g.db.transaction() as tx:
         similar = neighbours.create(tx, g.config, props, version_props(props, props["admitted_at"]))
         dirty.mark(tx, mem.namespace, mem.subject, props["admitted_at"])

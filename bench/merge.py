@@ -60,7 +60,7 @@ from bench import plots, query  # noqa: E402
 from graphcons.core.memory import embedded_text  # noqa: E402
 from graphcons.store.admission import node_props  # noqa: E402
 from graphcons.api import Graphcons  # noqa: E402
-from graphcons.core.config import WeightsConfig, load_config  # noqa: E402
+from graphcons.core.config import load_config  # noqa: E402
 from graphcons.core.embedders.minilm import MiniLMEmbedder  # noqa: E402
 from graphcons.core.memory import content_hash, parse_input  # noqa: E402
 
@@ -173,7 +173,7 @@ def quality(g: Graphcons, name: str, pairs: list[tuple[str, str, bool]], embedde
             continue
         if i % 2 == 1:
             exact.append(False)
-        props = node_props(m, chash, v, None, WeightsConfig())
+        props = node_props(m, chash, v, None, g.config.weights)
         ids.append(props["id"])
         batch.append(props)
         if len(batch) >= 1000:
@@ -288,7 +288,7 @@ def write_store(g: Graphcons, store: dict) -> float:
         mem = parse_input({"content": store["contents"][i], "title": store["titles"][i],
                            "subject": f"subj-{int(store['subjects'][i]):05d}", "source": f"src-{i % 7}",
                            "created_at": CREATED, "id": f"b-{i:06d}"}, max_title=1000, max_content=10_000)
-        batch.append(node_props(mem, content_hash(mem.content), store["vecs"][i].tolist(), None, WeightsConfig()))
+        batch.append(node_props(mem, content_hash(mem.content), store["vecs"][i].tolist(), None, g.config.weights))
         if len(batch) == 1000 or i == n - 1:
             g.db.run_text(query("merge_load"), rows=batch)
             batch = []

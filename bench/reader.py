@@ -101,7 +101,8 @@ def main() -> None:
         res["reader_f1"] = figures(res["phases"])
         args.out.write_text(json.dumps(res, indent=1) + "\n")
         contexts = Path(res["contexts"])  # where it was written, else beside the results
-        copy_to_retrieval(res, json.loads((contexts if contexts.exists() else RESULTS / contexts.name).read_text()))
+        copy_to_retrieval(res, json.loads((contexts if contexts.exists() else RESULTS / contexts.name).read_text()),
+                          args.out)
         print(json.dumps(res["reader_f1"], indent=1))
         return
     from openai import OpenAI
@@ -141,17 +142,17 @@ def main() -> None:
             res["seconds"], res["uptime_after"] = round(time.perf_counter() - t0, 1), uptime()
             args.out.write_text(json.dumps(res, indent=1) + "\n")
             print(f"{phase} {q['id']} {q['category']}: {answer!r} (gold {q['answer']!r})", flush=True)
-    copy_to_retrieval(res, src)
+    copy_to_retrieval(res, src, args.out)
     print(json.dumps(res["reader_f1"], indent=1))
 
 
-def copy_to_retrieval(res: dict, src: dict) -> None:
+def copy_to_retrieval(res: dict, src: dict, out: Path) -> None:
     """reader_f1 beside the retrieval figures its contexts came from (the same bench run only)."""
     retrieval = RESULTS / src["results"]
     if retrieval.exists():
         data = json.loads(retrieval.read_text())
         if data.get("command") == src["command"]:
-            data["reader_f1"] = {**res["reader_f1"], "from": "reader.json"}
+            data["reader_f1"] = {**res["reader_f1"], "from": out.name}
             retrieval.write_text(json.dumps(data, indent=2, default=str) + "\n")
 
 

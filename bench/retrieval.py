@@ -56,6 +56,7 @@ import subprocess
 import sys
 import time
 from collections import defaultdict
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -174,12 +175,8 @@ def reader_contexts(g: Graphcons, questions: list[dict], weights: dict[str, dict
     """context(q, 300) of the default, with the weights fitted without q's conversation."""
     out = []
     for q in questions:
-        saved = configured(g, weights[q["namespace"]])
-        try:
+        with configured(g, weights[q["namespace"]]):
             ctx = g.context(q["question"], 300, namespace=q["namespace"], record=False)
-        finally:
-            for k, v in saved.items():
-                setattr(g.config.retrieval, k, v)
         out.append({"id": q["id"], "category": CATEGORIES[q["category"]], "question": q["question"],
                     "answer": q["answer"], "context": ctx.text, "words": ctx.words})
     return out
@@ -199,22 +196,23 @@ def percentile(values: list[float], p: float) -> float | None:
     return round(ordered[min(len(ordered) - 1, int(p * len(ordered)))], 2) if ordered else None
 
 
+@contextmanager
 def configured(g: Graphcons, settings: dict):
-    """Apply [retrieval] settings for one run; returns the previous values."""
+    """[retrieval] settings for one run (`mode` is retrieve's argument, not a setting); restored after."""
     rc = g.config.retrieval
     saved = {k: getattr(rc, k) for k in settings if hasattr(rc, k) and k != "mode"}
-    for k, v in saved.items():
+    for k in saved:
         setattr(rc, k, settings[k])
-    return saved
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            setattr(rc, k, v)
 
 
 def run_rows(g: Graphcons, questions: list[dict], settings: dict, budgets: tuple[int, ...]) -> tuple[list, list, list]:
-    saved = configured(g, settings)
-    try:
+    with configured(g, settings):
         out = [ask(g, q, settings, budgets) for q in questions]
-    finally:
-        for k, v in saved.items():
-            setattr(g.config.retrieval, k, v)
     return [r for r, _, _ in out], [m for _, m, _ in out], [c for _, _, c in out]
 
 
@@ -301,6 +299,8 @@ def main() -> None:
     ap.add_argument("--out", type=Path, help="where the JSON goes (default: bench/results/retrieval.json, "
                     "retrieval-llm.json with --llm)")
     args = ap.parse_args()
+    if 300 not in args.budgets:  # the targets and the reader read the 300-word context
+        ap.error("--budgets must include 300")
     results = args.out or (RESULTS.with_name("retrieval-llm.json") if args.llm else RESULTS)
     contexts_out = results.with_name(results.stem + "-reader-contexts.json")  # what bench/reader.py reads
     load_before = os.getloadavg()

@@ -30,6 +30,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench import merge as mbench, query  # noqa: E402
+from bench.retrieval import configured  # noqa: E402
 from bench.scale import coaccess_edges, similar_edges, write_edges  # noqa: E402
 from graphcons.api import Graphcons  # noqa: E402
 from graphcons.core.config import Config, Neo4jConfig  # noqa: E402
@@ -112,21 +113,15 @@ def main() -> None:
                     "default_issue28": ("retrieve", None, {"community_weight": 0.0, "insights": "group"}),
                     "context300": ("context", None, {}),
                     "context300_without_community": ("context", None, {"community_weight": 0.0})}
-        defaults = rc.model_dump()
 
         def call(kind: str, mode, settings: dict, text: str, subject) -> float:
-            for key, value in settings.items():
-                setattr(rc, key, value)
-            try:
+            with configured(g, settings):
                 t = time.perf_counter()
                 if kind == "context":
                     g.context(text, 300, namespace="default", subject=subject, record=False)
                 else:
                     g.retrieve(text, k=10, namespace="default", subject=subject, mode=mode, record=False)
                 return 1000 * (time.perf_counter() - t)
-            finally:
-                for key in settings:
-                    setattr(rc, key, defaults[key])
 
         results = {}
         names = list(variants)
