@@ -286,11 +286,10 @@ def ground(insight: Insight, themes: Themes | None, member_ids: list[str] | tupl
             f"({len(stripped)} unknown id(s) stripped, {len(context_hits)} context id(s) refused as support); "
             "rejected, nothing stored", stripped + context_hits)
     support_of = [support(c.statement, [texts.get(i, "") for i in c.member_ids]) for c in claims] if texts else []
-    # a fact its cited members do not hold is dropped (issue 40), like an unsupported statement
-    fact_support = [(f, s) for f in facts if texts
-                    for s in [support(f.statement, [texts.get(i, "") for i in f.member_ids])]
-                    if s.verdict != "unsupported"]
-    if texts:
+    fact_support = []
+    if texts:  # a fact its cited members do not hold is dropped (issue 40), like an unsupported statement
+        fact_support = [(f, s) for f in facts for s in [support(f.statement, [texts.get(i, "") for i in f.member_ids])]
+                        if s.verdict != "unsupported"]
         facts = [f for f, _ in fact_support]
     # A copy of one memory is not an insight (issue 40); a digest (issue 39) states several members'
     # facts, each in its member's words: it is a copy only when everything it says rests on one member.
