@@ -158,3 +158,19 @@ def test_gds_settings_are_checked_when_the_configuration_is_read(tmp_path):
         load_config(bad)
     assert "gds.session_memory" in str(err.value)
     assert Config().gds.backend == "plugin" and not Config().gds.client
+
+
+def test_a_total_summed_in_another_row_order_is_the_same_total():
+    """Cypher sums the projection's weights in arrival order; the two clients saw the rows in
+    different orders and differed in the last bit (CI). The projection's total, and the Leiden
+    resolution derived from it, must not."""
+    from graphcons.consolidation.communities import Leiden
+
+    weights = [0.1 * i + 1 / 3 for i in range(200)]
+    one, other = sum(weights), sum(reversed(weights))
+    assert one != other  # the float sums really differ
+    a = fusion.Projection("a", nodes=200, relationships=400, total_weight=one)
+    b = fusion.Projection("b", nodes=200, relationships=400, total_weight=other)
+    assert a.total_weight == b.total_weight
+    leiden = Leiden(density=0.5)
+    assert leiden.resolution(a) == leiden.resolution(b)

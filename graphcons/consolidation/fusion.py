@@ -52,6 +52,12 @@ class Projection:
     total_weight: float = 0.0  # sum of the fused weights, each undirected edge once
     edges: Edges | None = field(default=None, compare=False, repr=False)  # with project(with_edges=True)
 
+    def __post_init__(self) -> None:
+        # Cypher's sum() adds rows in the order they arrive, which differs between runs and
+        # clients, so the total's last bits do too (393.7684144285711 vs ...13); rounded, the
+        # same graph has one total and one Leiden resolution derived from it.
+        object.__setattr__(self, "total_weight", round(float(self.total_weight), 9))
+
     @property
     def mean_weighted_degree(self) -> float:
         return 2 * self.total_weight / self.nodes if self.nodes else 0.0
