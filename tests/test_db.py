@@ -309,3 +309,16 @@ def test_product_code_writes_only_through_the_retrying_path():
     users = sorted(str(p.relative_to(root)) for p in root.rglob("*.py")
                    if ".transaction()" in p.read_text() and p.name != "db.py")
     assert users == ["battery.py"]
+
+
+def test_reads_run_alongside_wait_for_the_calls_bookmarks_too(g):
+    """retrieve reads its vector and keyword lists at once (core.db.alongside): the worker thread's
+    read starts after the call's bookmarks as well, so a forged one is refused there too."""
+    from graphcons.core.db import alongside, call_bookmarks
+    from graphcons.core.errors import ValidationError
+
+    with call_bookmarks(("FB:forged",)):
+        with pytest.raises(ValidationError) as err:
+            alongside(lambda: g.db.run_text("RETURN 1 AS x"), lambda: "this thread")
+    assert err.value.field == "bookmark"
+    assert alongside(lambda: g.db.run_text("RETURN 1 AS x")[0]["x"], lambda: 2) == (1, 2)

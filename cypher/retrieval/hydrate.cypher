@@ -1,5 +1,13 @@
 // The memories a ranking finally shows, read once: the ranking itself moves only each hit's
 // head (id, kind, epistemic status), since reading every candidate's properties cost more than
 // the index lookups at 100k memories (issue 28). Embeddings never leave the database.
+// With $summarised (a grouped ranking), also the live insights that summarise each memory
+// (insight-aware results; SUMMARIZES not reverted), by id, in this same round trip.
 MATCH (m:Memory) WHERE m.id IN $ids
-RETURN m {.*, embedding: null} AS memory
+RETURN m {.*, embedding: null} AS memory,
+       CASE WHEN $summarised THEN
+         COLLECT { MATCH (i:Memory)-[r:SUMMARIZES]->(m)
+                   WHERE NOT coalesce(r.reverted, false) AND i.status IN $live
+                   WITH DISTINCT i ORDER BY i.id
+                   RETURN {id: i.id, title: i.title, epistemic_status: i.epistemic_status} }
+       ELSE [] END AS insights

@@ -8,6 +8,7 @@
 // ($namespace / $subject, null = any) come back, whatever namespace an edge reaches: an edge
 // never carries another namespace's memory into a result. Reverted links carry nothing. A
 // memory's spread is its strongest seed x edge (0..1 with weights <= 1).
+// One row holding the list: streaming a hundred records costs the driver more than the query.
 UNWIND $seeds AS seed
 MATCH (a:Memory {id: seed.id})
 CALL (a) {
@@ -34,8 +35,8 @@ WHERE hit IS NOT NULL AND hit.id <> seed.id
   AND ($namespace IS NULL OR hit.namespace = $namespace) AND ($subject IS NULL OR hit.subject = $subject)
 WITH hit, max(seed.weight * $kinds[kind] * strength) AS spread  // the strongest path, not a sum: a clique of
                                                                 // paraphrases must not outvote the query
-RETURN hit {.id, .kind, .epistemic_status} AS memory, spread,
-       CASE WHEN $embedding IS NULL OR hit.embedding IS NULL THEN null
-            ELSE vector.similarity.cosine($embedding, hit.embedding) * 2 - 1 END AS cosine
 ORDER BY spread DESC, hit.id
 LIMIT $limit
+RETURN collect({memory: hit {.id, .kind, .epistemic_status}, spread: spread,
+                cosine: CASE WHEN $embedding IS NULL OR hit.embedding IS NULL THEN null
+                             ELSE vector.similarity.cosine($embedding, hit.embedding) * 2 - 1 END}) AS rows

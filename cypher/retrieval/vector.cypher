@@ -1,7 +1,7 @@
 // Nearest memories to a query vector in a scope too large for the exact scan: the nearest
 // $candidates store-wide from the vector index, kept when inside the scope ($namespace
 // and/or $subject, null = any), re-scored exactly; the caller widens $candidates until k
-// rows come back. A deprecated hit is replaced by the live memory that SUPERSEDES it
+// hits come back. A deprecated hit is replaced by the live memory that SUPERSEDES it
 // (following the chain); reverted SUPERSEDES edges are ignored. Ties are broken by id.
 CALL db.index.vector.queryNodes('memory_embedding', $candidates, $embedding) YIELD node
 WHERE ($namespace IS NULL OR node.namespace = $namespace) AND ($subject IS NULL OR node.subject = $subject)
@@ -14,6 +14,8 @@ WITH node, cosine, head(collect(winner)) AS winner
 WITH coalesce(winner, node) AS hit, cosine, CASE WHEN winner IS NULL THEN null ELSE node.id END AS via
 WHERE hit.status IN $live
 WITH hit, max(cosine) AS cosine, collect(via) AS via
-RETURN hit {.id, .kind, .epistemic_status} AS memory, cosine, [v IN via WHERE v IS NOT NULL] AS superseded
 ORDER BY cosine DESC, hit.id
 LIMIT $k
+// One row holding the list: streaming a hundred records costs the driver more than the query (issue 39).
+RETURN collect({memory: hit {.id, .kind, .epistemic_status}, cosine: cosine,
+                superseded: [v IN via WHERE v IS NOT NULL]}) AS hits

@@ -24,6 +24,7 @@ import contextvars
 import logging
 import random
 import time
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, TypeVar
@@ -97,6 +98,23 @@ def call_bookmarks(given: tuple[str, ...] = ()) -> Iterator[CallBookmarks]:
 
 def writes_sent() -> bool:
     return _writes_sent.get()
+
+
+U = TypeVar("U")
+_ALONGSIDE = ThreadPoolExecutor(max_workers=8, thread_name_prefix="graphcons-alongside")
+
+
+def alongside(first: Callable[[], T], second: Callable[[], U]) -> tuple[T, U]:
+    """`first()` on a worker thread while `second()` runs on this one: two independent reads of
+    one call at once (retrieve's vector and keyword lists, each a round trip of its own). The
+    worker runs in a copy of this call's context, so it waits for the call's bookmarks and its
+    queries trace under the call's span. An error of either is raised, `first`'s before."""
+    pending = _ALONGSIDE.submit(contextvars.copy_context().run, first)
+    try:
+        other = second()
+    finally:
+        done = pending.result()  # never left running behind a failed `second`
+    return done, other
 
 
 class Database:
