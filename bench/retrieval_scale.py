@@ -68,7 +68,7 @@ def main() -> None:
     args = ap.parse_args()
     cfg = Config(neo4j=Neo4jConfig(uri=args.uri, password=os.environ.get("NEO4J_PASSWORD") or None))
     out: dict = {"benchmark": "retrieval_scale", "command": " ".join([".venv/bin/python bench/retrieval_scale.py"]
-                                                                   + [a for a in sys.argv[1:] if "://" not in a]),
+                                                                   + [a for a in sys.argv[1:] if "://" not in a and a != "--uri"]),
                  "at": utcnow().isoformat(timespec="seconds"), "n": args.n, "cores": os.cpu_count(),
                  "uptime_before": subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()}
     store = mbench.synthetic_store(args.n)
