@@ -3,6 +3,10 @@
 // and/or $subject, null = any), re-scored exactly; the caller widens $candidates until k
 // hits come back. A deprecated hit is replaced by the live memory that SUPERSEDES it
 // (following the chain); reverted SUPERSEDES edges are ignored. Ties are broken by id.
+// The index must be ONLINE now: db.awaitIndex with no wait fails at once when it is missing
+// (IndexNotFound) or being rebuilt (ProcedureTimedOut), where queryNodes would block until it is
+// online (28 s at 100k memories); the caller then scans the scope exactly (store.schema).
+CALL db.awaitIndex('memory_embedding', 0)
 CALL db.index.vector.queryNodes('memory_embedding', $candidates, $embedding) YIELD node
 WHERE ($namespace IS NULL OR node.namespace = $namespace) AND ($subject IS NULL OR node.subject = $subject)
 WITH node, vector.similarity.cosine($embedding, node.embedding) * 2 - 1 AS cosine

@@ -10,7 +10,8 @@ again from the stored embeddings. Dropping an index is schema, not data: no memo
 embedding is touched. Neo4j 5 allows one vector index per label and property, so there is no
 second index to switch to: until the new one is ONLINE its readers (retrieval's vector leg,
 SIMILAR choice in scopes over admission.exact_scope_max) scan their scope exactly instead
-(store.schema.vector_index_online), slower but never failing, and the merge pass leaves
+(store.schema.vector_index_online; retrieval's vector statement asks db.awaitIndex itself and
+falls back on store.schema.INDEX_NOT_ONLINE), slower but never failing, and the merge pass leaves
 blocks too large to compare exactly for its next run. `maintain` is the scheduled step (the
 `index` job): it rebuilds only when the probe has become `[jobs] index_slowdown_max` times
 slower than right after the last rebuild.

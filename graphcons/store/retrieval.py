@@ -43,6 +43,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from neo4j.exceptions import ClientError
 
 
 from graphcons.core.config import Config
@@ -376,18 +377,21 @@ def _vector(db: Database, cfg: Config, embedding: list[float], k: int, namespace
     exact = db.run("retrieval/vector_exact", exact_max=cfg.retrieval.exact_scope_max, **scope)[0]
     if exact["size"] <= cfg.retrieval.exact_scope_max:
         rows = exact["hits"]
-    elif not schema.vector_index_online(db):  # being rebuilt: the whole scope, exactly (slower, never failing)
-        rows = db.run("retrieval/vector_exact", exact_max=UNLIMITED, **scope)[0]["hits"]
     else:  # widen the index pool until the scope yields k (or the pool is the whole store)
         store = exact["store"]
         # 2k: headroom for the approximate index and a scope's share of it; the widening covers the
         # rest. At 100k the index answers 400 candidates in ~41 ms, 200 in ~28 ms (issue 28).
         pool = max(cfg.retrieval.index_pool, 2 * k)
-        while True:
-            rows = db.run("retrieval/vector", candidates=min(pool, store), **scope)[0]["hits"]
-            if len(rows) >= k or pool >= store:
-                break
-            pool *= 4
+        try:
+            while True:
+                rows = db.run("retrieval/vector", candidates=min(pool, store), **scope)[0]["hits"]
+                if len(rows) >= k or pool >= store:
+                    break
+                pool *= 4
+        except ClientError as exc:  # being rebuilt: the whole scope, exactly (slower, never failing)
+            if exc.code not in schema.INDEX_NOT_ONLINE:
+                raise
+            rows = db.run("retrieval/vector_exact", exact_max=UNLIMITED, **scope)[0]["hits"]
     return [{"memory": Head.of(r["memory"]), "vector": r["cosine"], "keyword": None,
              "superseded": list(r["superseded"])} for r in rows]
 

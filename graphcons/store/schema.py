@@ -24,6 +24,11 @@ KEYWORD_FIELDS = ["title", "content", "namespace", "subject"]  # cypher/schema/0
 INDEX_WAIT_S = 3600
 
 
+# What a statement that first asks `db.awaitIndex(VECTOR_INDEX, 0)` fails with when the index
+# cannot answer now: missing, or POPULATING while it is rebuilt (cypher/retrieval/vector.cypher).
+INDEX_NOT_ONLINE = ("Neo.ClientError.Schema.IndexNotFound", "Neo.ClientError.Procedure.ProcedureTimedOut")
+
+
 def vector_index_online(runner: Any) -> bool:
     """Whether the vector index can answer queries now (`runner`: a Database or a transaction).
     While it is rebuilt (maintenance.vector_index) it is missing or POPULATING; its readers then
