@@ -132,9 +132,9 @@ def retrieve(db: Database, cfg: Config, embedder: Embedder, query: str, k: int =
     embedding = embedder.embed_one(query) if mode != "keyword" else None
     pool = max(rc.hybrid_pool, k)  # independent of k up to hybrid_pool: top k is a prefix of top k + n
     ranked = _ranked(db, cfg, query, embedding, pool, namespace, subject, mode, digest=insights == "digest")
-    hits = (_hydrate(db, ranked[:k]) if insights == "plain" else
-            _hydrate(db, _group(db, ranked, k, embedding, rc.members_per_insight, digest=insights == "digest"),
-                     summarised=True))
+    shown = ranked[:k] if insights == "plain" else _group(db, ranked, k, embedding, rc.members_per_insight,
+                                                          digest=insights == "digest")
+    hits = _hydrate(db, shown, summarised=insights != "plain")
     recording = "off"
     if record and hits:
         ids = _shown_ids(hits)
@@ -466,7 +466,7 @@ def _hydrate(db: Database, hits: list[dict[str, Any]], *, summarised: bool = Fal
         return hits
     rows = db.run("retrieval/hydrate", ids=ids, summarised=summarised, live=list(LIVE_STATUSES))
     full = {r["memory"]["id"]: Memory.from_node(r["memory"]) for r in rows}
-    above = {r["memory"]["id"]: r["insights"] for r in rows}
+    above = {r["memory"]["id"]: r["insights"] for r in rows} if summarised else {}
     for h in hits:
         h["memory"] = full[h["memory"].id]
         if summarised and h["memory"].kind != "insight":
