@@ -7,6 +7,10 @@ when the server goes away and comes back (issue 30) without stopping the shared 
     cut_next_write_commit()    let the next write transaction's COMMIT through to Neo4j, then drop
                                the connection before the answer returns: a write that landed while
                                the client saw Neo4j go away (the driver raises IncompleteCommit)
+    stall_next_begin(times=1)  let the next BEGIN (each of the next `times`) through and forward nothing more on its connection,
+                               which stays open: a server that never answers (the driver gives up
+                               after the server's receive-timeout hint, which recv_timeout_s shortens
+                               in every HELLO answer so a test waits seconds, not Neo4j's 120 s)
 
 It reads just enough of the Bolt stream to find a BEGIN in read mode and a COMMIT; everything
 else passes through unchanged.
@@ -14,6 +18,7 @@ else passes through unchanged.
 
 from __future__ import annotations
 
+import re
 import socket
 import threading
 import time
@@ -21,11 +26,19 @@ import time
 BEGIN = b"\xb1\x11"  # a Bolt struct of one field, signature 0x11 (BEGIN {extra})
 READ_MODE = b"\x84mode\x81r"  # the extra map's "mode": "r" (absent for a write transaction)
 COMMIT = b"\x00\x02\xb0\x12\x00\x00"  # one chunk of 2 bytes: the field-less struct 0x12, then the end marker
+# HELLO's answer carries hints {"connection.recv_timeout_seconds": 120}: a 31-byte string (0xD0 0x1F),
+# then the value as a one-byte tiny int (0..127), so a new value keeps every chunk's length
+RECV_TIMEOUT_HINT = re.compile(rb"(\xd0\x1fconnection\.recv_timeout_seconds)[\x00-\x7f]")
 
 
 class BoltProxy:
-    def __init__(self, target_port: int, host: str = "127.0.0.1"):
+    def __init__(self, target_port: int, host: str = "127.0.0.1", recv_timeout_s: int | None = None):
         self.target = (host, target_port)
+        assert recv_timeout_s is None or 0 < recv_timeout_s < 128
+        self.recv_timeout_s = recv_timeout_s
+        self.hints_rewritten = 0  # HELLO answers whose receive-timeout hint was shortened
+        self._stalls_armed = 0
+        self.stalled = threading.Event()  # set once a BEGIN was let through and its answer withheld
         self._listener = socket.socket()
         self._listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self._listener.bind((host, 0))
@@ -63,6 +76,10 @@ class BoltProxy:
         self.cut.clear()
         self._armed = True
 
+    def stall_next_begin(self, times: int = 1) -> None:
+        self.stalled.clear()
+        self._stalls_armed = times
+
     def close(self) -> None:
         self.down()
 
@@ -97,12 +114,22 @@ class BoltProxy:
                 if from_client:
                     if BEGIN in data:
                         state["read"] = READ_MODE in data
+                        with self._lock:
+                            stall, self._stalls_armed = self._stalls_armed > 0, max(0, self._stalls_armed - 1)
+                        if stall:
+                            state["stall"] = True
+                            self.stalled.set()
                     if self._armed and COMMIT in data and not state["read"]:
                         self._armed, cut_here = False, True
                         state["mute"] = True  # the answer to this COMMIT is never forwarded
                         dst.sendall(data)
                         time.sleep(0.5)  # the server commits; its answer never reaches the client
                         break
+                elif state.get("stall"):
+                    continue  # the server answered; the client never hears it, the connection stays open
+                elif self.recv_timeout_s is not None:
+                    data, n = RECV_TIMEOUT_HINT.subn(lambda m: m.group(1) + bytes([self.recv_timeout_s]), data)
+                    self.hints_rewritten += n
                 if state.get("mute"):
                     break
                 dst.sendall(data)

@@ -12,6 +12,8 @@ Every transaction goes through `_transact` (issue 30, issue 33):
 - Neo4j unreachable fails within `[neo4j] unavailable_retry_s` plus one connection timeout
   as `ServerUnavailable`, whose public text names no address and says whether a write of
   this call may have landed;
+- a connection the server stopped answering (the driver's read timed out after the server's
+  receive-timeout hint) is one stuck connection, not an outage: retried once more on a fresh one;
 - one bookmark manager per Database, so every session of the process reads its own writes
   (on a single server too, where it costs nothing); a call may also bring bookmarks from
   elsewhere and take away its writes' (`call_bookmarks`: the HTTP API's Graphcons-Bookmark
@@ -221,7 +223,7 @@ class Database:
     def _transact(self, work: Callable[["Tx"], T], mode: str) -> T:
         """Run `work` in one transaction of `mode`, retrying transient failures: deadlocks for up to
         retry_s, a lost server for up to unavailable_retry_s. Each attempt is a fresh transaction."""
-        start, attempt = time.monotonic(), 0
+        start, attempt, stall_retried = time.monotonic(), 0, False
         while True:
             try:
                 result = self._attempt(work, mode)
@@ -243,7 +245,14 @@ class Database:
                     raise Busy(f"Neo4j rolled the transaction back ({exc.code}) after {attempt + 1} attempt(s); "
                                "nothing of it was written", maybe_written=writes_sent()) from exc
             except LOST as exc:
-                if not self._wait(start, attempt, self.cfg.unavailable_retry_s, exc):
+                if stalled(exc) and not stall_retried:
+                    # one stuck connection, not an outage (that refuses connections at once): the
+                    # wait already outlasted the budget, so one attempt more, on a fresh connection
+                    stall_retried = True
+                    log.warning("Neo4j did not answer within its receive timeout (%s); retrying once on a "
+                                "fresh connection", exc)
+                    metrics.retried("stalled")
+                elif not self._wait(start, attempt, self.cfg.unavailable_retry_s, exc):
                     metrics.NEO4J_UNAVAILABLE.inc()
                     raise self._unavailable(exc, maybe_written=writes_sent()) from exc
             except ConnectionAcquisitionTimeoutError as exc:  # every pooled connection stayed busy
@@ -293,6 +302,20 @@ class Database:
             if "Unknown function" in (exc.message or "") or "gds" in (exc.message or ""):
                 raise ServerUnavailable(GDS_HELP, public="Neo4j lacks the Graph Data Science plugin") from exc
             raise
+
+
+def stalled(exc: BaseException) -> bool:
+    """The driver gave up reading an established connection (no answer within the receive
+    timeout the server hinted at, 120 s by default): "Failed to read from defunct connection",
+    caused by a socket timeout. A refused or unreachable server fails in connecting instead."""
+    if not str(exc).startswith("Failed to read"):
+        return False
+    cause: BaseException | None = exc
+    while cause is not None:
+        if isinstance(cause, TimeoutError):
+            return True
+        cause = cause.__cause__ or cause.__context__
+    return False
 
 
 def failure_of(exc: ResultFailedError) -> Exception:
