@@ -464,17 +464,17 @@ def _hydrate(db: Database, hits: list[dict[str, Any]], *, summarised: bool = Fal
     ids = _shown_ids(hits)
     if not ids:
         return hits
-    rows = db.run("retrieval/hydrate", ids=ids, summarised=summarised, live=list(LIVE_STATUSES))
-    full = {r["memory"]["id"]: Memory.from_node(r["memory"]) for r in rows}
-    above = {r["memory"]["id"]: r["insights"] for r in rows} if summarised else {}
+    rows = {r["memory"]["id"]: r for r in db.run("retrieval/hydrate", ids=ids, summarised=summarised,
+                                                  live=list(LIVE_STATUSES))}
+    full = {i: Memory.from_node(r["memory"]) for i, r in rows.items()}
     for h in hits:
         h["memory"] = full[h["memory"].id]
         if summarised and h["memory"].kind != "insight":
-            h["insights"] = above[h["memory"].id]
+            h["insights"] = rows[h["memory"].id]["insights"]
         for m in h.get("members", []):
             m["memory"] = full[m["memory"].id]
             if summarised:
-                m["insights"] = above[m["memory"].id]
+                m["insights"] = rows[m["memory"].id]["insights"]
     return hits
 
 
