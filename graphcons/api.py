@@ -46,11 +46,12 @@ from graphcons.store import (
     history,
     importer,
     migrations,
-    retrieval,
     scopes,
     tokens,
 )
-from graphcons.store import context as context_mod
+from graphcons.recall import context as context_mod
+from graphcons.recall import retrieval
+from graphcons.recall.hits import Hit
 from graphcons.store import schema as store
 from graphcons.store.proposals import Decision
 
@@ -157,7 +158,7 @@ class Graphcons:
                                    subject=subject, mode=mode, record=record, session=session)
 
     def search(self, text: str, k: int = 10, *, namespace: str | None = None,
-               subject: str | None = None) -> list[dict[str, Any]]:
+               subject: str | None = None) -> list[Hit]:
         """Plain keyword search (full-text index, any text is a valid query); records nothing."""
         self._check_store()
         return retrieval.search_text(self.db, text, k, namespace=namespace, subject=subject)

@@ -2,7 +2,7 @@
 module reaches itself through a chain of imports (function-local imports included, so a cycle
 cannot hide inside a function). Pure AST; no server needed.
 
-    core <- store <- consolidation | maintenance <- review | jobs <- api, cli, service, mcp, integrations, viz, battery, scenarios
+    core <- store <- consolidation | maintenance | recall <- review | jobs <- api, cli, service, mcp, integrations, viz, battery, scenarios
 """
 
 from __future__ import annotations
@@ -14,9 +14,10 @@ PKG = Path(__file__).resolve().parent.parent / "graphcons"
 
 # Layer of each top-level part of the package; consolidation and maintenance share a floor
 # but do not import each other (they meet only in review and above).
-LAYERS = {"core": 0, "store": 1, "consolidation": 2, "maintenance": 2, "review": 3, "jobs": 3,
+LAYERS = {"core": 0, "store": 1, "consolidation": 2, "maintenance": 2, "recall": 2, "review": 3, "jobs": 3,
           "api": 4, "cli": 4, "service": 4, "mcp": 4, "integrations": 4, "viz": 4, "battery": 4, "scenarios": 4, "__init__": 5, "__main__": 5}
-SIBLINGS_APART = {frozenset({"consolidation", "maintenance"}), frozenset({"review", "jobs"})}
+SIBLINGS_APART = {frozenset({"consolidation", "maintenance"}), frozenset({"consolidation", "recall"}),
+                  frozenset({"maintenance", "recall"}), frozenset({"review", "jobs"})}
 
 
 def _module_name(path: Path) -> str:

@@ -1,5 +1,5 @@
 // Keyword search over title and content, live memories of the scope only ($namespace and/or
-// $subject, null = any). $text is the Lucene query graphcons.store.retrieval.keyword_query builds:
+// $subject, null = any). $text is the Lucene query graphcons.recall.lists.keyword_query builds:
 // the escaped user text (never query syntax) in title and content, and the scope as required
 // phrase clauses on the indexed namespace and subject (a superset: the filter below is exact).
 // The index is asked for its best $candidates matches only (the `limit` option), not

@@ -2,7 +2,7 @@
 // scope ($namespace and/or $subject, either may be null; each branch uses an index) and,
 // when it has at most $exact_max memories, its top $k by cosine against every memory of the
 // scope, so the scope's top-k is never crowded out by other scopes (a larger scope returns
-// no hits here: graphcons.store.retrieval then reads the vector index). A deprecated hit is
+// no hits here: graphcons.recall.lists then reads the vector index). A deprecated hit is
 // replaced by the live memory that SUPERSEDES it (following the chain); reverted SUPERSEDES
 // edges are ignored. Ties are broken by id.
 // Each branch tests its parameters before it matches: a test after the MATCH ran on every row

@@ -18,6 +18,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from graphcons.core.errors import ValidationError
+from graphcons.recall.hits import Hit
 from graphcons.cli.app import (
     JsonOpt,
     app,
@@ -223,15 +224,15 @@ def search(query: str, k: int = typer.Option(5, min=1, max=1000), namespace: Opt
     hybrid = mode == "hybrid"
     table = Table(SCORE_LABELS.get(mode, "score"), *(["cosine"] if hybrid else []), "id", "kind", "subject", "title")
     for h in hits:
-        m = h["memory"]
-        status = f" [{m.epistemic_status}{'; scoped exceptions' if h.get('exceptions') else ''}]" \
+        m = h.memory
+        status = f" [{m.epistemic_status}{'; scoped exceptions' if h.exceptions else ''}]" \
             if m.epistemic_status else ""
-        above = "".join(f"  (in {i['id']})" for i in h.get("insights", []))
-        cosine = [f"{h['vector']:.3f}" if h.get("vector") is not None else "-"] if hybrid else []
-        table.add_row(f"{h['score']:.4f}", *cosine, m.id, m.kind, m.subject, escape(m.title + status + above))
-        for sub in h.get("members", []):
-            table.add_row("", *([""] if hybrid else []), "  " + sub["memory"].id, sub["memory"].kind,
-                          sub["memory"].subject, "  " + escape(sub["memory"].title))
+        above = "".join(f"  (in {i['id']})" for i in h.insights or [])
+        cosine = [f"{h.vector:.3f}" if h.vector is not None else "-"] if hybrid else []
+        table.add_row(f"{h.score:.4f}", *cosine, m.id, m.kind, m.subject, escape(m.title + status + above))
+        for sub in h.members or []:
+            table.add_row("", *([""] if hybrid else []), "  " + sub.memory.id, sub.memory.kind,
+                          sub.memory.subject, "  " + escape(sub.memory.title))
     console.print(table)
     console.print(SCORE_NOTES.get(mode, ""), style="dim", markup=False, highlight=False)
 
@@ -239,21 +240,21 @@ def search(query: str, k: int = typer.Option(5, min=1, max=1000), namespace: Opt
 SCORE_LABELS = {"hybrid": "rank score", "vector": "cosine", "keyword": "keyword score"}
 SCORE_NOTES = {
     "hybrid": "rank score: the fused vector and keyword relevance plus the graph step, before the diversity step "
-              "(graphcons/store/retrieval.py); the list order is the ranking, so the score need not decrease, and "
+              "(graphcons/recall/rank.py); the list order is the ranking, so the score need not decrease, and "
               "it is not a similarity. cosine: the vector similarity (- = found by keyword only).",
     "vector": "cosine: the similarity of the query's and the memory's embeddings (1 = same direction).",
     "keyword": "keyword score: the full-text index's relevance (Lucene BM25), comparable within one search only.",
 }
 
 
-def _hit_json(h: dict) -> dict:
-    out = {"score": h["score"], "vector": h.get("vector"), "keyword": h.get("keyword"), **h["memory"].model_dump(mode="json")}
-    if "members" in h:
-        out["members"] = [{"relevance": s["relevance"], **s["memory"].model_dump(mode="json")} for s in h["members"]]
-    if "insights" in h:
-        out["summarised_by"] = h["insights"]
-    if "exceptions" in h:  # scoped exceptions travel with an insight (issue 13)
-        out["exceptions"] = h["exceptions"]
+def _hit_json(h: Hit) -> dict:
+    out = {"score": h.score, "vector": h.vector, "keyword": h.keyword, **h.memory.model_dump(mode="json")}
+    if h.members is not None:
+        out["members"] = [{"relevance": s.relevance, **s.memory.model_dump(mode="json")} for s in h.members]
+    if h.insights is not None:
+        out["summarised_by"] = h.insights
+    if h.exceptions is not None:  # scoped exceptions travel with an insight (issue 13)
+        out["exceptions"] = h.exceptions
     return out
 
 

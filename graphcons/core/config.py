@@ -133,7 +133,7 @@ GRAPH_KINDS = frozenset({"SIMILAR", "LINKED", "CO_ACCESSED", "SUMMARIZES", "SIBL
 
 
 class RetrievalConfig(Section):
-    """retrieve(): modes, scope and insight grouping (graphcons/store/retrieval.py)."""
+    """retrieve(): modes, scope and insight grouping (graphcons/recall/)."""
 
     mode: Literal["hybrid", "vector", "keyword"] = "hybrid"
     # Exact cosine over the namespace/subject scope up to this many memories; larger

@@ -40,7 +40,7 @@ class Local:
     def retrieve(self, query: str, k: int, namespace: str | None, subject: str | None) -> list[Hit]:
         k = min(k, self.g.config.service.max_k)
         hits = self.g.retrieve(query, k=k, namespace=namespace, subject=subject, record=False)
-        return [(h["memory"], h["score"]) for h in hits]
+        return [(h.memory, h.score) for h in hits]
 
     def members(self, namespace: str, subject: str | None, limit: int, offset: int) -> list[Memory]:
         return self.g.memories(namespace, subject=subject, limit=limit, offset=offset)

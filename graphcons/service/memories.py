@@ -163,7 +163,7 @@ def retrieve(body: m.RetrieveQuery, g: Graphcons = Depends(store), p: Principal 
     session = _session(p, body.session) if body.session is not None else None
     hits = g.retrieve(body.query, k=body.k, namespace=namespace, subject=body.subject, session=session,
                       record=record)
-    return m.Hits(hits=[m.Hit(**h) for h in hits if p.sees(h["memory"].namespace)], recording=hits.recording)
+    return m.Hits(hits=[m.Hit(**h.to_dict()) for h in hits if p.sees(h.memory.namespace)], recording=hits.recording)
 
 
 @router.post("/context", response_model=m.ContextOut)
@@ -200,4 +200,4 @@ def search(text: str = Query(min_length=1, max_length=2000), k: int = Query(10, 
     if k > g.config.service.max_k:
         raise ValidationError("k", f"must be at most {g.config.service.max_k}")
     hits = g.search(text, k=k, namespace=read_namespace(p, namespace))
-    return m.Hits(hits=[m.Hit(**h) for h in hits if p.sees(h["memory"].namespace)])
+    return m.Hits(hits=[m.Hit(**h.to_dict()) for h in hits if p.sees(h.memory.namespace)])

@@ -154,18 +154,3 @@ def view(runner: Any, insight_id: str) -> dict[str, Any] | None:
             for e in r["exceptions"] or []]
     return {"epistemic_status": r["status"], "scopes": json.loads(r["scopes"]) if r["scopes"] else [],
             "justifications": justs, "exceptions": excs}
-
-
-def annotate(db: Any, hits: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Retrieval's epistemic fields, in one place: each insight hit gets its `epistemic_status`
-    and scoped `exceptions`; unsupported insights move below everything else (stable order)."""
-    ids = [h["memory"].id for h in hits if h["memory"].kind == "insight"]
-    if not ids:
-        return hits
-    found = {r["id"]: r for r in db.run("justification/annotate", ids=ids)}
-    for h in hits:
-        r = found.get(h["memory"].id)
-        if r is not None:
-            h["epistemic_status"] = r["status"]
-            h["exceptions"] = json.loads(r["scopes"]) if r["scopes"] else []
-    return sorted(hits, key=lambda h: h.get("epistemic_status") == epistemics.UNSUPPORTED)

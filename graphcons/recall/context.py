@@ -26,7 +26,8 @@ from graphcons.core.db import Database
 from graphcons.core.embedders import Embedder
 from graphcons.core.errors import ValidationError
 from graphcons.core.time import day
-from graphcons.store.retrieval import retrieve
+from graphcons.recall.hits import InsightMode
+from graphcons.recall.retrieval import retrieve
 
 MAX_BUDGET = 5000
 POOL = 40  # hits read to fill a budget: more than any 300-word context holds
@@ -67,9 +68,9 @@ def context(db: Database, cfg: Config, embedder: Embedder, query: str, budget_wo
     # memory's restatements into its line, lost answer words on the dev conversations (restatements
     # at cosine 0.8 still differ in detail; docs/RETRIEVAL.md): a line is one memory's own text.
     hits = retrieve(db, cfg, embedder, query, k=POOL, namespace=namespace, subject=subject, mode=mode,
-                    insights="plain", record=record, session=session)
-    rank = {h["memory"].id: n for n, h in enumerate(hits)}
-    insight_ids = [h["memory"].id for h in hits if h["memory"].kind == "insight"]
+                    insights=InsightMode.PLAIN, record=record, session=session)
+    rank = {h.memory.id: n for n, h in enumerate(hits)}
+    insight_ids = [h.memory.id for h in hits if h.memory.kind == "insight"]
     digests = {r["id"]: json.loads(r["insight"]) for r in db.run("retrieval/insight_facts", ids=insight_ids)} \
         if insight_ids else {}
     lines: list[dict[str, Any]] = []
@@ -89,7 +90,7 @@ def context(db: Database, cfg: Config, embedder: Embedder, query: str, budget_wo
         return True
 
     for h in hits:
-        mem = h["memory"]
+        mem = h.memory
         if mem.id in shown_ids:
             continue
         if mem.kind == "insight":

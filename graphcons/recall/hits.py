@@ -1,0 +1,136 @@
+"""What retrieval shows, typed (issue 46): a `Hit` is one memory shown for a query, with its score,
+the scores that brought it there and, for an insight (or another derived memory), the members it
+carries. Ranking works on mutable `Candidate`s; what leaves `retrieve` is frozen.
+
+A hit reads like the dict it used to be (`hit["memory"]`, `hit.get("members")`, `"insights" in
+hit`): callers written against the dict keep working. `to_dict()` is its one wire shape: the
+optional parts appear only when they say something, as before.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from enum import StrEnum
+from typing import Any, ClassVar
+
+from graphcons.core.memory import LIVE_STATUSES, Memory
+
+LIVE = list(LIVE_STATUSES)  # the statuses a query may show, as the list Cypher takes
+
+
+class Mode(StrEnum):
+    """How candidates are found: both lists fused with the graph step, or one list alone."""
+
+    HYBRID = "hybrid"
+    VECTOR = "vector"
+    KEYWORD = "keyword"
+
+
+class InsightMode(StrEnum):
+    """How insights are shown: one insight stands for the members it cites ("digest"), members
+    nested under it ("group"), or every memory in its own place ("plain")."""
+
+    DIGEST = "digest"
+    GROUP = "group"
+    PLAIN = "plain"
+
+
+@dataclass(frozen=True, slots=True)
+class Head:
+    """What ranking needs of a candidate; the shown hits are read in full once (hydration)."""
+
+    id: str
+    kind: str | None = None
+    epistemic_status: str | None = None
+
+    @classmethod
+    def of(cls, props: dict[str, Any]) -> "Head":
+        return cls(props["id"], props.get("kind"), props.get("epistemic_status"))
+
+
+class _Readable:
+    """Dict-style reading of a typed record: a field that is None is absent, except the fields in
+    `ALWAYS`, which are part of the shape even when None (as they were in the dict)."""
+
+    __slots__ = ()
+    ALWAYS: ClassVar[tuple[str, ...]] = ()
+
+    def keys(self) -> list[str]:
+        return [f.name for f in fields(self)  # type: ignore[arg-type]
+                if f.name in self.ALWAYS or getattr(self, f.name) is not None]
+
+    def __getitem__(self, key: str) -> Any:
+        if not isinstance(key, str) or key not in self.keys():
+            raise KeyError(key)
+        return getattr(self, key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return getattr(self, key) if isinstance(key, str) and key in self.keys() else default
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and key in self.keys()
+
+    def to_dict(self) -> dict[str, Any]:
+        """The wire shape: every field that says something (carried members as dicts too)."""
+        return {k: [x.to_dict() for x in v] if k == "members" else v
+                for k in self.keys() for v in (getattr(self, k),)}
+
+
+@dataclass(frozen=True, slots=True)
+class Member(_Readable):
+    """A member an insight hit carries: its memory, how well it matches the query, and (grouped
+    rankings) the live insights that summarise it."""
+
+    ALWAYS: ClassVar[tuple[str, ...]] = ("memory", "relevance")
+    memory: Memory
+    relevance: float | None = None
+    insights: list[dict[str, Any]] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Hit(_Readable):
+    """One memory shown. `score` is its relevance before the diversity step (the list order is the
+    ranking); `vector` / `keyword` / `graph` / `community` are the parts that made it; `superseded`
+    the deprecated memories a hit on which landed here; `derived` whether it cites memories;
+    `members` what an insight hit carries; `insights` the live insights summarising a plain hit;
+    `epistemic_status` / `exceptions` an insight's standing."""
+
+    ALWAYS: ClassVar[tuple[str, ...]] = ("memory", "score", "superseded", "vector", "keyword")
+    memory: Memory
+    score: float
+    superseded: list[str] = field(default_factory=list)
+    vector: float | None = None
+    keyword: float | None = None
+    graph: float | None = None
+    community: float | None = None
+    derived: bool | None = None
+    members: list[Member] | None = None
+    insights: list[dict[str, Any]] | None = None
+    epistemic_status: str | None = None
+    exceptions: list[Any] | None = None
+
+
+@dataclass(slots=True)
+class Candidate:
+    """A memory while it is being ranked: scores are added step by step, then it becomes a Hit."""
+
+    memory: Head | Memory
+    score: float = 0.0
+    vector: float | None = None
+    keyword: float | None = None
+    superseded: list[str] = field(default_factory=list)
+    graph: float | None = None
+    community: float | None = None
+    derived: bool | None = None
+    members: list[tuple[str, float | None]] | None = None  # (id, relevance) of what an insight carries
+
+    @property
+    def id(self) -> str:
+        return self.memory.id
+
+
+class Hits(list):
+    """retrieve()'s ranked hits (a plain list of `Hit`) that also say what became of their co-access
+    recording: "recorded", "off" (record=False or no hits) or "skipped: <why>" (issue 30)."""
+
+    recording: str = "off"

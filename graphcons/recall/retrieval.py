@@ -1,0 +1,175 @@
+"""Retrieval: the memories that answer a query, within a scope, in a reproducible order.
+
+Modes (config `retrieval.mode`, or `mode=`; `hits.Mode`): hybrid (default), vector, keyword; the
+lists are read in `lists`, fused and ordered in `rank`. Candidate pool: each list contributes its
+top max(hybrid_pool, k), so for every k up to `hybrid_pool` the top k is the prefix of the top
+k + n (no score depends on k).
+
+Insights (`retrieval.insights`; `hits.InsightMode`): "digest" (default, issue 39): one memory
+stands for many. An insight whose digest cites a candidate ranks where the best candidate it cites
+would (hybrid mode), it is one of k, and it carries every member it cites (their facts are in its
+text) as `members`, most relevant to the query first; those members are not shown again. "group"
+lists, under each insight hit, up to `members_per_insight` of the members it SUMMARIZES, each
+counted in k. In both, a member hit shows the insights that summarise it. "plain" turns this off.
+An insight whose epistemic_status is "unsupported" ranks below every other hit.
+
+Deprecated memories are never returned themselves: a hit on one lands on the memory that
+SUPERSEDES it. Using results records co-access (record=True, not in `search_text`).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import uuid
+from dataclasses import replace
+from typing import Any
+
+from graphcons.core.config import Config
+from graphcons.core.db import Database
+from graphcons.core.embedders import Embedder
+from graphcons.core.epistemics import UNSUPPORTED
+from graphcons.core.errors import ServerUnavailable, ValidationError
+from graphcons.core.inputs import is_blank
+from graphcons.core.memory import Memory
+from graphcons.recall import lists
+from graphcons.recall.hits import LIVE, Candidate, Hit, Hits, InsightMode, Member, Mode
+from graphcons.recall.rank import ranked
+from graphcons.store.coaccess import record_access
+
+log = logging.getLogger("graphcons.retrieval")
+
+MAX_K = 1000  # the facade's bound; the HTTP service's `[service] max_k` may be lower
+
+
+def retrieve(db: Database, cfg: Config, embedder: Embedder, query: str, k: int = 5, *,
+             namespace: str | None = None, subject: str | None = None, session: str | None = None,
+             record: bool = True, mode: str | None = None, insights: str | None = None) -> Hits:
+    """Ranked `Hit`s (members / insights when grouped).
+
+    The search reads in read transactions; recording the use is a separate write, retried on
+    deadlocks. A recording that still fails does not cost the caller its hits: they come back
+    with `recording` saying it was skipped."""
+    rc = cfg.retrieval
+    mode, insights = _check(query, k, namespace, subject, mode or rc.mode, insights or rc.insights)
+    embedding = embedder.embed_one(query) if mode != Mode.KEYWORD else None
+    pool = max(rc.hybrid_pool, k)  # independent of k up to hybrid_pool: top k is a prefix of top k + n
+    order = ranked(db, cfg, query, embedding, pool, namespace, subject, mode, digest=insights == InsightMode.DIGEST)
+    shown = order[:k] if insights == InsightMode.PLAIN else _group(db, order, k, embedding, rc.members_per_insight,
+                                                                   digest=insights == InsightMode.DIGEST)
+    hits = _hydrate(db, shown, summarised=insights != InsightMode.PLAIN)
+    recording = "off"
+    if record and hits:
+        try:
+            record_access(db, cfg, session or f"retrieve-{uuid.uuid4().hex[:12]}", shown_ids(hits))
+            recording = "recorded"
+        except ServerUnavailable as exc:  # deadlocked past every retry, or Neo4j lost mid-call
+            log.warning("retrieve: co-access recording skipped: %s", exc)
+            recording = f"skipped: {exc.public}"
+    out = Hits(_annotate(db, hits))  # epistemic status and scoped exceptions travel with each insight
+    out.recording = recording
+    return out
+
+
+def search_text(db: Database, text: str, k: int = 10, *, namespace: str | None = None,
+                subject: str | None = None) -> list[Hit]:
+    """Plain keyword search; records nothing."""
+    _check(text, k, namespace, subject, Mode.KEYWORD, InsightMode.PLAIN, field="text")
+    hits = _hydrate(db, lists.keyword(db, text, k, namespace, subject))
+    return _annotate(db, [Hit(h.memory, h.keyword, keyword=h.keyword) for h in hits])
+
+
+def _check(query: Any, k: Any, namespace: Any, subject: Any, mode: Any, insights: Any, *,
+           field: str = "query") -> tuple[Mode, InsightMode]:
+    if not isinstance(query, str) or is_blank(query):  # "\u200b" would be answered with arbitrary hits
+        raise ValidationError(field, "must be a non-empty string with a visible character")
+    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
+        raise ValidationError("k", f"must be an integer between 1 and {MAX_K}")
+    for name, value in (("namespace", namespace), ("subject", subject)):
+        if value is not None and (not isinstance(value, str) or not value.strip()):
+            raise ValidationError(name, "must be a non-empty string or None")
+    if mode not in set(Mode):
+        raise ValidationError("mode", f"must be one of {', '.join(Mode)}")
+    if insights not in set(InsightMode):
+        raise ValidationError("insights", f"must be one of {', '.join(InsightMode)}")
+    return Mode(mode), InsightMode(insights)
+
+
+def _group(db: Database, order: list[Candidate], k: int, embedding: list[float] | None,
+           per_insight: int, *, digest: bool = False) -> list[Candidate]:
+    """Walk the ranking. "group": each memory shown (insight, nested member or plain hit) takes one
+    of k. "digest": an insight takes one of k and carries every member it cites (their facts are
+    in its text) as its provenance; a member it carries is not shown again."""
+    # "digest": every derived memory carries what it cites: an insight, and an approved profile's
+    # statements (issue 39: profiles are recall), whatever their kind.
+    # (`derived`, read by rank.stand_for in the hybrid ranking; unknown in the others: asked).
+    carriers = [h.id for h in order if h.memory.kind == "insight" or (digest and h.derived is not False)]
+    query = "retrieval/insight_cited" if digest else "retrieval/insight_members"
+    members = {r["insight"]: r["members"] for r in
+               db.run(query, ids=carriers, embedding=embedding, live=LIVE)} if carriers else {}
+    out: list[Candidate] = []
+    shown: set[str] = set()
+    used = 0
+    for h in order:
+        if used >= k:
+            break
+        if h.id in shown:
+            continue
+        shown.add(h.id)
+        used += 1
+        if h.memory.kind == "insight" or h.id in members:
+            nested = []
+            for m in members.get(h.id, []):
+                if not digest and (len(nested) >= per_insight or used >= k):
+                    break
+                if m["memory"]["id"] in shown:
+                    continue
+                nested.append((m["memory"]["id"], m["relevance"]))  # read in full by _hydrate
+                shown.add(m["memory"]["id"])
+                used += 0 if digest else 1
+            h.members = nested
+        out.append(h)
+    return out  # `_hydrate(..., summarised=True)` adds each plain hit's and member's insights
+
+
+def _hydrate(db: Database, hits: list[Candidate], *, summarised: bool = False) -> list[Hit]:
+    """The shown hits (and their nested members) as `Hit`s with their memories read in full, in one
+    query; with `summarised` (grouped rankings) also the live insights that summarise each plain
+    hit and member (`insights`), in the same round trip."""
+    ids = [h.id for h in hits] + [mid for h in hits for mid, _ in h.members or []]
+    if not ids:
+        return []
+    rows = {r["memory"]["id"]: r for r in db.run("retrieval/hydrate", ids=ids, summarised=summarised, live=LIVE)}
+    full = {i: Memory.from_node(r["memory"]) for i, r in rows.items()}
+
+    def insights_of(mid: str) -> list[dict[str, Any]] | None:
+        return rows[mid]["insights"] if summarised else None
+
+    out = []
+    for h in hits:
+        members = None if h.members is None else [
+            Member(full[mid], relevance, insights_of(mid)) for mid, relevance in h.members]
+        mem = full[h.id]
+        out.append(Hit(mem, h.score, superseded=h.superseded, vector=h.vector, keyword=h.keyword, graph=h.graph,
+                       community=h.community, derived=h.derived, members=members,
+                       insights=insights_of(h.id) if mem.kind != "insight" else None))
+    return out
+
+
+def _annotate(db: Database, hits: list[Hit]) -> list[Hit]:
+    """Retrieval's epistemic fields, in one place: each insight hit gets its `epistemic_status`
+    and scoped `exceptions`; unsupported insights move below everything else (stable order)."""
+    ids = [h.memory.id for h in hits if h.memory.kind == "insight"]
+    if not ids:
+        return hits
+    found = {r["id"]: r for r in db.run("justification/annotate", ids=ids)}
+    out = [h if h.memory.id not in found else
+           replace(h, epistemic_status=found[h.memory.id]["status"],
+                   exceptions=json.loads(found[h.memory.id]["scopes"]) if found[h.memory.id]["scopes"] else [])
+           for h in hits]
+    return sorted(out, key=lambda h: h.epistemic_status == UNSUPPORTED)
+
+
+def shown_ids(hits: list[Hit]) -> list[str]:
+    """Every memory a result shows: the hits, then the members nested under insight hits."""
+    return [h.memory.id for h in hits] + [m.memory.id for h in hits for m in h.members or []]

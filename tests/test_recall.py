@@ -1,0 +1,76 @@
+"""Recall's typed hit (issue 46) and the queries it refuses (issue 50 item 9), as a caller sees them:
+the Python API, the HTTP API and the MCP server."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from service_helpers import Server, counts
+
+from graphcons.core.errors import ValidationError
+from graphcons.recall.hits import Hit, InsightMode, Member, Mode
+
+INVISIBLE = ["\u200b", "\u200b\u200d \ufeff", "\u2060\t"]
+
+
+def _incidents(g):
+    for i, text in enumerate(["Checkout returned 503 after deploy 4.1.", "Checkout returned 503 after deploy 4.2.",
+                              "Checkout returned 503 after deploy 4.3.", "The payments pool ran dry after deploy 7."]):
+        g.add({"id": f"c-{i}", "content": text, "subject": "checkout", "namespace": "team"})
+
+
+def test_a_hit_is_typed_and_reads_like_the_dict_it_was(g):
+    _incidents(g)
+    hits = g.retrieve("checkout 503 after deploy", k=3, namespace="team", record=False)
+    assert hits and all(isinstance(h, Hit) for h in hits)
+    h = hits[0]
+    assert h["memory"] is h.memory and h["score"] == h.score and h.get("members") is None and "members" not in h
+    wire = h.to_dict()
+    assert set(wire) >= {"memory", "score", "vector", "keyword", "superseded"}
+    assert json.loads(json.dumps({k: v for k, v in wire.items() if k != "memory"}))  # the rest is plain JSON
+    with pytest.raises(KeyError):
+        h["members"]
+    with pytest.raises(AttributeError):  # frozen: a caller cannot reorder or rescore what retrieve ranked
+        h.score = 2.0
+    # every mode and insight mode is an enum value, and nothing else is accepted
+    for mode in Mode:
+        assert g.retrieve("checkout", k=2, namespace="team", mode=mode.value, record=False)
+    for insights in InsightMode:
+        assert g.retrieve("checkout", k=2, namespace="team", insights=insights.value, record=False) is not None
+    with pytest.raises(ValidationError) as err:
+        g.retrieve("checkout", k=2, mode="fuzzy")
+    assert err.value.field == "mode" and "hybrid" in str(err.value)
+
+
+def test_an_insight_hit_carries_typed_members():
+    from graphcons.core.memory import Memory
+    m = Memory.model_construct(id="a", content="x")
+    hit = Hit(m, 1.0, members=[Member(m, 0.5)])
+    assert hit["members"][0]["relevance"] == 0.5
+    assert hit.to_dict()["members"] == [{"memory": m, "relevance": 0.5}]
+
+
+@pytest.mark.parametrize("query", INVISIBLE)
+def test_an_invisible_query_is_refused_by_the_facade(g, query):
+    _incidents(g)
+    before = counts(g)
+    for call in (lambda: g.retrieve(query, k=3), lambda: g.context(query, 100), lambda: g.search(query)):
+        with pytest.raises(ValidationError) as err:
+            call()
+        assert err.value.field in ("query", "text") and "visible" in str(err.value)
+    assert counts(g) == before  # no co-access recorded for a refused query
+
+
+def test_an_invisible_query_is_refused_naming_the_field_over_http(g, config, embedder):
+    _incidents(g)
+    token, _ = g.create_token("writer-1", ["team"], "writer")
+    before = counts(g)
+    with Server(config, embedder) as srv, srv.client(token) as c:
+        for path, body in (("/v1/retrieve", {"query": "\u200b", "k": 3}), ("/v1/context", {"query": "\u200b"})):
+            r = c.post(path, json=body)
+            assert r.status_code == 400, r.text  # refused by the input policy (docs/HTTP-POLICY.md), naming the field
+            assert r.json()["field"] == "query" and "visible" in r.json()["message"]
+        r = c.get("/v1/search", params={"text": "\u200b"})
+        assert r.status_code == 400 and r.json()["field"] == "text"
+    assert counts(g) == before
