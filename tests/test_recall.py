@@ -74,3 +74,15 @@ def test_an_invisible_query_is_refused_naming_the_field_over_http(g, config, emb
         r = c.get("/v1/search", params={"text": "\u200b"})
         assert r.status_code == 400 and r.json()["field"] == "text"
     assert counts(g) == before
+
+
+def test_a_context_line_names_the_day_a_relative_expression_means(g):
+    """Issue 47: "last Saturday", said on 25 May 2023, is shown with the day it names; the budget holds."""
+    g.add({"id": "race", "content": "Melanie ran a charity race last Saturday.", "subject": "melanie",
+           "namespace": "team", "created_at": "2023-05-25T14:00:00+00:00"})
+    g.add({"id": "plan", "content": "Melanie plans a camping trip with her kids.", "subject": "melanie",
+           "namespace": "team", "created_at": "2023-05-25T14:05:00+00:00"})
+    ctx = g.context("When did Melanie run the charity race?", 30, namespace="team", record=False)
+    line = next(x for x in ctx.lines if x["ids"] == ["race"])
+    assert "last Saturday [20 May 2023]" in line["text"] and line["text"].startswith("[25 May 2023]")
+    assert ctx.words <= 30

@@ -30,6 +30,8 @@ import re
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
+from graphcons.core.time import day as _day
+
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
           "november", "december")
@@ -86,10 +88,6 @@ class EventTime:
     def to_dict(self) -> dict[str, str]:
         return {"expression": self.expression, "start": self.start.isoformat(), "end": self.end.isoformat(),
                 "granularity": self.granularity}
-
-
-def _day(d: date) -> str:
-    return f"{d.day} {MONTHS[d.month - 1].capitalize()} {d.year}"
 
 
 def resolve(text: str, said_at: datetime | date) -> list[EventTime]:

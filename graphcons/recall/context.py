@@ -6,6 +6,8 @@ agent puts into its prompt, built from `retrieve`'s ranking.
   so the block is never over the budget.
 - Every line carries its date (the memory's `created_at`, which a caller sets to when the event
   happened) and its id, so an agent can cite it (`lines[].ids` lists every memory a line rests on).
+  A relative time expression is followed by the day it names, resolved against that date
+  ("ran a race last Saturday [20 May 2023]"; core/eventtime, issue 47): what no ranking can add.
 - An insight is shown as its id and the facts of its digest most relevant to the query (those
   whose members rank best), each with its date and its first member's id.
 - No fact twice: a member whose fact an insight line showed is not shown again, nor a text
@@ -19,12 +21,14 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from graphcons.core.config import Config
 from graphcons.core.db import Database
 from graphcons.core.embedders import Embedder
 from graphcons.core.errors import ValidationError
+from graphcons.core.eventtime import annotate
 from graphcons.core.time import day
 from graphcons.recall.hits import InsightMode
 from graphcons.recall.retrieval import retrieve
@@ -111,11 +115,14 @@ def context(db: Database, cfg: Config, embedder: Embedder, query: str, budget_wo
         if text.casefold() in shown_texts:
             continue
         date = day(mem.created_at)
-        put(f"[{date}] {text} ({mem.id})", [mem.id], mem.kind, date)
+        put(f"[{date}] {annotate(text, mem.created_at)} ({mem.id})", [mem.id], mem.kind, date)
     return Context(text="\n".join(line["text"] for line in lines), words=words, budget_words=budget_words,
                    lines=lines)
 
 
 def _fact_text(fact: dict[str, Any]) -> str:
-    when = f"[{fact['when']}] " if fact.get("when") else ""
-    return f"- {when}{_flat(fact.get('statement', ''))} ({fact['member_ids'][0]})"
+    statement = _flat(fact.get("statement", ""))
+    if not fact.get("when"):
+        return f"- {statement} ({fact['member_ids'][0]})"
+    said = datetime.strptime(fact["when"], "%d %B %Y")  # core.time.day's form: the day its member was said
+    return f"- [{fact['when']}] {annotate(statement, said)} ({fact['member_ids'][0]})"
