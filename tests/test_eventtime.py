@@ -84,3 +84,26 @@ def test_an_aware_datetime_resolves_on_its_own_day_and_annotate_keeps_every_word
                                     "next month [June 2023].")
     assert annotate("Met on 8 May, 2023.", said) == "Met on 8 May, 2023."  # an absolute date needs no help
     assert [e.to_dict()["granularity"] for e in resolve(text, said)] == ["day", "month"]
+
+
+def test_admission_and_edits_store_event_times_and_the_job_back_fills_older_memories(g):
+    said = "2023-05-25T14:00:00+00:00"
+    m = g.add({"id": "race", "content": "Ran a charity race last Saturday.", "subject": "mel", "created_at": said})
+    plain = g.add({"id": "plain", "content": "Likes pottery.", "subject": "mel", "created_at": said})
+    got = g.get("race")
+    assert got.event_times == [{"expression": "last Saturday", "start": "2023-05-20", "end": "2023-05-20",
+                                "granularity": "day"}]
+    assert (got.event_start, got.event_end) == ("2023-05-20", "2023-05-20")
+    assert g.get("plain").event_times is None and m and plain
+    g.edit("race", content="Ran a charity race last month.")
+    assert g.get("race").event_times[0]["start"] == "2023-04-01"  # its event times follow its text
+    # a store written before issue 47: nothing read yet (test setup only: graphcons writes these itself)
+    g.db.run_text("MATCH (m:Memory) REMOVE m.event_times, m.event_start, m.event_end, m.event_resolver")
+    assert g.get("race").event_times is None
+    first = g.run_job("event_time")
+    assert first.status == "ok" and first.counts["read"] == 2 and first.counts["with_times"] == 1
+    assert g.get("race").event_end == "2023-04-30"
+    audits = g.db.run_text("MATCH (a:Audit {op: 'event_time'}) RETURN a.targets AS targets")
+    assert sorted(audits[0]["targets"]) == ["plain", "race"]
+    again = g.run_job("event_time")  # idempotent: nothing left to read
+    assert again.status == "ok" and again.counts["read"] == 0

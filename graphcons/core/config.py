@@ -468,6 +468,9 @@ class JobsConfig(Section):
     deprecate: JobConfig = _job("0 4 */2 * *")  # every other day (cron has no "every 48 h")
     reflect: JobConfig = _job("45 4 * * 0")  # seed 004: weekly, Sunday 04:45; reflects only with [reflection] enabled
     index: JobConfig = _job("50 4 * * *")  # vector index health: probe, rebuild when slow (issue 15)
+    # event times of memories admitted before the resolver (issue 47): due at once on a store that never ran it,
+    # then weekly (admission and edits store their own)
+    event_time: JobConfig = _job("10 5 * * 0")
     index_slowdown_max: float = Field(default=3.0, gt=1)  # index job: rebuild when its probe is this x slower than after the last rebuild
     lease_ttl_s: float = Field(default=180.0, ge=1)  # a killed worker's lease expires after this
     poll_s: float = Field(default=30.0, gt=0)  # how often a worker looks for due jobs and triggers
@@ -481,7 +484,7 @@ class JobsConfig(Section):
 
     @model_validator(mode="after")
     def _limits(self) -> "JobsConfig":
-        for name in ("merge", "promote", "weights", "decay", "precompute", "deprecate", "index"):
+        for name in ("merge", "promote", "weights", "decay", "precompute", "deprecate", "index", "event_time"):
             job = getattr(self, name)
             if job.max_items or job.llm_budget:
                 raise ValueError(f"jobs.{name}: max_items and llm_budget apply to consolidate and reflect only")

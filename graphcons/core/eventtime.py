@@ -26,6 +26,7 @@ Conventions (the ones people use and the dev data's answers follow):
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
@@ -37,6 +38,7 @@ MONTHS = ("january", "february", "march", "april", "may", "june", "july", "augus
           "november", "december")
 NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
            "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "couple of": 2}
+VERSION = 1  # stored on every memory it has read (`event_resolver`): a later version re-reads older ones
 GRANULARITIES = ("day", "weekend", "week", "month", "season", "year")
 
 WEEKDAY_ABBREVIATIONS = {"mon": 0, "tue": 1, "tues": 1, "wed": 2, "thu": 3, "thur": 3, "thurs": 3, "fri": 4}  # not "sat", "sun"
@@ -107,6 +109,17 @@ def resolve(text: str, said_at: datetime | date) -> list[EventTime]:
                 taken.append((m.start(), m.end()))
                 found.append((m.start(), EventTime(m.group(0), *span)))
     return [e for _, e in sorted(found, key=lambda x: x[0])]
+
+
+def properties(text: str, said_at: datetime | date) -> dict[str, object]:
+    """What a memory stores of its event times: the resolved expressions as JSON text (`event_times`,
+    absent when none), the first and last day they cover (`event_start`, `event_end`: ISO dates,
+    which compare in order), and the resolver's version (`event_resolver`)."""
+    found = resolve(text, said_at)
+    return {"event_times": json.dumps([e.to_dict() for e in found]) if found else None,
+            "event_start": min(e.start for e in found).isoformat() if found else None,
+            "event_end": max(e.end for e in found).isoformat() if found else None,
+            "event_resolver": VERSION}
 
 
 def annotate(text: str, said_at: datetime | date) -> str:

@@ -244,13 +244,17 @@ class Memory(BaseModel):
     content_hash: str
     version: int = 1
     metadata: dict[str, Any] | None = None
+    # when what it says happened (core/eventtime, issue 47): resolved expressions, their first and last day
+    event_times: list[dict[str, str]] | None = None
+    event_start: str | None = None
+    event_end: str | None = None
     # provenance of an insight (its members, the ones it cites) or of reflection's semantic memories
     summarizes: list[str] | None = None
     derived_from: list[str] | None = None
 
-    @field_validator("metadata", mode="before")
+    @field_validator("metadata", "event_times", mode="before")
     @classmethod
-    def _stored_metadata(cls, v: Any) -> Any:
+    def _stored_json(cls, v: Any) -> Any:
         return json.loads(v) if isinstance(v, str) else v
 
     @classmethod

@@ -12,7 +12,9 @@ job stops only between two transactions. Every job is idempotent or resumable:
 - reflect: a reflection proposal's id is a digest of its entity and the shown memories' versions
   (the same memories are never reflected on twice), consolidated memories no longer count
   toward the thresholds, and a budget-deferred entity stays due for the next run;
-- index: probes the vector index and rebuilds it only when slow (its readers scan exactly meanwhile).
+- index: probes the vector index and rebuilds it only when slow (its readers scan exactly meanwhile);
+- event_time: reads the event times of memories the current resolver has not read, a page per
+  transaction, marking each (store/eventtimes; admission and edits store their own).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from graphcons.core.db import Database
 from graphcons.core.embedders import make_embedder
 from graphcons.maintenance import deprecation, promotion, vector_index, weights
 from graphcons.maintenance.merge import job as merge_job
+from graphcons.store import eventtimes
 
 
 @dataclass
@@ -135,6 +138,10 @@ def _index(db: Database, cfg: Config, now: datetime, ctx: Context) -> dict[str, 
     return {"probe_ms": r["probe_ms"], "baseline_ms": r["baseline_ms"], "rebuilt": r["rebuilt"]}
 
 
+def _event_time(db: Database, cfg: Config, now: datetime, ctx: Context) -> dict[str, Any]:
+    return eventtimes.backfill(db, now=now, run_id=ctx.run_id, progress=lambda n: ctx.checkpoint())
+
+
 def _precompute(db: Database, cfg: Config, now: datetime, ctx: Context) -> dict[str, Any]:
     return {"precomputed": len(precompute(db, now=now))}
 
@@ -156,6 +163,7 @@ JOBS: dict[str, Job] = {j.name: j for j in (
     Job("precompute", _precompute),
     Job("reflect", _reflect),
     Job("index", _index),
+    Job("event_time", _event_time),
 )}
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import ValidationError as PydanticValidationError
 
-from graphcons.core import audit, weights
+from graphcons.core import audit, eventtime, weights
 from graphcons.core.config import Config, WeightsConfig
 from graphcons.core.db import Database
 from graphcons.core.embedders import Embedder
@@ -202,6 +202,7 @@ def node_props(mem: MemoryInput, chash: str, vec: list[float], now: datetime | N
         "embedding": vec,
         "metadata": None if mem.metadata is None else metadata_json(mem.metadata),  # absent when None
     }
+    props.update(eventtime.properties(mem.content, created))  # when what it says happened (issue 47)
     # as of its creation (decay 1, no use yet), whatever the clock: the weights job decays it from there
     props.update(weights.compute(props, created, wcfg))
     return props

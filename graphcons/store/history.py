@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from graphcons.core import audit, weights
+from graphcons.core import audit, eventtime, weights
 from graphcons.core.config import Config
 from graphcons.core.db import Database
 from graphcons.core.embedders import Embedder
@@ -73,6 +73,7 @@ def edit(db: Database, cfg: Config, embedder: Embedder, mem_id: str, *, source: 
         if untitled:  # an untitled memory keeps deriving its title from its first sentence
             changes["title"] = derived_title(content)
         changes["content_hash"] = content_hash(content)
+        changes.update(eventtime.properties(content, current.created_at))  # its event times follow its text
         changes["embedding"] = embedder.embed_one(embedded_text(None if untitled else changes.get("title", current.title),
                                                                 content))
     now = utcnow()
