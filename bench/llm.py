@@ -59,7 +59,7 @@ from graphcons.consolidation.grounding import ground_reflection  # noqa: E402
 from graphcons.consolidation.reflection import select  # noqa: E402
 from graphcons.consolidation.grounding import SUPPORTED_COVERAGE, support  # noqa: E402
 from graphcons.consolidation.synthesis.models import Reflection  # noqa: E402
-from graphcons.consolidation.synthesis.offline import content_terms  # noqa: E402
+from graphcons.core.text import content_terms  # noqa: E402
 from graphcons.consolidation.synthesis.openai import OpenAISynthesizer  # noqa: E402
 from graphcons.consolidation.synthesis.prompt import ReflectionPrompt, Shown  # noqa: E402
 from graphcons.core.config import LLMConfig, load_config  # noqa: E402

@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from graphcons.consolidation.grounding import ground
-from graphcons.consolidation.synthesis.offline import OfflineSynthesizer, _stem
+from graphcons.consolidation.synthesis.offline import OfflineSynthesizer
+from graphcons.core.text import tokens
 from graphcons.consolidation.synthesis.prompt import Shown, SynthesisPrompt
 
 # ../shared/data next to the checkout, or GRAPHCONS_DEV_DATA (a worktree sits one level deeper)
@@ -40,7 +41,7 @@ def _synth(embedder, rows, subject, kind="observation", source=None, dates=None)
 
 
 def _words(text):
-    return {_stem(w) for w in re.findall(r"[A-Za-z0-9][A-Za-z0-9'_.-]*[A-Za-z0-9]|[A-Za-z0-9]", text)}
+    return {s for s, _ in tokens(text)}
 
 
 def _said_by_a_cited_member(statement, member_ids, texts):
@@ -142,3 +143,4 @@ def test_a_cluster_of_unrelated_facts_gets_a_digest_proposal_whose_facts_carry_t
     for day, text in (("2 November 2026", "birdwatching"), ("3 November 2026", "eagles"), ("4 November 2026", "board game")):
         assert any(day in line and text in line for line in content.splitlines()), content
     assert g.synthesize(cluster, now=NOW).status == "unchanged"  # settled until the membership changes
+

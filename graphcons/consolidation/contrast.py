@@ -8,7 +8,7 @@ identifier look alike whatever they say. The texts show the seam. A cluster is s
   members use), each side at least `min_size` members, and
 - the two words fill the same slot: the same word or value precedes them in every member of
   both sides, or follows them ("session _opened_ / _closed_ for user").
-Words are the letter runs of tokens without a digit, outside the synthesizer's stopwords: a
+Words are the letter runs of tokens without a digit, outside the stop words (core/text.py): a
 token with a digit is a value or an identifier (attempt_0020_m_01, 10.0.0.7, uid=0), never a
 contrast; nor is a month or a weekday (dates are values too), nor a function word ("Thank
 you" / "Do you" is style, not a seam). A topical cluster of conversational memories has no
@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from graphcons.consolidation.synthesis.offline import MONTHS, STOPWORDS, WEEKDAYS
+from graphcons.core.text import MONTHS, STOPWORDS, WEEKDAYS
 
 LETTERS = re.compile(r"[^\W\d_]+")
 VALUE = "<value>"  # a token with a digit, in a slot's context

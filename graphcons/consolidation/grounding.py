@@ -34,26 +34,16 @@ from graphcons.consolidation.synthesis.models import (
     Theme,
     Themes,
 )
-from graphcons.consolidation.synthesis.offline import FILLER, content_terms
 from graphcons.core.errors import Ungrounded
+from graphcons.core.text import GENERIC_STEMS, content_terms, sentences, squash
 
 MAX_CONFIDENCE = 0.9  # a generalisation is a hypothesis: 1.0 only when the members leave no doubt
 NO_DOUBT_SOURCES = 3
 RESTATED_SHARE = 0.8  # a tension whose content words are this much one claim's is that claim restated
 UNSUPPORTED_SHARE = 1 / 3  # a summary sentence with more of its content words in no shown memory is dropped
-_SENTENCE_RE = re.compile(r"(?<=[.!?])\s+")
-# Statement support (issue 40). Words any chat about a person holds: a statement and a memory
-# sharing only "like", "feel" or "friend" share no claim ("John likes Western cuisine" is not
-# supported by "I like sunny weather").
-GENERIC = FILLER | frozenset("""
-like love enjoy prefer favorite favourite want need wish hope try find feel happy sad interest interested interesting
-friend friends life thing person user entity also usually often sometimes time times day days week weeks
-good great nice bad best better new old lot little big small help keep use used start started mention share talk
-him himself her herself hers myself yourself themselves lately currently especially
-""".split())
 #: A statement is supported when its cited memories together hold at least this share of its content
 #: words (GENERIC ones aside): more than half. Chosen on tests/data/support_labels.jsonl (121 statements
-#: labelled by hand): P 0.96 / R 0.88 for `supported` here, P 0.86 / R 0.94 at 0.5 (docs/LLM.md).
+#: labelled by hand): P 0.94 / R 0.88 for `supported` here, P 0.84 / R 0.94 at 0.5 (docs/LLM.md).
 SUPPORTED_COVERAGE = 0.6
 #: One cited memory holding this share of a statement's words, and no other cited memory supporting
 #: it, makes the statement a restatement of that memory, not a generalisation.
@@ -112,21 +102,9 @@ def capped_confidence(insight: Insight, member_ids: set[str], sources: dict[str,
     return insight.confidence if no_doubt else min(insight.confidence, MAX_CONFIDENCE)
 
 
-def _root(word: str) -> str:
-    # beyond the synthesizer's light stemmer: "running" / "runs", "visited" / "visit"
-    for suffix in ("ing", "ed"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            word = word[: -len(suffix)]
-            if len(word) >= 4 and word[-1] == word[-2] and word[-1] not in "aeiouls":
-                word = word[:-1]
-            break
-    return word
-
-
 def _known(word: str, known: set[str]) -> bool:
-    # or a shared 6-letter start: "engineering" / "engineer"
-    return (word in known or _root(word) in {_root(k) for k in known}
-            or (len(word) >= 6 and any(k[:6] == word[:6] for k in known if len(k) >= 6)))
+    # the same stem, or a shared 6-letter start: "engineering" / "engineer"
+    return word in known or (len(word) >= 6 and any(k[:6] == word[:6] for k in known if len(k) >= 6))
 
 
 def supported_sentences(text: str, memory_texts: list[str], ignore: set[str] = frozenset()) -> tuple[str, list[str]]:
@@ -136,9 +114,7 @@ def supported_sentences(text: str, memory_texts: list[str], ignore: set[str] = f
     says so); one unmatched word is a paraphrase's, not a new claim."""
     known = set().union(*(content_terms(t) for t in memory_texts)) if memory_texts else set()
     kept, dropped = [], []
-    for sentence in (s.strip() for s in _SENTENCE_RE.split(text or "")):
-        if not sentence:
-            continue
+    for sentence in sentences(text):
         words = content_terms(sentence) - ignore
         missing = [w for w in words if not _known(w, known)]
         (dropped if len(missing) >= 2 and len(missing) > UNSUPPORTED_SHARE * len(words) else kept).append(sentence)
@@ -164,8 +140,8 @@ class Support:
 
 
 def claim_words(statement: str, ignore: set[str] | frozenset[str] = frozenset()) -> set[str]:
-    """The content words a statement claims: no stopwords, no GENERIC words, not the entity's name."""
-    return {w for w in content_terms(statement) - set(ignore) if w not in GENERIC and _root(w) not in GENERIC}
+    """The content words a statement claims: no stop words, no generic words, not the entity's name."""
+    return content_terms(statement) - set(ignore) - GENERIC_STEMS
 
 
 def support(statement: str, cited_texts: list[str], ignore: set[str] | frozenset[str] = frozenset()) -> Support:
@@ -188,21 +164,16 @@ def support(statement: str, cited_texts: list[str], ignore: set[str] | frozenset
 def without_chat(text: str) -> tuple[str, list[str]]:
     """(the text without chat formulas and questions, the sentences removed)."""
     kept, removed = [], []
-    for sentence in (x.strip() for x in _SENTENCE_RE.split(text or "")):
-        if sentence:
-            (removed if sentence.endswith("?") or CHAT_RE.search(sentence) else kept).append(sentence)
+    for sentence in sentences(text):
+        (removed if sentence.endswith("?") or CHAT_RE.search(sentence) else kept).append(sentence)
     return " ".join(kept), removed
-
-
-def _squash(text: str) -> str:
-    return " ".join(re.findall(r"[a-z0-9']+", text.casefold()))
 
 
 def quoted(quote: str, memory_text: str, words: set[str]) -> bool:
     """A model's quote counts when it is really in the memory (case and punctuation aside) and
     holds one of the statement's claimed words."""
-    q = _squash(quote)
-    return bool(q) and f" {q} " in f" {_squash(memory_text)} " and any(_known(w, content_terms(quote)) for w in words)
+    q = squash(quote)
+    return bool(q) and f" {q} " in f" {squash(memory_text)} " and any(_known(w, content_terms(quote)) for w in words)
 
 
 def confirmation_phrase(n: int) -> str:
@@ -362,7 +333,7 @@ def supports(statement_words: set[str], memory_text: str) -> bool:
 
 def _fold_key(text: str, words: set[str]) -> str:
     # the same words in any category or order are the same statement
-    return " ".join(sorted(words)) if words else _squash(text)
+    return " ".join(sorted(words)) if words else squash(text)
 
 
 def _judge(category: str, s: Statement, ids: list[str], texts: dict[str, str] | None, ignore: set[str],

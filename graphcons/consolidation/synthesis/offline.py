@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any, Callable, TypeVar
+from typing import Any
 
 from graphcons.consolidation.synthesis.base import Synthesis, Synthesizer
 from graphcons.consolidation.synthesis.models import (
@@ -42,28 +42,10 @@ from graphcons.consolidation.synthesis.models import (
     Themes,
 )
 from graphcons.consolidation.synthesis.prompt import Shown, SynthesisPrompt
+from graphcons.core.groups import connected_groups
 from graphcons.core.memory import derived_title
+from graphcons.core.text import MONTHS, WEEKDAYS, WORD_RE, content, fold, sentences, stem, tokens
 
-T = TypeVar("T")
-
-STOPWORDS = frozenset("""
-a an the and or but if then else of to in on at by for with from into onto over under about as is are was were be been
-being it its this that these those there here we you he she they them our your their my me i us his her do does did done
-have has had having not no yes so than too very can could should would may might must will shall just also only again
-once more most some any all each every both few many much such own same other another what which who whom whose when
-where why how up down out off after before during while until since via per new one two three four five six seven eight
-nine ten vs etc again today yesterday tomorrow monday tuesday wednesday thursday friday saturday sunday
-""".split())
-# Words too common in speech to carry a claim (the grounding guard does not count them as support).
-FILLER = frozenset("""
-right really actually pretty quite thing things stuff lot lots way ways kind sort bit good great nice well like
-get got getting going go goes make made making take took want wanted know knew think thought feel felt say said
-tell told see saw look looked come came time times day days year years people something anything everything
-nothing someone everyone always never often sometimes still even ever much many lately recently
-""".split())
-# Days of the week are stopwords for *shared terms* but count in phrases ("deadline: Friday").
-WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
-MONTHS = frozenset("january february march april may june july august september october november december".split())
 NEGATIONS = frozenset("not no never without cannot can't didn't doesn't don't isn't wasn't weren't won't false "
                       "instead unlike".split())
 INCIDENT_KINDS = frozenset({"incident"})
@@ -72,33 +54,7 @@ FIX_WORDS = ("fix", "fixed", "rollback", "rolled back", "roll back", "resolved",
              "workaround", "revert")
 ACTION_RE = re.compile(r"\b(should|must|always|never|need to|needs to|remember to|make sure|runbook|roll ?back|"
                        r"fix(?:ed)? by|workaround)\b", re.IGNORECASE)
-_WORD_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9'_.-]*[A-Za-z0-9]|[A-Za-z0-9]")
-_SENT_RE = re.compile(r"(?<=[.!?;])\s+")
-
-
-def _stem(word: str) -> str:
-    w = word.lower().strip("'.")
-    if w.endswith("'s"):
-        w = w[:-2]
-    if len(w) > 3 and w.endswith("ies"):
-        return w[:-3] + "y"
-    if len(w) > 3 and w.endswith("s") and not w.endswith("ss") and not w.endswith("us"):
-        return w[:-1]
-    return w
-
-
-def _tokens(text: str) -> list[tuple[str, str]]:
-    """(stem, surface) pairs in order."""
-    return [(_stem(w), w) for w in _WORD_RE.findall(text)]
-
-
-def _content(stem: str) -> bool:
-    return stem not in STOPWORDS and len(stem) >= 2
-
-
-def content_terms(text: str) -> set[str]:
-    """The stems of a text's content words (no stopwords), as the synthesizer compares texts."""
-    return {s for s, _ in _tokens(text) if _content(s)}
+_CALENDAR_STEMS = frozenset(stem(w) for w in WEEKDAYS | MONTHS)  # capitalised by spelling, never names
 
 
 class _Member:
@@ -108,12 +64,11 @@ class _Member:
         head = shown.title.rstrip("…").rstrip()  # a derived title is the content's start, maybe cut
         text = shown.content if shown.content.startswith(head) else f"{shown.title}. {shown.content}"
         self.text = text
-        self.tokens = _tokens(text)
+        self.tokens = tokens(text)
         # token indices that open a sentence (capitalised there for grammar, not as a name)
-        self.openers = {i for i, mt in enumerate(_WORD_RE.finditer(text))
+        self.openers = {i for i, mt in enumerate(WORD_RE.finditer(text))
                         if not text[:mt.start()].rstrip() or text[:mt.start()].rstrip()[-1] in ".!?:;"}
-        self.stems = [s for s, _ in self.tokens]
-        self.terms = {s for s in self.stems if _content(s)}
+        self.terms = {s for s, w in self.tokens if content(w)}
         lowered = text.lower()
         self.negated = any(w in NEGATIONS for w in (t.lower() for _, t in self.tokens)) or "n't" in lowered
         self.lowered = lowered
@@ -128,18 +83,14 @@ def _names(members: list[_Member]) -> set[str]:
     first word)."""
     capital, lower, inside = set(), set(), set()
     for m in members:
-        for i, (stem, word) in enumerate(m.tokens):
+        for i, (root, word) in enumerate(m.tokens):
             if word[:1].isupper() and not word.isupper():
-                capital.add(stem)
+                capital.add(root)
                 if i > 0 and not m.starts_sentence(i):
-                    inside.add(stem)
+                    inside.add(root)
             else:
-                lower.add(stem)
-    return (capital - lower - WEEKDAYS - MONTHS) & inside
-
-
-def _sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENT_RE.split(text) if s.strip()]
+                lower.add(root)
+    return (capital - lower - _CALENDAR_STEMS) & inside
 
 
 FOLD_COSINE = 0.8  # embedding cosine of two restatements (MiniLM; the issue's prototype folded at 0.8-0.85)
@@ -150,11 +101,11 @@ LONG_FACT = 40  # words; a longer member gives its first sentence as its fact
 
 
 def _first_sentence(text: str) -> str:
-    sentences = _sentences(text)
-    if not sentences:
+    said = sentences(text)
+    if not said:
         return text.strip()
-    whole = " ".join(sentences)
-    return whole if len(whole.split()) <= LONG_FACT else sentences[0]
+    whole = " ".join(said)
+    return whole if len(whole.split()) <= LONG_FACT else said[0]
 
 
 class OfflineSynthesizer(Synthesizer):
@@ -167,7 +118,7 @@ class OfflineSynthesizer(Synthesizer):
                          key=lambda m: m.id)
         n = len(members)
         subject = prompt.subject if prompt.subject and prompt.subject != "general" else None
-        naming = _names(members) | {_stem(w) for w in re.split(r"[^A-Za-z0-9]+", subject or "") if w}
+        naming = _names(members) | {stem(fold(w)) for w in re.split(r"[^A-Za-z0-9]+", subject or "") if w}
         if n < 2:
             return Synthesis(themes=Themes(themes=[Theme(title=subject or "one memory", question="-",
                                                          member_ids=[m.id for m in members])]),
@@ -302,35 +253,13 @@ class OfflineSynthesizer(Synthesizer):
         """The members' own action sentences ("should", "roll back", ...), at most three."""
         found: list[str] = []
         for m in sorted(members, key=lambda m: m.id):
-            for sentence in _sentences(m.shown.content):
+            for sentence in sentences(m.shown.content):
                 if ACTION_RE.search(sentence):
                     found.append(f"{sentence} (from {m.id})")
                     break
             if len(found) >= 3:
                 break
         return found
-
-
-def connected_groups(items: list[T], linked: Callable[[int, int], bool]) -> list[list[T]]:
-    """The connected components of `items` under `linked(i, j)` (i < j), by union-find: each group in
-    item order, the groups in the order of their first item (deterministic)."""
-    parent = list(range(len(items)))
-
-    def root(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    for i in range(len(items)):
-        for j in range(i + 1, len(items)):
-            if linked(i, j):
-                a, b = root(i), root(j)
-                parent[max(a, b)] = min(a, b)
-    groups: dict[int, list[T]] = {}
-    for i, item in enumerate(items):
-        groups.setdefault(root(i), []).append(item)
-    return list(groups.values())
 
 
 def _neg_id(mid: str) -> tuple[int, ...]:

@@ -36,14 +36,10 @@ from graphcons.consolidation.synthesis.models import (
     Reflection,
     Statement,
 )
-from graphcons.consolidation.synthesis.offline import (
-    OfflineSynthesizer,
-    _content,
-    _stem,
-    _tokens,
-    connected_groups,
-)
+from graphcons.consolidation.synthesis.offline import OfflineSynthesizer
 from graphcons.consolidation.synthesis.prompt import ReflectionPrompt, Shown
+from graphcons.core.groups import connected_groups
+from graphcons.core.text import content, fold, sentences, stem, tokens
 
 PREFERENCE_RE = re.compile(
     r"\b(prefer(?:s|red|ring|ence|ences)?|(?:dis)?lik(?:e|es|ed|ing)|lov(?:e|es|ed)|enjoy(?:s|ed)?|favou?rite|"
@@ -56,10 +52,9 @@ BEHAVIOR_RE = re.compile(
     rf"on\s+(?:{_DAYS})|first thing)\b", re.IGNORECASE)
 FACT_RE = re.compile(r"\b(is|are|works?|lives?|based|has|have|owns?|joined|speaks?|uses?|runs?|leads?|"
                      r"belongs?|maintains?|called|named)\b", re.IGNORECASE)
-_SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")  # a sentence ends at . ! ? before a capital
 FACT_KINDS = frozenset({"fact", "decision"})
 # Words that say which category a sentence is in, not what it is about: never a topic.
-CUE_STEMS = frozenset(_stem(w) for w in """prefer prefers preferred preference like likes liked love loves loved enjoy
+CUE_STEMS = frozenset(stem(w) for w in """prefer prefers preferred preference like likes liked love loves loved enjoy
 enjoys favorite favourite rather hate hates avoid avoids want wants wish usually always often never typically
 regularly daily weekly every each said says asked told mentioned again""".split())
 
@@ -79,7 +74,7 @@ class _Sentence:
         self.memory = m
         self.text = text.strip().rstrip(".")
         self.category = category
-        self.terms = {s for s, _ in _tokens(text) if _content(s) and s not in ignore}
+        self.terms = {s for s, w in tokens(text) if content(w) and s not in ignore}
 
 
 def _topical(sentences: list[_Sentence], n_memories: int) -> Counter[str]:
@@ -109,20 +104,20 @@ def _statement(group: list[_Sentence], topical: Counter[str], ignore: frozenset[
 def extract(prompt: ReflectionPrompt, max_statements: int = MAX_STATEMENTS) -> Reflection:
     members = sorted(prompt.members, key=lambda m: m.id)
     subject = prompt.subject or ""
-    ignore = frozenset(_stem(w) for w in re.split(r"[^A-Za-z0-9]+", subject) if w) | CUE_STEMS
+    names = frozenset(stem(fold(w)) for w in re.split(r"[^A-Za-z0-9]+", subject) if w)
+    ignore = names | CUE_STEMS
     from graphcons.consolidation.grounding import claim_words, without_chat  # it imports this package
 
-    names = frozenset(re.split(r"[^a-z0-9]+", subject.casefold())) - {""}
-    sentences: list[_Sentence] = []
+    found: list[_Sentence] = []
     for m in members:
-        for sentence in (x.strip() for x in _SENTENCE_RE.split(m.text) if x.strip()):
+        for sentence in sentences(m.text):
             if not without_chat(sentence)[0] or not claim_words(sentence, names):
                 continue  # a chat formula, a question, or no claim beyond generic words: nothing to reflect
-            sentences.append(_Sentence(m, sentence, _category(m, sentence), ignore))
-    topical = _topical(sentences, len(members))
+            found.append(_Sentence(m, sentence, _category(m, sentence), ignore))
+    topical = _topical(found, len(members))
     out: dict[str, list[Statement]] = {}
     for category in CATEGORIES:
-        items = [s for s in sentences if s.category == category]
+        items = [s for s in found if s.category == category]
         statements = [_statement(g, topical, names) for g in _groups(items, topical)]
         statements.sort(key=lambda st: (-len(st.memory_ids), st.statement))
         out[category] = statements[:max_statements]

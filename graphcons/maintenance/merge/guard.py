@@ -46,27 +46,20 @@ from typing import Any
 
 import jellyfish
 
+from graphcons.core import text as toolkit
 from graphcons.core.memory import derived_title
+from graphcons.core.text import MONTHS as _MONTHS
+from graphcons.core.text import NUMBER_WORDS as _NUMBER_WORDS
+from graphcons.core.text import RELATIVE_DAYS as _RELATIVE_DAYS
+from graphcons.core.text import WEEKDAYS as _WEEKDAYS
+from graphcons.core.text import stem
 
 _NEGATIONS = {"not", "no", "never", "none", "nothing", "nobody", "neither", "nor", "cannot", "without",
               "não", "nunca", "nem", "nenhum", "nenhuma", "nowhere"}
-_NUMBER_WORDS = {"zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
-                 "seven": "7", "eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12",
-                 "twenty": "20", "thirty": "30", "forty": "40", "fifty": "50", "hundred": "100"}
-_MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-           "november", "december"]
 _MONTH_ABBR = {m[:3]: m for m in _MONTHS} | {"sept": "september"}
-_WEEKDAYS = {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"}
-_RELATIVE_DAYS = {"yesterday", "today", "tomorrow"}
-# Function words: never content, never names. English closed classes (articles, pronouns,
-# auxiliaries, common prepositions and conjunctions), not fitted to any data set.
-STOPWORDS = set("""a an the this that these those there here it its he him his she her hers they them their theirs
-we us our ours you your yours i me my mine one ones someone somebody something
-is are was were be been being am do does did doing done has have had having will would shall should can could
-may might must of to in on at by for with from as into onto about than then so and or but if while when
-because also just very too quite really some any each every all both either other another such own same
-which who whom whose what where how why up down out over under off again further once more most
-s t d ll m o re ve y mr mrs ms dr""".split())
+# Function words: never content, never names (core/text.py's stop words). Negations, numbers, days and
+# the opposites among them (before / after, new, few / many) are not: the guard reads them itself.
+STOPWORDS = toolkit.STOPWORDS - toolkit.VALUE_WORDS
 _NOT_NAMES = STOPWORDS | {"in", "on", "at", "but", "and", "or", "if", "after", "before", "when", "while"}
 # Opposites: general English antonym and direction pairs (closed-class directions first),
 # chosen as a lexicon, not from the dev sentences. Matched on stems, either way round.
@@ -138,51 +131,6 @@ _CONDITION_CUES = {"when", "whenever", "if", "once", "while"}
 _REMEDY_CUES = {"fix", "resolv", "solv", "cur", "repair", "mitigat", "remedi", "workaround", "until"}
 
 
-# English irregular verbs (the common ones of any grammar's table, not words of the dev data): their
-# past and participle forms stem to the base form, as the regular -ed forms do (led / leads, written / writes).
-_IRREGULAR_TABLE = """be was were been; begin began begun; break broke broken; bring brought; build built;
-buy bought; catch caught; choose chose chosen; come came; do did done; draw drew drawn; drink drank drunk;
-drive drove driven; eat ate eaten; fall fell fallen; feel felt; fight fought; find found; fly flew flown;
-forget forgot forgotten; freeze froze frozen; get got gotten; give gave given; go went gone; grow grew grown;
-have had; hear heard; hide hid hidden; hold held; keep kept; know knew known; lay laid; lead led;
-lend lent; lose lost; make made; mean meant; meet met; pay paid; ride rode ridden; ring rang rung;
-rise risen; run ran; say said; see seen; seek sought; sell sold; send sent; shake shook shaken;
-shine shone; shoot shot; sing sang sung; sink sank sunk; sit sat; sleep slept; speak spoke spoken;
-spend spent; stand stood; steal stole stolen; stick stuck; strike struck; swim swam swum; take took taken;
-teach taught; tear tore torn; tell told; think thought; throw threw thrown; understand understood;
-wake woke woken; wear wore worn; win won; write wrote written"""
-# The irregular plurals of common nouns: women / woman align, as servers / server do.
-_IRREGULAR_PLURALS = "man men; woman women; child children; person people; foot feet; tooth teeth; mouse mice"
-_IRREGULAR = {form: forms.split()[0] for table in (_IRREGULAR_TABLE, _IRREGULAR_PLURALS)
-              for forms in table.replace("\n", " ").split(";") for form in forms.split()[1:]}
-
-
-@functools.lru_cache(maxsize=1 << 16)  # pure, called for every word of every pair the pass decides
-def stem(word: str) -> str:
-    """A light inflection stemmer: plurals, -ing, -ed, the irregular past forms of common verbs, and the
-    adverb / adjective -ly (nightly / night) of longer words."""
-    w = _IRREGULAR.get(word, word)
-    if w != word:
-        return stem(w)
-    if len(w) > 5 and w.endswith("ly") and not w.endswith(("ily", "ally", "bly")):
-        w = w[:-2]  # nightly -> night, quickly -> quick (not: family, only, apply)
-    if len(w) == 5 and w.endswith("ying"):
-        return w[0] + "ie"  # lying / lie, dying / die, tying / tie (not: flying, saying)
-    if len(w) > 4 and w.endswith("ies"):
-        return w[:-3] + "y"
-    if len(w) > 4 and w.endswith(("sses", "shes", "ches", "xes")):
-        return w[:-2]
-    if len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
-        w = w[:-1]
-    for suf in ("ing", "ed"):
-        if len(w) > len(suf) + 2 and w.endswith(suf):
-            w = w[: -len(suf)]
-            if len(w) > 2 and w[-1] == w[-2] and w[-1] not in "lsz":
-                w = w[:-1]  # running -> run
-            return w
-    if len(w) > 3 and w.endswith("e"):
-        w = w[:-1]  # close / closed / closing align
-    return w
 
 
 _NEGATIVE_STEMS = {stem(w) for w in _NEGATIVE_WORDS}

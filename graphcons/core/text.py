@@ -1,0 +1,145 @@
+"""The one text toolkit (issue 46): tokens, the stemmer, the stop-word and generic-word lists, the
+sentence splitter, and the content terms built from them.
+
+Grounding, the offline synthesizer and reflector, the contrast split and the merge guard all read
+text through it, so two of them never disagree about what a word, a stem or a sentence is.
+
+- `stem`: a light English inflection stemmer (plurals, -ing, -ed, -ly of longer words, a final -e,
+  the irregular past forms of common verbs and plurals of common nouns). It expects a casefolded word.
+- `STOPWORDS`: function words (English closed classes: articles, pronouns, auxiliaries,
+  prepositions, conjunctions, quantifiers, number words, days): never content. `GENERIC`: open-class
+  words any chat holds ("like", "thing", "good"), kept apart: content to the guard, no claim to grounding.
+- `sentences`: a sentence ends at . ! ? followed by a space and a capital, a digit or a quote
+  (never inside "e.g. this" or "Frankfurt; then Lisbon").
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+# A token: letters and digits, inner ' _ . - kept ("4.4", "api.v2", "don't"); a lone character too.
+WORD_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9'_.-]*[A-Za-z0-9]|[A-Za-z0-9]")
+_SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
+
+WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
+MONTHS = frozenset("january february march april may june july august september october november december".split())
+RELATIVE_DAYS = frozenset({"yesterday", "today", "tomorrow"})
+NUMBER_WORDS = {"zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
+                "seven": "7", "eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12",
+                "twenty": "20", "thirty": "30", "forty": "40", "fifty": "50", "hundred": "100"}
+
+# Function words, by class. The merge guard reads negations, numbers, days and a few opposites
+# (before / after, new / old, few / many) itself, so it leaves out VALUE_WORDS (guard.py).
+_FUNCTION = """a an the this that these those there here it its he him his she her hers they them their theirs
+we us our ours you your yours i me my mine one ones someone somebody something
+is are was were be been being am do does did doing done has have had having will would shall should can could
+may might must of to in on at by for with from as into onto about than then so and or but if while when
+because also just very too quite really some any each every all both either other another such own same
+which who whom whose what where how why up down out over under off again further once more most
+s t d ll m o re ve y mr mrs ms dr"""
+VALUE_WORDS = frozenset("""after before during since until new few many much only no not yes else etc per via vs
+two three four five six seven eight nine ten""".split()) | WEEKDAYS | RELATIVE_DAYS
+STOPWORDS = frozenset(_FUNCTION.split()) | VALUE_WORDS
+
+# Open-class words too common in speech to carry a claim: a statement and a memory sharing only
+# "like", "feel" or "friend" share no claim (grounding does not count them as support).
+GENERIC = frozenset("""
+right really actually pretty quite thing things stuff lot lots way ways kind sort bit good great nice well like
+get got getting going go goes make made making take took want wanted know knew think thought feel felt say said
+tell told see saw look looked come came time times day days year years people something anything everything
+nothing someone everyone always never often sometimes still even ever much many lately recently
+love enjoy prefer favorite favourite need wish hope try find happy sad interest interested interesting
+friend friends life person user entity also usually week weeks bad best better new old little big small help keep
+use used start started mention share talk him himself her herself hers myself yourself themselves currently
+especially
+""".split())
+
+# English irregular verbs (the common ones of any grammar's table): their past and participle forms
+# stem to the base form, as the regular -ed forms do (led / leads, written / writes).
+_IRREGULAR_TABLE = """be was were been; begin began begun; break broke broken; bring brought; build built;
+buy bought; catch caught; choose chose chosen; come came; do did done; draw drew drawn; drink drank drunk;
+drive drove driven; eat ate eaten; fall fell fallen; feel felt; fight fought; find found; fly flew flown;
+forget forgot forgotten; freeze froze frozen; get got gotten; give gave given; go went gone; grow grew grown;
+have had; hear heard; hide hid hidden; hold held; keep kept; know knew known; lay laid; lead led;
+lend lent; lose lost; make made; mean meant; meet met; pay paid; ride rode ridden; ring rang rung;
+rise risen; run ran; say said; see seen; seek sought; sell sold; send sent; shake shook shaken;
+shine shone; shoot shot; sing sang sung; sink sank sunk; sit sat; sleep slept; speak spoke spoken;
+spend spent; stand stood; steal stole stolen; stick stuck; strike struck; swim swam swum; take took taken;
+teach taught; tear tore torn; tell told; think thought; throw threw thrown; understand understood;
+wake woke woken; wear wore worn; win won; write wrote written"""
+# The irregular plurals of common nouns: women / woman align, as servers / server do.
+_IRREGULAR_PLURALS = "man men; woman women; child children; person people; foot feet; tooth teeth; mouse mice"
+_IRREGULAR = {form: forms.split()[0] for table in (_IRREGULAR_TABLE, _IRREGULAR_PLURALS)
+              for forms in table.replace("\n", " ").split(";") for form in forms.split()[1:]}
+
+
+@functools.lru_cache(maxsize=1 << 16)  # pure, called for every word of every pair the merge pass decides
+def stem(word: str) -> str:
+    """A light inflection stemmer over a casefolded word: plurals, -ing, -ed, the irregular past forms of
+    common verbs, and the adverb / adjective -ly (nightly / night) of longer words."""
+    w = _IRREGULAR.get(word, word)
+    if w != word:
+        return stem(w)
+    if len(w) > 5 and w.endswith("ly") and not w.endswith(("ily", "ally", "bly")):
+        w = w[:-2]  # nightly -> night, quickly -> quick (not: family, only, apply)
+    if len(w) == 5 and w.endswith("ying"):
+        return w[0] + "ie"  # lying / lie, dying / die, tying / tie (not: flying, saying)
+    if len(w) > 4 and w.endswith("ies"):
+        return w[:-3] + "y"
+    if len(w) > 4 and w.endswith(("sses", "shes", "ches", "xes")):
+        return w[:-2]
+    if len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
+        w = w[:-1]
+        if w in _IRREGULAR:
+            return stem(w)  # thoughts / thought / think
+    for suf in ("ing", "ed"):
+        if len(w) > len(suf) + 2 and w.endswith(suf):
+            w = w[: -len(suf)]
+            if len(w) > 2 and w[-1] == w[-2] and w[-1] not in "lsz":
+                w = w[:-1]  # running -> run
+            return w
+    if len(w) > 3 and w.endswith("e"):
+        w = w[:-1]  # close / closed / closing align
+    return w
+
+
+GENERIC_STEMS = frozenset(stem(w) for w in GENERIC)
+
+
+def fold(word: str) -> str:
+    """A token as the lists spell it: casefolded, possessive and edge quotes or dots dropped."""
+    w = word.casefold().strip("'.")
+    return w[:-2] if w.endswith("'s") else w
+
+
+def tokens(text: str) -> list[tuple[str, str]]:
+    """(stem, surface) pairs in order; a function word's stem is marked by its surface (see `content`)."""
+    return [(stem(fold(w)), w) for w in WORD_RE.findall(text)]
+
+
+def content(surface: str) -> bool:
+    """A content word: neither it nor its stem a function word ("Fridays"), two characters or more."""
+    w = fold(surface)
+    return len(w) >= 2 and w not in STOPWORDS and stem(w) not in STOPWORDS
+
+
+def content_terms(text: str) -> set[str]:
+    """The stems of a text's content words, as the synthesizer and grounding compare texts."""
+    return {s for s, w in tokens(text) if content(w)}
+
+
+def sentences(text: str) -> list[str]:
+    """The text's sentences, stripped, none empty."""
+    return [s.strip() for s in _SENTENCE_RE.split(text or "") if s.strip()]
+
+
+def squash(text: str) -> str:
+    """Lower-case words and digits, one space apart: case and punctuation aside."""
+    return " ".join(re.findall(r"[a-z0-9']+", text.casefold()))
+
+
+def shown_in(statement: str, texts: dict[str, str]) -> list[str]:
+    """The ids whose text shows `statement` word for word (case and punctuation aside)."""
+    said = squash(statement)
+    return [i for i, t in texts.items() if said and f" {said} " in f" {squash(t)} "]
