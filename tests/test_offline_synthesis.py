@@ -144,3 +144,18 @@ def test_a_cluster_of_unrelated_facts_gets_a_digest_proposal_whose_facts_carry_t
         assert any(day in line and text in line for line in content.splitlines()), content
     assert g.synthesize(cluster, now=NOW).status == "unchanged"  # settled until the membership changes
 
+
+def test_a_facts_date_is_that_of_the_member_whose_text_it_shows(g):
+    """Issue 50 item 8: "9 November 2026: Again 503 after deploy 4.4 ..." showed the 23 November
+    member's text with the 9 November member's date. Each dated line of the digest is one member's
+    sentence, dated by that member."""
+    from synthesis_helpers import INCIDENTS, NOW, add_incidents
+    cluster = add_incidents(g)
+    iid = g.approve(g.synthesize(cluster, now=NOW).proposal_id, by="ana", now=NOW).insight_id
+    days = {text: datetime.fromisoformat(day).strftime("%-d %B %Y") for _, text, _, day in INCIDENTS}
+    dated = [line for line in g.get(iid).content.splitlines() if re.match(r"^\s*(?:- )?\d{1,2} \w+ \d{4}: ", line)]
+    assert dated, g.get(iid).content
+    for line in dated:
+        day, said = re.match(r"^\s*(?:- )?(\d{1,2} \w+ \d{4}): (.*?)(?: \[[^\]]*\])?$", line).groups()
+        shown = [text for text in days if said.rstrip(".") in text]
+        assert shown and day == days[shown[0]], (line, days)

@@ -312,3 +312,26 @@ def test_consolidate_end_to_end_over_the_openai_protocol(g, llm):
     # a second run spends no LLM call on unchanged clusters
     again = g.consolidate(now=NOW, namespace=NAMESPACE)
     assert {o.status for o in again.outcomes} <= {"unchanged"} and len(llm.requests) == 2 * len(proposed)
+
+
+def test_a_models_fact_showing_one_members_text_carries_that_members_date(g, llm):
+    """Issue 50 item 8: a fact citing two members whose text is the later one's is dated by the
+    later one (not by the earliest cited member)."""
+    use_llm(g, llm)
+
+    def with_a_copied_fact(req):
+        answer = grounded_answer(req)
+        if "facts" in answer["args"]:
+            ids = shown_member_ids(req)
+            answer["args"]["facts"] = [{"statement": "Again 503 after deploy 4.4 on checkout.",
+                                        "member_ids": [ids[1], ids[3]]},
+                                       {"statement": "Checkout served 503 after deploys 4.2 and 4.3.",
+                                        "member_ids": [ids[1], ids[2]]}]
+        return answer
+
+    llm.fallback = with_a_copied_fact
+    p = g.proposal(g.synthesize(add_incidents(g), now=NOW).proposal_id)
+    when = {f["statement"]: (f["member_ids"], f["when"]) for f in p["insight"]["facts"]}
+    assert when["Again 503 after deploy 4.4 on checkout."] == (["inc-2", "inc-4"], "23 November 2026")
+    # a fact in the model's own words, resting on both: the earliest date, as before
+    assert when["Checkout served 503 after deploys 4.2 and 4.3."] == (["inc-2", "inc-3"], "9 November 2026")

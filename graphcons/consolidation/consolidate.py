@@ -182,7 +182,8 @@ def synthesize_cluster(db: Database, cfg: Config, cluster: Cluster, *, synthesiz
 
         db.write(ungrounded)
         return Outcome(cluster.key, "ungrounded", str(exc), None, mhash, {"stripped": exc.stripped}, result.calls)
-    grounded.insight = grounded.insight.dated({m.id: m.created_at for m in prompt.members})  # facts in time order
+    grounded.insight = grounded.insight.dated({m.id: m.created_at for m in prompt.members},  # facts in time order
+                                              {m.id: m.text for m in prompt.members})
     report = grounded.report()
     report["sources"] = sorted({s for mid in grounded.cited for s in sources[mid]})
     pid = insight.proposal_id(cluster.key, mhash)

@@ -22,6 +22,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, create_model
 from pydantic.json_schema import SkipJsonSchema
 
+from graphcons.core.text import shown_in
 from graphcons.core.time import day
 
 MAX_THEMES = 3
@@ -97,12 +98,14 @@ class Insight(_Model):
     implications: list[str] = Field(default_factory=list, description="Implications for design or action.")
     confidence: float = Field(ge=0.0, le=1.0, description="Confidence in the generalization, 0 to 1.")
 
-    def dated(self, created: dict[str, Any]) -> "Insight":
-        """A copy whose facts carry the date of their earliest cited member ("7 May 2023") and
-        stand in time order (undated last, then as written): when a fact happened is the members'
-        `created_at`, which a caller sets to the event's time (issue 39)."""
+    def dated(self, created: dict[str, Any], texts: dict[str, str] | None = None) -> "Insight":
+        """A copy whose facts carry their date ("7 May 2023") and stand in time order (undated last,
+        then as written): when a fact happened is its members' `created_at`, which a caller sets to the
+        event's time (issue 39). A fact showing the text of cited members (`texts`) is dated by the
+        earliest of those (issue 50: never another member's date), else by its earliest cited member."""
         def first(f: Fact) -> Any:
-            return min((created[m] for m in f.member_ids if created.get(m) is not None), default=None)
+            shown = shown_in(f.statement, {m: texts[m] for m in f.member_ids if m in texts}) if texts else []
+            return min((created[m] for m in shown or f.member_ids if created.get(m) is not None), default=None)
 
         facts = [(first(f), i, f) for i, f in enumerate(self.facts)]
         facts.sort(key=lambda t: (t[0] is None, t[0] or 0, t[1]))

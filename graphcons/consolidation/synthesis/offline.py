@@ -158,7 +158,8 @@ class OfflineSynthesizer(Synthesizer):
                         question=f"What do the members say about {about}?", member_ids=sorted(m.id for m in g))
                   for g in chosen[:3]]
         created = {m.id: m.shown.created_at for m in members}
-        return Synthesis(themes=Themes(themes=themes), insight=insight.dated(created), provider=self.provider,
+        dated = insight.dated(created, {m.id: m.text for m in members})  # a fact is its speaker's sentence
+        return Synthesis(themes=Themes(themes=themes), insight=dated, provider=self.provider,
                          model=self.model, calls=0)
 
     @staticmethod
