@@ -143,12 +143,12 @@ def score_reflection(out: dict, check=None) -> None:
     out["statements"] = [{"category": j["category"], "statement": j["statement"], "cited": j["memory_ids"],
                           "coverage": j["coverage"], "verdict": j["verdict"], "copy_of": j["restated"],
                           "check": j["check"], "quotes": j["quotes"], "outcome": j["outcome"], "reason": j["reason"],
-                          "kept_ids": j["kept_ids"], "chat_removed": j["chat_removed"]} for j in judged]
+                          "kept_ids": j["kept_ids"], "chat_removed": j["chat_removed"]} for j in (v.to_dict() for v in judged)]
     if g:
         out.update(status="grounded", kept=g.reflection.model_dump(), report=g.report())
 
 
-def _judged_when_rejected(out: dict, texts: dict[str, str]) -> list[dict]:
+def _judged_when_rejected(out: dict, texts: dict[str, str]) -> list:
     """Every statement's support when the guard rejected the whole output (none kept)."""
     from graphcons.consolidation.grounding import _judge, _keep
 

@@ -93,8 +93,8 @@ def test_chat_formulas_are_not_facts_and_a_statement_appears_once_across_categor
     said = [s.statement for _, s in out.reflection.statements()]
     assert not any("thanks" in s or "?" in s for s in said)
     assert out.dropped[0]["reason"].startswith("a chat formula")
-    folded = [j for j in out.judged if j["outcome"] == "folded"]
-    assert [j["statement"] for j in folded] == ["John Zhang: street dance, enjoys!"]  # same words, another category
+    folded = [j for j in out.judged if j.outcome == "folded"]
+    assert [j.statement for j in folded] == ["John Zhang: street dance, enjoys!"]  # same words, another category
     assert len(said) == len(set(said)) == 2
 
 
@@ -119,7 +119,7 @@ def test_a_model_check_counts_only_a_quote_really_in_the_cited_memory():
     quoted = lambda statement, cited: [("j2", "sunny and WARM weather")]  # noqa: E731
     out = ground_reflection(_reflection(facts=[("John Zhang enjoys sunny days at the beach.", ["j2"])]), list(JOHN),
                             texts=JOHN, subject="John Zhang", check=quoted)
-    assert out.judged[0]["check"] == "quoted" and out.reflection.facts[0].memory_ids == ["j2"]
+    assert out.judged[0].check == "quoted" and out.reflection.facts[0].memory_ids == ["j2"]
 
 
 def test_an_insight_whose_claims_only_copy_one_member_is_not_an_insight():
@@ -200,3 +200,16 @@ def test_the_offline_reflector_on_memorybank_users_cites_no_memory_sharing_no_wo
             words = claim_words(s.statement, content_terms(user))
             assert words and all(supports(words, texts[i]) for i in s.memory_ids), (user, s)
             assert "?" not in s.statement and "thanks" not in s.statement.lower()
+
+
+def test_a_verdict_is_stored_as_the_same_json_as_before():
+    """Issue 46 item 3: verdicts are typed (Verdict, Outcome); what a proposal stores is unchanged."""
+    refl = _reflection(preferences=[("John Zhang enjoys street dance.", ["j1"])],
+                       facts=[("John Zhang: street dance, enjoys!", ["j1"]), ("John Zhang cooks Western steak.", ["j2"])])
+    out = ground_reflection(refl, list(JOHN), texts=JOHN, subject="John Zhang")
+    keys = ["category", "statement", "memory_ids", "kept_ids", "coverage", "verdict", "restated", "quotes", "check",
+            "text", "chat_removed", "outcome", "reason"]
+    assert [list(v.to_dict()) for v in out.judged] == [keys] * 3
+    assert [v.to_dict()["outcome"] for v in out.judged] == ["kept", "folded", "dropped"]
+    assert json.dumps(out.report(), sort_keys=True).startswith('{"capped_statements": 0, "cited": ["j1"], '
+                                                               '"dropped": [{"category": "facts", "coverage": 0.0,')

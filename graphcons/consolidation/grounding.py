@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Any, Callable
 
 from graphcons.consolidation.synthesis.models import (
@@ -290,6 +291,45 @@ def ground(insight: Insight, themes: Themes | None, member_ids: list[str] | tupl
 Checker = Callable[[str, dict[str, str]], list[tuple[str, str]]]
 
 
+class Outcome(str, Enum):
+    """What the guard did with one written statement."""
+
+    KEPT = "kept"
+    DROPPED = "dropped"  # with the reason
+    FOLDED = "folded"  # the same content words as an earlier statement: its citations added there
+    CAPPED = "capped"  # beyond [reflection] max_statements
+
+
+@dataclass
+class Verdict:
+    """One written statement, judged: its support by the cited memories, the model's check, the outcome.
+    `to_dict` is the stored form (a proposal's grounding payload lists some of its keys)."""
+
+    category: str
+    statement: str  # as the model wrote it
+    memory_ids: list[str]  # as cited
+    text: str = ""  # without confirmation counts and chat formulas
+    chat_removed: list[str] = field(default_factory=list)
+    kept_ids: list[str] = field(default_factory=list)
+    coverage: float | None = None
+    verdict: str | None = None  # Support.verdict
+    restated: str | None = None  # the one memory it copies
+    quotes: list[dict[str, Any]] | None = None  # the model's check: its quotes and whether each was found
+    check: str | None = None  # "quoted" | "no real quote"
+    outcome: Outcome = Outcome.DROPPED
+    reason: str = ""
+    check_error: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out = {"category": self.category, "statement": self.statement, "memory_ids": self.memory_ids,
+               "kept_ids": self.kept_ids, "coverage": self.coverage, "verdict": self.verdict,
+               "restated": self.restated, "quotes": self.quotes, "check": self.check, "text": self.text,
+               "chat_removed": self.chat_removed, "outcome": self.outcome.value, "reason": self.reason}
+        if self.check_error is not None:
+            out["check_error"] = self.check_error
+        return out
+
+
 @dataclass
 class GroundedReflection:
     reflection: Reflection  # every statement citing shown ids only, each supported by its citations
@@ -299,22 +339,22 @@ class GroundedReflection:
     capped_statements: int = 0  # beyond [reflection] max_statements per category
     dropped_summary: list[str] = field(default_factory=list)  # summary sentences no shown memory supports
     unsupported: list[str] = field(default_factory=list)  # shown ids cited for a statement they hold no word of
-    judged: list[dict[str, Any]] = field(default_factory=list)  # every statement written, with its support and outcome
+    judged: list[Verdict] = field(default_factory=list)  # every statement written, with its support and outcome
     check_calls: int = 0  # the model's support checks
 
     @property
     def dropped(self) -> list[dict[str, Any]]:
-        return [{k: j[k] for k in ("category", "statement", "memory_ids", "coverage", "reason")}
-                for j in self.judged if j["outcome"] == "dropped"]
+        return [{k: j.to_dict()[k] for k in ("category", "statement", "memory_ids", "coverage", "reason")}
+                for j in self.judged if j.outcome is Outcome.DROPPED]
 
     def report(self) -> dict[str, Any]:
         out = {"cited": self.cited, "stripped": self.stripped, "stripped_count": len(self.stripped),
                "dropped_statements": self.dropped_statements, "capped_statements": self.capped_statements,
-               "restated": sum(1 for j in self.judged if j["outcome"] == "kept" and j["restated"]),
+               "restated": sum(1 for j in self.judged if j.outcome is Outcome.KEPT and j.restated),
                "support_threshold": SUPPORTED_COVERAGE}
         if self.dropped:
             out["dropped"] = self.dropped
-        checked = [j for j in self.judged if j.get("quotes") is not None]
+        checked = [j.to_dict() for j in self.judged if j.quotes is not None]
         if checked:
             out["checked"] = [{k: j[k] for k in ("statement", "quotes", "check", "outcome")} for j in checked]
         if self.dropped_summary:
@@ -336,52 +376,106 @@ def _fold_key(text: str, words: set[str]) -> str:
     return " ".join(sorted(words)) if words else squash(text)
 
 
+def _checked(v: Verdict, cited: list[str], texts: dict[str, str], words: set[str], check: Checker) -> None:
+    """The model's check of a statement its citations do not hold: kept on a real quote of a cited memory."""
+    try:
+        answer = check(v.text, {i: texts[i] for i in cited})
+    except Exception as exc:  # noqa: BLE001 - any failed check leaves the statement unsupported
+        answer, v.check_error = [], str(exc)
+    v.quotes = [{"memory_id": i, "quote": q, "found": i in texts and quoted(q, texts[i], words)} for i, q in answer]
+    real = sorted({q["memory_id"] for q in v.quotes if q["found"] and q["memory_id"] in cited})
+    v.check = "quoted" if real else "no real quote"
+    if real:
+        v.outcome, v.kept_ids = Outcome.KEPT, real
+
+
 def _judge(category: str, s: Statement, ids: list[str], texts: dict[str, str] | None, ignore: set[str],
-           check: Checker | None) -> dict[str, Any]:
+           check: Checker | None) -> Verdict:
     """One statement's support, copy flag and outcome (kept / dropped with the reason)."""
     text, chat = without_chat(_CONFIRMED_RE.sub("", s.statement).strip())
-    j: dict[str, Any] = {"category": category, "statement": s.statement, "memory_ids": list(s.memory_ids),
-                         "kept_ids": [], "coverage": None, "verdict": None, "restated": None, "quotes": None, "check": None,
-                         "text": text, "chat_removed": chat, "outcome": "dropped", "reason": ""}
+    v = Verdict(category=category, statement=s.statement, memory_ids=list(s.memory_ids), text=text, chat_removed=chat)
     if not ids:
-        j["reason"] = "cites no memory it was shown"
-        return j
-    if not text:
-        j["reason"] = "a chat formula or a question, not a statement about the entity"
-        return j
-    if texts is None:  # nothing to compare with: the citations stand
-        j.update(outcome="kept", kept_ids=ids)
-        return j
+        v.reason = "cites no memory it was shown"
+    elif not text:
+        v.reason = "a chat formula or a question, not a statement about the entity"
+    elif texts is None:  # nothing to compare with: the citations stand
+        v.outcome, v.kept_ids = Outcome.KEPT, ids
+    else:
+        _supported(v, ids, texts, ignore, check)
+    return v
+
+
+def _supported(v: Verdict, ids: list[str], texts: dict[str, str], ignore: set[str], check: Checker | None) -> None:
+    """Judge `v` by its cited memories' words (and, below the threshold, the model's check)."""
     cited = [i for i in ids if i in texts]
-    sup = support(text, [texts[i] for i in cited], ignore)
-    j.update(coverage=sup.coverage, verdict=sup.verdict)
-    words = claim_words(text, ignore)
+    sup = support(v.text, [texts[i] for i in cited], ignore)
+    v.coverage, v.verdict = sup.coverage, sup.verdict
+    words = claim_words(v.text, ignore)
     if sup.verdict == "empty":
-        j["reason"] = "no content word beyond the entity's name and generic words: nothing a memory could support"
-        return j
+        v.reason = "no content word beyond the entity's name and generic words: nothing a memory could support"
+        return
     if sup.verdict == "unsupported" and check is not None:
-        try:
-            answer = check(text, {i: texts[i] for i in cited})
-        except Exception as exc:  # noqa: BLE001 - any failed check leaves the statement unsupported
-            answer, j["check_error"] = [], str(exc)
-        j["quotes"] = [{"memory_id": i, "quote": q, "found": i in texts and quoted(q, texts[i], words)}
-                       for i, q in answer]
-        real = sorted({q["memory_id"] for q in j["quotes"] if q["found"] and q["memory_id"] in cited})
-        j["check"] = "quoted" if real else "no real quote"
-        if real:
-            j.update(outcome="kept", kept_ids=real)
-            return j
+        _checked(v, cited, texts, words, check)
+        if v.outcome is Outcome.KEPT:
+            return
     if sup.verdict == "unsupported":
-        j["reason"] = (("the model's check quoted no words of a cited memory; " if j["check"] else "") +
-                       f"its cited memories hold {round((sup.coverage or 0) * len(words))} of its {len(words)} "
-                       f"content words (needs {SUPPORTED_COVERAGE:.0%}; missing: {', '.join(sup.missing)})")
-        return j
-    j["kept_ids"] = [i for i, share in zip(cited, sup.per_text) if share > 0]
+        v.reason = (("the model's check quoted no words of a cited memory; " if v.check else "") +
+                    f"its cited memories hold {round((sup.coverage or 0) * len(words))} of its {len(words)} "
+                    f"content words (needs {SUPPORTED_COVERAGE:.0%}; missing: {', '.join(sup.missing)})")
+        return
+    v.kept_ids = [i for i, share in zip(cited, sup.per_text) if share > 0]
     if sup.copy_of is not None:
-        j["restated"] = cited[sup.copy_of]
-        j["kept_ids"] = [j["restated"]]
-    j["outcome"] = "kept"
-    return j
+        v.restated = cited[sup.copy_of]
+        v.kept_ids = [v.restated]
+    v.outcome = Outcome.KEPT
+
+
+@dataclass
+class _Written:
+    """A statement to judge, with the shown ids it cites (those of later statements folded into it added)."""
+
+    category: str
+    s: Statement
+    ids: list[str]
+
+
+def _written(reflection: Reflection, shown: set[str], ignore: set[str],
+             stripped: list[str]) -> list[_Written | Verdict]:
+    """The statements in the order written, ids never shown stripped; a statement already made (same
+    content words, any category) becomes a folded verdict and adds its citations to the first."""
+    written: list[_Written | Verdict] = []
+    first: dict[str, _Written] = {}
+    for category in CATEGORIES:
+        for s in getattr(reflection, category):
+            ids = _keep(s.memory_ids, shown, stripped)
+            text = without_chat(_CONFIRMED_RE.sub("", s.statement).strip())[0]
+            key = _fold_key(text, claim_words(text, ignore)) if text else ""
+            if key in first:  # said before, in any category: one statement resting on both citations
+                earlier = first[key]
+                earlier.ids += [i for i in ids if i not in earlier.ids]
+                written.append(Verdict(category=category, statement=s.statement, memory_ids=list(s.memory_ids),
+                                       text=text, outcome=Outcome.FOLDED,
+                                       reason=f"the same statement as {earlier.s.statement!r}"))
+                continue
+            entry = _Written(category, s, ids)
+            if key:
+                first[key] = entry
+            written.append(entry)
+    return written
+
+
+def _capped(kept: dict[str, list[Statement]], judged: list[Verdict], max_statements: int | None) -> int:
+    """Each category cut to `max_statements` (the verdicts of the cut ones marked capped); how many were cut."""
+    capped = 0
+    for category in CATEGORIES:
+        if max_statements is not None and len(kept[category]) > max_statements:
+            for st in kept[category][max_statements:]:
+                for v in judged:
+                    if v.outcome is Outcome.KEPT and v.text == st.statement:
+                        v.outcome, v.reason = Outcome.CAPPED, f"beyond [reflection] max_statements = {max_statements}"
+            capped += len(kept[category]) - max_statements
+            kept[category] = kept[category][:max_statements]
+    return capped
 
 
 def ground_reflection(reflection: Reflection, shown_ids: list[str] | tuple[str, ...], *,
@@ -400,56 +494,27 @@ def ground_reflection(reflection: Reflection, shown_ids: list[str] | tuple[str, 
     into the first before it is judged: one statement resting on both citations (ten memories
     each saying it are a generalisation, not ten copies). Then each category is capped and the
     summary keeps only supported sentences."""
-    shown = set(shown_ids)
     ignore = content_terms(subject.replace("-", " "))
     stripped: list[str] = []
     unsupported: list[str] = []
-    written: list[dict[str, Any]] = []  # in the order written: a statement to judge, or one folded into another
-    first: dict[str, dict[str, Any]] = {}
-    for category in CATEGORIES:
-        for s in getattr(reflection, category):
-            ids = _keep(s.memory_ids, shown, stripped)
-            text = without_chat(_CONFIRMED_RE.sub("", s.statement).strip())[0]
-            key = _fold_key(text, claim_words(text, ignore)) if text else ""
-            if key in first:  # said before, in any category: one statement resting on both citations
-                earlier = first[key]
-                earlier["ids"] += [i for i in ids if i not in earlier["ids"]]
-                written.append({"folded": {"category": category, "statement": s.statement,
-                                           "memory_ids": list(s.memory_ids), "kept_ids": [], "coverage": None,
-                                           "verdict": None, "restated": None, "quotes": None, "check": None,
-                                           "text": text, "chat_removed": [], "outcome": "folded",
-                                           "reason": f"the same statement as {earlier['s'].statement!r}"}})
-                continue
-            entry = {"category": category, "s": s, "ids": ids}
-            if key:
-                first[key] = entry
-            written.append(entry)
-    judged: list[dict[str, Any]] = []
+    judged: list[Verdict] = []
     kept: dict[str, list[Statement]] = {c: [] for c in CATEGORIES}
-    for e in written:
-        if "folded" in e:
-            judged.append(e["folded"])
+    for e in _written(reflection, set(shown_ids), ignore, stripped):
+        if isinstance(e, Verdict):
+            judged.append(e)
             continue
-        j = _judge(e["category"], e["s"], e["ids"], texts, ignore, check)
-        judged.append(j)
-        if j["outcome"] == "kept":
-            unsupported += [i for i in e["ids"] if i not in j["kept_ids"]]
-            kept["facts" if j["restated"] else e["category"]].append(
-                Statement(statement=j["text"], memory_ids=sorted(j["kept_ids"]), restated=j["restated"]))
-    capped = 0
-    for category in CATEGORIES:
-        if max_statements is not None and len(kept[category]) > max_statements:
-            for st in kept[category][max_statements:]:
-                for j in judged:
-                    if j["outcome"] == "kept" and j["text"] == st.statement:
-                        j.update(outcome="capped", reason=f"beyond [reflection] max_statements = {max_statements}")
-            capped += len(kept[category]) - max_statements
-            kept[category] = kept[category][:max_statements]
-    dropped = sum(1 for j in judged if j["outcome"] == "dropped")
+        v = _judge(e.category, e.s, e.ids, texts, ignore, check)
+        judged.append(v)
+        if v.outcome is Outcome.KEPT:
+            unsupported += [i for i in e.ids if i not in v.kept_ids]
+            kept["facts" if v.restated else e.category].append(
+                Statement(statement=v.text, memory_ids=sorted(v.kept_ids), restated=v.restated))
+    capped = _capped(kept, judged, max_statements)
+    dropped = sum(1 for v in judged if v.outcome is Outcome.DROPPED)
     if not any(kept.values()):
         raise Ungrounded(f"the reflection has no statement its cited memories support, of {len(judged)} written "
                          f"({len(stripped)} unknown id(s) stripped, {dropped} statement(s) dropped: "
-                         f"{'; '.join(sorted({j['reason'] for j in judged if j['reason']}))}); "
+                         f"{'; '.join(sorted({v.reason for v in judged if v.reason}))}); "
                          "rejected, nothing stored", stripped + unsupported)
     summary, dropped_summary = without_chat(_CONFIRMED_RE.sub("", reflection.summary).strip())
     if texts is not None:
@@ -460,4 +525,4 @@ def ground_reflection(reflection: Reflection, shown_ids: list[str] | tuple[str, 
     return GroundedReflection(reflection=clean, cited=clean.cited_ids(), stripped=stripped,
                               dropped_statements=dropped, capped_statements=capped, dropped_summary=dropped_summary,
                               unsupported=unsupported, judged=judged,
-                              check_calls=sum(1 for j in judged if j["quotes"] is not None))
+                              check_calls=sum(1 for v in judged if v.quotes is not None))
