@@ -550,6 +550,21 @@ def _restated_class(ws: list[str], shared: set[str], only: set[str]) -> set[str]
     return set()
 
 
+def _value_reasons(wa: list[str], wb: list[str], xa: set[str], xb: set[str], da: set[str],
+                   db: set[str]) -> list[str]:
+    """"numbers" / "dates" when each text has a figure or a day of one kind the other lacks in the same slot."""
+    reasons = []
+    ua, ub = _unrounded(xa - xb, xb - xa)
+    if (ua and ub and _same_slot(wa, _number_tokens(wa, ua), wb, _number_tokens(wb, ub))) \
+            or _count_differs(wa, wb) or _count_differs(wb, wa):
+        reasons.append("numbers")
+    kinds = {_date_kind(d) for d in da - db} & {_date_kind(d) for d in db - da}
+    ua, ub = {d for d in da - db if _date_kind(d) in kinds}, {d for d in db - da if _date_kind(d) in kinds}
+    if ua and ub and _same_slot(wa, _date_tokens(wa, ua), wb, _date_tokens(wb, ub)):
+        reasons.append("dates")
+    return reasons
+
+
 def differences(text_a: str, text_b: str) -> Differences:
     wa, wb = words(text_a), words(text_b)
     ca, cb = content_stems(wa), content_stems(wb)
@@ -581,18 +596,8 @@ def differences(text_a: str, text_b: str) -> Differences:
         reasons.append("contrast")
     if sa == sb and len(sa) >= 3 and _swapped_roles(_active_order(wa), _active_order(wb)):
         reasons.append("role_reversal")
-    na_, nb_ = normalise(text_a), normalise(text_b)
-    xa, xb = _numbers(na_, wa), _numbers(nb_, wb)
-    ua, ub = _unrounded(xa - xb, xb - xa)
-    if ua and ub and _same_slot(wa, _number_tokens(wa, ua), wb, _number_tokens(wb, ub)):
-        reasons.append("numbers")
-    if "numbers" not in reasons and (_count_differs(wa, wb) or _count_differs(wb, wa)):
-        reasons.append("numbers")
-    da, db = _dates(wa), _dates(wb)
-    kinds = {_date_kind(d) for d in da - db} & {_date_kind(d) for d in db - da}
-    ua, ub = {d for d in da - db if _date_kind(d) in kinds}, {d for d in db - da if _date_kind(d) in kinds}
-    if ua and ub and _same_slot(wa, _date_tokens(wa, ua), wb, _date_tokens(wb, ub)):
-        reasons.append("dates")
+    xa, xb, da, db = _numbers(normalise(text_a), wa), _numbers(normalise(text_b), wb), _dates(wa), _dates(wb)
+    reasons += _value_reasons(wa, wb, xa, xb, da, db)
     na, nb = _names(text_a) - acr_a, _names(text_b) - acr_b
     only_na, only_nb = _absent_names(na, wb, sb), _absent_names(nb, wa, sa)
     names_apart = []
