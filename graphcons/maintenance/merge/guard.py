@@ -3,8 +3,8 @@
 Cosine similarity cannot see a flipped direction, a negation or swapped roles (seed 003;
 MODELS.md), so both texts are normalised and aligned word by word first:
 - normalisation: case, `U.K.` -> `uk`, possessives, `n't` / `dont` -> `not`, a light
-  inflection stemmer (plurals, -ing, -ed), and capitalisation ignored as a name signal in a
-  text written in title case;
+  inflection stemmer (plurals, -ing, -ed; `core/text.stem`, the one stemmer of the package), and
+  capitalisation ignored as a name signal in a text written in title case;
 - the content words present in one text and absent from the other (`only_a`, `only_b`).
 
 A difference in meaning, any of which keeps a pair apart (`CONFLICTS_WITH`, never a merge):
