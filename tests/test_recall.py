@@ -86,3 +86,17 @@ def test_a_context_line_names_the_day_a_relative_expression_means(g):
     line = next(x for x in ctx.lines if x["ids"] == ["race"])
     assert "last Saturday [20 May 2023]" in line["text"] and line["text"].startswith("[25 May 2023]")
     assert ctx.words <= 30
+
+
+def test_a_long_memory_enters_a_short_context_as_a_marked_excerpt(g):
+    """Issue 51: a chat turn longer than what is left of the budget shows its sentences that share the
+    query's words, with its id and date, marked; never over budget."""
+    filler = " ".join(f"Sentence {i} is about the weather and nothing else." for i in range(8))
+    g.add({"id": "turn", "content": f"{filler} I keep my old sneakers in a shoe rack in my closet. {filler}",
+           "subject": "user", "namespace": "team", "created_at": "2023-05-26T13:05:00+00:00"})
+    ctx = g.context("Where do I keep my old sneakers?", 30, namespace="team", record=False)
+    assert ctx.words <= 30
+    [line] = [x for x in ctx.lines if x["ids"] == ["turn"]]
+    assert line.get("excerpt") is True and "(excerpt)" in line["text"] and line["text"].startswith("[26 May 2023]")
+    assert "old sneakers in a shoe rack in my closet" in line["text"] and "weather" not in line["text"]
+    assert line["text"].endswith("(turn)")

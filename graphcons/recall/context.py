@@ -2,8 +2,10 @@
 agent puts into its prompt, built from `retrieve`'s ranking.
 
 - Best hits first (the plain ranking: each memory in its own place), packed until the word
-  budget; a line that does not fit is skipped (a shorter one after it may still fit), never cut,
-  so the block is never over the budget.
+  budget; the block is never over the budget. A memory longer than what is left shows its
+  sentences that share the query's words, in their order, as an excerpt marked "(excerpt)" with
+  its date and id (issue 51: a 350-word chat turn could never enter a 300-word context); one that
+  shares none is skipped (a shorter one after it may still fit).
 - Every line carries its date (the memory's `created_at`, which a caller sets to when the event
   happened) and its id, so an agent can cite it (`lines[].ids` lists every memory a line rests on).
   A relative time expression is followed by the day it names, resolved against that date
@@ -29,6 +31,7 @@ from graphcons.core.db import Database
 from graphcons.core.embedders import Embedder
 from graphcons.core.errors import ValidationError
 from graphcons.core.eventtime import annotate
+from graphcons.core.text import content_terms, sentences
 from graphcons.core.time import day
 from graphcons.recall.hits import InsightMode
 from graphcons.recall.retrieval import retrieve
@@ -79,15 +82,16 @@ def context(db: Database, cfg: Config, embedder: Embedder, query: str, budget_wo
         if insight_ids else {}
     lines: list[dict[str, Any]] = []
     words = 0
+    terms = content_terms(query)
     shown_ids: set[str] = set()
     shown_texts: set[str] = set()
 
-    def put(text: str, ids: list[str], kind: str, date: str) -> bool:
+    def put(text: str, ids: list[str], kind: str, date: str, excerpt: bool = False) -> bool:
         nonlocal words
         n = len(text.split())
         if words + n > budget_words:
             return False
-        lines.append({"text": text, "ids": ids, "kind": kind, "date": date})
+        lines.append({"text": text, "ids": ids, "kind": kind, "date": date, **({"excerpt": True} if excerpt else {})})
         words += n
         shown_ids.update(ids)
         shown_texts.add(_flat(text).casefold())
@@ -115,9 +119,29 @@ def context(db: Database, cfg: Config, embedder: Embedder, query: str, budget_wo
         if text.casefold() in shown_texts:
             continue
         date = day(mem.created_at)
-        put(f"[{date}] {annotate(text, mem.created_at)} ({mem.id})", [mem.id], mem.kind, date)
+        if not put(f"[{date}] {annotate(text, mem.created_at)} ({mem.id})", [mem.id], mem.kind, date):
+            # longer than what is left: its sentences that share the query's words, marked (issue 51)
+            room = budget_words - words - len(f"[{date}] (excerpt) ({mem.id})".split())
+            part = _excerpt(mem.content, terms, room, mem.created_at)
+            if part:
+                put(f"[{date}] (excerpt) {part} ({mem.id})", [mem.id], mem.kind, date, excerpt=True)
     return Context(text="\n".join(line["text"] for line in lines), words=words, budget_words=budget_words,
                    lines=lines)
+
+
+def _excerpt(content: str, terms: set[str], room: int, said: datetime) -> str:
+    """The sentences of a long memory that share the most query words, in their own order, joined
+    by " … ", within `room` words (each " … " is one); "" when none shares a word or none fits."""
+    parts = [annotate(_flat(s), said) for s in sentences(content)]
+    shared = [len(terms & content_terms(p)) for p in parts]
+    keep: list[int] = []
+    used = 0
+    for i in sorted(range(len(parts)), key=lambda i: (-shared[i], i)):
+        n = len(parts[i].split()) + (1 if keep else 0)
+        if shared[i] and used + n <= room:
+            keep.append(i)
+            used += n
+    return " … ".join(parts[i] for i in sorted(keep))
 
 
 def _fact_text(fact: dict[str, Any]) -> str:
