@@ -11,7 +11,7 @@ Tools (descriptions are written for a model choosing among them):
     feedback(id, verdict, note?)                  rate a memory useful or wrong
 Resources: graphcons://memories/{memory_id}, graphcons://insights/{insight_id} (with provenance).
 
-Roles and namespaces are the HTTP API's (graphcons/service/deps.py): reader < writer < reviewer
+Roles and namespaces are the HTTP API's (graphcons/access/rights.py, shared with it): reader < writer < reviewer
 < admin; another namespace's memory or proposal is "not found". Errors come back as tool errors
 named like the HTTP API's ("bad_input (field): ...", "forbidden: ...", "not_found: ...").
 """
@@ -32,22 +32,14 @@ from pydantic import BaseModel, Field
 from pydantic import ValidationError as ArgumentsError
 from pydantic_core import to_jsonable_python
 
+from graphcons.access.errors import status_of, unavailable_text
+from graphcons.access.holder import Store
+from graphcons.access.rights import Forbidden, own_memory, own_proposal, read_namespace, require, unseen, write_namespace
 from graphcons.core.config import Config, load_config
 from graphcons.core.errors import Busy, DanglingProvenance, GraphconsError, NotFound, ServerUnavailable, ValidationError
-from graphcons.core.memory import Memory
+from graphcons.core.memory import KindName, Memory
 from graphcons.mcp.rights import LOCAL, LOCAL_SOURCE, StoreTokenVerifier, local_principal, request_principal
 from graphcons.review.queue import KINDS
-from graphcons.service.deps import (
-    Store,
-    own_memory,
-    own_proposal,
-    read_namespace,
-    require,
-    unseen,
-    write_namespace,
-)
-from graphcons.service.errors import STATUS, Forbidden, unavailable_text
-from graphcons.service.models import KindName
 from graphcons.store.proposals import STATUSES
 from graphcons.store.tokens import Principal
 
@@ -111,10 +103,10 @@ def _error(exc: Exception) -> ToolError:
     if isinstance(exc, ServerUnavailable):  # the public text only (the operator's may name the server)
         name = "transient" if isinstance(exc, Busy) else "unavailable"
         return ToolError(f"{name}: {unavailable_text(exc, exc.maybe_written)}")
-    for cls, _status, name in STATUS:
-        if isinstance(exc, cls):
-            field = getattr(exc, "field", None)  # named once: "bad_input (k): must be ...", not "(k): k: must"
-            return ToolError(f"{name}{f' ({field})' if field else ''}: {getattr(exc, 'problem', None) or exc}")
+    known = status_of(exc)
+    if known:
+        field = getattr(exc, "field", None)  # named once: "bad_input (k): must be ...", not "(k): k: must"
+        return ToolError(f"{known[1]}{f' ({field})' if field else ''}: {getattr(exc, 'problem', None) or exc}")
     return ToolError(f"error: {exc}")
 
 

@@ -15,10 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic_core import PydanticCustomError
 
 from graphcons.core.inputs import text_problem
-from graphcons.core.memory import Kind, LinkInput, Memory, Status
-
-KindName = Literal.__getitem__(tuple(k.value for k in Kind))
-StatusName = Literal.__getitem__(tuple(s.value for s in Status))
+from graphcons.core.memory import KindName, LinkInput, Memory, StatusName
 HARD_BATCH_LIMIT = 1000  # the schema's bound; [service] max_batch is the one enforced (<= this)
 
 
