@@ -32,6 +32,7 @@ from pydantic import BaseModel, Field
 from pydantic import ValidationError as ArgumentsError
 from pydantic_core import to_jsonable_python
 
+from graphcons.access import logmask
 from graphcons.access.errors import status_of, unavailable_text
 from graphcons.access.holder import Store
 from graphcons.access.rights import Forbidden, own_memory, own_proposal, read_namespace, require, unseen, write_namespace
@@ -345,6 +346,7 @@ def build_server(store: Store, *, transport: Transport = "stdio", host: str = "1
                  env: dict[str, str] | None = None) -> MCPServer:
     """The MCP server over one store (its caller closes it). stdio: the local user's rights (or
     $GRAPHCONS_MCP_TOKEN's); streamable-http: each request's bearer token, as over the HTTP API."""
+    logmask.install()  # no token in the log: uvicorn's access log of /mcp?token=... included
     options: dict[str, Any] = {}
     if transport == "stdio":
         def caller() -> Principal:  # checked on every call: a revoked token stops at once, as over HTTP
