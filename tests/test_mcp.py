@@ -376,3 +376,81 @@ def test_streamable_http_while_neo4j_is_down_answers_a_tool_error_and_recovers(g
 async def _session(transport, body):
     async with Client(transport, read_timeout_seconds=300) as client:
         return await body(Session(client))
+
+
+# -- issue 50 item 6: MCP refuses what HTTP refuses -----------------------------------------------
+
+def test_arguments_are_as_strict_as_over_http(g, config, embedder):
+    """An unknown argument (a typo such as `namespacee`) wrote the memory to the default namespace; "5",
+    true and "300" were coerced to numbers; a query with a NUL was answered. Each is refused now, naming the
+    argument, and nothing is written; every tool's schema forbids unknown properties."""
+    store = Store(config, embedder)
+
+    async def body(s: Session):
+        tools = {t.name: t.input_schema for t in (await s.client.list_tools()).tools}
+        assert {name: schema.get("additionalProperties") for name, schema in tools.items()} == dict.fromkeys(TOOLS, False)
+        refused = [
+            ("remember", {"content": "Deploys move to Wednesdays.", "namespacee": "team"}, "namespacee"),
+            ("remember", {"content": "Deploys move to Wednesdays.", "links": '["m-1"]'}, "links"),
+            ("remember", {"content": "Deploys move to Wednesdays.", "links": [{"target": "m-1", "kindd": "x"}]},
+             "links[0].kindd"),
+            ("remember", {"content": "Deploys move to Wednesdays.", "subject": "ops\ud800"}, "subject"),
+            ("recall", {"query": "deploys", "k": "5"}, "k"),
+            ("recall", {"query": "deploys", "k": True}, "k"),
+            ("recall", {"query": "deploys\x00"}, "query"),
+            ("recall", {"query": "deploys \udc00"}, "query"),
+            ("context", {"query": "deploys", "budget_words": "300"}, "budget_words"),
+            ("feedback", {"id": "m-1", "verdict": "useful", "note": None, "by": "me"}, "by"),
+        ]
+        for name, arguments, field in refused:
+            _, err = await s.call(name, **arguments)
+            assert err is not None and err.startswith(f"bad_input ({field}): "), (name, arguments, err)
+        _, err = await s.call("remember", content="Deploys move to Wednesdays.", namespacee="team")
+        assert err == "bad_input (namespacee): unknown argument", err
+        _, err = await s.call("recall", query="deploys\x00")
+        assert "NUL" in err, err
+        assert (await s.ok("recall", query="deploys", k=5))["hits"] == []  # the same call, well typed, answers
+
+    try:
+        run(build_server(store), body)
+    finally:
+        store.close()
+    assert g.stats()["memories"] == 0  # nothing of a refused call was written
+
+
+# -- issue 50 item 11: the documented tools are the served ones -----------------------------------
+
+def _served_tools(config) -> dict[str, dict]:
+    """Each tool's input schema, as a client lists them (the store is opened only by a call)."""
+    store = Store(config)
+
+    async def body(s: Session):
+        return {t.name: t.input_schema for t in (await s.client.list_tools()).tools}
+
+    return run(build_server(store), body)
+
+
+def test_docs_readme_and_help_list_every_tool_and_argument(config):
+    """docs/MCP.md, the README and `graphcons mcp --help` listed 7 tools of 8 (no `context`) and
+    `remember` without `created_at`: each now names exactly the served tools, and the doc's table each
+    tool's arguments, the optional ones marked `?`."""
+    import re
+    from pathlib import Path
+
+    import typer
+
+    from graphcons.cli import app
+
+    served = _served_tools(config)
+    root = Path(__file__).resolve().parent.parent
+    table = {}
+    for name, args in re.findall(r"^\| `(\w+)` \| `([^`]*)` \|", (root / "docs/MCP.md").read_text(), re.M):
+        args = re.sub(r" \([^)]*\)", "", args)  # "k? (1 to max_k)" -> "k?"
+        table[name] = {a.rstrip("?"): a.endswith("?") for a in args.split(", ")}
+    assert table == {name: {arg: arg not in schema.get("required", []) for arg in schema["properties"]}
+                     for name, schema in served.items()}
+    readme = (root / "README.md").read_text()
+    sentence = readme[readme.index("**Over MCP**"):].split(" over stdio")[0]
+    assert set(re.findall(r"`(\w+)`", sentence)) - {"graphcons"} == set(served)
+    help_text = typer.main.get_command(app).commands["mcp"].help
+    assert set(re.findall(r"\w+", help_text[help_text.index("(") + 1:help_text.index(")")])) == set(served)

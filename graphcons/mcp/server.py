@@ -1,7 +1,7 @@
 """The MCP tools and resources; each calls one verb of the Graphcons facade.
 
 Tools (descriptions are written for a model choosing among them):
-    remember(content, subject?, namespace?, source?, kind?, links?, title?)   add a memory
+    remember(content, subject?, namespace?, source?, kind?, links?, title?, created_at?)   add a memory
     recall(query, k?, namespace?, subject?)       retrieve, an insight carrying the members it cites
     context(query, budget_words?, namespace?, subject?)  the dated, citable text block to paste into a prompt
     explain(id)                                   the provenance tree down to the source episodes
@@ -28,7 +28,8 @@ from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
 from mcp.server.mcpserver.tools import Tool
-from pydantic import BaseModel, Field
+from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
 from pydantic import ValidationError as ArgumentsError
 from pydantic_core import to_jsonable_python
 
@@ -38,6 +39,7 @@ from graphcons.access.holder import Store
 from graphcons.access.rights import Forbidden, own_memory, own_proposal, read_namespace, require, unseen, write_namespace
 from graphcons.core.config import Config, load_config
 from graphcons.core.errors import Busy, DanglingProvenance, GraphconsError, NotFound, ServerUnavailable, ValidationError
+from graphcons.core.inputs import text_problem, texts
 from graphcons.core.memory import KindName, Memory
 from graphcons.mcp.rights import LOCAL, LOCAL_SOURCE, StoreTokenVerifier, local_principal, request_principal
 from graphcons.review.queue import KINDS
@@ -58,6 +60,8 @@ INSTRUCTIONS = (
 
 
 class Link(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
     target: str = Field(description="The id of an existing memory.")
     kind: str = Field(default="related", description="How they relate, e.g. related, same_incident, caused_by.")
 
@@ -72,8 +76,13 @@ NamespaceArg = Annotated[str | None, Field(description="The namespace (tenant) t
 Source = Annotated[str | None, Field(description="Where the memory came from (e.g. slack, pagerduty); with an API "
                                                  "token it is shown as the origin, the token is the source.")]
 KindArg = Annotated[KindName, Field(description="What kind of memory this is.")]  # type: ignore[valid-type]
-Links = Annotated[list[Link | str] | None, Field(description="Memories this one relates to: ids, or "
-                                                             "{target, kind} objects.")]
+# A link is an id or an object; the discriminator checks it as the one its JSON type says (so an error
+# names that form only), and its tags (never an argument's name) are left out of the field an error names
+LINK_FORMS = ("an id", "a link")
+LinkArg = Annotated[Annotated[str, Tag(LINK_FORMS[0])] | Annotated[Link, Tag(LINK_FORMS[1])],
+                    Discriminator(lambda v: LINK_FORMS[0] if isinstance(v, str) else LINK_FORMS[1])]
+Links = Annotated[list[LinkArg] | None, Field(description="Memories this one relates to: ids, or "
+                                                          "{target, kind} objects.")]
 Title = Annotated[str | None, Field(description="A short title; default: the first sentence of the content.")]
 When = Annotated[str | None, Field(description="When the event happened, ISO-8601 with a timezone (e.g. "
                                                "2023-05-08T13:56:00+00:00); default: now. Shown beside the memory "
@@ -281,19 +290,46 @@ def _bad_arguments(exc: ArgumentsError) -> str:
     """The SDK's argument check in the documented form, `bad_input (field): problem` (no pydantic link)."""
     out = []
     for err in exc.errors(include_url=False):
-        field = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err["loc"]).lstrip(".") or "arguments"
-        out.append(f"bad_input ({field}): {err['msg']}")
+        loc = [p for p in err["loc"] if p not in LINK_FORMS]
+        field = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc).lstrip(".") or "arguments"
+        msg = "unknown argument" if err["type"] == "extra_forbidden" else err["msg"]
+        out.append(f"bad_input ({field}): {msg}")
     return "; ".join(out)
 
 
+class ExactArguments(FuncMetadata):
+    """The SDK's argument metadata without its pre-parse, which turns a string that reads as JSON into
+    that value ("null" -> None, '["a"]' -> a list): a string stays a string, as over HTTP."""
+
+    def pre_parse_json(self, data: dict[str, Any]) -> dict[str, Any]:
+        return data
+
+
 class GraphconsTool(Tool):
-    """The SDK's tool with argument errors worded like every other graphcons error."""
+    """The SDK's tool with the HTTP API's rules for arguments: an unknown one is refused (the schema says
+    additionalProperties: false), types are strict (no "5" or true for 5 or 1), every text passes the
+    input policy (core/inputs: no NUL, no lone surrogate), and errors read like every other graphcons error."""
+
+    @classmethod
+    def strict(cls, fn: Callable[..., Any], *, name: str, description: str) -> "GraphconsTool":
+        tool = cls.from_function(fn, name=name, description=description)
+        loose = tool.fn_metadata
+        exact = type(loose.arg_model.__name__, (loose.arg_model,),
+                     {"model_config": ConfigDict(extra="forbid", strict=True), "__module__": __name__})
+        tool.fn_metadata = ExactArguments(arg_model=exact, output_schema=loose.output_schema,
+                                          output_model=loose.output_model, wrap_output=loose.wrap_output)
+        tool.parameters = exact.model_json_schema(by_alias=True)
+        return tool
 
     async def run(self, arguments: dict[str, Any], context: Any, convert_result: bool = False) -> Any:
         try:
             self.fn_metadata.validate_arguments(arguments)
         except ArgumentsError as exc:
             raise ToolError(f"Error executing tool {self.name}: {_bad_arguments(exc)}") from None
+        for field, text in texts(arguments):
+            problem = text_problem(text)
+            if problem:
+                raise ToolError(f"Error executing tool {self.name}: bad_input ({field or 'arguments'}): {problem}")
         return await super().run(arguments, context, convert_result)
 
 
@@ -363,7 +399,7 @@ def build_server(store: Store, *, transport: Transport = "stdio", host: str = "1
         fn = _tool(getattr(tools, name))
         if name == "recall":
             fn = _bounded(fn, "k", store.config.service.max_k)
-        registered.append(GraphconsTool.from_function(fn, name=name, description=description))
+        registered.append(GraphconsTool.strict(fn, name=name, description=description))
     server = MCPServer("graphcons", instructions=INSTRUCTIONS, tools=registered, **options)
     server.resource("graphcons://memories/{memory_id}", name="memory", mime_type="application/json",
                     description="One memory (current version) as JSON.")(_resource(tools.memory_resource))
