@@ -454,3 +454,39 @@ def test_docs_readme_and_help_list_every_tool_and_argument(config):
     assert set(re.findall(r"`(\w+)`", sentence)) - {"graphcons"} == set(served)
     help_text = typer.main.get_command(app).commands["mcp"].help
     assert set(re.findall(r"\w+", help_text[help_text.index("(") + 1:help_text.index(")")])) == set(served)
+
+
+def _rpc(srv, token: str, body: bytes | dict, session: str | None = None) -> dict:
+    """One raw JSON-RPC POST to the streamable-HTTP endpoint (a body the SDK's client would not send)."""
+    headers = {"Authorization": f"Bearer {token}", "Accept": "application/json, text/event-stream",
+               "Content-Type": "application/json", **({"Mcp-Session-Id": session} if session else {})}
+    r = httpx.post(srv.url, content=body if isinstance(body, bytes) else json.dumps(body), headers=headers, timeout=120)
+    data = [line[5:] for line in r.text.splitlines() if line.startswith("data:")] or [r.text]
+    return {"status": r.status_code, "session": r.headers.get("mcp-session-id"), **json.loads(data[-1])}
+
+
+def test_a_lone_surrogate_on_the_wire_names_the_argument(g, config, embedder):
+    """JSON can carry "\\ud800"; the SDK's strict parser refused the whole message with JSON-RPC -32700
+    "unexpected end of hex escape" and no field. Over streamable HTTP the call now reaches the tool, which
+    answers `bad_input (query): ...` like the HTTP API's 400, and nothing is written."""
+    token, _ = g.create_token("agent-w", ["team"], "writer")
+    with HttpServer(config, embedder) as srv:
+        hello = _rpc(srv, token, {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                                  "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                                             "clientInfo": {"name": "probe", "version": "1"}}})
+        session = hello["session"]
+        httpx.post(srv.url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, timeout=60,
+                   headers={"Authorization": f"Bearer {token}", "Accept": "application/json, text/event-stream",
+                            "Mcp-Session-Id": session})
+        for name, arguments, field in [("recall", b'{"query": "deploys \\ud800"}', "query"),
+                                       ("remember", b'{"content": "Deploys move.", "links": ["m-\\udc00x"]}',
+                                        "links[0]")]:
+            body = (b'{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "' + name.encode()
+                    + b'", "arguments": ' + arguments + b'}}')
+            out = _rpc(srv, token, body, session)
+            assert out["status"] == 200 and out.get("id") == 2, out
+            result = out["result"]
+            assert result["isError"], result
+            assert result["content"][0]["text"] == (f"Error executing tool {name}: bad_input ({field}): "
+                                                    "is not valid Unicode (a lone surrogate)"), result
+    assert g.stats()["memories"] == 0

@@ -39,8 +39,9 @@ from graphcons.access.holder import Store
 from graphcons.access.rights import Forbidden, own_memory, own_proposal, read_namespace, require, unseen, write_namespace
 from graphcons.core.config import Config, load_config
 from graphcons.core.errors import Busy, DanglingProvenance, GraphconsError, NotFound, ServerUnavailable, ValidationError
-from graphcons.core.inputs import text_problem, texts
+from graphcons.core.inputs import SURROGATE, text_problem, texts
 from graphcons.core.memory import KindName, Memory
+from graphcons.mcp import wire
 from graphcons.mcp.rights import LOCAL, LOCAL_SOURCE, StoreTokenVerifier, local_principal, request_principal
 from graphcons.review.queue import KINDS
 from graphcons.store.proposals import STATUSES
@@ -327,10 +328,17 @@ class GraphconsTool(Tool):
         except ArgumentsError as exc:
             raise ToolError(f"Error executing tool {self.name}: {_bad_arguments(exc)}") from None
         for field, text in texts(arguments):
-            problem = text_problem(text)
+            problem = SURROGATE if text == wire.MARKER else text_problem(text)
             if problem:
                 raise ToolError(f"Error executing tool {self.name}: bad_input ({field or 'arguments'}): {problem}")
         return await super().run(arguments, context, convert_result)
+
+
+class GraphconsServer(MCPServer):
+    """The SDK's server; over streamable HTTP a tool call with a lone surrogate reaches the tool (wire.py)."""
+
+    def streamable_http_app(self, *args: Any, **kwargs: Any) -> Any:
+        return wire.LenientBody(super().streamable_http_app(*args, **kwargs))
 
 
 def _resource(fn: Callable[..., str]) -> Callable[..., str]:
@@ -379,7 +387,7 @@ DESCRIPTIONS = {
 
 
 def build_server(store: Store, *, transport: Transport = "stdio", host: str = "127.0.0.1", port: int = 8766,
-                 env: dict[str, str] | None = None) -> MCPServer:
+                 env: dict[str, str] | None = None) -> GraphconsServer:
     """The MCP server over one store (its caller closes it). stdio: the local user's rights (or
     $GRAPHCONS_MCP_TOKEN's); streamable-http: each request's bearer token, as over the HTTP API."""
     logmask.install()  # no token in the log: uvicorn's access log of /mcp?token=... included
@@ -400,7 +408,7 @@ def build_server(store: Store, *, transport: Transport = "stdio", host: str = "1
         if name == "recall":
             fn = _bounded(fn, "k", store.config.service.max_k)
         registered.append(GraphconsTool.strict(fn, name=name, description=description))
-    server = MCPServer("graphcons", instructions=INSTRUCTIONS, tools=registered, **options)
+    server = GraphconsServer("graphcons", instructions=INSTRUCTIONS, tools=registered, **options)
     server.resource("graphcons://memories/{memory_id}", name="memory", mime_type="application/json",
                     description="One memory (current version) as JSON.")(_resource(tools.memory_resource))
     server.resource("graphcons://insights/{insight_id}", name="insight", mime_type="application/json",
