@@ -11,8 +11,8 @@ Tools (descriptions are written for a model choosing among them):
     feedback(id, verdict, note?)                  rate a memory useful or wrong
 Resources: graphcons://memories/{memory_id}, graphcons://insights/{insight_id} (with provenance).
 
-Roles and namespaces are the HTTP API's (graphcons/access/rights.py, shared with it): reader < writer < reviewer
-< admin; another namespace's memory or proposal is "not found". Errors come back as tool errors
+Roles and namespaces are the HTTP API's (graphcons/access/rights.py, shared with it): reader < writer
+< reviewer < admin; another namespace's memory or proposal is "not found". Errors come back as tool errors
 named like the HTTP API's ("bad_input (field): ...", "forbidden: ...", "not_found: ...").
 """
 
@@ -29,6 +29,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
 from mcp.server.mcpserver.tools import Tool
 from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
+from mcp.server.stdio import stdio_server
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
 from pydantic import ValidationError as ArgumentsError
 from pydantic_core import to_jsonable_python
@@ -335,10 +336,15 @@ class GraphconsTool(Tool):
 
 
 class GraphconsServer(MCPServer):
-    """The SDK's server; over streamable HTTP a tool call with a lone surrogate reaches the tool (wire.py)."""
+    """The SDK's server; a tool call with a lone surrogate reaches the tool on either transport (wire.py)."""
 
     def streamable_http_app(self, *args: Any, **kwargs: Any) -> Any:
         return wire.LenientBody(super().streamable_http_app(*args, **kwargs))
+
+    async def run_stdio_async(self) -> None:  # the SDK's, with the read stream passed through wire.Reread
+        async with stdio_server() as (read_stream, write_stream):
+            await self._lowlevel_server.run(wire.Reread(read_stream), write_stream,
+                                            self._lowlevel_server.create_initialization_options())
 
 
 def _resource(fn: Callable[..., str]) -> Callable[..., str]:

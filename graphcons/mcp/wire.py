@@ -1,11 +1,12 @@
 """A tool call whose JSON carries a lone surrogate ("\\ud800": valid JSON, not valid Unicode).
 
-The SDK parses a message strictly and refuses it whole: JSON-RPC -32700 "unexpected end of hex escape",
-no id, no field. The HTTP API answers such a body 400 naming the field, so the MCP server does the same:
-`LenientBody` reads a streamable-HTTP `tools/call` body that strict parsing refuses with Python's
-lenient parser, puts MARKER in place of each argument text that the input policy refuses, and hands the
-SDK the body re-encoded; the tool then answers `bad_input (field): is not valid Unicode (a lone
-surrogate)` (server.GraphconsTool.run). Any other body passes unchanged and gets the SDK's answer.
+The SDK parses a message strictly and refuses it whole: over streamable HTTP JSON-RPC -32700 "unexpected
+end of hex escape" with no id and no field, over stdio no answer at all (the client waits). The HTTP API
+answers such a body 400 naming the field, so the MCP server does the same: a `tools/call` message that
+strict parsing refuses is read with Python's lenient parser, MARKER takes the place of each argument text
+the input policy refuses, and the SDK gets the message re-encoded (`LenientBody` over streamable HTTP,
+`Reread` over stdio); the tool then answers `bad_input (field): is not valid Unicode (a lone surrogate)`
+(server.GraphconsTool.run). Any other message passes unchanged and gets the SDK's answer.
 """
 
 from __future__ import annotations
@@ -14,6 +15,9 @@ import json
 from typing import Any
 
 import pydantic_core
+from mcp import types
+from mcp.shared.message import SessionMessage
+from pydantic import ValidationError
 
 from graphcons.core.inputs import text_problem
 
@@ -76,3 +80,46 @@ class LenientBody:
             return {"type": "http.request", "body": body, "more_body": False}
 
         await self.app(scope, replay, send)
+
+
+def reread(item: SessionMessage | Exception) -> SessionMessage | Exception:
+    """A stdio line the SDK could not parse (it hands on the error, whose input is the line), marked."""
+    if isinstance(item, ValidationError):
+        err = (item.errors() or [{}])[0]
+        line = err.get("input")
+        body = marked(line.encode()) if err.get("type") == "json_invalid" and isinstance(line, str) else None
+        if body is not None:
+            try:
+                return SessionMessage(types.jsonrpc_message_adapter.validate_json(body, by_name=False))
+            except ValidationError:
+                pass
+    return item
+
+
+class Reread:
+    """The SDK's stdio read stream, each item passed through `reread`."""
+
+    def __init__(self, inner: Any):
+        self.inner = inner
+
+    @property
+    def last_context(self) -> Any:  # the sender's context, which the SDK's dispatcher reads
+        return getattr(self.inner, "last_context", None)
+
+    async def receive(self) -> SessionMessage | Exception:
+        return reread(await self.inner.receive())
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+    def __aiter__(self) -> "Reread":
+        return self
+
+    async def __anext__(self) -> SessionMessage | Exception:
+        return reread(await self.inner.__anext__())
+
+    async def __aenter__(self) -> "Reread":
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self.aclose()
