@@ -20,9 +20,9 @@ from mcp.client.streamable_http import streamable_http_client
 from service_helpers import free_port
 from synthesis_helpers import NOW, add_incidents
 
+from graphcons.access.holder import Store
 from graphcons.core.config import Config
 from graphcons.mcp.server import build_server
-from graphcons.service.deps import Store
 
 TOOLS = {"remember", "recall", "context", "explain", "profile", "reflect", "proposals", "feedback"}
 
