@@ -1,8 +1,9 @@
-"""The house in layers: every import in graphcons/ points to its own layer or below, and no
-module reaches itself through a chain of imports (function-local imports included, so a cycle
-cannot hide inside a function). Pure AST; no server needed.
+"""The house in floors: every import in graphcons/ points to its own part or a lower floor, never
+sideways to another part of the same floor, and no module reaches itself through a chain of imports
+(function-local imports included, so a cycle cannot hide inside a function). Pure AST; no server needed.
 
-    core <- store <- consolidation | maintenance | recall <- review | jobs <- api, cli, service, mcp, integrations, viz, battery, scenarios
+    core <- store <- consolidation | maintenance | recall <- review | jobs <- api | viz | scenarios
+         <- access <- service | mcp | integrations | battery <- cli <- graphcons, __main__
 """
 
 from __future__ import annotations
@@ -12,12 +13,16 @@ from pathlib import Path
 
 PKG = Path(__file__).resolve().parent.parent / "graphcons"
 
-# Layer of each top-level part of the package; consolidation and maintenance share a floor
-# but do not import each other (they meet only in review and above).
+# The floor of each top-level part of the package (docs/DEVELOPING.md). Parts that share a floor
+# never import each other: consolidation, maintenance and recall meet only in review and above; the HTTP
+# service and the MCP server both stand on the facade (api) and the shared rights (access); the
+# command line, which starts either server, stands above both.
 LAYERS = {"core": 0, "store": 1, "consolidation": 2, "maintenance": 2, "recall": 2, "review": 3, "jobs": 3,
-          "api": 4, "cli": 4, "service": 4, "mcp": 4, "integrations": 4, "viz": 4, "battery": 4, "scenarios": 4, "__init__": 5, "__main__": 5}
-SIBLINGS_APART = {frozenset({"consolidation", "maintenance"}), frozenset({"consolidation", "recall"}),
-                  frozenset({"maintenance", "recall"}), frozenset({"review", "jobs"})}
+          "api": 4, "viz": 4, "scenarios": 4,
+          "access": 5,
+          "service": 6, "mcp": 6, "integrations": 6, "battery": 6,
+          "cli": 7,
+          "__init__": 8, "__main__": 8}
 
 
 def _module_name(path: Path) -> str:
@@ -77,7 +82,7 @@ def test_no_upward_or_sideways_import():
             a, b = _part(mod), _part(dep)
             if a == b:
                 continue
-            if LAYERS[b] > LAYERS[a] or frozenset({a, b}) in SIBLINGS_APART:
+            if LAYERS[b] >= LAYERS[a]:  # up, or sideways to another part of the same floor
                 bad.append(f"{mod} -> {dep}")
     assert not bad, "imports against the layers:\n" + "\n".join(sorted(bad))
 

@@ -20,9 +20,9 @@ from mcp.client.streamable_http import streamable_http_client
 from service_helpers import free_port
 from synthesis_helpers import NOW, add_incidents
 
+from graphcons.access.holder import Store
 from graphcons.core.config import Config
 from graphcons.mcp.server import build_server
-from graphcons.service.deps import Store
 
 TOOLS = {"remember", "recall", "context", "explain", "profile", "reflect", "proposals", "feedback"}
 
@@ -376,3 +376,152 @@ def test_streamable_http_while_neo4j_is_down_answers_a_tool_error_and_recovers(g
 async def _session(transport, body):
     async with Client(transport, read_timeout_seconds=300) as client:
         return await body(Session(client))
+
+
+# -- issue 50 item 6: MCP refuses what HTTP refuses -----------------------------------------------
+
+def test_arguments_are_as_strict_as_over_http(g, config, embedder):
+    """An unknown argument (a typo such as `namespacee`) wrote the memory to the default namespace; "5",
+    true and "300" were coerced to numbers; a query with a NUL was answered. Each is refused now, naming the
+    argument, and nothing is written; every tool's schema forbids unknown properties."""
+    store = Store(config, embedder)
+
+    async def body(s: Session):
+        tools = {t.name: t.input_schema for t in (await s.client.list_tools()).tools}
+        assert {name: schema.get("additionalProperties") for name, schema in tools.items()} == dict.fromkeys(TOOLS, False)
+        refused = [
+            ("remember", {"content": "Deploys move to Wednesdays.", "namespacee": "team"}, "namespacee"),
+            ("remember", {"content": "Deploys move to Wednesdays.", "links": '["m-1"]'}, "links"),
+            ("remember", {"content": "Deploys move to Wednesdays.", "links": [{"target": "m-1", "kindd": "x"}]},
+             "links[0].kindd"),
+            ("remember", {"content": "Deploys move to Wednesdays.", "subject": "ops\ud800"}, "subject"),
+            ("recall", {"query": "deploys", "k": "5"}, "k"),
+            ("recall", {"query": "deploys", "k": True}, "k"),
+            ("recall", {"query": "deploys\x00"}, "query"),
+            ("recall", {"query": "deploys \udc00"}, "query"),
+            ("context", {"query": "deploys", "budget_words": "300"}, "budget_words"),
+            ("feedback", {"id": "m-1", "verdict": "useful", "note": None, "by": "me"}, "by"),
+        ]
+        for name, arguments, field in refused:
+            _, err = await s.call(name, **arguments)
+            assert err is not None and err.startswith(f"bad_input ({field}): "), (name, arguments, err)
+        _, err = await s.call("remember", content="Deploys move to Wednesdays.", namespacee="team")
+        assert err == "bad_input (namespacee): unknown argument", err
+        _, err = await s.call("recall", query="deploys\x00")
+        assert "NUL" in err, err
+        assert (await s.ok("recall", query="deploys", k=5))["hits"] == []  # the same call, well typed, answers
+
+    try:
+        run(build_server(store), body)
+    finally:
+        store.close()
+    assert g.stats()["memories"] == 0  # nothing of a refused call was written
+
+
+# -- issue 50 item 11: the documented tools are the served ones -----------------------------------
+
+def _served_tools(config) -> dict[str, dict]:
+    """Each tool's input schema, as a client lists them (the store is opened only by a call)."""
+    store = Store(config)
+
+    async def body(s: Session):
+        return {t.name: t.input_schema for t in (await s.client.list_tools()).tools}
+
+    return run(build_server(store), body)
+
+
+def test_docs_readme_and_help_list_every_tool_and_argument(config):
+    """docs/MCP.md, the README and `graphcons mcp --help` listed 7 tools of 8 (no `context`) and
+    `remember` without `created_at`: each now names exactly the served tools, and the doc's table each
+    tool's arguments, the optional ones marked `?`."""
+    import re
+    from pathlib import Path
+
+    import typer
+
+    from graphcons.cli import app
+
+    served = _served_tools(config)
+    root = Path(__file__).resolve().parent.parent
+    table = {}
+    for name, args in re.findall(r"^\| `(\w+)` \| `([^`]*)` \|", (root / "docs/MCP.md").read_text(), re.M):
+        args = re.sub(r" \([^)]*\)", "", args)  # "k? (1 to max_k)" -> "k?"
+        table[name] = {a.rstrip("?"): a.endswith("?") for a in args.split(", ")}
+    assert table == {name: {arg: arg not in schema.get("required", []) for arg in schema["properties"]}
+                     for name, schema in served.items()}
+    readme = (root / "README.md").read_text()
+    sentence = readme[readme.index("**Over MCP**"):].split(" over stdio")[0]
+    assert set(re.findall(r"`(\w+)`", sentence)) - {"graphcons"} == set(served)
+    help_text = typer.main.get_command(app).commands["mcp"].help
+    assert set(re.findall(r"\w+", help_text[help_text.index("(") + 1:help_text.index(")")])) == set(served)
+
+
+def _rpc(srv, token: str, body: bytes | dict, session: str | None = None) -> dict:
+    """One raw JSON-RPC POST to the streamable-HTTP endpoint (a body the SDK's client would not send)."""
+    headers = {"Authorization": f"Bearer {token}", "Accept": "application/json, text/event-stream",
+               "Content-Type": "application/json", **({"Mcp-Session-Id": session} if session else {})}
+    r = httpx.post(srv.url, content=body if isinstance(body, bytes) else json.dumps(body), headers=headers, timeout=120)
+    data = [line[5:] for line in r.text.splitlines() if line.startswith("data:")] or [r.text]
+    return {"status": r.status_code, "session": r.headers.get("mcp-session-id"), **json.loads(data[-1])}
+
+
+def test_a_lone_surrogate_on_the_wire_names_the_argument(g, config, embedder):
+    """JSON can carry "\\ud800"; the SDK's strict parser refused the whole message with JSON-RPC -32700
+    "unexpected end of hex escape" and no field. Over streamable HTTP the call now reaches the tool, which
+    answers `bad_input (query): ...` like the HTTP API's 400, and nothing is written."""
+    token, _ = g.create_token("agent-w", ["team"], "writer")
+    with HttpServer(config, embedder) as srv:
+        hello = _rpc(srv, token, {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                                  "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                                             "clientInfo": {"name": "probe", "version": "1"}}})
+        session = hello["session"]
+        httpx.post(srv.url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, timeout=60,
+                   headers={"Authorization": f"Bearer {token}", "Accept": "application/json, text/event-stream",
+                            "Mcp-Session-Id": session})
+        for name, arguments, field in [("recall", b'{"query": "deploys \\ud800"}', "query"),
+                                       ("remember", b'{"content": "Deploys move.", "links": ["m-\\udc00x"]}',
+                                        "links[0]")]:
+            body = (b'{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "' + name.encode()
+                    + b'", "arguments": ' + arguments + b'}}')
+            out = _rpc(srv, token, body, session)
+            assert out["status"] == 200 and out.get("id") == 2, out
+            result = out["result"]
+            assert result["isError"], result
+            assert result["content"][0]["text"] == (f"Error executing tool {name}: bad_input ({field}): "
+                                                    "is not valid Unicode (a lone surrogate)"), result
+    assert g.stats()["memories"] == 0
+
+
+def test_a_lone_surrogate_over_stdio_names_the_argument(g, neo4j_settings, tmp_path):
+    """Over stdio the SDK dropped a line it could not parse: the client waited forever. The call now
+    answers `bad_input (query): ...` like every other refused argument."""
+    import queue
+    import subprocess
+
+    env = dict(os.environ, NEO4J_URI=neo4j_settings.uri, NEO4J_USER=neo4j_settings.user,
+               NEO4J_PASSWORD=neo4j_settings.resolved_password())
+    env.pop("GRAPHCONS_CONFIG", None)
+    proc = subprocess.Popen([sys.executable, "-m", "graphcons", "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, env=env, cwd=tmp_path)
+    lines: queue.Queue = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(line) for line in proc.stdout], daemon=True).start()
+
+    def send(text: str) -> None:
+        proc.stdin.write(text.encode() + b"\n")
+        proc.stdin.flush()
+
+    try:
+        send(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                         "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                                    "clientInfo": {"name": "probe", "version": "1"}}}))
+        assert json.loads(lines.get(timeout=120))["id"] == 1
+        send(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        send('{"jsonrpc": "2.0", "id": 2, "method": "tools/call", '
+             '"params": {"name": "recall", "arguments": {"query": "deploys \\ud800"}}}')
+        out = json.loads(lines.get(timeout=120))
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=60)
+    assert out["id"] == 2 and out["result"]["isError"], out
+    assert out["result"]["content"][0]["text"] == ("Error executing tool recall: bad_input (query): "
+                                                   "is not valid Unicode (a lone surrogate)")

@@ -22,6 +22,8 @@ import unicodedata
 from datetime import datetime, timezone
 from typing import Any
 
+from pydantic import BaseModel
+
 from graphcons.core.errors import ValidationError
 
 EARLIEST = datetime(1970, 1, 1, tzinfo=timezone.utc)
@@ -42,6 +44,22 @@ def text_problem(value: Any) -> str | None:
     except UnicodeEncodeError:
         return SURROGATE
     return None
+
+
+def texts(value: Any, path: str = ""):
+    """(field path, text) of every string in a value (a pydantic model, parsed JSON, arguments), e.g. ("links[0].target", "m-1")."""
+    if isinstance(value, str):
+        yield path, value
+    elif isinstance(value, BaseModel):
+        for name, item in value:
+            yield from texts(item, f"{path}.{name}" if path else name)
+    elif isinstance(value, (list, tuple)):
+        for i, item in enumerate(value):
+            yield from texts(item, f"{path}[{i}]")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from texts(key, path)
+            yield from texts(item, f"{path}.{key}" if path else str(key))
 
 
 def check_text(field: str, value: Any) -> None:

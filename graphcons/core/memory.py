@@ -14,7 +14,7 @@ import re
 import unicodedata
 from datetime import datetime
 from enum import StrEnum
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic import ValidationError as PydanticValidationError
@@ -42,6 +42,10 @@ class Status(StrEnum):
     deprecated = "deprecated"
     archived = "archived"
 
+
+#: The kinds and statuses as Literal types: the schemas of the HTTP API and of the MCP tools list them.
+KindName = Literal.__getitem__(tuple(k.value for k in Kind))
+StatusName = Literal.__getitem__(tuple(s.value for s in Status))
 
 #: Statuses that take part in clustering and retrieval ranking.
 LIVE_STATUSES = (Status.proposed.value, Status.active.value, Status.consolidated.value)

@@ -4,8 +4,8 @@ one verb of the Graphcons facade, like the CLI and the HTTP API.
 
     rights.py   who the caller is: the local user over stdio (narrowed by $GRAPHCONS_MCP_TOKEN),
                 an API token's principal over streamable HTTP (the HTTP API's roles and namespaces)
-    server.py   the tools (remember, recall, explain, profile, reflect, proposals, feedback) and the
-                resources (a memory, an insight with its provenance)
+    server.py   the tools (remember, recall, context, explain, profile, reflect, proposals, feedback) and
+                the resources (a memory, an insight with its provenance)
 """
 
 from graphcons.mcp.server import build_server, serve

@@ -1,4 +1,4 @@
-"""Who calls an MCP tool, and what it may do: the HTTP API's tokens, roles and namespaces.
+"""Who calls an MCP tool: the HTTP API's tokens, roles and namespaces (graphcons/access/rights.py).
 
 Over stdio the server is a process of the local user, who can run any CLI command, so it acts
 with the local user's rights (every namespace, every role) unless $GRAPHCONS_MCP_TOKEN names an
@@ -22,10 +22,10 @@ import anyio.to_thread
 from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.auth.provider import AccessToken
 
+from graphcons.access.holder import Store
+from graphcons.access.rights import Forbidden
 from graphcons.api import Graphcons
 from graphcons.core.errors import ServerUnavailable, ValidationError
-from graphcons.service.deps import Store
-from graphcons.service.errors import Forbidden
 from graphcons.store.tokens import ALL, PREFIX, Principal
 
 ENV_TOKEN = "GRAPHCONS_MCP_TOKEN"

@@ -1,7 +1,7 @@
 """The MCP tools and resources; each calls one verb of the Graphcons facade.
 
 Tools (descriptions are written for a model choosing among them):
-    remember(content, subject?, namespace?, source?, kind?, links?, title?)   add a memory
+    remember(content, subject?, namespace?, source?, kind?, links?, title?, created_at?)   add a memory
     recall(query, k?, namespace?, subject?)       retrieve, an insight carrying the members it cites
     context(query, budget_words?, namespace?, subject?)  the dated, citable text block to paste into a prompt
     explain(id)                                   the provenance tree down to the source episodes
@@ -11,8 +11,8 @@ Tools (descriptions are written for a model choosing among them):
     feedback(id, verdict, note?)                  rate a memory useful or wrong
 Resources: graphcons://memories/{memory_id}, graphcons://insights/{insight_id} (with provenance).
 
-Roles and namespaces are the HTTP API's (graphcons/service/deps.py): reader < writer < reviewer
-< admin; another namespace's memory or proposal is "not found". Errors come back as tool errors
+Roles and namespaces are the HTTP API's (graphcons/access/rights.py, shared with it): reader < writer
+< reviewer < admin; another namespace's memory or proposal is "not found". Errors come back as tool errors
 named like the HTTP API's ("bad_input (field): ...", "forbidden: ...", "not_found: ...").
 """
 
@@ -28,26 +28,23 @@ from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
 from mcp.server.mcpserver.tools import Tool
-from pydantic import BaseModel, Field
+from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
+from mcp.server.stdio import stdio_server
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
 from pydantic import ValidationError as ArgumentsError
 from pydantic_core import to_jsonable_python
 
+from graphcons.access import logmask
+from graphcons.access.errors import status_of, unavailable_text
+from graphcons.access.holder import Store
+from graphcons.access.rights import Forbidden, own_memory, own_proposal, read_namespace, require, unseen, write_namespace
 from graphcons.core.config import Config, load_config
 from graphcons.core.errors import Busy, DanglingProvenance, GraphconsError, NotFound, ServerUnavailable, ValidationError
-from graphcons.core.memory import Memory
+from graphcons.core.inputs import SURROGATE, text_problem, texts
+from graphcons.core.memory import KindName, Memory
+from graphcons.mcp import wire
 from graphcons.mcp.rights import LOCAL, LOCAL_SOURCE, StoreTokenVerifier, local_principal, request_principal
 from graphcons.review.queue import KINDS
-from graphcons.service.deps import (
-    Store,
-    own_memory,
-    own_proposal,
-    read_namespace,
-    require,
-    unseen,
-    write_namespace,
-)
-from graphcons.service.errors import STATUS, Forbidden, unavailable_text
-from graphcons.service.models import KindName
 from graphcons.store.proposals import STATUSES
 from graphcons.store.tokens import Principal
 
@@ -65,6 +62,8 @@ INSTRUCTIONS = (
 
 
 class Link(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
     target: str = Field(description="The id of an existing memory.")
     kind: str = Field(default="related", description="How they relate, e.g. related, same_incident, caused_by.")
 
@@ -79,8 +78,13 @@ NamespaceArg = Annotated[str | None, Field(description="The namespace (tenant) t
 Source = Annotated[str | None, Field(description="Where the memory came from (e.g. slack, pagerduty); with an API "
                                                  "token it is shown as the origin, the token is the source.")]
 KindArg = Annotated[KindName, Field(description="What kind of memory this is.")]  # type: ignore[valid-type]
-Links = Annotated[list[Link | str] | None, Field(description="Memories this one relates to: ids, or "
-                                                             "{target, kind} objects.")]
+# A link is an id or an object; the discriminator checks it as the one its JSON type says (so an error
+# names that form only), and its tags (never an argument's name) are left out of the field an error names
+LINK_FORMS = ("an id", "a link")
+LinkArg = Annotated[Annotated[str, Tag(LINK_FORMS[0])] | Annotated[Link, Tag(LINK_FORMS[1])],
+                    Discriminator(lambda v: LINK_FORMS[0] if isinstance(v, str) else LINK_FORMS[1])]
+Links = Annotated[list[LinkArg] | None, Field(description="Memories this one relates to: ids, or "
+                                                          "{target, kind} objects.")]
 Title = Annotated[str | None, Field(description="A short title; default: the first sentence of the content.")]
 When = Annotated[str | None, Field(description="When the event happened, ISO-8601 with a timezone (e.g. "
                                                "2023-05-08T13:56:00+00:00); default: now. Shown beside the memory "
@@ -111,10 +115,10 @@ def _error(exc: Exception) -> ToolError:
     if isinstance(exc, ServerUnavailable):  # the public text only (the operator's may name the server)
         name = "transient" if isinstance(exc, Busy) else "unavailable"
         return ToolError(f"{name}: {unavailable_text(exc, exc.maybe_written)}")
-    for cls, _status, name in STATUS:
-        if isinstance(exc, cls):
-            field = getattr(exc, "field", None)  # named once: "bad_input (k): must be ...", not "(k): k: must"
-            return ToolError(f"{name}{f' ({field})' if field else ''}: {getattr(exc, 'problem', None) or exc}")
+    known = status_of(exc)
+    if known:
+        field = getattr(exc, "field", None)  # named once: "bad_input (k): must be ...", not "(k): k: must"
+        return ToolError(f"{known[1]}{f' ({field})' if field else ''}: {getattr(exc, 'problem', None) or exc}")
     return ToolError(f"error: {exc}")
 
 
@@ -288,20 +292,59 @@ def _bad_arguments(exc: ArgumentsError) -> str:
     """The SDK's argument check in the documented form, `bad_input (field): problem` (no pydantic link)."""
     out = []
     for err in exc.errors(include_url=False):
-        field = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err["loc"]).lstrip(".") or "arguments"
-        out.append(f"bad_input ({field}): {err['msg']}")
+        loc = [p for p in err["loc"] if p not in LINK_FORMS]
+        field = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc).lstrip(".") or "arguments"
+        msg = "unknown argument" if err["type"] == "extra_forbidden" else err["msg"]
+        out.append(f"bad_input ({field}): {msg}")
     return "; ".join(out)
 
 
+class ExactArguments(FuncMetadata):
+    """The SDK's argument metadata without its pre-parse, which turns a string that reads as JSON into
+    that value ("null" -> None, '["a"]' -> a list): a string stays a string, as over HTTP."""
+
+    def pre_parse_json(self, data: dict[str, Any]) -> dict[str, Any]:
+        return data
+
+
 class GraphconsTool(Tool):
-    """The SDK's tool with argument errors worded like every other graphcons error."""
+    """The SDK's tool with the HTTP API's rules for arguments: an unknown one is refused (the schema says
+    additionalProperties: false), types are strict (no "5" or true for 5 or 1), every text passes the
+    input policy (core/inputs: no NUL, no lone surrogate), and errors read like every other graphcons error."""
+
+    @classmethod
+    def strict(cls, fn: Callable[..., Any], *, name: str, description: str) -> "GraphconsTool":
+        tool = cls.from_function(fn, name=name, description=description)
+        loose = tool.fn_metadata
+        exact = type(loose.arg_model.__name__, (loose.arg_model,),
+                     {"model_config": ConfigDict(extra="forbid", strict=True), "__module__": __name__})
+        tool.fn_metadata = ExactArguments(arg_model=exact, output_schema=loose.output_schema,
+                                          output_model=loose.output_model, wrap_output=loose.wrap_output)
+        tool.parameters = exact.model_json_schema(by_alias=True)
+        return tool
 
     async def run(self, arguments: dict[str, Any], context: Any, convert_result: bool = False) -> Any:
         try:
             self.fn_metadata.validate_arguments(arguments)
         except ArgumentsError as exc:
             raise ToolError(f"Error executing tool {self.name}: {_bad_arguments(exc)}") from None
+        for field, text in texts(arguments):
+            problem = SURROGATE if text == wire.MARKER else text_problem(text)
+            if problem:
+                raise ToolError(f"Error executing tool {self.name}: bad_input ({field or 'arguments'}): {problem}")
         return await super().run(arguments, context, convert_result)
+
+
+class GraphconsServer(MCPServer):
+    """The SDK's server; a tool call with a lone surrogate reaches the tool on either transport (wire.py)."""
+
+    def streamable_http_app(self, *args: Any, **kwargs: Any) -> Any:
+        return wire.LenientBody(super().streamable_http_app(*args, **kwargs))
+
+    async def run_stdio_async(self) -> None:  # the SDK's, with the read stream passed through wire.Reread
+        async with stdio_server() as (read_stream, write_stream):
+            await self._lowlevel_server.run(wire.Reread(read_stream), write_stream,
+                                            self._lowlevel_server.create_initialization_options())
 
 
 def _resource(fn: Callable[..., str]) -> Callable[..., str]:
@@ -350,9 +393,10 @@ DESCRIPTIONS = {
 
 
 def build_server(store: Store, *, transport: Transport = "stdio", host: str = "127.0.0.1", port: int = 8766,
-                 env: dict[str, str] | None = None) -> MCPServer:
+                 env: dict[str, str] | None = None) -> GraphconsServer:
     """The MCP server over one store (its caller closes it). stdio: the local user's rights (or
     $GRAPHCONS_MCP_TOKEN's); streamable-http: each request's bearer token, as over the HTTP API."""
+    logmask.install()  # no token in the log: uvicorn's access log of /mcp?token=... included
     options: dict[str, Any] = {}
     if transport == "stdio":
         def caller() -> Principal:  # checked on every call: a revoked token stops at once, as over HTTP
@@ -369,8 +413,8 @@ def build_server(store: Store, *, transport: Transport = "stdio", host: str = "1
         fn = _tool(getattr(tools, name))
         if name == "recall":
             fn = _bounded(fn, "k", store.config.service.max_k)
-        registered.append(GraphconsTool.from_function(fn, name=name, description=description))
-    server = MCPServer("graphcons", instructions=INSTRUCTIONS, tools=registered, **options)
+        registered.append(GraphconsTool.strict(fn, name=name, description=description))
+    server = GraphconsServer("graphcons", instructions=INSTRUCTIONS, tools=registered, **options)
     server.resource("graphcons://memories/{memory_id}", name="memory", mime_type="application/json",
                     description="One memory (current version) as JSON.")(_resource(tools.memory_resource))
     server.resource("graphcons://insights/{insight_id}", name="insight", mime_type="application/json",

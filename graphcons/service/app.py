@@ -7,8 +7,8 @@ Every route calls one verb of the Graphcons facade, like the CLI; the routes liv
 memories.py (add, batch, get, history, edit, link, access, retrieve, search, explain),
 review.py (proposals, clusters), ops.py (/healthz, health, stats, jobs, tokens),
 reflection.py (reflect, profiles), beliefs.py (epistemics, except / confirm / justify, rules),
-maintenance.py (feedback, conflicts, consolidate); accesslog.py keeps tokens out of uvicorn's
-access log (issue 30).
+maintenance.py (feedback, conflicts, consolidate); graphcons/access/logmask.py keeps tokens out of
+the log (issues 30, 50), as for the MCP server.
 """
 
 from __future__ import annotations
@@ -22,7 +22,8 @@ from fastapi import FastAPI
 from graphcons.core import metrics, tracing
 from graphcons.core.config import Config, load_config
 from graphcons.core.embedders import Embedder
-from graphcons.service import accesslog, beliefs, errors, maintenance, memories, observe, ops, reflection, review
+from graphcons.access import logmask
+from graphcons.service import beliefs, errors, maintenance, memories, observe, ops, reflection, review
 from graphcons.service.bookmarks import Bookmarks
 from graphcons.service.deps import Store
 from graphcons.service.limits import BodyLimit
@@ -57,7 +58,7 @@ def create_app(config: Config | str | Path | None = None, *, embedder: Embedder 
     for router in ROUTERS:
         app.include_router(router, responses=ERRORS)
     errors.install(app)
-    accesslog.install()  # no token in uvicorn's access log, whoever serves the app
+    logmask.install()  # no token in the log (uvicorn's access log included), whoever serves the app
     app.add_middleware(BodyLimit, max_bytes=cfg.service.max_body_bytes)
     app.add_middleware(Bookmarks)  # Graphcons-Bookmark: read your own writes on any API process
     app.add_middleware(observe.Observe)  # outermost: every request is counted and traced, refused ones too

@@ -1,6 +1,7 @@
 """Errors as HTTP responses: graphcons' own errors keep their meaning (the CLI's exit codes
-become statuses), every body is a `Problem` {error, message, field}, and nothing unexpected
-ever shows a stack trace (it is logged on the server with an id the response names).
+become statuses, by the table in graphcons/access/errors.py that the MCP server shares), every
+body is a `Problem` {error, message, field}, and nothing unexpected ever shows a stack trace (it
+is logged on the server with an id the response names).
 
     400 bad_input        ValidationError (exit 2): the field is named, nothing was written
     401 unauthenticated  no or unknown bearer token
@@ -31,34 +32,17 @@ from fastapi.responses import JSONResponse
 from neo4j.exceptions import DriverError, Neo4jError, ServiceUnavailable, SessionExpired, TransientError
 from starlette.exceptions import HTTPException
 
+from graphcons.access.errors import status_of, unavailable_text
+from graphcons.access.rights import Forbidden
 from graphcons.core import errors as e
 from graphcons.core.inputs import SURROGATE, text_problem
 from graphcons.service.models import texts
 
 log = logging.getLogger("graphcons.service")
 
-STATUS: list[tuple[type[Exception], int, str]] = [  # first match wins (subclasses first)
-    (e.ValidationError, 400, "bad_input"),
-    (e.NotFound, 404, "not_found"),
-    (e.Conflict, 409, "conflict"),
-    (e.DanglingProvenance, 409, "dangling_provenance"),
-    (e.Ungrounded, 422, "ungrounded"),
-    (e.ProviderError, 502, "provider_error"),
-    (e.Busy, 503, "transient"),
-    (e.ServerUnavailable, 503, "unavailable"),
-    (e.EmbedderMismatch, 503, "unavailable"),
-]
 HTTP_NAMES = {400: "bad_input", 401: "unauthenticated", 403: "forbidden", 404: "not_found", 405: "method_not_allowed",
               409: "conflict", 413: "too_large", 415: "unsupported_media_type", 422: "invalid_request",
               503: "unavailable"}
-
-
-class Forbidden(Exception):
-    """The caller is known but its role or namespaces do not allow this (403)."""
-
-    def __init__(self, message: str, field: str | None = None):
-        super().__init__(message)
-        self.field = field
 
 
 def problem(status: int, error: str, message: str, field: str | None = None,
@@ -103,9 +87,9 @@ def install(app: FastAPI) -> None:
     async def _graphcons(request: Request, exc: e.GraphconsError) -> JSONResponse:
         if isinstance(exc, e.ServerUnavailable):
             return unavailable(request, exc, exc.maybe_written)
-        for cls, status, name in STATUS:
-            if isinstance(exc, cls):
-                return problem(status, name, str(exc), getattr(exc, "field", None))
+        known = status_of(exc)
+        if known:
+            return problem(*known, str(exc), getattr(exc, "field", None))
         return _internal(request, exc)
 
     @app.exception_handler(Forbidden)
@@ -163,14 +147,6 @@ def unavailable(request: Request, exc: e.ServerUnavailable, maybe_written: bool)
     log.warning("503 on %s %s: %s", request.method, request.url.path, exc)
     name = "transient" if isinstance(exc, e.Busy) else "unavailable"
     return problem(503, name, unavailable_text(exc, maybe_written), headers={"Retry-After": "1"})
-
-
-def unavailable_text(exc: e.ServerUnavailable, maybe_written: bool) -> str:
-    """What a remote caller (HTTP or MCP) is told: the public text and whether a write may have landed."""
-    if maybe_written:
-        return (f"{exc.public}. A write of this request was sent and may have landed; retrying the same "
-                "request is safe (docs/DEPLOY.md says what each retry does).")
-    return f"{exc.public}; nothing of this request was written. Retry later."
 
 
 def _internal(request: Request, exc: Exception) -> JSONResponse:
