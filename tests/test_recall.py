@@ -100,3 +100,25 @@ def test_a_long_memory_enters_a_short_context_as_a_marked_excerpt(g):
     assert line.get("excerpt") is True and "(excerpt)" in line["text"] and line["text"].startswith("[26 May 2023]")
     assert "old sneakers in a shoe rack in my closet" in line["text"] and "weather" not in line["text"]
     assert line["text"].endswith("(turn)")
+
+
+def test_an_invisible_query_is_refused_naming_the_field_over_mcp(g, config, embedder):
+    from test_mcp import Session, run
+
+    from graphcons.access.holder import Store
+    from graphcons.mcp.server import build_server
+
+    _incidents(g)
+    before = counts(g)
+    store = Store(config, embedder)
+
+    async def body(s: Session):
+        for tool in ("recall", "context"):
+            _, err = await s.call(tool, query="\u200b")
+            assert err is not None and err.startswith("bad_input (query): ") and "visible" in err, (tool, err)
+
+    try:
+        run(build_server(store), body)
+    finally:
+        store.close()
+    assert counts(g) == before

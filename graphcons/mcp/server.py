@@ -179,10 +179,10 @@ class Tools:
                           record=p.has("writer"))
         out = []
         for h in hits:
-            m = h["memory"]
+            m = h.memory
             if not p.sees(m.namespace):
                 continue
-            hit: dict[str, Any] = {"rank": len(out) + 1, "memory": _memory(m), "score": round(float(h["score"]), 4)}
+            hit: dict[str, Any] = {"rank": len(out) + 1, "memory": _memory(m), "score": round(float(h.score), 4)}
             if m.kind == "insight":
                 try:
                     prov = g.explain(m.id)
@@ -190,12 +190,11 @@ class Tools:
                     hit["source_episodes"] = [s["id"] for s in prov["sources"]]
                 except DanglingProvenance as exc:  # say so on this hit; the others still answer
                     hit["provenance_error"] = str(exc)
-                hit["members"] = [{"memory": _memory(x["memory"]), "relevance": x.get("relevance")}
-                                  for x in h.get("members", [])]
-                if h.get("exceptions"):
-                    hit["exceptions"] = h["exceptions"]
-            elif h.get("insights"):
-                hit["insights"] = h["insights"]
+                hit["members"] = [{"memory": _memory(x.memory), "relevance": x.relevance} for x in h.members or []]
+                if h.exceptions:
+                    hit["exceptions"] = h.exceptions
+            elif h.insights:
+                hit["insights"] = h.insights
             out.append(hit)
         return {"hits": out, "note": RECALL_NOTE}
 
