@@ -46,7 +46,8 @@ class ConsolidateRun(Body):
 def feedback(memory_id: str, body: FeedbackCreate, g: Graphcons = Depends(store),
              p: Principal = Depends(writer)) -> dict[str, Any]:
     """Rate a memory or an insight `useful` or `wrong`; its feedback weight and effective weight (what
-    retrieval and decay read) follow, before and after are returned and audited."""
+    retrieval and decay read) follow, before and after are returned and audited. A token counts once
+    per memory: its new rating replaces its earlier one (`replaced` names that verdict)."""
     own_memory(g, p, memory_id)
     return g.feedback(memory_id, body.verdict, note=body.note, by=p.source)
 
