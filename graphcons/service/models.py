@@ -14,7 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic_core import PydanticCustomError
 
-from graphcons.core.inputs import text_problem
+from graphcons.core.inputs import text_problem, texts
 from graphcons.core.memory import Kind, LinkInput, Memory, Status
 
 KindName = Literal.__getitem__(tuple(k.value for k in Kind))
@@ -34,22 +34,6 @@ class Body(BaseModel):
             if problem:
                 raise PydanticCustomError("bad_input", "{problem}", {"field": path, "problem": problem})
         return self
-
-
-def texts(value: Any, path: str = ""):
-    """(field path, text) of every string in a body (a model or parsed JSON), e.g. ("links[0].target", "m-1")."""
-    if isinstance(value, str):
-        yield path, value
-    elif isinstance(value, BaseModel):
-        for name, item in value:
-            yield from texts(item, f"{path}.{name}" if path else name)
-    elif isinstance(value, (list, tuple)):
-        for i, item in enumerate(value):
-            yield from texts(item, f"{path}[{i}]")
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            yield from texts(key, path)
-            yield from texts(item, f"{path}.{key}" if path else str(key))
 
 
 class MemoryCreate(Body):
@@ -120,7 +104,7 @@ class AccessOut(BaseModel):
 
 class RetrieveQuery(Body):
     query: str = Field(min_length=1, max_length=10_000)
-    k: int = Field(default=5, ge=1, le=1000)
+    k: int = Field(default=5, ge=1, description="At most [service] max_k (the served schema's maximum).")
     namespace: str | None = Field(default=None, max_length=100)
     subject: str | None = Field(default=None, min_length=1, max_length=200)
     session: str | None = Field(default=None, max_length=200)
