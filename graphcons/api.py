@@ -236,25 +236,27 @@ class Graphcons:
                                        now=now or utcnow())
 
     def decay(self, *, dry_run: bool = True, now: datetime | None = None,
-              progress: Callable[[int], None] | None = None) -> dict[str, Any]:
-        """Recompute every live memory's weights (Ebbinghaus decay included) at `now`."""
+              progress: Callable[[int], None] | None = None, namespace: str | None = None) -> dict[str, Any]:
+        """Recompute every live memory's weights (Ebbinghaus decay included; one namespace's with `namespace`) at `now`."""
         return weights.recompute(self.db, self.config, now=now or utcnow(), dry_run=dry_run, progress=progress,
-                                 job="decay")
+                                 job="decay", namespace=namespace)
 
     def recompute_weights(self, *, dry_run: bool = True, now: datetime | None = None,
                           progress: Callable[[int], None] | None = None) -> dict[str, Any]:
         return weights.recompute(self.db, self.config, now=now or utcnow(), dry_run=dry_run, progress=progress)
 
-    def promote(self, *, dry_run: bool = True, now: datetime | None = None) -> dict[str, Any]:
-        """proposed -> active by seed 003's rules; each promotion records its rule."""
-        return promotion.run(self.db, self.config, now=now or utcnow(), dry_run=dry_run)
+    def promote(self, *, dry_run: bool = True, now: datetime | None = None,
+                namespace: str | None = None) -> dict[str, Any]:
+        """proposed -> active by seed 003's rules (one namespace's with `namespace`); each promotion records its rule."""
+        return promotion.run(self.db, self.config, now=now or utcnow(), dry_run=dry_run, namespace=namespace)
 
     def deprecate(self, memory_id: str | None = None, *, replaced_by: str | None = None, dry_run: bool = True,
-                  now: datetime | None = None, by: str = "user") -> dict[str, Any]:
-        """Without an id: the deprecation job (deprecate replaced stale memories, archive the rest).
-        With an id: deprecate that memory, which needs an active replacement (`replaced_by`)."""
+                  now: datetime | None = None, by: str = "user", namespace: str | None = None) -> dict[str, Any]:
+        """Without an id: the deprecation job (deprecate replaced stale memories, archive the rest; only
+        `namespace`'s when given: the job's scope). With an id: deprecate that memory, which needs an active replacement
+        (`replaced_by`)."""
         if memory_id is None:
-            return deprecation.run(self.db, self.config, now=now or utcnow(), dry_run=dry_run)
+            return deprecation.run(self.db, self.config, now=now or utcnow(), dry_run=dry_run, namespace=namespace)
         return deprecation.deprecate_memory(self.db, memory_id, replaced_by, now=now or utcnow(), by=by,
                                             dry_run=dry_run)
 

@@ -21,8 +21,9 @@ def free_port() -> int:
 class Server:
     """create_app(config) served by uvicorn in a thread; `client(token)` talks to it over TCP."""
 
-    def __init__(self, config, embedder=None):
-        self.app = create_app(config, embedder=embedder)
+    def __init__(self, config, embedder=None, bind_host=None):
+        # bind_host: the address the app believes it serves (/metrics' rule); uvicorn stays on loopback
+        self.app = create_app(config, embedder=embedder, bind_host=bind_host)
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.server = uvicorn.Server(uvicorn.Config(self.app, host="127.0.0.1", port=self.port, log_level="warning"))

@@ -147,8 +147,8 @@ def test_feedback_moves_the_weight_as_the_formula_says_and_feeds_insight_quality
     expected = compute({**before.model_dump(), "weight_feedback": 2 / 3}, NOW, g.config.weights)["effective_weight"]
     assert after.effective_weight == pytest.approx(expected) and after.effective_weight > before.effective_weight
     assert out["effective_weight_before"] == pytest.approx(before.effective_weight)
-    g.feedback(mid, "wrong", now=NOW)
-    g.feedback(mid, "wrong", now=NOW)
+    g.feedback(mid, "wrong", by="ana", now=NOW)
+    g.feedback(mid, "wrong", by="bo", now=NOW)  # two more raters (one rater counts once per memory)
     assert g.get(mid).weight_feedback == pytest.approx(2 / 5) and g.get(mid).effective_weight < after.effective_weight
     assert sorted(a["details"]["verdict"] for a in g.audit_log(op="feedback")) == ["useful", "wrong", "wrong"]
 

@@ -98,6 +98,20 @@ def test_metrics_off_loopback_need_an_admin_token(g, config, embedder):
         assert ok.status_code == 200 and "graphcons_http_requests_total" in ok.text
 
 
+def test_off_loopback_a_namespace_admin_sees_no_other_tenant(g, config, embedder):
+    """Issue 50 item 2: an admin of nsA got 200 with nsB's memory counts while /v1/stats refused it.
+    Store-wide figures need a * token: /metrics answers that admin 403, as /v1/stats does."""
+    g.add({"content": "Tenant B's private incident note.", "namespace": "nsB"})
+    tenant, root = g.create_token("admin-a", ["nsA"], "admin")[0], g.create_token("ops", ["*"], "admin")[0]
+    with Server(config, embedder, bind_host="10.0.0.5") as srv:
+        assert srv.client(tenant).get("/v1/stats").status_code == 403
+        refused = srv.client(tenant).get("/metrics")
+        assert refused.status_code == 403 and "nsB" not in refused.text
+        assert refused.json()["error"] == "forbidden" and "*" in refused.json()["message"]
+        ok = srv.client(root).get("/metrics")
+        assert ok.status_code == 200 and value(scrape(ok.text), "graphcons_memories", namespace="nsB") == 1
+
+
 def test_the_worker_serves_metrics_on_its_own_port(g, neo4j_settings, tmp_path):
     port = free_port()
     cfg = tmp_path / "graphcons.toml"

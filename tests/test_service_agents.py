@@ -119,9 +119,29 @@ def test_feedback_by_role_and_namespace(g, api):
     assert useful["effective_weight"] > useful["effective_weight_before"]  # 'useful' never lowers it
     assert c["writer"].get(f"/v1/memories/{mid}").json()["effective_weight"] == pytest.approx(useful["effective_weight"])
     r = c["writer"].post(f"/v1/memories/{mid}/feedback", json={"verdict": "wrong", "note": "one outage only"})
-    assert r.status_code == 200 and r.json()["wrong"] == 1 and r.json()["useful"] == 1
+    # the writer changed its mind: its 'wrong' replaces its 'useful' (one rater counts once)
+    assert r.status_code == 200 and (r.json()["wrong"], r.json()["useful"], r.json()["replaced"]) == (1, 0, "useful")
     assert r.json()["effective_weight"] < r.json()["effective_weight_before"]
     assert g.audit_log(op="feedback")[0]["details"]["by"] == "api:writer-1"
+
+
+def test_one_token_repeating_useful_counts_once(g, api):
+    """Issue 50 item 10: the same token repeating "useful" raised the weight each time (0.45, 0.475,
+    0.49). Feedback from one principal on one memory counts once, like evidence from one source."""
+    server, c = api
+    mid = g.add({"content": "Warming the cache before switching traffic avoids 503s.", "namespace": "team"}).id
+    first = c["writer"].post(f"/v1/memories/{mid}/feedback", json={"verdict": "useful"}).json()
+    assert first["effective_weight"] > first["effective_weight_before"]
+    for _ in range(3):
+        again = c["writer"].post(f"/v1/memories/{mid}/feedback", json={"verdict": "useful"})
+        assert again.status_code == 200 and again.json()["effective_weight"] == pytest.approx(first["effective_weight"])
+        assert (again.json()["useful"], again.json()["replaced"]) == (1, "useful")
+    assert first["replaced"] is None
+    assert c["reader"].get(f"/v1/memories/{mid}").json()["effective_weight"] == pytest.approx(first["effective_weight"])
+    other = server.client(g.create_token("writer-2", ["team"], "writer")[0])  # another principal does count
+    second = other.post(f"/v1/memories/{mid}/feedback", json={"verdict": "useful"}).json()
+    assert second["useful"] == 2 and second["effective_weight"] > first["effective_weight"]
+    assert len(g.audit_log(op="feedback")) == 5  # every rating is kept and audited
 
 
 def _conflict(g, namespace):

@@ -292,3 +292,48 @@ def test_a_foreign_namespace_is_403_on_every_route(g, server):
     assert counts(g) == before
     own = c.get("/v1/proposals", params={"namespace": "alpha"})
     assert own.status_code == 200 and own.json() == []
+
+
+def test_the_same_bytes_get_the_same_words_over_http_and_import(g, writers, cli, tmp_path):
+    """Issue 50 item 11: an invalid UTF-8 byte in a body was 400 with no field and FastAPI's text
+    (docs/HTTP-POLICY.md: 422 `body` with the reason and position); import said "at at column 26"
+    for a raw NUL and "not valid UTF-8" where HTTP named the field holding an encoded lone surrogate."""
+    lines = [b'{"subject": "db", "content": "raw NUL \x00 here"}',
+             b'{"subject": "db", "content": "encoded surrogate \xed\xa0\x80 here"}',
+             b'{"subject": "db", "content": "caf\xff here"}']
+    path = tmp_path / "bytes.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    before = counts(g)
+    report = json.loads(cli("import", str(path), "--json").stdout)
+    said = {e["line"]: e["error"] for e in report["errors"]}
+    assert said == {1: "content: must not contain a NUL byte (\\u0000)",
+                    2: "content: is not valid Unicode (a lone surrogate)",
+                    3: "not valid UTF-8 (invalid start byte at byte 34)"}
+    raw = {"Content-Type": "application/json"}
+    answers = [writers["alpha"].post("/v1/memories", content=line, headers=raw) for line in lines]
+    assert [problem(r) for r in answers] == [(400, "content"), (400, "content"), (422, "body")]
+    assert [r.json()["message"] for r in answers] == [said[1], said[2], f"body: {said[3]}"]
+    assert counts(g) == before
+
+
+def test_k_has_one_bound_stated_in_the_schema(server, writers):
+    """Issue 50 item 11: the schema allowed k up to 1000 while the code refused 101 with another
+    status and text. Now [service] max_k is the schema's maximum and the one refusal."""
+    spec = server.client().get("/openapi.json").json()
+    assert spec["components"]["schemas"]["RetrieveQuery"]["properties"]["k"]["maximum"] == 100
+    assert [p["schema"]["maximum"] for p in spec["paths"]["/v1/search"]["get"]["parameters"] if p["name"] == "k"] == [100]
+    w = writers["alpha"]
+    answers = [w.post("/v1/retrieve", json={"query": "disk", "k": k}) for k in (101, 1001)]
+    answers += [w.get("/v1/search", params={"text": "disk", "k": k}) for k in (101, 1001)]
+    assert [problem(r) for r in answers] == [(422, "k")] * 4
+    assert {r.json()["message"] for r in answers} == {"k: Input should be less than or equal to 100 ([service] max_k)"}
+    assert w.post("/v1/retrieve", json={"query": "disk", "k": 100}).status_code == 200
+
+
+def test_a_missing_profile_points_an_http_client_at_the_reflect_route(writers):
+    """Issue 50 item 11: the 404 told an HTTP client to run `graphcons reflect`."""
+    for path in ("/v1/profiles/user-bo", "/v1/profiles/user-bo/history"):
+        r = writers["alpha"].get(path)
+        assert problem(r) == (404, None)
+        assert 'POST /v1/reflect with {"subject": "user-bo"}' in r.json()["message"], r.text
+        assert "graphcons reflect" not in r.json()["message"]

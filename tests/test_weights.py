@@ -125,9 +125,9 @@ def test_useful_never_lowers_a_weight(g, state):
             coaccess.record_access(g.db, g.config, f"s{i}", [mid], now=NOW)
     elif state == "important, edited":
         g.edit(mid, importance=0.95)
-    for _ in range(3):
+    for i in range(3):  # three raters: one rater counts once per memory (issue 50)
         before = g.get(mid)
-        out = g.feedback(mid, "useful", now=later)
+        out = g.feedback(mid, "useful", by=f"rater-{i}", now=later)
         after = g.get(mid)
         assert out["effective_weight_before"] == pytest.approx(before.effective_weight)
         assert out["effective_weight"] == pytest.approx(after.effective_weight)

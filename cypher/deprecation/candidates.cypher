@@ -2,8 +2,10 @@
 // not accessed or restored since the cutoff; with the active memory that SUPERSEDES each
 // one, if any (reverted edges do not count; the smallest id when there are several).
 // A member that a live insight rests on (SUMMARIZES, not reverted) is never a candidate (seed 002).
+// $namespace: only that namespace's memories (null: every namespace).
 MATCH (m:Memory)
 WHERE m.status IN $statuses
+  AND ($namespace IS NULL OR m.namespace = $namespace)
   AND coalesce(m.effective_weight, 0.0) < $max_weight
   AND coalesce(m.access_count, 0) <= $max_access
   AND m.created_at <= $cutoff

@@ -14,13 +14,17 @@ text, ids, sessions and dates with these functions, so the same input gets the s
 - `created_at` lies in [EARLIEST, LATEST): fixed bounds, not "now", so that the same input is
   accepted or refused the same way at any time (principle 4). Year 1 was accepted once and
   the next decay run archived it.
+- Bytes that should be JSON (an HTTP body, an import line): `utf8_problem` says where they are not
+  UTF-8, and `raw_control` names the field of a raw control character that made them not JSON, with
+  the same words on both paths.
 """
 
 from __future__ import annotations
 
+import json
 import unicodedata
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, Iterator
 
 from pydantic import BaseModel
 
@@ -31,6 +35,7 @@ LATEST = datetime(2100, 1, 1, tzinfo=timezone.utc)
 
 
 SURROGATE = "is not valid Unicode (a lone surrogate)"
+NUL = "must not contain a NUL byte (\\u0000)"
 
 
 def text_problem(value: Any) -> str | None:
@@ -38,7 +43,7 @@ def text_problem(value: Any) -> str | None:
     if not isinstance(value, str):
         return None
     if "\x00" in value:
-        return "must not contain a NUL byte (\\u0000)"
+        return NUL
     try:
         value.encode("utf-8")
     except UnicodeEncodeError:
@@ -46,7 +51,17 @@ def text_problem(value: Any) -> str | None:
     return None
 
 
-def texts(value: Any, path: str = ""):
+def utf8_problem(raw: bytes) -> str | None:
+    """Why these bytes are not UTF-8, with the 1-based byte position (None: they are). Encoded lone
+    surrogates pass, as a JSON parser reading bytes lets them: the text rule above then names the field."""
+    try:
+        raw.decode("utf-8", "surrogatepass")
+    except UnicodeDecodeError as exc:
+        return f"not valid UTF-8 ({exc.reason} at byte {exc.start + 1})"
+    return None
+
+
+def texts(value: Any, path: str = "") -> Iterator[tuple[str, str]]:
     """(field path, text) of every string in a value (a pydantic model, parsed JSON, arguments), e.g. ("links[0].target", "m-1")."""
     if isinstance(value, str):
         yield path, value
@@ -60,6 +75,23 @@ def texts(value: Any, path: str = ""):
         for key, item in value.items():
             yield from texts(key, path)
             yield from texts(item, f"{path}.{key}" if path else str(key))
+
+
+def raw_control(text: str) -> tuple[str, str] | None:
+    """(field, problem) of the first raw control character inside a JSON string of `text`, read
+    leniently (strict JSON refuses it, so the parser names only a character offset): a NUL breaks
+    the text rule above, another one needs escaping. None: there is none, or `text` is no JSON."""
+    try:
+        lenient = json.loads(text, strict=False)
+    except (ValueError, RecursionError):
+        return None
+    for field, value in texts(lenient):
+        if "\x00" in value:
+            return field or "body", NUL
+        raw = next((ch for ch in value if ord(ch) < 0x20), None)
+        if raw is not None:
+            return field or "body", f"a raw control character (U+{ord(raw):04X}) inside a JSON string; escape it"
+    return None
 
 
 def check_text(field: str, value: Any) -> None:

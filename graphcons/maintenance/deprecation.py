@@ -29,18 +29,19 @@ RULE_REPLACED = "replaced: stale and an active memory SUPERSEDES it"
 RULE_ARCHIVED = "archived: stale (decayed below the retention threshold) and no active replacement"
 
 
-def candidates(db: Database, cfg: Config, *, now: datetime) -> list[dict[str, Any]]:
+def candidates(db: Database, cfg: Config, *, now: datetime, namespace: str | None = None) -> list[dict[str, Any]]:
+    """The stale memories (of `namespace` only, when given) with their active replacement, if any."""
     require_aware(now)
     d = cfg.deprecation
     return db.run("deprecation/candidates", statuses=list(d.statuses), live=list(LIVE_STATUSES), max_weight=d.max_weight,
-                  max_access=d.max_access_count, cutoff=now - timedelta(days=d.min_age_days))
+                  max_access=d.max_access_count, cutoff=now - timedelta(days=d.min_age_days), namespace=namespace)
 
 
 def run(db: Database, cfg: Config, *, now: datetime, dry_run: bool = True,
-        run_id: str | None = None) -> dict[str, Any]:
+        run_id: str | None = None, namespace: str | None = None) -> dict[str, Any]:
     run_id = run_id or audit.new_run_id("deprecate")
     rows = []
-    for c in candidates(db, cfg, now=now):
+    for c in candidates(db, cfg, now=now, namespace=namespace):
         if c["replacement"]:
             rows.append({"id": c["id"], "status": "deprecated", "rule": RULE_REPLACED, "replacement": c["replacement"],
                          "before": c["status"], "effective_weight": c["effective_weight"]})
@@ -68,7 +69,7 @@ def run(db: Database, cfg: Config, *, now: datetime, dry_run: bool = True,
                                                        cause=f"{op}d by the deprecation job")
 
             db.write(work)
-    report = {"job": "deprecate", "run_id": run_id, "dry_run": dry_run, "now": now.isoformat(),
+    report = {"job": "deprecate", "run_id": run_id, "dry_run": dry_run, "now": now.isoformat(), "namespace": namespace,
               "deprecated": [r for r in rows if r["status"] == "deprecated"],
               "archived": [r for r in rows if r["status"] == "archived"]}
     if not dry_run:

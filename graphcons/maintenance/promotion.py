@@ -9,7 +9,8 @@ Rules, checked in this order; the first that fires is recorded on the memory
     time           older than min_age_hours (24) and no open CONFLICTS_WITH link
 
 Evidence counts distinct sources only (m.sources): one source repeating a claim N times
-is one source (principle 10). Age is measured against the `now` passed in.
+is one source (principle 10). Age is measured against the `now` passed in. With `namespace`
+the run reads and promotes only that namespace's memories.
 """
 
 from __future__ import annotations
@@ -43,13 +44,13 @@ def rule_for(mem: dict[str, Any], now: datetime, cfg: PromotionConfig) -> str | 
 
 
 def run(db: Database, cfg: Config, *, now: datetime, dry_run: bool = True, run_id: str | None = None,
-        progress: Callable[[int], None] | None = None) -> dict[str, Any]:
+        progress: Callable[[int], None] | None = None, namespace: str | None = None) -> dict[str, Any]:
     require_aware(now)
     run_id = run_id or audit.new_run_id("promote")
     promoted, kept = [], 0
     after = None
     while True:
-        rows = db.run("promotion/page", after=after, limit=PAGE)
+        rows = db.run("promotion/page", after=after, limit=PAGE, namespace=namespace)
         if not rows:
             break
         after = rows[-1]["id"]
@@ -72,7 +73,7 @@ def run(db: Database, cfg: Config, *, now: datetime, dry_run: bool = True, run_i
             db.write(work)
         if progress:
             progress(len(rows))
-    report = {"job": "promote", "run_id": run_id, "dry_run": dry_run, "now": now.isoformat(),
+    report = {"job": "promote", "run_id": run_id, "dry_run": dry_run, "now": now.isoformat(), "namespace": namespace,
               "promoted": promoted, "still_proposed": kept}
     if not dry_run:
         audit.record_run(db, "promote", run_id, now, {"promoted": len(promoted), "still_proposed": kept})

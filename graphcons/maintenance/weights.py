@@ -1,7 +1,7 @@
 """The weights job: recompute every live memory's weights at `now` with the one formula
 (graphcons.core.weights, where the five components and Ebbinghaus decay are explained).
 
-`recompute` is a batched pass over all live memories (paged by id); it writes only the
+`recompute` is a batched pass over all live memories, or one namespace's (paged by id); it writes only the
 memories whose values changed, each batch with its own audit record (before/after per
 memory), so running it twice with the same `now` changes nothing the second time.
 """
@@ -31,8 +31,10 @@ def _changed(old: dict[str, Any], new: dict[str, float], tol: float) -> bool:
 
 
 def recompute(db: Database, cfg: Config, *, now: datetime, dry_run: bool = True, run_id: str | None = None,
-              progress: Callable[[int], None] | None = None, job: str = "weights") -> dict[str, Any]:
-    """Recompute every live memory's weights at `now`, in pages; audited per written batch."""
+              progress: Callable[[int], None] | None = None, job: str = "weights",
+              namespace: str | None = None) -> dict[str, Any]:
+    """Recompute every live memory's weights (of `namespace` only, when given) at `now`, in pages;
+    audited per written batch."""
     require_aware(now)
     wcfg = cfg.weights
     run_id = run_id or audit.new_run_id(job)
@@ -42,7 +44,8 @@ def recompute(db: Database, cfg: Config, *, now: datetime, dry_run: bool = True,
     squared_change = 0.0  # sum of (new - old effective weight)^2: the run's weight stability
     sample: list[dict[str, Any]] = []
     while True:
-        rows = db.run("weights/page", live=list(LIVE_STATUSES), after=after, limit=wcfg.batch_size)
+        rows = db.run("weights/page", live=list(LIVE_STATUSES), after=after, limit=wcfg.batch_size,
+                      namespace=namespace)
         if not rows:
             break
         after = rows[-1]["id"]
@@ -69,7 +72,8 @@ def recompute(db: Database, cfg: Config, *, now: datetime, dry_run: bool = True,
             db.write(work)
         if progress:
             progress(len(rows))
-    report = {"job": job, "run_id": run_id, "dry_run": dry_run, "now": now.isoformat(), "scanned": scanned,
+    report = {"job": job, "run_id": run_id, "dry_run": dry_run, "now": now.isoformat(), "namespace": namespace,
+              "scanned": scanned,
               "changed": changed, "below_deprecation_weight": below, "sample": sample,
               "weight_change_variance": round(squared_change / scanned, 12) if scanned else 0.0}
     if not dry_run:

@@ -57,6 +57,8 @@ def create_app(config: Config | str | Path | None = None, *, embedder: Embedder 
     app.state.metrics_registry = metrics.store_registry(lambda: holder.get().census())
     for router in ROUTERS:
         app.include_router(router, responses=ERRORS)
+    schema = app.openapi
+    app.openapi = lambda: memories.bound_k(schema(), cfg.service.max_k)  # k's one bound, the configured one
     errors.install(app)
     logmask.install()  # no token in the log (uvicorn's access log included), whoever serves the app
     app.add_middleware(BodyLimit, max_bytes=cfg.service.max_body_bytes)

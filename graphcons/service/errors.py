@@ -21,7 +21,6 @@ is logged on the server with an id the response names).
 
 from __future__ import annotations
 
-import json
 import logging
 import uuid
 from typing import Any
@@ -35,8 +34,7 @@ from starlette.exceptions import HTTPException
 from graphcons.access.errors import status_of, unavailable_text
 from graphcons.access.rights import Forbidden
 from graphcons.core import errors as e
-from graphcons.core.inputs import SURROGATE, text_problem
-from graphcons.service.models import texts
+from graphcons.core.inputs import NUL, SURROGATE, raw_control
 
 log = logging.getLogger("graphcons.service")
 
@@ -65,19 +63,13 @@ def _field(loc: tuple[Any, ...]) -> str:
 def _bad_json(doc: Any, err: dict[str, Any]) -> JSONResponse:
     """A body that is not JSON. A raw control character inside a string (a NUL byte, a newline) is
     the usual cause: read leniently, the field that holds it is named (a NUL is the input policy's
-    400), not the character offset pydantic reports as the location."""
+    400), not the character offset pydantic reports as the location; `import` says the same."""
     text = doc.decode("utf-8", "replace") if isinstance(doc, (bytes, bytearray)) else str(doc or "")
-    try:
-        lenient = json.loads(text, strict=False)
-    except ValueError:
-        lenient = None
-    for field, value in texts(lenient):
-        if "\x00" in value:
-            return problem(400, "bad_input", f"{field or 'body'}: {text_problem(value)}", field or "body")
-        raw = next((ch for ch in value if ord(ch) < 0x20), None)
-        if raw is not None:
-            return problem(422, "invalid_request", f"{field or 'body'}: a raw control character (U+{ord(raw):04X}) "
-                                                   "inside a JSON string; escape it", field or "body")
+    found = raw_control(text)
+    if found is not None:
+        field, why = found
+        status, name = (400, "bad_input") if why == NUL else (422, "invalid_request")  # a NUL breaks the input policy
+        return problem(status, name, f"{field}: {why}", field)
     reason = (err.get("ctx") or {}).get("error", "invalid")
     return problem(422, "invalid_request", f"body: not valid JSON ({reason} at character {err['loc'][-1]})", "body")
 

@@ -1,10 +1,13 @@
-"""The request size limit: a body over [service] max_body_bytes is refused with 413 before
-any handler runs (read up to the limit, never further)."""
+"""What a request body must be before any handler runs: at most [service] max_body_bytes (else 413;
+read up to the limit, never further) and UTF-8 (else 422 `body` with the reason and the byte, as
+`import` reports a line; FastAPI would answer 400 with no field)."""
 
 from __future__ import annotations
 
 import json
 from typing import Any, Awaitable, Callable
+
+from graphcons.core.inputs import utf8_problem
 
 Receive = Callable[[], Awaitable[dict[str, Any]]]
 Send = Callable[[dict[str, Any]], Awaitable[None]]
@@ -33,6 +36,9 @@ class BodyLimit:
             more = msg.get("more_body", False)
             if len(body) > self.max_bytes:
                 return await _refuse(send, 413, "too_large", self._message())
+        bad = utf8_problem(body)
+        if bad:
+            return await _refuse(send, 422, "invalid_request", f"body: {bad}", "body")
         sent = False
 
         async def replay() -> dict[str, Any]:
@@ -48,8 +54,8 @@ class BodyLimit:
         return f"the request body is larger than {self.max_bytes} bytes ([service] max_body_bytes)"
 
 
-async def _refuse(send: Send, status: int, error: str, message: str) -> None:
-    payload = json.dumps({"error": error, "message": message, "field": None}).encode()
+async def _refuse(send: Send, status: int, error: str, message: str, field: str | None = None) -> None:
+    payload = json.dumps({"error": error, "message": message, "field": field}).encode()
     await send({"type": "http.response.start", "status": status,
                 "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode())]})
     await send({"type": "http.response.body", "body": payload})

@@ -46,7 +46,8 @@ class ConsolidateRun(Body):
 def feedback(memory_id: str, body: FeedbackCreate, g: Graphcons = Depends(store),
              p: Principal = Depends(writer)) -> dict[str, Any]:
     """Rate a memory or an insight `useful` or `wrong`; its feedback weight and effective weight (what
-    retrieval and decay read) follow, before and after are returned and audited."""
+    retrieval and decay read) follow, before and after are returned and audited. A token counts once
+    per memory: its new rating replaces its earlier one (`replaced` names that verdict)."""
     own_memory(g, p, memory_id)
     return g.feedback(memory_id, body.verdict, note=body.note, by=p.source)
 
@@ -81,10 +82,17 @@ def consolidate(body: ConsolidateRun, g: Graphcons = Depends(store), p: Principa
     `[consolidation] daily_cap` and the provider budget. A dry run (the default) records the scan and
     says which clusters would be synthesized. The configuration stays in charge: a request can ask
     for a dry run, never lift `[consolidation] enabled = false` or `dry_run = true`."""
-    now = parse_instant(body.now, "now")
-    namespace = read_namespace(p, body.namespace)
-    if not body.dry_run and g.config.consolidation.dry_run:
+    return consolidate_run(g, p, dry_run=body.dry_run, namespace=body.namespace, now=body.now)
+
+
+def consolidate_run(g: Graphcons, p: Principal, *, dry_run: bool, namespace: str | None,
+                    now: str | None) -> dict[str, Any]:
+    """One consolidation for this route and `POST /v1/jobs/consolidate`: the request's dry run always
+    holds, the run covers the token's namespace(s) and the answer echoes `dry_run` and `namespace`."""
+    at = parse_instant(now, "now")
+    scope = read_namespace(p, namespace)
+    if not dry_run and g.config.consolidation.dry_run:
         raise Conflict("consolidation is in dry-run mode ([consolidation] dry_run = true): only a dry run can be "
                        "asked for; an operator lifts it with dry_run = false under [consolidation] in "
                        "graphcons.toml or GRAPHCONS__CONSOLIDATION__DRY_RUN=false")
-    return g.consolidate(now=now, namespace=namespace, dry_run=body.dry_run).to_dict()
+    return {**g.consolidate(now=at, namespace=scope, dry_run=dry_run).to_dict(), "namespace": scope}

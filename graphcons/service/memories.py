@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, Depends, Query, Response
+from fastapi.exceptions import RequestValidationError
 
 from graphcons.api import Graphcons
 from graphcons.core.errors import NotFound, ValidationError
@@ -21,6 +22,25 @@ MAX_ID = 128  # core/memory.py: an explicit id is at most 128 characters
 
 router = APIRouter(prefix="/v1", tags=["memories"])
 reader, writer = role("reader"), role("writer")
+
+
+def _k(g: Graphcons, k: int, where: str) -> int:
+    """`k` within its one bound, [service] max_k (issue 50): the served schema states that bound
+    (`bound_k`) and a larger `k` is refused as the schema refuses any value out of range (422)."""
+    max_k = g.config.service.max_k
+    if k > max_k:
+        raise RequestValidationError([{"type": "less_than_equal", "loc": (where, "k"), "input": k, "ctx": {"le": max_k},
+                                       "msg": f"Input should be less than or equal to {max_k} ([service] max_k)"}])
+    return k
+
+
+def bound_k(schema: dict[str, Any], max_k: int) -> dict[str, Any]:
+    """The OpenAPI schema with `k`'s maximum set to the server's [service] max_k (retrieve, search)."""
+    schema["components"]["schemas"]["RetrieveQuery"]["properties"]["k"]["maximum"] = max_k
+    for param in schema["paths"]["/v1/search"]["get"]["parameters"]:
+        if param["name"] == "k":
+            param["schema"]["maximum"] = max_k
+    return schema
 
 
 def _session(p: Principal, session: str) -> str:
@@ -156,8 +176,7 @@ def access(body: m.AccessCreate, g: Graphcons = Depends(store), p: Principal = D
 @router.post("/retrieve", response_model=m.Hits)
 def retrieve(body: m.RetrieveQuery, g: Graphcons = Depends(store), p: Principal = Depends(reader)) -> m.Hits:
     """Nearest memories to a query; a writer's retrieval is recorded as co-access (a reader's never)."""
-    if body.k > g.config.service.max_k:
-        raise ValidationError("k", f"must be at most {g.config.service.max_k}")
+    _k(g, body.k, "body")
     namespace = read_namespace(p, body.namespace)
     record = body.record and p.has("writer")
     session = _session(p, body.session) if body.session is not None else None
@@ -193,11 +212,9 @@ def scopes(g: Graphcons = Depends(store), p: Principal = Depends(reader)) -> lis
 
 
 @router.get("/search", response_model=m.Hits)
-def search(text: str = Query(min_length=1, max_length=2000), k: int = Query(10, ge=1, le=1000),
+def search(text: str = Query(min_length=1, max_length=2000), k: int = Query(10, ge=1),
            namespace: str | None = Query(None, max_length=100),
            g: Graphcons = Depends(store), p: Principal = Depends(reader)) -> m.Hits:
     """Keyword search (full-text index); records nothing."""
-    if k > g.config.service.max_k:
-        raise ValidationError("k", f"must be at most {g.config.service.max_k}")
-    hits = g.search(text, k=k, namespace=read_namespace(p, namespace))
+    hits = g.search(text, k=_k(g, k, "query"), namespace=read_namespace(p, namespace))
     return m.Hits(hits=[m.Hit(**h.to_dict()) for h in hits if p.sees(h.memory.namespace)])

@@ -101,7 +101,7 @@ class AccessOut(BaseModel):
 
 class RetrieveQuery(Body):
     query: str = Field(min_length=1, max_length=10_000)
-    k: int = Field(default=5, ge=1, le=1000)
+    k: int = Field(default=5, ge=1, description="At most [service] max_k (the served schema's maximum).")
     namespace: str | None = Field(default=None, max_length=100)
     subject: str | None = Field(default=None, min_length=1, max_length=200)
     session: str | None = Field(default=None, max_length=200)
@@ -159,9 +159,12 @@ class Reason(Body):
 
 
 class JobRun(Body):
-    dry_run: bool = True
+    dry_run: bool = Field(default=True, description="True (the default): report what the job would do, write "
+                                                    "nothing, whatever the configuration says.")
     now: str | None = Field(default=None, max_length=64, description="Decision time, ISO-8601 with a timezone.")
-    namespace: str | None = Field(default=None, max_length=100)
+    namespace: str | None = Field(default=None, min_length=1, max_length=100, pattern=r"^[A-Za-z0-9_.-]+$",
+                                  description="Only this namespace. Default: every namespace for a * token (scan "
+                                              "and consolidate: the token's namespace).")
 
 
 class TokenCreate(Body):

@@ -6,8 +6,10 @@ name) and counts the request by route, method and status with its latency. Unmat
 as route "unmatched".
 
 /metrics rule: open without a token when the server is bound to a loopback address (only local
-processes reach it); bound elsewhere it needs an admin token, or run the worker's separate
-`--metrics-port` scrape port behind your own firewall.
+processes reach it); bound elsewhere it needs an admin token over every namespace ("*"), as
+/v1/stats does: the page counts every tenant's memories and requests, so an admin of some
+namespaces gets 403 (issue 50). Or run the worker's separate `--metrics-port` scrape port behind
+your own firewall.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from fastapi import APIRouter, Depends, Request, Response
 from fastapi.security import HTTPAuthorizationCredentials
 
 from graphcons.core import metrics, tracing
-from graphcons.service.deps import bearer, require
+from graphcons.service.deps import bearer, everywhere, require
 
 router = APIRouter(tags=["operations"])
 
@@ -63,7 +65,7 @@ class Observe:
 
 
 @router.get("/metrics", include_in_schema=True, response_class=Response,
-            summary="Prometheus metrics (open on a loopback bind, else an admin token)")
+            summary="Prometheus metrics (open on a loopback bind, else an admin token over *)")
 def metrics_endpoint(request: Request,
                      credentials: HTTPAuthorizationCredentials | None = Depends(bearer)) -> Response:
     state = request.app.state
@@ -71,7 +73,7 @@ def metrics_endpoint(request: Request,
         from graphcons.service.deps import caller
 
         g = state.store.get()
-        require(caller(request, g, credentials), "admin")
+        everywhere(require(caller(request, g, credentials), "admin"))  # store-wide figures, like /v1/stats
     body, content_type = metrics.exposition(state.metrics_registry)
     return Response(body, media_type=content_type)
 

@@ -1,7 +1,9 @@
 """Operations: /healthz (no token), store health and stats, jobs, and API tokens.
 
-Jobs, health and stats span the whole store, so they need an admin token over every
-namespace ("*"); an admin of some namespaces manages only tokens within them.
+Health and stats span the whole store, so they need an admin token over every namespace ("*"),
+and so do the merge, decay, promote and deprecate jobs (`namespace` narrows them to one); scan
+and consolidate run within the token's namespaces. Every job honours the request's `dry_run`
+and `namespace` and echoes both. An admin of some namespaces manages only tokens within them.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from graphcons.core.time import parse_instant
 from graphcons.service import models as m
 from graphcons.service.deps import everywhere, read_namespace, role, store
 from graphcons.service.errors import Forbidden, problem, unavailable
+from graphcons.service.maintenance import consolidate_run
 from graphcons.store.tokens import Principal
 
 log = logging.getLogger("graphcons.service")
@@ -56,24 +59,18 @@ def stats(g: Graphcons = Depends(store), p: Principal = Depends(admin)) -> dict[
 @router.post("/v1/jobs/{job}", response_model=dict[str, Any])
 def run_job(job: Literal[JOBS], body: m.JobRun, g: Graphcons = Depends(store),  # type: ignore[valid-type]
             p: Principal = Depends(admin)) -> dict[str, Any]:
-    """Run one job now (a dry run unless `dry_run` is false); recorded like the CLI's runs."""
-    now = parse_instant(body.now, "now")
-    if job in ("scan", "consolidate") and body.namespace is not None:
-        namespace = read_namespace(p, body.namespace)
-    else:
-        everywhere(p)
-        namespace = None
-    if job == "scan":
-        return g.scan(now=now, namespace=namespace).to_dict()
+    """Run one job now: a dry run unless `dry_run` is false (the configuration can only add one), over
+    `namespace` only when given; the answer echoes both. Recorded like the CLI's runs. A scan proposes
+    nothing, so it is always a dry run; consolidate answers as `POST /v1/consolidate` does."""
     if job == "consolidate":
-        return g.consolidate(now=now, namespace=namespace).to_dict()
-    if job == "merge":
-        return g.merge(dry_run=body.dry_run, now=now)
-    if job == "decay":
-        return g.decay(dry_run=body.dry_run, now=now)
-    if job == "promote":
-        return g.promote(dry_run=body.dry_run, now=now)
-    return g.deprecate(dry_run=body.dry_run, now=now)
+        return consolidate_run(g, p, dry_run=body.dry_run, namespace=body.namespace, now=body.now)
+    now = parse_instant(body.now, "now")
+    if job == "scan":
+        namespace = read_namespace(p, body.namespace)
+        return {**g.scan(now=now, namespace=namespace).to_dict(), "dry_run": True, "namespace": namespace}
+    everywhere(p)
+    verb = {"merge": g.merge, "decay": g.decay, "promote": g.promote, "deprecate": g.deprecate}[job]
+    return verb(dry_run=body.dry_run, now=now, namespace=body.namespace)  # the report echoes both
 
 
 # -- tokens ---------------------------------------------------------------------------------

@@ -5,12 +5,15 @@ namespace means that one, a token over every namespace ("*") the one the subject
 
 from __future__ import annotations
 
-from typing import Any
+import json
+from contextlib import contextmanager
+from typing import Any, Iterator
 
 from fastapi import APIRouter, Depends, Query
 from pydantic import Field
 
 from graphcons.api import Graphcons
+from graphcons.core.errors import NotFound
 from graphcons.core.time import parse_instant
 from graphcons.service.deps import read_namespace, role, store
 from graphcons.service.models import Body, Problem
@@ -58,13 +61,25 @@ def reflect_due(body: DueRun, g: Graphcons = Depends(store), p: Principal = Depe
     return g.reflect_due(now=now, namespace=read_namespace(p, body.namespace), dry_run=body.dry_run).to_dict()
 
 
+@contextmanager
+def _http_hint(subject: str) -> Iterator[None]:
+    """A missing profile's 404 points an HTTP client at the route it has, not at a CLI command."""
+    try:
+        yield
+    except NotFound as exc:
+        missing = str(exc).split("; ", 1)[0]  # "no profile for 'x' in namespace 'y'"
+        raise NotFound(f"{missing}; reflect on it first (POST /v1/reflect with {json.dumps({'subject': subject})}) "
+                       "and have a reviewer approve the proposal") from None
+
+
 @router.get("/profiles/{subject}", response_model=dict[str, Any], summary="An entity's profile")
 def profile(subject: str, namespace: str | None = Query(None, max_length=100,
                                                         description="Default as for /v1/reflect."),
             g: Graphcons = Depends(store), p: Principal = Depends(reader)) -> dict[str, Any]:
     """The entity's current profile: preferences, behaviors and facts (each with the memories it came
     from) and a summary. 404 until a reflection on it is approved."""
-    return g.profile(subject, namespace=read_namespace(p, namespace))
+    with _http_hint(subject):
+        return g.profile(subject, namespace=read_namespace(p, namespace))
 
 
 @router.get("/profiles/{subject}/history", response_model=list[dict[str, Any]], summary="Every version of a profile")
@@ -72,4 +87,5 @@ def profile_history(subject: str, namespace: str | None = Query(None, max_length
                                                                 description="Default as for /v1/reflect."),
                     g: Graphcons = Depends(store), p: Principal = Depends(reader)) -> list[dict[str, Any]]:
     """Every version of the entity's profile, oldest first, each with the proposal that made it."""
-    return g.profile_history(subject, namespace=read_namespace(p, namespace))
+    with _http_hint(subject):
+        return g.profile_history(subject, namespace=read_namespace(p, namespace))

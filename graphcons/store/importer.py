@@ -27,6 +27,7 @@ from graphcons.core.config import Config
 from graphcons.core.db import Database
 from graphcons.core.embedders import Embedder
 from graphcons.core.errors import ValidationError
+from graphcons.core.inputs import raw_control, text_problem, texts, utf8_problem
 from graphcons.core.memory import embedded_text, parse_input
 from graphcons.core.time import utcnow
 from graphcons.store.admission import BatchItemError, admit_many
@@ -86,18 +87,25 @@ def _batches(lines: list[bytes], size: int, report: ImportReport) -> Iterator[tu
 
 def parse_line(raw: bytes) -> Any:
     """One line's JSON value, or ValueError saying why the line is not one."""
+    bad = utf8_problem(raw)
+    if bad:
+        raise ValueError(bad)
+    text = raw.decode("utf-8", "surrogatepass")  # an encoded lone surrogate: the text rule names its field, as HTTP does
     try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"not valid UTF-8 (byte {exc.start + 1})") from None
-    try:
-        return json.loads(text)
+        value = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ValueError(f"not valid JSON: {exc.msg} at column {exc.colno}") from None
+        found = raw_control(text)  # a raw NUL or control character: its field, in HTTP's words
+        if found is not None:
+            raise ValueError(f"{found[0]}: {found[1]}") from None
+        raise ValueError(f"not valid JSON: {exc.msg.removesuffix(' at')} at column {exc.colno}") from None
     except RecursionError:
         raise ValueError("not usable JSON: nested too deeply") from None
     except ValueError as exc:  # e.g. an integer of more digits than Python converts
         raise ValueError(f"not usable JSON: {exc}") from None
+    for path, item in texts(value):  # a NUL or lone surrogate anywhere: named as HTTP names it (models.Body)
+        if text_problem(item):
+            raise ValueError(f"{path or 'line'}: {text_problem(item)}")
+    return value
 
 
 def _embed(cfg: Config, embedder: Embedder, batch: list[tuple[int, Any]]) -> list[list[float] | None]:
