@@ -118,3 +118,17 @@ def test_the_checker_sees_a_function_local_upward_import(tmp_path):
     tree = ast.parse(src.read_text())
     mods = [n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
     assert mods == ["graphcons.review"]
+
+
+MAX_FUNCTION_LINES = 80  # issue 46: a function longer than a screen hides more than one concept
+
+
+def test_no_function_over_80_lines():
+    long = []
+    for path in sorted(PKG.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                n = node.end_lineno - node.lineno + 1
+                if n > MAX_FUNCTION_LINES:
+                    long.append(f"{path.relative_to(PKG.parent)}:{node.lineno} {node.name} ({n} lines)")
+    assert not long, "functions over 80 lines:\n" + "\n".join(long)

@@ -31,6 +31,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass, field
+from functools import partial
 from datetime import datetime
 from typing import Any, Callable
 
@@ -215,20 +216,10 @@ def _reflect(db: Database, cfg: Config, embedder: Embedder | None, subject: str,
              synthesizer: Synthesizer | None, budget: Budget | None, run_id: str | None,
              auto_apply: bool | None) -> ReflectionResult:
     rc = cfg.reflection
-    counts = db.run("reflection/subject", namespace=namespace, subject=subject, kinds=rc.kinds)[0]
-    if counts["total"] == 0:
-        raise NotFound(f"no memory has subject {subject!r} in namespace {namespace!r}; nothing to reflect on")
-    res = ReflectionResult(entity_id=subject, namespace=namespace, status="nothing_new",
-                           unconsolidated=counts["unconsolidated"])
-    run_id = run_id or audit.new_run_id("reflect")
-    rows = db.run("reflection/candidates", namespace=namespace, subject=subject, kinds=rc.kinds, recent=rc.recent)
-    if not rows:
-        res.reason = "every memory of this subject is already consolidated: nothing new to reflect on"
+    res, shown_rows = _shown(db, cfg, subject, namespace)
+    if not shown_rows:
         return res
-    shown_rows = select(rows, rc.max_shown)
-    res.memories_reviewed = len(shown_rows)
-    res.selection = {"method": SELECTION if len(rows) > rc.max_shown else "all", "candidates": len(rows),
-                     "shown": len(shown_rows), "coverage": round(coverage(rows, {r["id"] for r in shown_rows}), 4)}
+    run_id = run_id or audit.new_run_id("reflect")
     versions = {r["id"]: int(r["version"] or 1) for r in shown_rows}
     mhash = membership_hash(versions)
     pid = proposal_id(namespace, subject, mhash)
@@ -253,44 +244,86 @@ def _reflect(db: Database, cfg: Config, embedder: Embedder | None, subject: str,
     budget.start()
     ordered = sorted(shown_rows, key=lambda r: (r["created_at"], r["id"]))  # oldest first reads as a story
     prompt = ReflectionPrompt(members=[Shown.from_row(r) for r in ordered], subject=subject, namespace=namespace)
+    record = partial(audit.record, db, "reflect", [profile.key(namespace, subject)], run_id=run_id, at=now, **base)
+    grounded, result = _grounded(synth, prompt, res, budget, rc.max_statements, record)
+    if grounded is None:
+        return res
+    _propose(db, cfg, embedder, res, grounded, result, prompt, versions, pid=pid, run_id=run_id, now=now, base=base,
+             auto_apply=rc.auto_apply if auto_apply is None else auto_apply)
+    return res
+
+
+def _shown(db: Database, cfg: Config, subject: str, namespace: str) -> tuple[ReflectionResult, list[dict[str, Any]]]:
+    """The entity's result so far and the memories a reflection would be shown (none: nothing new)."""
+    rc = cfg.reflection
+    counts = db.run("reflection/subject", namespace=namespace, subject=subject, kinds=rc.kinds)[0]
+    if counts["total"] == 0:
+        raise NotFound(f"no memory has subject {subject!r} in namespace {namespace!r}; nothing to reflect on")
+    res = ReflectionResult(entity_id=subject, namespace=namespace, status="nothing_new",
+                           unconsolidated=counts["unconsolidated"])
+    rows = db.run("reflection/candidates", namespace=namespace, subject=subject, kinds=rc.kinds, recent=rc.recent)
+    if not rows:
+        res.reason = "every memory of this subject is already consolidated: nothing new to reflect on"
+        return res, []
+    shown_rows = select(rows, rc.max_shown)
+    res.memories_reviewed = len(shown_rows)
+    res.selection = {"method": SELECTION if len(rows) > rc.max_shown else "all", "candidates": len(rows),
+                     "shown": len(shown_rows), "coverage": round(coverage(rows, {r["id"] for r in shown_rows}), 4)}
+    return res, shown_rows
+
+
+def _grounded(synth: Any, prompt: ReflectionPrompt, res: ReflectionResult, budget: Budget, max_statements: int,
+              record: Callable[..., Any]) -> tuple[Any, Any]:
+    """The model's reflection, grounded in what it was shown, each call spent from the budget; (None,
+    None) with the result failed or ungrounded (audited) when there is nothing to propose."""
     try:
         result = synth.reflect(prompt)
     except ProviderError as exc:
         res.calls = getattr(exc, "calls", synth.calls_per_reflection)
         budget.spend(res.calls)
-        audit.record(db, "reflect", [profile.key(namespace, subject)], run_id=run_id, at=now,
-                     outcome="provider_error", error=str(exc), calls=res.calls, **base)
+        record(outcome="provider_error", error=str(exc), calls=res.calls)
         res.status, res.reason = "failed", str(exc)
-        return res
+        return None, None
     res.calls = result.calls
     budget.spend(result.calls)
     if hasattr(synth, "check_calls"):
         synth.check_calls = 0
     texts = {m.id: m.text for m in prompt.members}
     try:
-        grounded = ground_reflection(result.reflection, prompt.member_ids, max_statements=rc.max_statements,
-                                     texts=texts, subject=subject, check=support_checker(synth, subject, namespace))
+        grounded = ground_reflection(result.reflection, prompt.member_ids, max_statements=max_statements, texts=texts,
+                                     subject=prompt.subject,
+                                     check=support_checker(synth, prompt.subject, prompt.namespace))
     except Ungrounded as exc:
         checks = getattr(synth, "check_calls", 0)
         res.calls += checks
         budget.spend(checks)
-        audit.record(db, "reflect", [profile.key(namespace, subject)], run_id=run_id, at=now,
-                     outcome="rejected_ungrounded", error=str(exc), stripped=exc.stripped, calls=res.calls, **base)
+        record(outcome="rejected_ungrounded", error=str(exc), stripped=exc.stripped, calls=res.calls)
         res.status, res.reason, res.grounding = "ungrounded", str(exc), {"stripped": exc.stripped}
-        return res
+        return None, None
     res.calls += grounded.check_calls
     budget.spend(grounded.check_calls)
+    return grounded, result
+
+
+def _propose(db: Database, cfg: Config, embedder: Embedder | None, res: ReflectionResult, grounded: Any, result: Any,
+             prompt: ReflectionPrompt, versions: dict[str, int], *, pid: str, run_id: str, now: datetime,
+             base: dict[str, Any], auto_apply: bool) -> None:
+    """The grounded reflection as one `reflect` proposal (audited in its transaction), applied at once
+    with auto_apply."""
+    namespace, subject = prompt.namespace, prompt.subject
     refl = grounded.reflection.model_dump()
     n = len(grounded.reflection.statements())
     props = {
         "id": pid, "kind": profile.KIND, "created_at": now, "run_id": run_id, "namespace": namespace,
         "subject": subject, "title": f"Reflection on {subject}: {n} statement(s) from {len(versions)} memories",
         "member_ids": sorted(versions), "member_versions": json.dumps(versions, sort_keys=True),
-        "membership_hash": mhash, "cited": grounded.cited, "provider": result.provider, "model": result.model,
-        "prompt_hash": prompt.prompt_hash(result.model), "grounding": json.dumps(grounded.report(), sort_keys=True),
+        "membership_hash": base["membership_hash"], "cited": grounded.cited, "provider": result.provider,
+        "model": result.model, "prompt_hash": prompt.prompt_hash(result.model),
+        "grounding": json.dumps(grounded.report(), sort_keys=True),
         "payload": json.dumps({"reflection": refl, "selection": res.selection}, sort_keys=True),
         "epistemic_status": "hypothesis",
     }
+
     def propose(tx: Tx) -> Any:
         created = proposals.create(tx, props, [{"id": m, "version": v} for m, v in sorted(versions.items())])
         audit.record(tx, "reflect", [profile.key(namespace, subject), pid], run_id=run_id, at=now,
@@ -304,14 +337,13 @@ def _reflect(db: Database, cfg: Config, embedder: Embedder | None, subject: str,
     res.reason = "" if created else "proposal already queued"
     res.proposal_id, res.reflection, res.insights = pid, refl, _insights(refl)
     res.grounding = grounded.report()
-    if rc.auto_apply if auto_apply is None else auto_apply:
+    if auto_apply:
         if embedder is None:
             raise ValidationError("embedder", "auto_apply needs the embedder to store the semantic memories")
         decision = profile.approve(db, cfg, embedder, proposals.get(db, pid), by="auto_apply", now=now)
         res.status = "applied"
         res.profile_updated, res.profile_version = decision.changed, decision.profile_version
         res.new_semantic_memories, res.confirmed = len(decision.created), len(decision.confirmed)
-    return res
 
 
 # -- every due entity (the weekly `reflect` job) ---------------------------------------------------------
