@@ -10,7 +10,17 @@ from graphcons.api import Graphcons
 from graphcons.core.errors import NotFound, ValidationError
 from graphcons.core.memory import Memory
 
-Hit = tuple[Memory, float]
+Hit = tuple[Memory, float | None]
+WARM_NAMESPACE = "graphcons-warm-up"  # no memory lives there: the warm-up query reads nothing
+
+
+def flattened(hits: list[Any]) -> list[Hit]:
+    """retrieve's hits in order, each insight followed by the members it carries (their relevance)."""
+    out: list[Hit] = []
+    for h in hits:
+        out.append((h["memory"], h["score"]))
+        out += [(m["memory"], m.get("relevance")) for m in h.get("members") or []]
+    return out
 
 
 class Local:
@@ -18,6 +28,19 @@ class Local:
 
     def __init__(self, g: Graphcons, *, source: str = "langgraph"):
         self.g, self.source = g, source
+        self.max_k = g.config.service.max_k
+
+    def embedder_identity(self) -> tuple[str, int, Any]:
+        """(name, dimensions, embed one text) of the embedder every memory is embedded with."""
+        return self.g.embedder.name, self.g.embedder.dimensions, self.g.embedder.embed_one
+
+    def warm(self) -> None:
+        """Load the embedder, open the driver's pool and plan retrieve's queries now (a query on a
+        namespace that holds nothing), so the first real call is not the slow one."""
+        self.g.retrieve("warm-up", k=1, namespace=WARM_NAMESPACE, record=False)
+
+    def close(self) -> None:
+        """The Graphcons is the caller's: it stays open."""
 
     def add(self, data: dict[str, Any]) -> str:
         return self.g.add({**data, "source": self.source}).id
@@ -37,10 +60,13 @@ class Local:
     def restore(self, memory_id: str) -> None:
         self.g.restore(memory_id, by=self.source)
 
-    def retrieve(self, query: str, k: int, namespace: str | None, subject: str | None) -> list[Hit]:
-        k = min(k, self.g.config.service.max_k)
-        hits = self.g.retrieve(query, k=k, namespace=namespace, subject=subject, record=False)
-        return [(h.memory, h.score) for h in hits]
+    def retrieve(self, query: str, k: int, namespace: str | None, subject: str | None) -> tuple[list[Hit], int]:
+        """(the hits flattened, how many hits were shown: fewer than k = nothing more to read)."""
+        hits = self.g.retrieve(query, k=min(k, self.max_k), namespace=namespace, subject=subject, record=False)
+        return flattened(hits), len(hits)
+
+    def revert(self, insight_id: str) -> None:
+        self.g.revert(insight_id, "deleted through the LangGraph store", by=self.source)
 
     def members(self, namespace: str, subject: str | None, limit: int, offset: int) -> list[Memory]:
         return self.g.memories(namespace, subject=subject, limit=limit, offset=offset)
@@ -99,10 +125,23 @@ class Http:
     def restore(self, memory_id: str) -> None:
         self._call("POST", f"/v1/memories/{memory_id}/restore")
 
-    def retrieve(self, query: str, k: int, namespace: str | None, subject: str | None) -> list[Hit]:
+    def retrieve(self, query: str, k: int, namespace: str | None, subject: str | None) -> tuple[list[Hit], int]:
         body = {"query": query, "k": min(k, self.max_k), "namespace": namespace, "subject": subject, "record": False}
         out = self._call("POST", "/v1/retrieve", json={k_: v for k_, v in body.items() if v is not None})
-        return [(Memory.model_validate(h["memory"]), h["score"]) for h in out["hits"]]
+        hits = [{**h, "memory": Memory.model_validate(h["memory"]),
+                 "members": [{**m, "memory": Memory.model_validate(m["memory"])} for m in h.get("members") or []]}
+                for h in out["hits"]]
+        return flattened(hits), len(hits)
+
+    def revert(self, insight_id: str) -> None:
+        self._call("POST", f"/v1/proposals/{insight_id}/revert", json={"reason": "deleted through the LangGraph store"})
+
+    def embedder_identity(self) -> tuple[str, None, None]:
+        return "the server's embedder", None, None  # dims / embed cannot be checked here: refused
+
+    def warm(self) -> None:
+        """Open the connection now (the server warms its own embedder)."""
+        self.client.get("/healthz")
 
     def members(self, namespace: str, subject: str | None, limit: int, offset: int) -> list[Memory]:
         params = {"namespace": namespace, "limit": limit, "offset": offset}

@@ -31,7 +31,7 @@ import hashlib
 import json
 import re
 from datetime import datetime
-from typing import Any, Iterable
+from typing import Any, Iterable, Literal
 
 from langgraph.store.base import (
     BaseStore,
@@ -48,101 +48,190 @@ from langgraph.store.base import (
 )
 
 from graphcons.api import Graphcons
+from graphcons.core import tracing
 from graphcons.core.memory import Memory
+from graphcons.integrations import shapes
 from graphcons.integrations.backend import Http, Local
 
 DEFAULT_SUBJECT = "general"
 PROFILE_KEY = "profile"
 _NAMESPACE = re.compile(r"^[A-Za-z0-9_-]{1,100}$")
-TEXT_KEYS = ("text", "content", "memory")
 
 
 class GraphconsStore(BaseStore):
-    """A LangGraph store over graphcons; sync `batch`, async `abatch` (the same calls in a thread)."""
+    """A LangGraph store over graphcons; sync `batch`, async `abatch` (the same calls in a thread).
+
+    `index`: LangGraph's IndexConfig; its `fields` say which value fields are the text (default:
+    detected, see shapes.py); `embed` / `dims` naming another embedder than graphcons' are refused.
+    `include_insights=False` leaves out what consolidation and reflection made (insights, semantic
+    memories, profiles): the store then answers with what was put only. `warm`: load the embedder
+    and open the driver (or the HTTP connection) now, so the first call is not the slow one."""
 
     supports_ttl = False
 
-    def __init__(self, graphcons: Graphcons | Local | Http):
+    def __init__(self, graphcons: Graphcons | Local | Http, *, index: dict[str, Any] | None = None,
+                 include_insights: bool = True, warm: bool = True):
         self.backend = Local(graphcons) if isinstance(graphcons, Graphcons) else graphcons
+        self.fields = shapes.index_fields(index, *self.backend.embedder_identity())
+        self.include_insights = include_insights
+        self._paths: dict[tuple[str, ...], str] = {}  # namespace tuple -> the text path it was written with
+        if warm:
+            with tracing.span("langgraph warm-up"):
+                self.backend.warm()
 
     @classmethod
-    def over_http(cls, url: str, token: str) -> "GraphconsStore":
-        return cls(Http(url, token))
+    def over_http(cls, url: str, token: str, **kw: Any) -> "GraphconsStore":
+        return cls(Http(url, token), **kw)
+
+    def close(self) -> None:
+        """Close what the store opened (the HTTP client); a Graphcons passed in is the caller's to close."""
+        self.backend.close()
+
+    def __enter__(self) -> "GraphconsStore":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     # -- BaseStore ------------------------------------------------------------------------
     def batch(self, ops: Iterable[Op]) -> list[Result]:
         out: list[Result] = []
         for op in ops:
-            if isinstance(op, GetOp):
-                out.append(self._get(op.namespace, op.key))
-            elif isinstance(op, PutOp):
-                self._put(op.namespace, op.key, op.value)
-                out.append(None)
-            elif isinstance(op, SearchOp):
-                out.append(self._search(op))
-            elif isinstance(op, ListNamespacesOp):
-                out.append(self._list_namespaces(op))
-            else:
-                raise ValueError(f"unknown operation {type(op).__name__}")
+            with tracing.span(f"langgraph {type(op).__name__}"):  # the op's kind only, never its keys or text
+                out.append(self._one(op))
         return out
+
+    def _one(self, op: Op) -> Result:
+        if isinstance(op, GetOp):
+            return self._get(op.namespace, op.key)
+        if isinstance(op, PutOp):
+            return self._put(op.namespace, op.key, op.value, op.index)
+        if isinstance(op, SearchOp):
+            return self._search(op)
+        if isinstance(op, ListNamespacesOp):
+            return self._list_namespaces(op)
+        raise ValueError(f"unknown operation {type(op).__name__}")
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
         return await asyncio.to_thread(self.batch, list(ops))
 
-    # -- the mapping ------------------------------------------------------------------------
+    # -- get / put ------------------------------------------------------------------------
     def _get(self, namespace: tuple[str, ...], key: str) -> Item | None:
         ns, subject = scope(namespace)
         mem = self.backend.get(self.backend.scoped_id(ns, item_id(namespace, key)))
         if mem is None and key == PROFILE_KEY and len(namespace) > 1:  # an item the caller put wins
-            return self._profile_item(namespace, ns, subject)
-        if mem is None and key_shaped(key):  # an insight or any memory, by its own id
-            mem = self.backend.get(key)
+            return self._profile_item(tuple(namespace), ns, subject)
+        if mem is None:
+            mem = self._derived(tuple(namespace), ns, key)
         if mem is None or mem.status not in LIVE or mem.namespace != ns or to_namespace(mem) != tuple(namespace):
             return None
-        return to_item(mem)
+        return self._item(mem)
 
-    def _put(self, namespace: tuple[str, ...], key: str, value: dict[str, Any] | None) -> None:
+    def _derived(self, namespace: tuple[str, ...], ns: str, key: str) -> Memory | None:
+        """The memory graphcons made (an insight, a semantic memory) keyed `key` in this namespace."""
+        if not self.include_insights or not key_shaped(key):
+            return None
+        mem = self.backend.get(key)
+        if mem is None or is_item(mem) or mem.namespace != ns or to_namespace(mem) != namespace:
+            return None
+        return mem if mem.status in LIVE else None
+
+    def _put(self, namespace: tuple[str, ...], key: str, value: dict[str, Any] | None,
+             index: Literal[False] | list[str] | None = None) -> None:
         ns, subject = scope(namespace)
         mem_id = self.backend.scoped_id(ns, item_id(namespace, key))
         mem = self.backend.get(mem_id)
+        if mem is None and (made := self._derived(tuple(namespace), ns, key)) is not None:
+            return self._write_derived(tuple(namespace), made, value)
         if value is None:
             if mem is not None and mem.status in LIVE:
                 self.backend.retire(mem_id)
-            return
+            elif mem is None and key == PROFILE_KEY and self._profile_item(tuple(namespace), ns, subject):
+                raise ValueError("the profile is reflection's (graphcons reflect); change it by reflecting again or "
+                                 "reject its proposal in the review queue, not through the store")
+            return None
         if not isinstance(value, dict):
             raise ValueError(f"value must be a dict, got {type(value).__name__}")
-        metadata = {"langgraph": {"namespace": list(namespace), "key": key}, "value": value}
+        text, path, indexed = shapes.text_at(value, self.fields if index is None else (index or None))
+        lg: dict[str, Any] = {"namespace": list(namespace), "key": key, "text": path}
+        if index is False or not indexed:
+            lg["index"] = False  # searched by query like LangGraph's unindexed items: after every scored one
+        metadata = {"langgraph": lg, "value": value}
+        self._paths[tuple(namespace)] = path
         if mem is None:
-            self.backend.add({"id": mem_id, "content": text_of(value), "namespace": ns, "subject": subject,
-                              "metadata": metadata})
-            return
+            self.backend.add({"id": mem_id, "content": text, "namespace": ns, "subject": subject, "metadata": metadata})
+            return None
         if mem.status not in LIVE:
             self.backend.restore(mem_id)
-        self.backend.edit(mem_id, content=text_of(value), metadata=metadata)
+        self.backend.edit(mem_id, content=text, metadata=metadata)
+        return None
 
+    def _write_derived(self, namespace: tuple[str, ...], mem: Memory, value: dict[str, Any] | None) -> None:
+        """A write to a memory graphcons made goes through graphcons' own paths: a value edits its
+        text (a new version, audited); None reverts an insight's consolidation (its members come
+        back) or retires a semantic memory. Never a copy beside it."""
+        if value is None:
+            if mem.kind == "insight":
+                self.backend.revert(mem.id)
+            else:
+                self.backend.retire(mem.id)
+            return None
+        if not isinstance(value, dict):
+            raise ValueError(f"value must be a dict, got {type(value).__name__}")
+        self.backend.edit(mem.id, content=shapes.written_text(value, self._path_for(namespace, mem)))
+        return None
+
+    # -- search ---------------------------------------------------------------------------
     def _search(self, op: SearchOp) -> list[SearchItem]:
         prefix = tuple(op.namespace_prefix)
         want = op.offset + op.limit
-        found: list[SearchItem] = []
-        for ns, subject in self._search_scopes(prefix):
-            if op.query:
-                found += [to_item(m, score) for m, score in self.backend.retrieve(op.query, max(want, 1) * 4, ns,
-                                                                                      subject)]
-            else:
-                found += [to_item(m) for m in self._all(ns, subject)]
-            if subject is not None and len(prefix) > 1 and (p := self._profile_item(to_tuple(ns, subject), ns, subject)):
-                found.append(p)
+        scopes = self._search_scopes(prefix)
+        if not op.query:
+            return self._passing(self._listed(scopes, prefix), prefix, op.filter)[op.offset:want]
+        kept = self._ranked(op.query, scopes, prefix, op.filter, want)
+        if len(kept) < want:  # every item the filter passes is an answer (InMemoryStore's unscored fill)
+            have = {(it.namespace, it.key) for it in kept}
+            kept += [it for it in self._passing(self._listed(scopes, prefix), prefix, op.filter)
+                     if (it.namespace, it.key) not in have]
+        return kept[op.offset:want]
+
+    def _ranked(self, query: str, scopes: list[tuple[str, str | None]], prefix: tuple[str, ...],
+                flt: dict[str, Any] | None, want: int) -> list[SearchItem]:
+        """retrieve's ranking (its order kept within a scope), read deeper until `want` pass the filter."""
+        k = min(self.backend.max_k, max(2 * want, 10))
+        while True:
+            found: list[SearchItem] = []
+            exhausted = True
+            for ns, subject in scopes:
+                pairs, shown = self.backend.retrieve(query, k, ns, subject)
+                exhausted = exhausted and shown < k
+                found += [it for m, score in pairs if not unindexed(m) and (it := self._item(m, score)) is not None]
+            if len(scopes) > 1:
+                found.sort(key=lambda it: -(it.score or 0.0))
+            kept = self._passing(found, prefix, flt)
+            if len(kept) >= want or exhausted or k >= self.backend.max_k:
+                return [it for it in kept if it.score is not None] + [it for it in kept if it.score is None]
+            k = min(self.backend.max_k, k * 4)
+
+    def _passing(self, found: list[SearchItem], prefix: tuple[str, ...], flt: dict[str, Any] | None) -> list[SearchItem]:
         seen: set[tuple[tuple[str, ...], str]] = set()
         kept = []
         for it in found:
             if (it.namespace, it.key) in seen or it.namespace[:len(prefix)] != prefix:
                 continue
             seen.add((it.namespace, it.key))
-            if all(matches(it.value.get(k), v) for k, v in (op.filter or {}).items()):
+            if all(matches(it.value.get(k), v) for k, v in (flt or {}).items()):
                 kept.append(it)
-        if op.query:
-            kept.sort(key=lambda it: (-(it.score or 0.0), it.key))
-        return kept[op.offset:op.offset + op.limit]
+        return kept
+
+    def _listed(self, scopes: list[tuple[str, str | None]], prefix: tuple[str, ...]) -> list[SearchItem]:
+        """Every live item of the scopes, oldest first, each scope's profile after its items."""
+        out: list[SearchItem] = []
+        for ns, subject in scopes:
+            out += [it for m in self._all(ns, subject) if (it := self._item(m)) is not None]
+            if subject is not None and len(prefix) > 1 and (p := self._profile_item(to_tuple(ns, subject), ns, subject)):
+                out.append(p)
+        return out
 
     def _search_scopes(self, prefix: tuple[str, ...]) -> list[tuple[str, str | None]]:
         """The (namespace, subject) pairs a prefix covers; subject None = the whole namespace."""
@@ -162,13 +251,53 @@ class GraphconsStore(BaseStore):
                 return out
             offset += page
 
+    # -- items ----------------------------------------------------------------------------
+    def _item(self, mem: Memory, score: float | None = None) -> SearchItem | None:
+        """A memory as an item: what was put as it was put; what graphcons made in the shape its
+        namespace was written with (None when the store leaves those out)."""
+        lg = (mem.metadata or {}).get("langgraph")
+        if lg:
+            namespace, value = tuple(lg["namespace"]), mem.metadata["value"]
+            self._paths.setdefault(namespace, lg.get("text") or shapes.detected_path(value))
+            return SearchItem(namespace=namespace, key=lg["key"], value=value, created_at=mem.created_at,
+                              updated_at=mem.updated_at or mem.created_at, score=score)
+        if not self.include_insights:
+            return None
+        namespace = to_tuple(mem.namespace, mem.subject)
+        made = {"id": mem.id, "kind": mem.kind, "title": mem.title, "status": mem.status}
+        if mem.epistemic_status:
+            made["epistemic_status"] = mem.epistemic_status
+        for k in ("summarizes", "derived_from"):
+            if getattr(mem, k):
+                made[k] = list(getattr(mem, k))
+        value = {**shapes.placed(self._path_for(namespace, mem), mem.content), shapes.RESERVED: made}
+        return SearchItem(namespace=namespace, key=mem.id, value=value, created_at=mem.created_at,
+                          updated_at=mem.updated_at or mem.created_at, score=score)
+
+    def _path_for(self, namespace: tuple[str, ...], mem: Memory | None = None, ids: list[str] | None = None) -> str | None:
+        """The text path `namespace` was written with: known from this store's reads and writes,
+        else read off one of the memories `mem` was made from (one get)."""
+        if namespace in self._paths:
+            return self._paths[namespace]
+        if ids is None:
+            ids = [*(mem.summarizes or []), *(mem.derived_from or [])] if mem is not None else []
+        for source_id in ids[:1]:
+            source = self.backend.get(source_id)
+            if source is not None and is_item(source):
+                lg = source.metadata["langgraph"]
+                return self._paths.setdefault(namespace, lg.get("text") or shapes.detected_path(source.metadata["value"]))
+        return None
+
     def _profile_item(self, namespace: tuple[str, ...], ns: str, subject: str) -> SearchItem | None:
+        if not self.include_insights:
+            return None
         prof = self.backend.profile(ns, subject)
         if not prof:
             return None
-        value = {"kind": "profile", "text": prof.get("summary") or "",
-                 **{k: prof.get(k) for k in ("preferences", "behaviors", "facts", "memory_ids", "source_ids",
-                                             "version")}}
+        made = {"kind": "profile", **{k: prof.get(k) for k in ("preferences", "behaviors", "facts", "memory_ids",
+                                                                "source_ids", "version")}}
+        path = self._path_for(namespace, ids=list(prof.get("source_ids") or prof.get("memory_ids") or []))
+        value = {**shapes.placed(path, prof.get("summary") or ""), shapes.RESERVED: made}
         created, updated = (_instant(prof.get(k)) for k in ("created_at", "updated_at"))
         return SearchItem(namespace=namespace, key=PROFILE_KEY, value=value, created_at=created,
                           updated_at=updated or created)
@@ -220,32 +349,13 @@ def key_shaped(key: str) -> bool:
     return bool(re.match(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$", key))
 
 
-def text_of(value: dict[str, Any]) -> str:
-    for k in TEXT_KEYS:
-        v = value.get(k)
-        if isinstance(v, str) and v.strip():
-            return v
-        if isinstance(v, dict):  # LangMem: {"kind": "Memory", "content": {"content": "..."}}
-            inner = v.get("content")
-            if isinstance(inner, str) and inner.strip():
-                return inner
-    return json.dumps(value, sort_keys=True, ensure_ascii=False)
+def is_item(mem: Memory) -> bool:
+    """Put through the store (its namespace, key and value kept in its metadata)."""
+    return bool((mem.metadata or {}).get("langgraph"))
 
 
-def to_item(mem: Memory, score: float | None = None) -> SearchItem:
-    lg = (mem.metadata or {}).get("langgraph")
-    if lg:
-        namespace, key, value = tuple(lg["namespace"]), lg["key"], mem.metadata["value"]
-    else:  # a memory graphcons made or was given directly: an insight, a semantic memory, an episode
-        namespace, key = to_tuple(mem.namespace, mem.subject), mem.id
-        value = {"text": mem.content, "kind": mem.kind, "title": mem.title, "status": mem.status}
-        if mem.epistemic_status:
-            value["epistemic_status"] = mem.epistemic_status
-        for k in ("summarizes", "derived_from"):
-            if getattr(mem, k):
-                value[k] = list(getattr(mem, k))
-    return SearchItem(namespace=namespace, key=key, value=value, created_at=mem.created_at,
-                      updated_at=mem.updated_at or mem.created_at, score=score)
+def unindexed(mem: Memory) -> bool:
+    return (mem.metadata or {}).get("langgraph", {}).get("index") is False
 
 
 def namespace_matches(cond: MatchCondition, ns: tuple[str, ...]) -> bool:
