@@ -10,17 +10,14 @@ from graphcons.api import Graphcons
 from graphcons.core.errors import NotFound, ValidationError
 from graphcons.core.memory import Memory
 
-Hit = tuple[Memory, float | None]
+Member = tuple[Memory, float | None]  # a memory an insight hit carries, with its relevance
+Hit = tuple[Memory, float, list[Member]]
 WARM_NAMESPACE = "graphcons-warm-up"  # no memory lives there: the warm-up query reads nothing
 
 
-def flattened(hits: list[Any]) -> list[Hit]:
-    """retrieve's hits in order, each insight followed by the members it carries (their relevance)."""
-    out: list[Hit] = []
-    for h in hits:
-        out.append((h["memory"], h["score"]))
-        out += [(m["memory"], m.get("relevance")) for m in h.get("members") or []]
-    return out
+def as_hit(h: Any) -> Hit:
+    """retrieve's hit (a `recall.hits.Hit` or its wire dict, memories already read) as a tuple."""
+    return h["memory"], h["score"], [(m["memory"], m.get("relevance")) for m in h.get("members") or []]
 
 
 class Local:
@@ -60,10 +57,9 @@ class Local:
     def restore(self, memory_id: str) -> None:
         self.g.restore(memory_id, by=self.source)
 
-    def retrieve(self, query: str, k: int, namespace: str | None, subject: str | None) -> tuple[list[Hit], int]:
-        """(the hits flattened, how many hits were shown: fewer than k = nothing more to read)."""
+    def retrieve(self, query: str, k: int, namespace: str | None, subject: str | None) -> list[Hit]:
         hits = self.g.retrieve(query, k=min(k, self.max_k), namespace=namespace, subject=subject, record=False)
-        return flattened(hits), len(hits)
+        return [as_hit(h) for h in hits]
 
     def revert(self, insight_id: str) -> None:
         self.g.revert(insight_id, "deleted through the LangGraph store", by=self.source)
@@ -125,13 +121,12 @@ class Http:
     def restore(self, memory_id: str) -> None:
         self._call("POST", f"/v1/memories/{memory_id}/restore")
 
-    def retrieve(self, query: str, k: int, namespace: str | None, subject: str | None) -> tuple[list[Hit], int]:
+    def retrieve(self, query: str, k: int, namespace: str | None, subject: str | None) -> list[Hit]:
         body = {"query": query, "k": min(k, self.max_k), "namespace": namespace, "subject": subject, "record": False}
         out = self._call("POST", "/v1/retrieve", json={k_: v for k_, v in body.items() if v is not None})
-        hits = [{**h, "memory": Memory.model_validate(h["memory"]),
-                 "members": [{**m, "memory": Memory.model_validate(m["memory"])} for m in h.get("members") or []]}
+        return [as_hit({**h, "memory": Memory.model_validate(h["memory"]),
+                        "members": [{**m, "memory": Memory.model_validate(m["memory"])} for m in h.get("members") or []]})
                 for h in out["hits"]]
-        return flattened(hits), len(hits)
 
     def revert(self, insight_id: str) -> None:
         self._call("POST", f"/v1/proposals/{insight_id}/revert", json={"reason": "deleted through the LangGraph store"})

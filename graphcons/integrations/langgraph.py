@@ -203,8 +203,9 @@ class GraphconsStore(BaseStore):
             found: list[SearchItem] = []
             exhausted = True
             for ns, subject in scopes:
-                pairs, shown = self.backend.retrieve(query, k, ns, subject)
-                exhausted = exhausted and shown < k
+                hits = self.backend.retrieve(query, k, ns, subject)
+                exhausted = exhausted and len(hits) < k  # fewer than k shown: nothing more to read
+                pairs = [pair for m, score, members in hits for pair in [(m, score), *members]]  # members after theirs
                 found += [it for m, score in pairs if not unindexed(m) and (it := self._item(m, score)) is not None]
             if len(scopes) > 1:
                 found.sort(key=lambda it: -(it.score or 0.0))
