@@ -14,6 +14,8 @@ that owns its concept; no module below receives the facade.
 
 from __future__ import annotations
 
+import functools
+import inspect
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable
@@ -26,7 +28,7 @@ from graphcons.consolidation.cluster import Cluster
 from graphcons.consolidation.gate import GateDecision, gate
 from graphcons.consolidation.scan import ScanReport, detect, scan
 from graphcons.consolidation.synthesis import Synthesizer
-from graphcons.core import audit
+from graphcons.core import audit, tracing
 from graphcons.core.config import Config, load_config
 from graphcons.core.db import Database
 from graphcons.core.embedders import Embedder, embedder_identity, make_embedder
@@ -56,9 +58,29 @@ from graphcons.store import schema as store
 from graphcons.store.proposals import Decision
 
 
+def _traced(cls: type) -> type:
+    """Each public verb runs in a span named after it (`graphcons retrieve`), so the Neo4j query
+    spans of a call made in process sit under that call, as a request's sit under its server span."""
+    for name, fn in list(vars(cls).items()):
+        if inspect.isfunction(fn) and not name.startswith("_"):
+            setattr(cls, name, _in_span(f"graphcons {name}", fn))
+    return cls
+
+
+def _in_span(span_name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(fn)
+    def verb(*args: Any, **kwargs: Any) -> Any:
+        with tracing.span(span_name):
+            return fn(*args, **kwargs)
+
+    return verb
+
+
+@_traced
 class Graphcons:
     def __init__(self, config: Config | str | Path | None = None, *, embedder: Embedder | None = None):
         self.config = config if isinstance(config, Config) else load_config(config)
+        tracing.configure(self.config.otel)  # [otel] in process too (once per process)
         self.db = Database(self.config.neo4j)
         self._embedder = embedder
         self._checked = False
