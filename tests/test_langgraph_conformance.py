@@ -17,8 +17,10 @@ from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.graph import START, MessagesState, StateGraph
 from langgraph.store.base import BaseStore
 from langgraph.store.memory import InMemoryStore
+from service_helpers import Server
 from synthesis_helpers import NOW
 
+from graphcons.core.config import Config, ServiceConfig
 from graphcons.integrations.langgraph import GraphconsStore
 
 RESERVED = "_graphcons"  # the reserved value key (docs/INTEGRATIONS.md)
@@ -41,11 +43,24 @@ TURNS = [
 ]
 
 
-@pytest.fixture
-def pair(g, embedder):
-    """(InMemoryStore, GraphconsStore), the same index config (graphcons' embedder, the "data" field)."""
+@pytest.fixture(scope="module")
+def server(neo4j_settings, embedder):
+    with Server(Config(neo4j=neo4j_settings, service=ServiceConfig()), embedder) as srv:
+        yield srv
+
+
+@pytest.fixture(params=["in process", "over HTTP"])
+def pair(request, g, embedder):
+    """(InMemoryStore, GraphconsStore), the same index config (graphcons' embedder, the "data" field);
+    GraphconsStore in process or through `graphcons serve` with a token (the server's embedder)."""
     index = {"dims": embedder.dimensions, "embed": embedder.embed, "fields": ["data"]}
-    return InMemoryStore(index=index), GraphconsStore(g, index=index)
+    if request.param == "in process":
+        yield InMemoryStore(index=index), GraphconsStore(g, index=index)
+        return
+    server = request.getfixturevalue("server")
+    with GraphconsStore.over_http(server.url, g.create_token("agent", ["*"], "admin")[0],
+                                  index={"fields": ["data"]}) as ours:
+        yield InMemoryStore(index=index), ours
 
 
 def shown(items) -> list[tuple]:
@@ -220,3 +235,26 @@ def test_an_index_config_naming_another_embedder_is_refused(g, embedder):
     store = GraphconsStore(g, index={"fields": ["body.text"], "embed": f"local:{embedder.name}"})
     store.put(("docs",), "d1", {"body": {"text": "the invoice is due on Friday"}, "tag": "billing"})
     assert [m.content for m in g.memories("docs")] == ["the invoice is due on Friday"]
+
+
+def test_over_http_a_call_is_one_round_trip_and_a_new_key_or_missing_profile_no_404(g, server):
+    """Issue 49 item 5: put is one request (PUT creates or makes a new version), a search of one
+    namespace one request, a subject's search one more (its scopes); nothing answers 404."""
+    sent: list[tuple[str, int]] = []
+    with GraphconsStore.over_http(server.url, g.create_token("agent", ["*"], "admin")[0]) as store:
+        store.backend.client.event_hooks["response"] = [lambda r: sent.append((r.request.method, r.status_code))]
+
+        def calls(fn):
+            sent.clear()
+            fn()
+            return list(sent)
+
+        for ns, key, value in ITEMS:
+            assert calls(lambda: store.put(ns, key, value)) == [("PUT", 201)]
+        assert calls(lambda: store.put(("memories", "u0"), "k0", {"data": "prefers light mode"})) == [("PUT", 200)]
+        assert calls(lambda: store.search(("memories",), query="seat on flights", limit=2)) == [("POST", 200)]
+        assert calls(lambda: store.search(("memories", "u1"), query="seat on flights", limit=2)) == [
+            ("GET", 200), ("POST", 200)]
+        assert calls(lambda: store.get(("memories", "u1"), "k3")) == [("GET", 200)]
+        everything = calls(lambda: store.search(("memories", "u1"), query="seat", limit=50))  # fills: every item
+        assert ("GET", 200) in everything and not [c for c in everything if c[1] >= 400]

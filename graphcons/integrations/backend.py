@@ -48,6 +48,16 @@ class Local:
         except NotFound:
             return None
 
+    def put(self, data: dict[str, Any]) -> None:
+        """Create the memory with data["id"], or make data its new version (a retired one restored first)."""
+        mem = self.get(data["id"])
+        if mem is None:
+            self.add(data)
+            return
+        if mem.status in ("deprecated", "archived"):
+            self.restore(mem.id)
+        self.edit(mem.id, content=data["content"], metadata=data.get("metadata"))
+
     def edit(self, memory_id: str, **changes: Any) -> None:
         self.g.edit(memory_id, source=self.source, **changes)
 
@@ -112,6 +122,11 @@ class Http:
         out = self._call("GET", f"/v1/memories/{memory_id}")
         return None if out is None else Memory.model_validate(out)
 
+    def put(self, data: dict[str, Any]) -> None:
+        """One round trip: PUT creates the memory or makes the body its new version."""
+        local = data["id"].removeprefix(f"{data['namespace']}:")  # the API scopes the id to the namespace
+        self._call("PUT", f"/v1/memories/{local}", json={k: v for k, v in data.items() if k != "id"})
+
     def edit(self, memory_id: str, **changes: Any) -> None:
         self._call("PATCH", f"/v1/memories/{memory_id}", json=changes)
 
@@ -148,7 +163,8 @@ class Http:
         return [tuple(s) for s in self._call("GET", "/v1/scopes")]
 
     def profile(self, namespace: str, subject: str) -> dict[str, Any] | None:
-        return self._call("GET", f"/v1/profiles/{subject}", params={"namespace": namespace})
+        found = self._call("GET", "/v1/profiles", params={"namespace": namespace, "subject": subject})
+        return found[0] if found else None  # [] when the entity has none: no 404 on the wire
 
     def scoped_id(self, namespace: str, local_id: str) -> str:
         return f"{namespace}:{local_id}"

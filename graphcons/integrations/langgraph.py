@@ -139,31 +139,29 @@ class GraphconsStore(BaseStore):
     def _put(self, namespace: tuple[str, ...], key: str, value: dict[str, Any] | None,
              index: Literal[False] | list[str] | None = None) -> None:
         ns, subject = scope(namespace)
-        mem_id = self.backend.scoped_id(ns, item_id(namespace, key))
-        mem = self.backend.get(mem_id)
-        if mem is None and (made := self._derived(tuple(namespace), ns, key)) is not None:
+        if made_key(key) and (made := self._derived(tuple(namespace), ns, key)) is not None:
             return self._write_derived(tuple(namespace), made, value)
+        mem_id = self.backend.scoped_id(ns, item_id(namespace, key))
         if value is None:
-            if mem is not None and mem.status in LIVE:
-                self.backend.retire(mem_id)
-            elif mem is None and key == PROFILE_KEY and self._profile_item(tuple(namespace), ns, subject):
-                raise ValueError("the profile is reflection's (graphcons reflect); change it by reflecting again or "
-                                 "reject its proposal in the review queue, not through the store")
-            return None
+            return self._delete(tuple(namespace), ns, subject, key, mem_id)
         if not isinstance(value, dict):
             raise ValueError(f"value must be a dict, got {type(value).__name__}")
         text, path, indexed = shapes.text_at(value, self.fields if index is None else (index or None))
         lg: dict[str, Any] = {"namespace": list(namespace), "key": key, "text": path}
         if index is False or not indexed:
             lg["index"] = False  # searched by query like LangGraph's unindexed items: after every scored one
-        metadata = {"langgraph": lg, "value": value}
         self._paths[tuple(namespace)] = path
-        if mem is None:
-            self.backend.add({"id": mem_id, "content": text, "namespace": ns, "subject": subject, "metadata": metadata})
-            return None
-        if mem.status not in LIVE:
-            self.backend.restore(mem_id)
-        self.backend.edit(mem_id, content=text, metadata=metadata)
+        self.backend.put({"id": mem_id, "content": text, "namespace": ns, "subject": subject,
+                          "metadata": {"langgraph": lg, "value": value}})
+        return None
+
+    def _delete(self, namespace: tuple[str, ...], ns: str, subject: str, key: str, mem_id: str) -> None:
+        mem = self.backend.get(mem_id)
+        if mem is not None and mem.status in LIVE:
+            self.backend.retire(mem_id)
+        elif mem is None and key == PROFILE_KEY and self._profile_item(namespace, ns, subject):
+            raise ValueError("the profile is reflection's (graphcons reflect); change it by reflecting again or "
+                             "reject its proposal in the review queue, not through the store")
         return None
 
     def _write_derived(self, namespace: tuple[str, ...], mem: Memory, value: dict[str, Any] | None) -> None:
@@ -353,6 +351,11 @@ def key_shaped(key: str) -> bool:
 def is_item(mem: Memory) -> bool:
     """Put through the store (its namespace, key and value kept in its metadata)."""
     return bool((mem.metadata or {}).get("langgraph"))
+
+
+def made_key(key: str) -> bool:
+    """The id of a memory graphcons made (insight `ins-`, reflection's semantic memory `sem-`)."""
+    return key.startswith(("ins-", "sem-")) and key_shaped(key)
 
 
 def unindexed(mem: Memory) -> bool:

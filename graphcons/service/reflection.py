@@ -11,6 +11,7 @@ from fastapi import APIRouter, Depends, Query
 from pydantic import Field
 
 from graphcons.api import Graphcons
+from graphcons.core.errors import NotFound
 from graphcons.core.time import parse_instant
 from graphcons.service.deps import read_namespace, role, store
 from graphcons.service.models import Body, Problem
@@ -56,6 +57,18 @@ def reflect_due(body: DueRun, g: Graphcons = Depends(store), p: Principal = Depe
     run needs `[reflection] enabled = true` (else it says so and writes nothing)."""
     now = parse_instant(body.now, "now")
     return g.reflect_due(now=now, namespace=read_namespace(p, body.namespace), dry_run=body.dry_run).to_dict()
+
+
+@router.get("/profiles", response_model=list[dict[str, Any]], summary="An entity's profile, if it has one")
+def profile_if_any(subject: str = Query(min_length=1, max_length=200),
+                   namespace: str | None = Query(None, max_length=100, description="Default as for /v1/reflect."),
+                   g: Graphcons = Depends(store), p: Principal = Depends(reader)) -> list[dict[str, Any]]:
+    """[the profile] or [] before a reflection on the entity is approved: a store asking whether an
+    entity has a profile gets an answer, not a 404 (issue 49)."""
+    try:
+        return [g.profile(subject, namespace=read_namespace(p, namespace))]
+    except NotFound:
+        return []
 
 
 @router.get("/profiles/{subject}", response_model=dict[str, Any], summary="An entity's profile")
