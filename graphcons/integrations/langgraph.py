@@ -1,27 +1,28 @@
-"""graphcons as LangGraph's long-term memory store (issue 42): `GraphconsStore`, a `BaseStore`.
+"""graphcons as LangGraph's long-term memory store (issues 42, 49): `GraphconsStore`, a `BaseStore`.
 
     from graphcons import Graphcons
     from graphcons.integrations.langgraph import GraphconsStore
     store = GraphconsStore(Graphcons())                       # in process, every namespace
     store = GraphconsStore.over_http("http://api:8765", tok)  # the HTTP API: only the token's namespaces
+    store = GraphconsStore(g, index={"fields": ["data"]}, include_insights=False)
 
 Namespace tuples: the first label is graphcons' namespace, the rest joined by "/" its subject:
 ("memories", "u1") -> namespace "memories", subject "u1"; ("memories", "u1", "prefs") -> subject
 "u1/prefs"; ("memories",) -> subject "general" (graphcons' default subject, so it lists as the
-one-label tuple). Labels may not contain "/" and the first one is [A-Za-z0-9_.-]+ without ".".
+one-label tuple). Labels may not contain "/" and the first one is [A-Za-z0-9_-]+.
 
 An item is a memory: its key an explicit id scoped to the namespace (`<namespace>:lg-<hash of the
-tuple and key>`), the value's text (value["text"], ["content"], ["memory"], or LangMem's
-{"content": {"content": ...}}; else its JSON) as content, and the whole value kept as metadata and
-returned as it was put. A second put makes a new version (the old one is kept); `delete` retires the
-memory (archived, never deleted; `graphcons restore` brings it back) and get / search stop returning
-it. `search(prefix, query=...)` is graphcons' retrieve (hybrid scores; no co-access recorded), then
-the value filter (LangGraph's operators) and limit / offset; without a query, the scope's items oldest
-first. Insights and reflection's semantic memories in the scope come back like items, keyed by their
-memory id, with their provenance ids in the value (`summarizes`, `derived_from`); an entity's profile
-comes back as the item "profile" of its (namespace, subject). One difference from InMemoryStore: the
-same text put twice in one (namespace, subject) is one memory (graphcons adds evidence to the first),
-so the second key is not found.
+tuple and key>`), the value's text (shapes.py: the `index` fields, else `data`, `text`, `content`,
+`memory` or LangMem's shape, else the value's JSON) as content, and the whole value kept as metadata
+and returned as it was put. A second put makes a new version (the old one is kept); `delete` retires
+the memory (archived, never deleted). `search(prefix, query=...)` is graphcons' retrieve (its order;
+no co-access recorded; an insight's members listed after it), read deeper until the filter passes
+offset + limit items, then filled with every other passing item unscored, as InMemoryStore fills
+with its unindexed ones; without a query, the scope's items oldest first. What consolidation and
+reflection made comes back in the namespace's value shape, its kind and provenance under the
+reserved key `_graphcons` (or not at all with include_insights=False); a write to it edits it
+(graphcons' edit: a new version), a delete reverts an insight's consolidation. See
+docs/INTEGRATIONS.md for what still differs from InMemoryStore.
 """
 
 from __future__ import annotations
