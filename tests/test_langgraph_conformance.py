@@ -258,3 +258,19 @@ def test_over_http_a_call_is_one_round_trip_and_a_new_key_or_missing_profile_no_
         assert calls(lambda: store.get(("memories", "u1"), "k3")) == [("GET", 200)]
         everything = calls(lambda: store.search(("memories", "u1"), query="seat", limit=50))  # fills: every item
         assert ("GET", 200) in everything and not [c for c in everything if c[1] >= 400]
+
+
+def test_a_label_with_a_slash_and_a_large_value_answer_like_in_memory_store(pair):
+    """A user id like org/alice is a label like any other; a value too large for graphcons is a
+    ValueError about the value (InMemoryStore keeps it: a difference, documented), nothing written."""
+    ref, ours = pair
+    for store in pair:
+        store.put(("memories", "org/alice"), "k", {"data": "works in the Lisbon office"})
+        store.put(("memories", "org", "alice"), "k", {"data": "a different namespace tuple"})
+    for store in pair:
+        assert store.get(("memories", "org/alice"), "k").value == {"data": "works in the Lisbon office"}
+    assert ours.list_namespaces() == ref.list_namespaces()
+    assert sorted(shown(ours.search(("memories", "org/alice")))) == sorted(shown(ref.search(("memories", "org/alice"))))
+    with pytest.raises(ValueError, match="value"):
+        ours.put(("memories", "u1"), "big", {"data": "short text", "blob": "x" * 20_000})
+    assert ours.get(("memories", "u1"), "big") is None

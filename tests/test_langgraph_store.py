@@ -108,7 +108,20 @@ def test_async_batch_gives_the_same_answers(stores):
 
 def test_bad_namespaces_are_refused_and_write_nothing(g):
     store = GraphconsStore(g)
-    for ns in [(), ("bad ns",), ("memories", "a/b"), ("memories", "")]:
+    for ns in [(), ("bad ns",), ("memories", "a.b"), ("memories", "")]:
         with pytest.raises((InvalidNamespaceError, ValueError)):
             store.put(ns, "k", {"text": "x"})
     assert g.memories("memories") == []
+
+
+def test_construction_warms_the_embedder_and_the_queries_so_the_first_call_is_not_the_slow_one(g, config):
+    """Issue 49 item 6: the embedder a Graphcons loads on first use is loaded when the store is built
+    (and retrieve's queries run once on an empty namespace); warm=False leaves it for the first call."""
+    from graphcons.api import Graphcons
+
+    with Graphcons(config) as cold:
+        GraphconsStore(cold, warm=False)
+        assert cold._embedder is None
+        GraphconsStore(cold)
+        assert cold._embedder is not None
+    assert g.memories("graphcons-warm-up") == [] and g.scopes() == []  # the warm-up wrote nothing

@@ -9,7 +9,8 @@
 Namespace tuples: the first label is graphcons' namespace, the rest joined by "/" its subject:
 ("memories", "u1") -> namespace "memories", subject "u1"; ("memories", "u1", "prefs") -> subject
 "u1/prefs"; ("memories",) -> subject "general" (graphcons' default subject, so it lists as the
-one-label tuple). Labels may not contain "/" and the first one is [A-Za-z0-9_-]+.
+one-label tuple). A "/" inside a label is written %2F in the subject (and "%" %25); labels may not
+contain "." (LangGraph's rule) and the first one is [A-Za-z0-9_-]+.
 
 An item is a memory: its key an explicit id scoped to the namespace (`<namespace>:lg-<hash of the
 tuple and key>`), the value's text (shapes.py: the `index` fields, else `data`, `text`, `content`,
@@ -50,7 +51,7 @@ from langgraph.store.base import (
 
 from graphcons.api import Graphcons
 from graphcons.core import tracing
-from graphcons.core.memory import Memory
+from graphcons.core.memory import Memory, metadata_json
 from graphcons.integrations import shapes
 from graphcons.integrations.backend import Http, Local
 
@@ -73,7 +74,7 @@ class GraphconsStore(BaseStore):
     def __init__(self, graphcons: Graphcons | Local | Http, *, index: dict[str, Any] | None = None,
                  include_insights: bool = True, warm: bool = True):
         self.backend = Local(graphcons) if isinstance(graphcons, Graphcons) else graphcons
-        self.fields = shapes.index_fields(index, *self.backend.embedder_identity())
+        self.fields = None if index is None else shapes.index_fields(index, *self.backend.embedder_identity())
         self.include_insights = include_insights
         self._paths: dict[tuple[str, ...], str] = {}  # namespace tuple -> the text path it was written with
         if warm:
@@ -151,9 +152,14 @@ class GraphconsStore(BaseStore):
         lg: dict[str, Any] = {"namespace": list(namespace), "key": key, "text": path}
         if index is False or not indexed:
             lg["index"] = False  # searched by query like LangGraph's unindexed items: after every scored one
+        metadata = {"langgraph": lg, "value": value}
+        try:
+            metadata_json(metadata)  # checked here so a LangGraph caller gets a ValueError about its value
+        except ValueError as exc:
+            raise ValueError(f"the value with its key and namespace {exc} (graphcons keeps an item's value "
+                             "beside its text, bounded)") from None
         self._paths[tuple(namespace)] = path
-        self.backend.put({"id": mem_id, "content": text, "namespace": ns, "subject": subject,
-                          "metadata": {"langgraph": lg, "value": value}})
+        self.backend.put({"id": mem_id, "content": text, "namespace": ns, "subject": subject, "metadata": metadata})
         return None
 
     def _delete(self, namespace: tuple[str, ...], ns: str, subject: str, key: str, mem_id: str) -> None:
@@ -321,9 +327,15 @@ def scope(namespace: tuple[str, ...]) -> tuple[str, str]:
         raise InvalidNamespaceError(f"the first label {namespace[0]!r} is graphcons' namespace: 1-100 characters "
                                     "of letters, digits, _ and -")
     for label in namespace[1:]:
-        if not isinstance(label, str) or not label or "/" in label or "." in label:
-            raise InvalidNamespaceError(f"label {label!r}: a non-empty string without '/' or '.'")
-    return namespace[0], "/".join(namespace[1:]) or DEFAULT_SUBJECT
+        if not isinstance(label, str) or not label or "." in label:  # LangGraph's own rule: no "." in a label
+            raise InvalidNamespaceError(f"label {label!r}: a non-empty string without '.'")
+    return namespace[0], "/".join(_escaped(label) for label in namespace[1:]) or DEFAULT_SUBJECT
+
+
+def _escaped(label: str) -> str:
+    """A label inside the subject: "/" joins labels there, so a "/" in one (a user id like
+    org/alice) is written %2F, and "%" is written %25 so that reading it back is exact."""
+    return label.replace("%", "%25").replace("/", "%2F")
 
 
 def _instant(v: Any) -> datetime | None:
@@ -331,7 +343,8 @@ def _instant(v: Any) -> datetime | None:
 
 
 def to_tuple(ns: str, subject: str) -> tuple[str, ...]:
-    return (ns,) if subject == DEFAULT_SUBJECT else (ns, *subject.split("/"))
+    labels = subject.split("/")
+    return (ns,) if subject == DEFAULT_SUBJECT else (ns, *(x.replace("%2F", "/").replace("%25", "%") for x in labels))
 
 
 def to_namespace(mem: Memory) -> tuple[str, ...]:
