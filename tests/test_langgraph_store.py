@@ -125,3 +125,18 @@ def test_construction_warms_the_embedder_and_the_queries_so_the_first_call_is_no
         GraphconsStore(cold)
         assert cold._embedder is not None
     assert g.memories("graphcons-warm-up") == [] and g.scopes() == []  # the warm-up wrote nothing
+
+
+def test_from_conn_string_opens_and_closes_a_store_like_langgraphs_postgres_store(g, config, embedder):
+    from urllib.parse import quote
+
+    uri = config.neo4j.uri.replace("://", f"://{config.neo4j.user}:{quote(config.neo4j.resolved_password(), safe='')}@")
+    with GraphconsStore.from_conn_string(uri, config=config) as store:
+        store.put(("memories", "u1"), "k1", {"data": "prefers tea"})
+        assert store.get(("memories", "u1"), "k1").value == {"data": "prefers tea"}
+        opened = store.backend.g
+    assert opened.db.driver._closed  # the Graphcons it opened is closed on exit
+    assert [m.content for m in g.memories("memories")] == ["prefers tea"]
+    with pytest.raises(ValueError, match="token"):
+        with GraphconsStore.from_conn_string("http://127.0.0.1:8765"):
+            pass

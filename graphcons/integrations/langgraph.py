@@ -33,7 +33,9 @@ import hashlib
 import json
 import re
 from datetime import datetime
-from typing import Any, Iterable, Literal
+from contextlib import contextmanager
+from typing import Any, Iterable, Iterator, Literal
+from urllib.parse import unquote, urlsplit
 
 from langgraph.store.base import (
     BaseStore,
@@ -51,6 +53,7 @@ from langgraph.store.base import (
 
 from graphcons.api import Graphcons
 from graphcons.core import tracing
+from graphcons.core.config import load_config
 from graphcons.core.memory import Memory, metadata_json
 from graphcons.integrations import shapes
 from graphcons.integrations.backend import Http, Local
@@ -84,6 +87,27 @@ class GraphconsStore(BaseStore):
     @classmethod
     def over_http(cls, url: str, token: str, **kw: Any) -> "GraphconsStore":
         return cls(Http(url, token), **kw)
+
+    @classmethod
+    @contextmanager
+    def from_conn_string(cls, conn_string: str, *, token: str | None = None, config: Any = None,
+                         **kw: Any) -> Iterator["GraphconsStore"]:
+        """LangGraph's constructor shape (PostgresStore.from_conn_string): a Neo4j URI
+        (`neo4j://user:password@host:7687`; the rest from graphcons.toml / the environment, or
+        `config`), or the HTTP API's URL with `token`. The store and what it opened close on exit."""
+        if conn_string.startswith(("http://", "https://")):
+            if not token:
+                raise ValueError("an HTTP URL needs token= (a graphcons API token: graphcons tokens create)")
+            with cls.over_http(conn_string, token, **kw) as store:
+                yield store
+            return
+        cfg = config if config is not None else load_config()
+        url = urlsplit(conn_string)
+        neo4j = cfg.neo4j.model_copy(update={"uri": f"{url.scheme}://{url.hostname}" + (f":{url.port}" if url.port else ""),
+                                             "user": unquote(url.username or "") or cfg.neo4j.user,
+                                             "password": unquote(url.password or "") or cfg.neo4j.password})
+        with Graphcons(cfg.model_copy(update={"neo4j": neo4j})) as g, cls(g, **kw) as store:
+            yield store
 
     def close(self) -> None:
         """Close what the store opened (the HTTP client); a Graphcons passed in is the caller's to close."""
