@@ -240,7 +240,7 @@ class GraphconsStore(BaseStore):
                 found.sort(key=lambda it: -(it.score or 0.0))
             kept = self._passing(found, prefix, flt)
             if len(kept) >= want or exhausted or k >= self.backend.max_k:
-                return [it for it in kept if it.score is not None] + [it for it in kept if it.score is None]
+                return kept
             k = min(self.backend.max_k, k * 4)
 
     def _passing(self, found: list[SearchItem], prefix: tuple[str, ...], flt: dict[str, Any] | None) -> list[SearchItem]:
@@ -392,8 +392,10 @@ def is_item(mem: Memory) -> bool:
 
 
 def made_key(key: str) -> bool:
-    """The id of a memory graphcons made (insight `ins-`, reflection's semantic memory `sem-`)."""
-    return key.startswith(("ins-", "sem-")) and key_shaped(key)
+    """Shaped like the id of a memory graphcons made or admitted itself (an insight `ins-`, a semantic
+    memory of reflection `sem-`, a memory added without an id `m-`): a write to such a key asks
+    whether it is one (a UUID or any other key is an item's, with no lookup first)."""
+    return key.startswith(("ins-", "sem-", "m-")) and key_shaped(key)
 
 
 def unindexed(mem: Memory) -> bool:
