@@ -187,6 +187,7 @@ def test_enabled_otel_installs_an_otlp_exporter(monkeypatch):
     installed = []
     monkeypatch.setattr(trace, "set_tracer_provider", installed.append)
     monkeypatch.setattr(tracing, "_configured", False)
+    monkeypatch.setattr(tracing, "_provider", None)  # configure installs its provider: put back afterwards
     assert tracing.configure(OtelConfig(enabled=True, endpoint="http://127.0.0.1:4318/v1/traces",
                                         service_name="api-1")) is True
     (provider,) = installed
@@ -255,6 +256,7 @@ def test_otel_in_process_with_the_memory_and_console_exporters(g, config, embedd
     from graphcons.core.config import OtelConfig
 
     monkeypatch.setattr(trace, "set_tracer_provider", lambda provider: None)  # the process' global stays
+    monkeypatch.setattr(tracing, "_provider", None)
     for exporter in ("memory", "console"):
         monkeypatch.setattr(tracing, "_configured", False)
         otel = OtelConfig(enabled=True, exporter=exporter, service_name=f"lg-{exporter}")
