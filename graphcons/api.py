@@ -32,6 +32,7 @@ from graphcons.core import audit, tracing
 from graphcons.core.config import Config, load_config
 from graphcons.core.db import Database
 from graphcons.core.embedders import Embedder, embedder_identity, make_embedder
+from graphcons.core.errors import NotFound, ValidationError
 from graphcons.core.memory import Memory, parse_input
 from graphcons.core.time import utcnow
 from graphcons.jobs import status as job_status
@@ -226,6 +227,21 @@ class Graphcons:
 
     def edit(self, memory_id: str, *, source: str = "user", **changes: Any) -> Memory:
         return history.edit(self.db, self.config, self.embedder, memory_id, source=source, **changes)
+
+    def put(self, memory: dict[str, Any], *, source: str = "user",
+            now: datetime | None = None) -> admission.Admission | Memory:
+        """A key-value store's put (issue 49): admit the memory with memory["id"], or, when that id is
+        taken in its namespace, make its content and metadata the memory's new version (a retired
+        one restored first). The Admission of a new memory, else the edited Memory."""
+        if not isinstance(memory, dict) or not memory.get("id"):
+            raise ValidationError("id", "put needs the memory's id")
+        try:
+            current = self.get(memory["id"], namespaces=[memory.get("namespace") or "default"])
+        except NotFound:
+            return self.add(memory, now=now)
+        if current.status in ("deprecated", "archived"):
+            self.restore(current.id, by=source, now=now)
+        return self.edit(current.id, source=source, content=memory.get("content"), metadata=memory.get("metadata"))
 
     def history(self, memory_id: str) -> list[dict[str, Any]]:
         return history.history(self.db, memory_id)

@@ -49,14 +49,7 @@ class Local:
             return None
 
     def put(self, data: dict[str, Any]) -> None:
-        """Create the memory with data["id"], or make data its new version (a retired one restored first)."""
-        mem = self.get(data["id"])
-        if mem is None:
-            self.add(data)
-            return
-        if mem.status in ("deprecated", "archived"):
-            self.restore(mem.id)
-        self.edit(mem.id, content=data["content"], metadata=data.get("metadata"))
+        self.g.put({**data, "source": self.source}, source=self.source)
 
     def edit(self, memory_id: str, **changes: Any) -> None:
         self.g.edit(memory_id, source=self.source, **changes)

@@ -99,16 +99,11 @@ def put(memory_id: str, body: m.MemoryCreate, response: Response, g: Graphcons =
         p: Principal = Depends(writer)) -> m.Admitted:
     """Create the memory with this id (201), or make the body's content and metadata its new version
     (200; a retired one is restored first): a store's put in one round trip, a new key no 404 (issue 49)."""
-    data = _memory_input(g, p, body.model_copy(update={"id": memory_id}))
-    try:
-        current = g.get(data["id"], namespaces=[data["namespace"]])
-    except NotFound:
-        return _admitted(g.add(data))
-    if current.status in ("deprecated", "archived"):
-        g.restore(current.id, by=p.source)
-    g.edit(current.id, source=p.source, content=data["content"], metadata=data.get("metadata"))
-    response.status_code = 200
-    return m.Admitted(id=current.id, created=False, evidence_count=current.evidence_count)
+    out = g.put(_memory_input(g, p, body.model_copy(update={"id": memory_id})), source=p.source)
+    if isinstance(out, Memory):
+        response.status_code = 200
+        return m.Admitted(id=out.id, created=False, evidence_count=out.evidence_count)
+    return _admitted(out)
 
 
 @router.get("/memories/{memory_id}", response_model=Memory)
