@@ -39,9 +39,6 @@ class Local:
     def close(self) -> None:
         """The Graphcons is the caller's: it stays open."""
 
-    def add(self, data: dict[str, Any]) -> str:
-        return self.g.add({**data, "source": self.source}).id
-
     def get(self, memory_id: str) -> Memory | None:
         try:
             return self.g.get(memory_id)
@@ -56,9 +53,6 @@ class Local:
 
     def retire(self, memory_id: str) -> None:
         self.g.retire(memory_id, reason="deleted through the LangGraph store", by=self.source)
-
-    def restore(self, memory_id: str) -> None:
-        self.g.restore(memory_id, by=self.source)
 
     def retrieve(self, query: str, k: int, namespace: str | None, subject: str | None) -> list[Hit]:
         hits = self.g.retrieve(query, k=min(k, self.max_k), namespace=namespace, subject=subject, record=False)
@@ -105,12 +99,6 @@ class Http:
         resp.raise_for_status()
         return resp.json()
 
-    def add(self, data: dict[str, Any]) -> str:
-        data = {k: v for k, v in data.items() if k != "id" or v is not None}
-        if "id" in data:  # the API scopes an explicit id itself: send the local part
-            data["id"] = data["id"].split(":", 1)[1] if data["id"].startswith(f"{data['namespace']}:") else data["id"]
-        return self._call("POST", "/v1/memories", json=data)["id"]
-
     def get(self, memory_id: str) -> Memory | None:
         out = self._call("GET", f"/v1/memories/{memory_id}")
         return None if out is None else Memory.model_validate(out)
@@ -125,9 +113,6 @@ class Http:
 
     def retire(self, memory_id: str) -> None:
         self._call("POST", f"/v1/memories/{memory_id}/retire")
-
-    def restore(self, memory_id: str) -> None:
-        self._call("POST", f"/v1/memories/{memory_id}/restore")
 
     def retrieve(self, query: str, k: int, namespace: str | None, subject: str | None) -> list[Hit]:
         body = {"query": query, "k": min(k, self.max_k), "namespace": namespace, "subject": subject, "record": False}
