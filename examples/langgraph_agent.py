@@ -44,11 +44,12 @@ def agent(state: State, *, store: BaseStore) -> dict:
     user = (NAMESPACE, "ops-team")  # graphcons namespace "agentdemo", subject "ops-team"
     recalled = store.search(user, query=said, limit=3)
     store.put(user, "turn-" + hashlib.sha256(said.encode()).hexdigest()[:12], {"text": said})
-    top = recalled[0].value.get("text", "") if recalled else "nothing yet"
+    top = recalled[0].value["text"] if recalled else "nothing yet"  # an insight has its text there too
     reply = FAKE_LLM.invoke([HumanMessage(f"I remember: {top}")])
+    made = [r.value.get("_graphcons", {}) for r in recalled]  # what graphcons made: kind and provenance
     return {"messages": [AIMessage(reply.content)],
-            "recalled": [{"key": r.key, "kind": r.value.get("kind", "item"), "text": r.value.get("text", "")[:80],
-                          "summarizes": r.value.get("summarizes", [])} for r in recalled]}
+            "recalled": [{"key": r.key, "kind": m.get("kind", "item"), "text": r.value["text"][:80],
+                          "summarizes": m.get("summarizes", [])} for r, m in zip(recalled, made)]}
 
 
 def build(store: BaseStore):

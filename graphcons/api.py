@@ -14,6 +14,8 @@ that owns its concept; no module below receives the facade.
 
 from __future__ import annotations
 
+import functools
+import inspect
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable
@@ -26,10 +28,11 @@ from graphcons.consolidation.cluster import Cluster
 from graphcons.consolidation.gate import GateDecision, gate
 from graphcons.consolidation.scan import ScanReport, detect, scan
 from graphcons.consolidation.synthesis import Synthesizer
-from graphcons.core import audit
+from graphcons.core import audit, tracing
 from graphcons.core.config import Config, load_config
 from graphcons.core.db import Database
 from graphcons.core.embedders import Embedder, embedder_identity, make_embedder
+from graphcons.core.errors import NotFound, ValidationError
 from graphcons.core.memory import Memory, parse_input
 from graphcons.core.time import utcnow
 from graphcons.jobs import status as job_status
@@ -56,9 +59,29 @@ from graphcons.store import schema as store
 from graphcons.store.proposals import Decision
 
 
+def _traced(cls: type) -> type:
+    """Each public verb runs in a span named after it (`graphcons retrieve`), so the Neo4j query
+    spans of a call made in process sit under that call, as a request's sit under its server span."""
+    for name, fn in list(vars(cls).items()):
+        if inspect.isfunction(fn) and not name.startswith("_"):
+            setattr(cls, name, _in_span(f"graphcons {name}", fn))
+    return cls
+
+
+def _in_span(span_name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(fn)
+    def verb(*args: Any, **kwargs: Any) -> Any:
+        with tracing.span(span_name):
+            return fn(*args, **kwargs)
+
+    return verb
+
+
+@_traced
 class Graphcons:
     def __init__(self, config: Config | str | Path | None = None, *, embedder: Embedder | None = None):
         self.config = config if isinstance(config, Config) else load_config(config)
+        tracing.configure(self.config.otel)  # [otel] in process too (once per process)
         self.db = Database(self.config.neo4j)
         self._embedder = embedder
         self._checked = False
@@ -204,6 +227,21 @@ class Graphcons:
 
     def edit(self, memory_id: str, *, source: str = "user", **changes: Any) -> Memory:
         return history.edit(self.db, self.config, self.embedder, memory_id, source=source, **changes)
+
+    def put(self, memory: dict[str, Any], *, source: str = "user",
+            now: datetime | None = None) -> admission.Admission | Memory:
+        """A key-value store's put (issue 49): admit the memory with memory["id"], or, when that id is
+        taken in its namespace, make its content and metadata the memory's new version (a retired
+        one restored first). The Admission of a new memory, else the edited Memory."""
+        if not isinstance(memory, dict) or not memory.get("id"):
+            raise ValidationError("id", "put needs the memory's id")
+        try:
+            current = self.get(memory["id"], namespaces=[memory.get("namespace") or "default"])
+        except NotFound:
+            return self.add(memory, now=now)
+        if current.status in ("deprecated", "archived"):
+            self.restore(current.id, by=source, now=now)
+        return self.edit(current.id, source=source, content=memory.get("content"), metadata=memory.get("metadata"))
 
     def history(self, memory_id: str) -> list[dict[str, Any]]:
         return history.history(self.db, memory_id)

@@ -80,11 +80,17 @@ def test_the_retriever_returns_documents_with_graphcons_metadata_and_insights(g)
     assert set(ins.metadata["members"]) == set(cluster.member_ids)
     assert set(ins.metadata["derived_from"]) <= set(cluster.member_ids) and ins.metadata["derived_from"]
     assert ins.page_content == g.get(insight).content and ins.metadata["date"]
+    assert ins.metadata["summarizes"] == ins.metadata["members"]  # the store's name for the same list
     assert asyncio.run(retriever.ainvoke("checkout 503 errors after deploys")) == docs
+    bar = docs[len(docs) // 2].metadata["score"]
+    high = GraphconsRetriever.over(g, namespace="team", k=10, score_threshold=bar)
+    assert high.invoke("checkout 503 errors after deploys") == [d for d in docs if d.metadata["score"] >= bar]
     # the store returns the same insight like an item, with its provenance ids
     items = GraphconsStore(g).search(("team",), query="checkout 503 errors after deploys", limit=10)
     found = [i for i in items if i.key == insight][0]
-    assert found.value["kind"] == "insight" and set(found.value["summarizes"]) == set(cluster.member_ids)
+    made = found.value["_graphcons"]  # what graphcons made: its kind and provenance under the reserved key
+    assert made["kind"] == "insight" and set(made["summarizes"]) == set(cluster.member_ids)
+    assert found.value["text"] == g.get(insight).content  # the text where items keep theirs
 
 
 def test_an_entity_profile_comes_back_as_an_item_with_its_sources(g):
@@ -103,10 +109,11 @@ def test_an_entity_profile_comes_back_as_an_item_with_its_sources(g):
     g.approve(res.proposal_id, by="reviewer")
     prof = g.profile("ana", namespace="memories")
     item = store.get(("memories", "ana"), "profile")
-    assert item.value["kind"] == "profile" and item.value["text"] == prof["summary"]
-    assert item.value["source_ids"] == prof["source_ids"] and item.value["source_ids"]
+    made = item.value["_graphcons"]
+    assert made["kind"] == "profile" and item.value["text"] == prof["summary"]
+    assert made["source_ids"] == prof["source_ids"] and made["source_ids"]
     assert item.created_at is not None and item.updated_at >= item.created_at
     listed = store.search(("memories", "ana"), limit=50)
     assert [i.key for i in listed].count("profile") == 1
-    semantic = [i for i in listed if i.value.get("kind") in ("preference", "behavior", "fact")]
-    assert semantic and all(set(i.value["derived_from"]) <= {f"ana-{n:03d}" for n in range(6)} for i in semantic)
+    semantic = [i for i in listed if i.value["_graphcons"]["kind"] in ("preference", "behavior", "fact")]
+    assert semantic and all(set(i.value["_graphcons"]["derived_from"]) <= {f"ana-{n:03d}" for n in range(6)} for i in semantic)

@@ -108,7 +108,35 @@ def test_async_batch_gives_the_same_answers(stores):
 
 def test_bad_namespaces_are_refused_and_write_nothing(g):
     store = GraphconsStore(g)
-    for ns in [(), ("bad ns",), ("memories", "a/b"), ("memories", "")]:
+    for ns in [(), ("bad ns",), ("memories", "a.b"), ("memories", "")]:
         with pytest.raises((InvalidNamespaceError, ValueError)):
             store.put(ns, "k", {"text": "x"})
     assert g.memories("memories") == []
+
+
+def test_construction_warms_the_embedder_and_the_queries_so_the_first_call_is_not_the_slow_one(g, config):
+    """Issue 49 item 6: the embedder a Graphcons loads on first use is loaded when the store is built
+    (and retrieve's queries run once on an empty namespace); warm=False leaves it for the first call."""
+    from graphcons.api import Graphcons
+
+    with Graphcons(config) as cold:
+        GraphconsStore(cold, warm=False)
+        assert cold._embedder is None
+        GraphconsStore(cold)
+        assert cold._embedder is not None
+    assert g.memories("graphcons-warm-up") == [] and g.scopes() == []  # the warm-up wrote nothing
+
+
+def test_from_conn_string_opens_and_closes_a_store_like_langgraphs_postgres_store(g, config, embedder):
+    from urllib.parse import quote
+
+    uri = config.neo4j.uri.replace("://", f"://{config.neo4j.user}:{quote(config.neo4j.resolved_password(), safe='')}@")
+    with GraphconsStore.from_conn_string(uri, config=config) as store:
+        store.put(("memories", "u1"), "k1", {"data": "prefers tea"})
+        assert store.get(("memories", "u1"), "k1").value == {"data": "prefers tea"}
+        opened = store.backend.g
+    assert opened.db.driver._closed  # the Graphcons it opened is closed on exit
+    assert [m.content for m in g.memories("memories")] == ["prefers tea"]
+    with pytest.raises(ValueError, match="token"):
+        with GraphconsStore.from_conn_string("http://127.0.0.1:8765"):
+            pass

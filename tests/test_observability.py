@@ -201,6 +201,7 @@ def test_enabled_otel_installs_an_otlp_exporter(monkeypatch):
     installed = []
     monkeypatch.setattr(trace, "set_tracer_provider", installed.append)
     monkeypatch.setattr(tracing, "_configured", False)
+    monkeypatch.setattr(tracing, "_provider", None)  # configure installs its provider: put back afterwards
     assert tracing.configure(OtelConfig(enabled=True, endpoint="http://127.0.0.1:4318/v1/traces",
                                         service_name="api-1")) is True
     (provider,) = installed
@@ -209,3 +210,76 @@ def test_enabled_otel_installs_an_otlp_exporter(monkeypatch):
     assert [type(e).__name__ for e in exporters] == ["OTLPSpanExporter"]
     assert exporters[0]._endpoint == "http://127.0.0.1:4318/v1/traces"
     provider.shutdown()
+
+
+PLANT = "Zanzibar7731"  # planted in every id, path, query string and text below; no span may carry it
+
+
+def leaks(s) -> str:
+    """Everything a span exports, as text: name, attributes, events, status, links, resource."""
+    return repr((s.name, dict(s.attributes or {}), [(e.name, dict(e.attributes or {})) for e in s.events],
+                 s.status.description, [dict(link.attributes or {}) for link in s.links],
+                 dict(s.resource.attributes)))
+
+
+def test_exported_spans_hold_no_query_string_path_id_or_memory_text(g, config, embedder, spans, monkeypatch):
+    """Issue 49: one server span per request (route templates only; FastAPI's own telemetry, which
+    would add one with url.path and url.query, stays off even with a global provider set), and the
+    in-process store's Neo4j spans under the call's span."""
+    from opentelemetry import trace
+    from opentelemetry.trace import SpanKind
+
+    from graphcons.integrations.langgraph import GraphconsStore
+
+    monkeypatch.setattr(trace, "get_tracer_provider", lambda: tracing._provider)  # a global provider is set
+    token = g.create_token("writer-1", ["team"], "writer")[0]
+    with Server(config, embedder) as server, server.client(token) as c:
+        answers = [c.post("/v1/memories", json={"content": f"the {PLANT} vault opens at nine", "id": f"id-{PLANT}"}),
+                   c.get(f"/v1/memories/team:id-{PLANT}"), c.get(f"/v1/memories/team:gone-{PLANT}"),
+                   c.get("/v1/search", params={"text": PLANT}), c.post("/v1/retrieve", json={"query": PLANT}),
+                   c.patch(f"/v1/memories/team:id-{PLANT}", json={"content": "", "title": PLANT}),
+                   c.get(f"/v1/profiles/{PLANT}", params={"namespace": "team"})]
+    assert [a.status_code for a in answers] == [201, 200, 404, 200, 200, 400, 404]
+    served = [s for s in spans.get_finished_spans() if s.kind == SpanKind.SERVER]
+    assert sorted(s.name for s in served) == sorted([
+        "POST /v1/memories", "GET /v1/memories/{memory_id}", "GET /v1/memories/{memory_id}", "GET /v1/search",
+        "POST /v1/retrieve", "PATCH /v1/memories/{memory_id}", "GET /v1/profiles/{subject}"])
+    spans.clear()
+    store = GraphconsStore(g)
+    store.put(("team", PLANT), f"key-{PLANT}", {"data": f"{PLANT} likes the aisle seat"})
+    assert store.search(("team",), query=f"where does {PLANT} sit?", filter={"data": PLANT})  == []
+    assert store.get(("team", PLANT), f"key-{PLANT}") is not None
+    g.retrieve(PLANT, namespace="team", record=False)
+    done = spans.get_finished_spans()
+    by_id = {s.context.span_id: s for s in done}
+    queries = [s for s in done if s.attributes.get("db.system") == "neo4j"]
+    assert queries and all(s.parent is not None and s.parent.span_id in by_id for s in queries)  # none a root
+    roots = {s.name for s in done if s.parent is None}
+    assert roots == {"langgraph warm-up", "langgraph PutOp", "langgraph SearchOp", "langgraph GetOp",
+                     "graphcons retrieve"}
+    for s in [*served, *done]:
+        assert PLANT not in leaks(s), leaks(s)
+
+
+def test_otel_in_process_with_the_memory_and_console_exporters(g, config, embedder, monkeypatch, capsys):
+    """[otel] is honoured by a Graphcons in process: exporter = "memory" keeps the spans
+    (tracing.exported()), exporter = "console" prints them."""
+    from opentelemetry import trace
+
+    from graphcons.api import Graphcons
+    from graphcons.core.config import OtelConfig
+
+    monkeypatch.setattr(trace, "set_tracer_provider", lambda provider: None)  # the process' global stays
+    monkeypatch.setattr(tracing, "_provider", None)
+    for exporter in ("memory", "console"):
+        monkeypatch.setattr(tracing, "_configured", False)
+        otel = OtelConfig(enabled=True, exporter=exporter, service_name=f"lg-{exporter}")
+        with Graphcons(config.model_copy(update={"otel": otel}), embedder=embedder) as local:
+            local.memories("team")
+        tracing.install(None)
+    names = [s.name for s in tracing.exported()]
+    assert "graphcons memories" in names and "memory/in_scope" in names
+    (query,) = [s for s in tracing.exported() if s.name == "memory/in_scope"]
+    assert query.parent is not None and query.resource.attributes["service.name"] == "lg-memory"
+    printed = capsys.readouterr().out
+    assert '"name": "graphcons memories"' in printed and "lg-console" in printed

@@ -396,6 +396,9 @@ class OtelConfig(Section):
     enabled: bool = False
     endpoint: str = ""  # e.g. http://localhost:4318/v1/traces; empty = the exporter's own default / env
     service_name: str = Field(default="graphcons", min_length=1, max_length=100)
+    # otlp: OTLP/HTTP to `endpoint`; console: each span as JSON on stdout; memory: kept in the process
+    # (core/tracing.exported(), for tests and a quick look)
+    exporter: Literal["otlp", "console", "memory"] = "otlp"
 
 
 class RedactionConfig(Section):

@@ -10,7 +10,14 @@ from graphcons.api import Graphcons
 from graphcons.core.errors import NotFound, ValidationError
 from graphcons.core.memory import Memory
 
-Hit = tuple[Memory, float]
+Member = tuple[Memory, float | None]  # a memory an insight hit carries, with its relevance
+Hit = tuple[Memory, float, list[Member]]
+WARM_NAMESPACE = "graphcons-warm-up"  # no memory lives there: the warm-up query reads nothing
+
+
+def as_hit(h: Any) -> Hit:
+    """retrieve's hit (a `recall.hits.Hit` or its wire dict, memories already read) as a tuple."""
+    return h["memory"], h["score"], [(m["memory"], m.get("relevance")) for m in h.get("members") or []]
 
 
 class Local:
@@ -18,9 +25,19 @@ class Local:
 
     def __init__(self, g: Graphcons, *, source: str = "langgraph"):
         self.g, self.source = g, source
+        self.max_k = g.config.service.max_k
 
-    def add(self, data: dict[str, Any]) -> str:
-        return self.g.add({**data, "source": self.source}).id
+    def embedder_identity(self) -> tuple[str, int, Any]:
+        """(name, dimensions, embed one text) of the embedder every memory is embedded with."""
+        return self.g.embedder.name, self.g.embedder.dimensions, self.g.embedder.embed_one
+
+    def warm(self) -> None:
+        """Load the embedder, open the driver's pool and plan retrieve's queries now (a query on a
+        namespace that holds nothing), so the first real call is not the slow one."""
+        self.g.retrieve("warm-up", k=1, namespace=WARM_NAMESPACE, record=False)
+
+    def close(self) -> None:
+        """The Graphcons is the caller's: it stays open."""
 
     def get(self, memory_id: str) -> Memory | None:
         try:
@@ -28,19 +45,21 @@ class Local:
         except NotFound:
             return None
 
+    def put(self, data: dict[str, Any]) -> None:
+        self.g.put({**data, "source": self.source}, source=self.source)
+
     def edit(self, memory_id: str, **changes: Any) -> None:
         self.g.edit(memory_id, source=self.source, **changes)
 
     def retire(self, memory_id: str) -> None:
         self.g.retire(memory_id, reason="deleted through the LangGraph store", by=self.source)
 
-    def restore(self, memory_id: str) -> None:
-        self.g.restore(memory_id, by=self.source)
-
     def retrieve(self, query: str, k: int, namespace: str | None, subject: str | None) -> list[Hit]:
-        k = min(k, self.g.config.service.max_k)
-        hits = self.g.retrieve(query, k=k, namespace=namespace, subject=subject, record=False)
-        return [(h.memory, h.score) for h in hits]
+        hits = self.g.retrieve(query, k=min(k, self.max_k), namespace=namespace, subject=subject, record=False)
+        return [as_hit(h) for h in hits]
+
+    def revert(self, insight_id: str) -> None:
+        self.g.revert(insight_id, "deleted through the LangGraph store", by=self.source)
 
     def members(self, namespace: str, subject: str | None, limit: int, offset: int) -> list[Memory]:
         return self.g.memories(namespace, subject=subject, limit=limit, offset=offset)
@@ -80,15 +99,14 @@ class Http:
         resp.raise_for_status()
         return resp.json()
 
-    def add(self, data: dict[str, Any]) -> str:
-        data = {k: v for k, v in data.items() if k != "id" or v is not None}
-        if "id" in data:  # the API scopes an explicit id itself: send the local part
-            data["id"] = data["id"].split(":", 1)[1] if data["id"].startswith(f"{data['namespace']}:") else data["id"]
-        return self._call("POST", "/v1/memories", json=data)["id"]
-
     def get(self, memory_id: str) -> Memory | None:
         out = self._call("GET", f"/v1/memories/{memory_id}")
         return None if out is None else Memory.model_validate(out)
+
+    def put(self, data: dict[str, Any]) -> None:
+        """One round trip: PUT creates the memory or makes the body its new version."""
+        local = data["id"].removeprefix(f"{data['namespace']}:")  # the API scopes the id to the namespace
+        self._call("PUT", f"/v1/memories/{local}", json={k: v for k, v in data.items() if k != "id"})
 
     def edit(self, memory_id: str, **changes: Any) -> None:
         self._call("PATCH", f"/v1/memories/{memory_id}", json=changes)
@@ -96,13 +114,22 @@ class Http:
     def retire(self, memory_id: str) -> None:
         self._call("POST", f"/v1/memories/{memory_id}/retire")
 
-    def restore(self, memory_id: str) -> None:
-        self._call("POST", f"/v1/memories/{memory_id}/restore")
-
     def retrieve(self, query: str, k: int, namespace: str | None, subject: str | None) -> list[Hit]:
         body = {"query": query, "k": min(k, self.max_k), "namespace": namespace, "subject": subject, "record": False}
         out = self._call("POST", "/v1/retrieve", json={k_: v for k_, v in body.items() if v is not None})
-        return [(Memory.model_validate(h["memory"]), h["score"]) for h in out["hits"]]
+        return [as_hit({**h, "memory": Memory.model_validate(h["memory"]),
+                        "members": [{**m, "memory": Memory.model_validate(m["memory"])} for m in h.get("members") or []]})
+                for h in out["hits"]]
+
+    def revert(self, insight_id: str) -> None:
+        self._call("POST", f"/v1/proposals/{insight_id}/revert", json={"reason": "deleted through the LangGraph store"})
+
+    def embedder_identity(self) -> tuple[str, None, None]:
+        return "the server's embedder", None, None  # dims / embed cannot be checked here: refused
+
+    def warm(self) -> None:
+        """Open the connection now (the server warms its own embedder)."""
+        self.client.get("/healthz")
 
     def members(self, namespace: str, subject: str | None, limit: int, offset: int) -> list[Memory]:
         params = {"namespace": namespace, "limit": limit, "offset": offset}
@@ -114,7 +141,8 @@ class Http:
         return [tuple(s) for s in self._call("GET", "/v1/scopes")]
 
     def profile(self, namespace: str, subject: str) -> dict[str, Any] | None:
-        return self._call("GET", f"/v1/profiles/{subject}", params={"namespace": namespace})
+        found = self._call("GET", "/v1/profiles", params={"namespace": namespace, "subject": subject})
+        return found[0] if found else None  # [] when the entity has none: no 404 on the wire
 
     def scoped_id(self, namespace: str, local_id: str) -> str:
         return f"{namespace}:{local_id}"

@@ -6,8 +6,10 @@
 
 Each hit of graphcons' retrieve is a `Document` whose page_content is the memory text and whose
 metadata holds id, score, date (created_at, ISO-8601), kind, status, namespace, subject,
-epistemic_status, members (an insight's summarized ids), derived_from (the ids it cites) and the
-memory's own metadata. Sync and async (`ainvoke`: the same call in a thread). No co-access is recorded.
+epistemic_status, summarizes (an insight's summarized ids, the store's name; `members` is the same
+list under its old name), derived_from (the ids it cites) and the memory's own metadata.
+`score_threshold`: hits scoring under it are left out. Sync and async (`ainvoke`: the same call in
+a thread). No co-access is recorded.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from langchain_core.retrievers import BaseRetriever
 from pydantic import ConfigDict, Field
 
 from graphcons.api import Graphcons
+from graphcons.core import tracing
 from graphcons.core.memory import Memory
 from graphcons.integrations.backend import Http, Local
 
@@ -32,6 +35,7 @@ class GraphconsRetriever(BaseRetriever):
     k: int = Field(default=5, ge=1, le=1000)
     namespace: str | None = None  # None: every namespace the backend sees
     subject: str | None = None
+    score_threshold: float | None = None  # leave out hits scoring under it
 
     @classmethod
     def over(cls, g: Graphcons, **kw: Any) -> "GraphconsRetriever":
@@ -42,19 +46,22 @@ class GraphconsRetriever(BaseRetriever):
         return cls(backend=Http(url, token), **kw)
 
     def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
-        return [document(m, score) for m, score in self.backend.retrieve(query, self.k, self.namespace, self.subject)]
+        with tracing.span("langchain retrieve"):
+            hits = self.backend.retrieve(query, self.k, self.namespace, self.subject)
+        return [document(m, score) for m, score, _ in hits
+                if self.score_threshold is None or score >= self.score_threshold]
 
     async def _aget_relevant_documents(self, query: str, *,
                                        run_manager: AsyncCallbackManagerForRetrieverRun) -> list[Document]:
-        hits = await asyncio.to_thread(self.backend.retrieve, query, self.k, self.namespace, self.subject)
-        return [document(m, score) for m, score in hits]
+        return await asyncio.to_thread(self._get_relevant_documents, query, run_manager=run_manager)
 
 
 def document(mem: Memory, score: float) -> Document:
     meta: dict[str, Any] = {
         "id": mem.id, "score": score, "date": mem.created_at.isoformat(), "kind": mem.kind, "status": mem.status,
         "namespace": mem.namespace, "subject": mem.subject, "epistemic_status": mem.epistemic_status,
-        "members": list(mem.summarizes or []), "derived_from": list(mem.derived_from or []),
+        "summarizes": list(mem.summarizes or []), "members": list(mem.summarizes or []),
+        "derived_from": list(mem.derived_from or []),
     }
     if mem.metadata:
         meta["metadata"] = mem.metadata

@@ -13,6 +13,7 @@ the log (issues 30, 50), as for the MCP server.
 
 from __future__ import annotations
 
+import inspect
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,11 @@ from graphcons.service.models import Problem
 
 ROUTERS = (ops.router, memories.router, review.router, reflection.router, beliefs.router, maintenance.router,
            observe.router)
+# FastAPI's own OpenTelemetry (0.16x) would add a second server span per request with the raw path
+# and query string (memory ids, search text): observe.Observe's span is the one, route templates only.
+NO_OWN_TELEMETRY: dict[str, Any] = (
+    {"telemetry": {"tracing": False, "metrics": False, "logs": False, "operation_spans": False}}
+    if "telemetry" in inspect.signature(FastAPI.__init__).parameters else {})
 ERRORS: dict[int | str, dict[str, Any]] = {
     status: {"model": Problem} for status in (400, 401, 403, 404, 409, 413, 422, 500, 502, 503)
 }
@@ -49,7 +55,7 @@ def create_app(config: Config | str | Path | None = None, *, embedder: Embedder 
         yield
         holder.close()
 
-    app = FastAPI(title="graphcons", version="1", lifespan=lifespan,
+    app = FastAPI(title="graphcons", version="1", lifespan=lifespan, **NO_OWN_TELEMETRY,
                   description="Memory consolidation in Neo4j: add, retrieve, review. Every /v1 route needs a "
                               "bearer token (`graphcons tokens create`); roles, namespaces and the trust model: docs/HTTP.md.")
     app.state.store = holder

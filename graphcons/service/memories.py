@@ -1,4 +1,4 @@
-"""/v1 routes over memories: add (one, batch), get, history, edit, link, access, retrieve,
+"""/v1 routes over memories: add (one, batch), put (create or new version), get, history, edit, link, access, retrieve,
 search, context, explain. Each calls one verb of the Graphcons facade; what the caller writes is
 sourced to its token (principal), never to a string it sends."""
 
@@ -111,6 +111,19 @@ def add_batch(body: m.MemoryBatch, g: Graphcons = Depends(store),
     except BatchItemError as exc:
         raise ValidationError(f"memories[{exc.index}].{exc.field.split('.', 1)[1]}", exc.problem) from None
     return m.BatchAdmitted(results=[_admitted(a) for a in admitted])
+
+
+@router.put("/memories/{memory_id}", response_model=m.Admitted, status_code=201,
+            responses={200: {"model": m.Admitted, "description": "it existed: the body is its new version"}})
+def put(memory_id: str, body: m.MemoryCreate, response: Response, g: Graphcons = Depends(store),
+        p: Principal = Depends(writer)) -> m.Admitted:
+    """Create the memory with this id (201), or make the body's content and metadata its new version
+    (200; a retired one is restored first): a store's put in one round trip, a new key no 404 (issue 49)."""
+    out = g.put(_memory_input(g, p, body.model_copy(update={"id": memory_id})), source=p.source)
+    if isinstance(out, Memory):
+        response.status_code = 200
+        return m.Admitted(id=out.id, created=False, evidence_count=out.evidence_count)
+    return _admitted(out)
 
 
 @router.get("/memories/{memory_id}", response_model=Memory)

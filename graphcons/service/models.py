@@ -138,6 +138,7 @@ class Hit(BaseModel):
     memory: Memory
     score: float = Field(description="Relevance before retrieve's diversity step; the list order is the ranking.")
     superseded: Any = None
+    members: list[dict[str, Any]] | None = None  # what an insight hit carries: {memory, relevance}
 
 
 class Hits(BaseModel):

@@ -72,6 +72,18 @@ def _http_hint(subject: str) -> Iterator[None]:
                        "and have a reviewer approve the proposal") from None
 
 
+@router.get("/profiles", response_model=list[dict[str, Any]], summary="An entity's profile, if it has one")
+def profile_if_any(subject: str = Query(min_length=1, max_length=200),
+                   namespace: str | None = Query(None, max_length=100, description="Default as for /v1/reflect."),
+                   g: Graphcons = Depends(store), p: Principal = Depends(reader)) -> list[dict[str, Any]]:
+    """[the profile] or [] before a reflection on the entity is approved: a store asking whether an
+    entity has a profile gets an answer, not a 404 (issue 49)."""
+    try:
+        return [g.profile(subject, namespace=read_namespace(p, namespace))]
+    except NotFound:
+        return []
+
+
 @router.get("/profiles/{subject}", response_model=dict[str, Any], summary="An entity's profile")
 def profile(subject: str, namespace: str | None = Query(None, max_length=100,
                                                         description="Default as for /v1/reflect."),
