@@ -359,3 +359,27 @@ def test_auto_merge_never_retires_a_member_an_insight_rests_on(g, insight):
     assert all(a["loser"] != member for a in report["applied"])
     assert any(q["loser"] == member for q in report["proposed"])  # it waits for a reviewer instead
     assert g.get(member).status == "consolidated" and g.get(iid).epistemic_status == "hypothesis"
+
+
+def _second_insight(g, rows):
+    """An applied insight over new memories `rows` (id, text, source): (its proposal id, its id)."""
+    for mid, text, source in rows:
+        add(g, mid, text, source)
+    pid = g.synthesize(Cluster(member_ids=tuple(r[0] for r in rows), namespace="default", subject="checkout"),
+                       now=NOW).proposal_id
+    return pid, g.approve(pid, now=NOW).insight_id
+
+
+def test_reverting_an_insight_withdraws_what_rests_on_it(g, insight):
+    """Issue 50: a revert that retires a memory invalidates the premises that rest on it."""
+    iid, _ = insight
+    pid, status_insight = _second_insight(g, [
+        ("sp-1", "The public status page showed checkout 503 after the deploy on Monday.", "status-page"),
+        ("sp-2", "The public status page showed checkout 503 after the deploy on Thursday.", "status-page")])
+    assert g.confirm(iid, status_insight, now=LATER)["epistemic_status"] == "supported"
+    g.revert(pid, "the status page was misread", now=LATER + timedelta(hours=1))
+    assert g.get(status_insight).status == "deprecated"
+    j = justifications(g, iid)["evidence"]
+    assert j["status"] == "withdrawn" and j["premises"][0]["status"] == "lost"
+    assert g.get(iid).epistemic_status == "hypothesis"
+    assert transitions(g, iid) == [("hypothesis", "supported"), ("supported", "hypothesis")]

@@ -535,3 +535,37 @@ def test_an_approved_profile_statement_is_recalled_with_the_memories_it_cites(g)
     assert [m["memory"].id for m in statement["members"]] == sorted(derived) == ["ana-01"]
     shown = [h["memory"].id for h in hits]
     assert "ana-01" not in shown  # carried by the statement, not shown twice
+
+
+# -- issue 50: a statement and the memories it derives from are one piece of evidence -------------
+def _restating_statement(g):
+    """The people scenario with its offline reflection approved: (decision, the statement restating ana-01)."""
+    seed_people(g)
+    d = g.approve(g.reflect("user-ana", now=NOW).proposal_id, now=NOW)
+    return d, next(m["m"]["id"] for m in semantic(g, "user-ana") if m["m"]["derived_from"] == ["ana-01"])
+
+
+def _insight_over(g, statement):
+    """An applied insight over ana-01..03 and the statement: the statement is one of its premises."""
+    from graphcons.consolidation.cluster import Cluster
+
+    cluster = Cluster(member_ids=("ana-01", "ana-02", "ana-03", statement), namespace=NS, subject="user-ana")
+    out = g.synthesize(cluster, now=NOW)
+    assert statement in g.proposal(out.proposal_id)["cited"]
+    return out.proposal_id, g.approve(out.proposal_id, now=NOW).insight_id
+
+
+def test_reverting_a_reflection_withdraws_what_rests_on_its_statements(g):
+    d, ts = _restating_statement(g)
+    _, iid = _insight_over(g, ts)
+    (j,) = g.epistemics(iid)["justifications"]
+    assert {"id": ts, "version": 1, "required": True, "status": "holding"} in j["premises"]
+    g.revert(d.proposal_id, "wrong", now=NOW + timedelta(days=1))
+    assert status(g, ts) == "deprecated"
+    ep = g.epistemics(iid)
+    (j,) = ep["justifications"]
+    premise = next(x for x in j["premises"] if x["id"] == ts)
+    assert premise["status"] == "lost" and f"reflection {d.proposal_id} reverted" in premise["lost_cause"]
+    assert j["status"] == "withdrawn" and ep["epistemic_status"] == "unsupported" == g.get(iid).epistemic_status
+    lost = g.audit_log(op="premises_lost")[0]["details"]
+    assert lost["change"] == "deprecate" and [x["insight"] for x in lost["justifications"]] == [iid]

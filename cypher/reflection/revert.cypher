@@ -1,6 +1,6 @@
 // Revert an applied reflection (the proposal moves by proposals/transition; the profile is
 // restored by profile/save): the semantic memories it created are deprecated (a new version
-// records it); its DERIVED_FROM edges stay, marked reverted, and the derived_from lists of
+// records it; `retired` lists them for premise invalidation, issue 50); its DERIVED_FROM edges stay, marked reverted, and the derived_from lists of
 // the memories it confirmed are recomputed; its conflicts are closed as reverted.
 MATCH (p:Proposal {id: $proposal_id})
 CALL (p) {
@@ -11,7 +11,7 @@ CALL (p) {
   CREATE (s)-[:VERSION]->(v:MemoryVersion)
   SET v = s {.title, .content, .kind, .subject, .scope, .status, .content_hash, .source},
       v.memory_id = s.id, v.version = s.version, v.created_at = $now, v.edited_by = $by
-  RETURN count(s) AS deprecated
+  RETURN count(s) AS deprecated, collect(s.id) AS retired
 }
 CALL (p) {
   OPTIONAL MATCH (s:Memory)-[d:DERIVED_FROM {proposal_id: $proposal_id}]->(:Memory)
@@ -34,4 +34,4 @@ CALL (p) {
   SET c.status = 'reverted', c.reverted_at = $now
   RETURN count(c) AS conflicts
 }
-RETURN deprecated, links, conflicts
+RETURN deprecated, retired, links, conflicts

@@ -16,7 +16,8 @@ the grounding report. The review queue (graphcons.review.queue) then calls this 
   among them.
 - reject: the cluster's synthesis task remembers the rejection (no re-synthesis until it changes).
 - revert: the insight is deprecated (a new version), every link stays, marked reverted; members
-  no other applied proposal consolidates get their earlier status back.
+  no other applied proposal consolidates get their earlier status back; whatever rests on the
+  insight (evidence for another insight, a premise) loses that premise in the same transaction.
 """
 
 from __future__ import annotations
@@ -201,6 +202,9 @@ def revert(db: Database, p: dict[str, Any], reason: str, *, by: str, now: dateti
         if not rows:
             raise Conflict(f"proposal {pid} names no insight it created; nothing was reverted")
         _task(tx, p, "reverted", reason, now)
+        # the insight is retired: whatever rests on it (a statement or insight over it) loses that premise
+        justification.premises_changed(tx, [rows[0]["insight_id"]], op="deprecate", now=now,
+                                       cause=f"insight proposal {pid} reverted by {by}: {reason}")
         restored = tx.run("memory/unmark_consolidated", ids=sorted(p["member_versions"]), proposal_id=pid,
                           now=now)[0]["restored"]
         audit.record(tx, "revert", [pid, rows[0]["insight_id"]], at=now, kind=KIND, by=by, reason=reason,

@@ -17,7 +17,8 @@ Approving a reflection proposal (graphcons.review.queue calls `approve`) does, i
 - the memories the reflection *cited* are marked consolidated (issue 31: a shown memory no
   statement rests on stays unconsolidated and counts toward the next reflection); the profile
   gets its next version.
-`revert` deprecates the memories the reflection created, marks its links reverted, gives the
+`revert` deprecates the memories the reflection created (whatever rests on them, e.g. an insight
+over a statement, loses that premise in the same transaction), marks its links reverted, gives the
 reviewed memories their earlier status back and restores the previous profile version (as a
 new version: history is kept).
 """
@@ -267,7 +268,10 @@ def revert(db: Database, p: dict[str, Any], reason: str, *, by: str, now: dateti
     def revert_work(tx: Tx) -> tuple[dict[str, Any], int, int]:
         proposals.transition(tx, pid, "applied", "reverted", now=now, by=by, reason=reason)
         done = tx.run("reflection/revert", proposal_id=pid, now=now, by=by, reason=reason)[0]
-        justification.withdraw_proposal(tx, pid, cause=f"reflection {pid} reverted by {by}: {reason}", now=now)
+        cause = f"reflection {pid} reverted by {by}: {reason}"
+        justification.withdraw_proposal(tx, pid, cause=cause, now=now)
+        # its statements are retired: whatever rests on them (an insight over them) loses that premise
+        justification.premises_changed(tx, done["retired"], op="deprecate", cause=cause, now=now)
         restored = tx.run("memory/unmark_consolidated", ids=sorted(p["member_versions"]), proposal_id=pid,
                           now=now)[0]["restored"]
         cur = current(tx, p["namespace"], p["subject"])
