@@ -326,7 +326,6 @@ def cli(g, neo4j_settings, tmp_path):
     return graphcons_cli(neo4j_settings, tmp_path, timeout=180)
 
 
-
 def test_conflicts_and_exceptions_are_labelled_context_never_support(g, insight):
     from graphcons.consolidation.consolidate import load_prompt
     from graphcons.consolidation.grounding import ground
@@ -383,3 +382,17 @@ def test_reverting_an_insight_withdraws_what_rests_on_it(g, insight):
     assert j["status"] == "withdrawn" and j["premises"][0]["status"] == "lost"
     assert g.get(iid).epistemic_status == "hypothesis"
     assert transitions(g, iid) == [("hypothesis", "supported"), ("supported", "hypothesis")]
+
+
+def test_an_insight_over_its_own_premises_is_not_independent_evidence(g, insight):
+    """Issue 50: a memory derived from others brings only their sources, so a second insight over the
+    first one's premises repeats them and cannot confirm it."""
+    iid, _ = insight
+    pid = g.synthesize(Cluster(member_ids=("inc-1", "inc-2"), namespace="default", subject="checkout"),
+                       now=NOW).proposal_id
+    again = g.approve(pid, now=NOW).insight_id
+    with pytest.raises(ValidationError) as err:
+        g.confirm(iid, again, now=LATER)
+    assert err.value.field == "evidence"
+    assert "comes from oncall-ana, pagerduty, a source the insight already rests on" in str(err.value)
+    assert g.get(iid).epistemic_status == "hypothesis"

@@ -555,6 +555,16 @@ def _insight_over(g, statement):
     return out.proposal_id, g.approve(out.proposal_id, now=NOW).insight_id
 
 
+def test_a_statement_adds_no_source_to_an_insight_over_the_memories_it_derives_from(g):
+    # every memory here is from chat:user-ana; the statement was written by graphcons:reflect from ana-01
+    _, ts = _restating_statement(g)
+    pid, iid = _insight_over(g, ts)
+    p = g.proposal(pid)
+    assert p["grounding"]["sources"] == ["chat:user-ana"] and p["insight"]["confidence"] == 0.45
+    assert [c["confirmations"] for c in p["insight"]["claims"]] == [1]
+    assert g.get(iid).content.endswith("1 distinct source(s): chat:user-ana.")
+
+
 def test_reverting_a_reflection_withdraws_what_rests_on_its_statements(g):
     d, ts = _restating_statement(g)
     _, iid = _insight_over(g, ts)

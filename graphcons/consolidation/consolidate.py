@@ -40,7 +40,7 @@ from graphcons.core.errors import (
 from graphcons.core.memory import LIVE_STATUSES
 from graphcons.core.time import utcnow
 from graphcons.core.vectors import cosine_matrix
-from graphcons.store import proposals
+from graphcons.store import evidence, proposals
 
 CONFLICT_KINDS = ["contradicts", "conflicts_with", "conflicts", "exception", "exception_to", "refutes", "disputes"]
 MAX_CONTEXT = 10
@@ -91,9 +91,11 @@ def load_prompt(db: Database, cluster: Cluster,
     missing = [r["id"] for r in rows if not r["found"]]
     if missing:
         raise NotFound(f"cluster {cluster.key}: member(s) {', '.join(missing)} do not exist")
-    members = [Shown.from_row(r) for r in rows]
-    ctx = [Shown.from_row(r) for r in db.run("synthesis/context", ids=list(cluster.member_ids),
-                                             kinds=CONFLICT_KINDS, limit=MAX_CONTEXT)]
+    ctx_rows = db.run("synthesis/context", ids=list(cluster.member_ids), kinds=CONFLICT_KINDS, limit=MAX_CONTEXT)
+    # a derived member (a statement, an insight) shows, and counts, only its premises' sources
+    srcs = evidence.sources(db, [r["id"] for r in rows + ctx_rows])
+    members = [Shown.from_row({**r, "sources": srcs.get(r["id"])}) for r in rows]
+    ctx = [Shown.from_row({**r, "sources": srcs.get(r["id"])}) for r in ctx_rows]
     subjects = sorted({r["subject"] for r in rows})
     subject = cluster.subject or (subjects[0] if len(subjects) == 1 else None)
     versions = {r["id"]: int(r["version"]) for r in rows}
