@@ -579,3 +579,25 @@ def test_reverting_a_reflection_withdraws_what_rests_on_its_statements(g):
     assert j["status"] == "withdrawn" and ep["epistemic_status"] == "unsupported" == g.get(iid).epistemic_status
     lost = g.audit_log(op="premises_lost")[0]["details"]
     assert lost["change"] == "deprecate" and [x["insight"] for x in lost["justifications"]] == [iid]
+
+
+def test_a_statement_is_never_merged_into_a_sibling_memory_as_evidence(g):
+    from graphcons.maintenance.merge import job as merge_job
+    from graphcons.maintenance.merge.score import Pair
+
+    _, ts = _restating_statement(g)
+    g.add({"id": "ana-01b", "content": "Ana prefers TypeScript over JavaScript for each new service.",
+           "subject": "user-ana", "namespace": NS, "kind": "preference", "source": "chat:other", "importance": 1.0})
+    auto = g.merge(dry_run=False, auto_apply=True, now=NOW)
+    assert any({p["a"], p["b"]} == {ts, "ana-01b"} for p in auto["conclusions"])  # seen, and set aside
+    for action in ("proposed", "applied", "conflicts", "related", "pending"):
+        assert not [p for p in auto[action] if ts in (p["a"], p["b"])], action
+    assert status(g, ts) == "active" and g.get("ana-01b").sources == ["chat:other"]
+    # a merge proposal made before (or by hand) retires the statement but adds none of its sources
+    pair = Pair(a="ana-01b", b=ts, score=0.95, title_sim=0.95, cosine=0.95, rule="test", winner="ana-01b", loser=ts,
+                namespace=NS, subject="user-ana", versions=(1, 1))
+    with g.db.transaction() as tx:
+        merge_job._propose(tx, pair, NOW, "test-run", g.config.merge)
+    g.approve(pair.proposal_id, now=NOW)
+    winner = g.get("ana-01b")
+    assert status(g, ts) == "deprecated" and winner.sources == ["chat:other"] and winner.evidence_count == 1

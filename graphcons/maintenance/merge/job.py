@@ -20,7 +20,9 @@ A pair with a proposal of any status, a conflict link or a RELATED link is never
 again, so a second run changes nothing. A pair where one memory is derived from the other (an
 insight and a member, a reflection's statement and a memory it cites, a justification's premise)
 is no candidate at all (`derived` in the report; issue 41): merging them would retire a premise
-into its own conclusion. The proposal's payload records every stage's figures.
+into its own conclusion. Nor is any pair with a memory derived from others (`conclusions` in the
+report; issue 50): a statement or insight merged into a sibling memory would add its premises'
+evidence to it a second time. The proposal's payload records every stage's figures.
 """
 
 from __future__ import annotations
@@ -167,7 +169,7 @@ def run(db: Database, cfg: Config, *, now: datetime, dry_run: bool = True, run_i
         for row in db.run("merge/known_pairs", pairs=[{"proposal_id": p.proposal_id, "a": p.a, "b": p.b}
                                                        for p in chunk]):
             known[row["proposal_id"]] = row
-    proposed, applied, flagged, skipped, related, derived = [], [], [], [], [], []
+    proposed, applied, flagged, skipped, related, derived, conclusions = [], [], [], [], [], [], []
     retired: set[str] = set()  # losers of this run: a later pair touching one waits for the next run
     pending: list[tuple[str, Pair]] = []  # decided, not yet written: written WRITE_BATCH at a time, in order
 
@@ -180,8 +182,8 @@ def run(db: Database, cfg: Config, *, now: datetime, dry_run: bool = True, run_i
         k = known.get(p.proposal_id, {})
         if k.get("proposal_status") or k.get("conflict") or k.get("related"):
             continue  # already handled in an earlier run
-        if k.get("lineage"):  # a derived statement and its premise: not two copies of one memory
-            derived.append(p.as_dict())
+        if k.get("lineage") or k.get("conclusion"):  # not two copies of one memory; no evidence twice (issue 50)
+            (derived if k.get("lineage") else conclusions).append(p.as_dict())
             continue
         if p.a in retired or p.b in retired:
             skipped.append(p.as_dict())
@@ -221,9 +223,9 @@ def run(db: Database, cfg: Config, *, now: datetime, dry_run: bool = True, run_i
               "auto_apply": auto, "threshold": mcfg.threshold, "verifier": mcfg.verifier,
               "propose_at": mcfg.propose_at, "auto_apply_at": mcfg.auto_apply_at, "over_threshold": len(over),
               "proposed": proposed, "applied": applied, "conflicts": flagged, "related": related,
-              "deferred": skipped, "derived": derived,
-              "pending": [p.as_dict() for p in over
-                          if p.outcome == PENDING and not known.get(p.proposal_id, {}).get("lineage")],
+              "deferred": skipped, "derived": derived, "conclusions": conclusions,
+              "pending": [p.as_dict() for p in over if p.outcome == PENDING
+                          and not any(known.get(p.proposal_id, {}).get(f) for f in ("lineage", "conclusion"))],
               # verdicts not acted on: the verifier's own answers or the rules stage contradicted them
               "refused": [p.as_dict() for p in over if p.refused]}
     if not dry_run:
