@@ -601,3 +601,13 @@ def test_a_statement_is_never_merged_into_a_sibling_memory_as_evidence(g):
     g.approve(pair.proposal_id, now=NOW)
     winner = g.get("ana-01b")
     assert status(g, ts) == "deprecated" and winner.sources == ["chat:other"] and winner.evidence_count == 1
+
+
+def test_a_profile_never_shows_a_retired_statement_as_current(g):
+    _, ts = _restating_statement(g)
+    entry = next(e for e in g.profile("user-ana")["facts"] if e["id"] == ts)
+    assert entry["status"] == "current"
+    g.retire(ts, reason="not true any more", now=NOW)
+    entry = next(e for e in g.profile("user-ana")["facts"] if e["id"] == ts)
+    assert entry["status"] == status(g, ts) == "archived"
+    assert next(e for e in g.profile_history("user-ana")[0]["facts"] if e["id"] == ts)["status"] == "current"

@@ -45,6 +45,7 @@ from graphcons.core.db import Database, Tx
 from graphcons.core.embedders import Embedder
 from graphcons.core.errors import Conflict, NotFound, ValidationError
 from graphcons.core.memory import (
+    LIVE_STATUSES,
     Kind,
     MemoryInput,
     content_hash,
@@ -79,9 +80,14 @@ def polarity(text: str) -> int:
 
 # -- reading --------------------------------------------------------------------------------------
 def _decode(row: dict[str, Any]) -> dict[str, Any]:
+    """A stored profile or version. A profile read by profile/get carries `retired` (its statement
+    memories no longer live): such an entry takes that memory's status, so a merged, deprecated or
+    reverted statement never reads as current (issue 50)."""
     out = dict(row)
+    gone = {r["id"]: r["status"] for r in out.pop("retired", None) or []}
     for c in CATEGORIES:
         out[c] = json.loads(out[c]) if isinstance(out.get(c), str) else list(out.get(c) or [])
+        out[c] = [{**e, "status": gone[e["id"]]} if e.get("id") in gone else e for e in out[c]]
     return out
 
 
@@ -92,14 +98,14 @@ def empty(namespace: str, subject: str) -> dict[str, Any]:
 
 def current(runner: Any, namespace: str, subject: str) -> dict[str, Any]:
     """The entity's profile, or an empty one at version 0 (not written)."""
-    rows = runner.run("profile/get", key=key(namespace, subject))
+    rows = runner.run("profile/get", key=key(namespace, subject), live=list(LIVE_STATUSES))
     return _decode(rows[0]["profile"]) if rows else empty(namespace, subject)
 
 
 def get(db: Database, subject: str, namespace: str = "default") -> dict[str, Any]:
     if not isinstance(subject, str) or not subject.strip():
         raise ValidationError("subject", "must be a non-empty string")
-    rows = db.run("profile/get", key=key(namespace, subject))
+    rows = db.run("profile/get", key=key(namespace, subject), live=list(LIVE_STATUSES))
     if not rows:
         raise NotFound(f"no profile for {subject!r} in namespace {namespace!r}; reflect on it first "
                        f"(`graphcons reflect --subject {subject}`) and approve the proposal")
