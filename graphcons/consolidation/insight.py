@@ -33,17 +33,9 @@ from graphcons.core.config import Config
 from graphcons.core.db import Database, Tx
 from graphcons.core.embedders import Embedder
 from graphcons.core.errors import Conflict
-from graphcons.core.memory import (
-    LIVE_STATUSES,
-    Kind,
-    MemoryInput,
-    content_hash,
-    embedded_text,
-)
-from graphcons.store import neighbours
+from graphcons.core.memory import LIVE_STATUSES, Kind, embedded_text
 from graphcons.core import epistemics
-from graphcons.store import justification, proposals
-from graphcons.store.admission import node_props, version_props
+from graphcons.store import admission, justification, proposals
 from graphcons.store.proposals import Decision
 
 KIND = "consolidate"
@@ -130,14 +122,13 @@ def approve(db: Database, cfg: Config, embedder: Embedder, p: dict[str, Any], *,
     sources = list((p.get("grounding") or {}).get("sources") or [])
     title, content = render(insight, member_count=len(versions), sources=sources)
     iid = insight_id_for(pid)
-    mem = MemoryInput(content=content[: cfg.admission.max_content_chars], title=title[: cfg.admission.max_title_chars],
-                      kind=Kind.insight, subject=p.get("subject") or "general", namespace=p["namespace"],
-                      source=INSIGHT_SOURCE, confidence=float(insight.confidence), id=iid, created_at=now)
+    mem = admission.derived_input(cfg, content=content, title=title, kind=Kind.insight,
+                                  subject=p.get("subject") or "general", namespace=p["namespace"],
+                                  source=INSIGHT_SOURCE, confidence=float(insight.confidence), id=iid, created_at=now)
     vec = embedder.embed_one(embedded_text(mem.title, mem.content))
-    props = node_props(mem, content_hash(mem.content), vec, now, cfg.weights)
-    props.update(epistemic_status="hypothesis", proposal_id=pid, cluster_key=p["cluster_key"],
-                 summarizes=sorted(versions), derived_from=list(p["cited"]), member_sources=sources,
-                 activation=0.0, insight_json=json.dumps(p["insight"], sort_keys=True))
+    provenance = dict(epistemic_status="hypothesis", proposal_id=pid, cluster_key=p["cluster_key"],
+                      summarizes=sorted(versions), derived_from=list(p["cited"]), member_sources=sources,
+                      activation=0.0, insight_json=json.dumps(p["insight"], sort_keys=True))
     claims_per_member: dict[str, int] = {}
     for c in insight.claims:
         for mid in c.member_ids:
@@ -152,7 +143,7 @@ def approve(db: Database, cfg: Config, embedder: Embedder, p: dict[str, Any], *,
             problems = stale_members(tx, versions)
             if problems:
                 raise Conflict(_stale_message(pid, problems))
-            neighbours.create(tx, cfg, props, version_props(props, now))  # the insight + its SIMILAR edges
+            props = admission.admit_derived(tx, cfg, mem, vec, now, **provenance)  # + its SIMILAR edges
             step("insight")
             links = tx.run("insights/apply_links", insight_id=iid, proposal_id=pid, now=now,
                            members=[{"id": m, "version": v} for m, v in sorted(versions.items())],

@@ -44,16 +44,8 @@ from graphcons.core.config import Config
 from graphcons.core.db import Database, Tx
 from graphcons.core.embedders import Embedder
 from graphcons.core.errors import Conflict, NotFound, ValidationError
-from graphcons.core.memory import (
-    LIVE_STATUSES,
-    Kind,
-    MemoryInput,
-    content_hash,
-    embedded_text,
-)
-from graphcons.store import justification, proposals
-from graphcons.store import neighbours
-from graphcons.store.admission import node_props, version_props
+from graphcons.core.memory import LIVE_STATUSES, Kind, MemoryInput, embedded_text
+from graphcons.store import admission, justification, proposals
 from graphcons.store.proposals import Decision
 
 KIND = "reflect"
@@ -213,9 +205,9 @@ def approve(db: Database, cfg: Config, embedder: Embedder, p: dict[str, Any], *,
         old_vecs = {r["id"]: r["embedding"] for r in tx.run("reflection/entry_vectors", ids=held) if r["embedding"]}
         merged = merge(old, reflection, pid, new_vecs, old_vecs, same=rc.same_statement,
                        contradiction=rc.contradiction_floor)
-        for row in merged.created:
-            props = _semantic_props(cfg, p, row, new_vecs[row["id"]], pid, now)
-            neighbours.create(tx, cfg, props, version_props(props, now))  # like any memory: per-subject SIMILAR
+        for row in merged.created:  # admitted like any memory: per-subject SIMILAR edges
+            admission.admit_derived(tx, cfg, _statement(cfg, p, row, now), new_vecs[row["id"]], now,
+                                    **_statement_provenance(cfg, row, pid))
         step("memories")
         rows = [{"id": r["id"], "created": True, "cited": [{"id": i, "version": versions[i]} for i in r["cited"]]}
                 for r in merged.created]
@@ -249,17 +241,18 @@ def approve(db: Database, cfg: Config, embedder: Embedder, p: dict[str, Any], *,
     return db.write(work)  # retried whole on a deadlock; a retry sees the proposal still pending
 
 
-def _semantic_props(cfg: Config, p: dict[str, Any], row: dict[str, Any], vec: list[float], pid: str,
-                    now: datetime) -> dict[str, Any]:
+def _statement(cfg: Config, p: dict[str, Any], row: dict[str, Any], now: datetime) -> MemoryInput:
+    """A new statement as a memory input (title == content == the statement)."""
     text = row["statement"][: cfg.admission.max_content_chars]
-    mem = MemoryInput(content=text, title=text[: cfg.admission.max_title_chars], kind=Kind(CATEGORY_KIND[row["category"]]),
-                      subject=p["subject"], namespace=p["namespace"], source=SOURCE, importance=cfg.reflection.importance,
-                      id=row["id"], created_at=now)
-    props = node_props(mem, content_hash(mem.content), vec, now, cfg.weights)
-    props.update(epistemic_status="hypothesis", proposal_id=pid, tags=TAGS, source_type="consolidated",
-                 source_count=len(row["cited"]), derived_from=sorted(row["cited"]), reflection_category=row["category"],
-                 activation=0.0)
-    return props
+    return admission.derived_input(cfg, content=text, title=text, kind=Kind(CATEGORY_KIND[row["category"]]),
+                                   subject=p["subject"], namespace=p["namespace"], source=SOURCE,
+                                   importance=cfg.reflection.importance, id=row["id"], created_at=now)
+
+
+def _statement_provenance(cfg: Config, row: dict[str, Any], pid: str) -> dict[str, Any]:
+    return dict(epistemic_status="hypothesis", proposal_id=pid, tags=TAGS, source_type="consolidated",
+                source_count=len(row["cited"]), derived_from=sorted(row["cited"]), reflection_category=row["category"],
+                activation=0.0)
 
 
 def revert(db: Database, p: dict[str, Any], reason: str, *, by: str, now: datetime) -> Decision:
