@@ -611,3 +611,33 @@ def test_a_profile_never_shows_a_retired_statement_as_current(g):
     entry = next(e for e in g.profile("user-ana")["facts"] if e["id"] == ts)
     assert entry["status"] == status(g, ts) == "archived"
     assert next(e for e in g.profile_history("user-ana")[0]["facts"] if e["id"] == ts)["status"] == "current"
+
+
+def test_a_reflection_that_contradicts_a_statement_contests_what_rests_on_it_until_reverted(g, llm):
+    """Seed 002 / issue 50: the CONFLICTS_WITH a reflection opens between opposite statements is seen by
+    the premise machinery in its own transaction, and its revert (which closes it) reinstates the premise."""
+    from graphcons.consolidation.cluster import Cluster
+
+    seed_people(g)
+    g.approve(g.reflect("user-ana", now=NOW).proposal_id, now=NOW)  # offline: restates ana-04 as a fact
+    train = next(m["m"]["id"] for m in semantic(g, "user-ana") if m["m"]["derived_from"] == ["ana-04"])
+    out = g.synthesize(Cluster(member_ids=("ana-04", "ana-05", train), namespace=NS, subject="user-ana"), now=NOW)
+    assert train in g.proposal(out.proposal_id)["cited"]
+    iid = g.approve(out.proposal_id, now=NOW).insight_id
+    flies, strikes = ("Ana no longer takes the train for trips under 500 km since the strikes.",
+                      "Ana said she no longer takes the train for trips under 500 km.")
+    add_many(g, "user-ana", [flies, strikes], namespace=NS, start=100, kind="episode")
+    synth = use_llm(g, llm)
+    llm.push(lambda req: answer(facts=[("Ana no longer takes the train for trips under 500 km",
+                                        [short(req, flies), short(req, strikes)])]))
+    later = NOW + timedelta(days=7)
+    second = g.approve(g.reflect("user-ana", now=later, synthesizer=synth).proposal_id, now=later)
+    assert g.db.run_text("MATCH (:Memory {id: $a})-[c:CONFLICTS_WITH]->(:Memory {id: $b}) RETURN c.status AS s",
+                         a=second.created[0], b=train) == [{"s": "open"}]
+    (j,) = g.epistemics(iid)["justifications"]
+    assert next(x for x in j["premises"] if x["id"] == train)["status"] == "lost"
+    assert j["status"] == "withdrawn" and g.get(iid).epistemic_status == "unsupported"
+    g.revert(second.proposal_id, "not a contradiction", now=later + timedelta(days=1))
+    (j,) = g.epistemics(iid)["justifications"]
+    assert next(x for x in j["premises"] if x["id"] == train)["status"] == "holding"
+    assert j["status"] == "standing" and g.get(iid).epistemic_status == "hypothesis"

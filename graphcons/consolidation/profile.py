@@ -13,12 +13,14 @@ Approving a reflection proposal (graphcons.review.queue calls `approve`) does, i
 - a statement the profile already holds (same category, cosine >= [reflection] same_statement,
   same polarity) is *confirmed*: no new memory, its entry's sources grow (new DERIVED_FROM edges);
 - a statement of opposite polarity to a close entry (cosine >= contradiction_floor) is added
-  and both are *flagged* (status contradicted, CONFLICTS_WITH for review), never dropped;
+  and both are *flagged* (status contradicted, CONFLICTS_WITH for review), never dropped; the
+  open conflict contests what rests on either (premise invalidation, seed 002);
 - the memories the reflection *cited* are marked consolidated (issue 31: a shown memory no
   statement rests on stays unconsolidated and counts toward the next reflection); the profile
   gets its next version.
 `revert` deprecates the memories the reflection created (whatever rests on them, e.g. an insight
-over a statement, loses that premise in the same transaction), marks its links reverted, gives the
+over a statement, loses that premise in the same transaction), closes its conflicts (premises they
+contested hold again), marks its links reverted, gives the
 reviewed memories their earlier status back and restores the previous profile version (as a
 new version: history is kept).
 """
@@ -218,8 +220,10 @@ def approve(db: Database, cfg: Config, embedder: Embedder, p: dict[str, Any], *,
             # independent path), so a premise merged, edited or retired withdraws it in that same transaction
             justification.create(tx, row["id"], epistemics.SYNTHESIS, [{**c, "required": True} for c in row["cited"]],
                                  basis=[pid], now=now, by=by, proposal_id=pid)
-        if merged.conflicts:
+        if merged.conflicts:  # an open conflict contests what rests on either statement (seed 002)
             tx.run("reflection/conflicts", pairs=merged.conflicts, proposal_id=pid, now=now)
+            justification.premises_changed(tx, [c[k] for c in merged.conflicts for k in ("new", "old")], op="conflict",
+                                           cause=f"reflection {pid} flagged opposite statements", now=now)
         step("links")
         marked = tx.run("memory/mark_consolidated", ids=sorted(set(p["cited"]) & set(versions)), proposal_id=pid,
                         now=now)[0]["marked"]
@@ -271,6 +275,7 @@ def revert(db: Database, p: dict[str, Any], reason: str, *, by: str, now: dateti
         justification.withdraw_proposal(tx, pid, cause=cause, now=now)
         # its statements are retired: whatever rests on them (an insight over them) loses that premise
         justification.premises_changed(tx, done["retired"], op="deprecate", cause=cause, now=now)
+        justification.premises_restored(tx, done["contested"], cause=cause, now=now)  # its conflicts are closed
         restored = tx.run("memory/unmark_consolidated", ids=sorted(p["member_versions"]), proposal_id=pid,
                           now=now)[0]["restored"]
         cur = current(tx, p["namespace"], p["subject"])
