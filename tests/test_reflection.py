@@ -641,3 +641,18 @@ def test_a_reflection_that_contradicts_a_statement_contests_what_rests_on_it_unt
     (j,) = g.epistemics(iid)["justifications"]
     assert next(x for x in j["premises"] if x["id"] == train)["status"] == "holding"
     assert j["status"] == "standing" and g.get(iid).epistemic_status == "hypothesis"
+
+
+def test_a_later_reflection_never_confirms_a_retired_statement(g):
+    """Issue 50: a statement taken out of use stays out; the same statement said again is a new one."""
+    _, ts = _restating_statement(g)
+    g.retire(ts, reason="not true any more", now=NOW)
+    add_many(g, "user-ana", ["Ana still prefers TypeScript over JavaScript for every new service."], namespace=NS,
+             start=100, kind="preference")
+    later = NOW + timedelta(days=7)
+    d = g.approve(g.reflect("user-ana", now=later).proposal_id, now=later)
+    assert ts not in d.confirmed and status(g, ts) == "archived"
+    facts = g.profile("user-ana")["facts"]
+    again = [e for e in facts if "TypeScript" in e["statement"] and e["id"] != ts]
+    assert len(again) == 1 and again[0]["id"] in d.created and again[0]["status"] == "current"
+    assert next(e for e in facts if e["id"] == ts)["status"] == "archived"

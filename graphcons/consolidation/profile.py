@@ -53,6 +53,7 @@ from graphcons.store.proposals import Decision
 KIND = "reflect"
 SOURCE = "graphcons:reflect"
 TAGS = ["reflection", "insight"]
+HELD = ("current", "contradicted")  # an entry's statuses while its statement memory is live
 # Negation or aversion: "no longer takes the train" against "takes the train". ("instead of",
 # "over" compare two options and keep the statement positive.)
 _NEGATIVE_RE = re.compile(r"\b(not|no|never|dislikes?|disliked|hates?|hated|avoids?|avoided|stopped|"
@@ -131,8 +132,8 @@ def merge(old: dict[str, Any], reflection: Reflection, pid: str, new_vecs: dict[
         sid = semantic_id(pid, category, st.statement)
         vec = np.asarray(new_vecs[sid])
         best = None  # (cosine, entry) of the closest earlier entry of this category
-        for e in entries[category]:
-            if e["id"] in old_vecs and not e.get("new"):
+        for e in entries[category]:  # a retired entry (its memory not live) is neither confirmed nor flagged
+            if e["id"] in old_vecs and not e.get("new") and e.get("status", "current") in HELD:
                 cos = float(vec @ np.asarray(old_vecs[e["id"]]))
                 if best is None or cos > best[0] or (cos == best[0] and e["id"] < best[1]["id"]):
                     best = (cos, e)
