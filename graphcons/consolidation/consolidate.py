@@ -119,6 +119,17 @@ def _set_task(runner: Any, cluster: Cluster, status: str, reason: str, now: date
                subject=cluster.subject, proposal_id=proposal_id, attempt=attempt)
 
 
+def _settled(db: Database, cluster: Cluster, status: str, reason: str, now: datetime, run_id: str, mhash: str,
+             outcome: str, **details: Any) -> None:
+    """A synthesis that proposed nothing: its task and budget reservation settled as `status`, audited."""
+    def work(tx: Tx) -> None:
+        _set_task(tx, cluster, status, reason, now, run_id, mhash, attempt=1)
+        settle(tx, now, cluster.key, mhash, status)
+        audit.record(tx, "synthesize", [cluster.key], run_id=run_id, at=now, outcome=outcome, **details)
+
+    db.write(work)
+
+
 def synthesize_cluster(db: Database, cfg: Config, cluster: Cluster, *, synthesizer: Synthesizer | None = None,
                        budget: Budget | None = None, figures: dict[str, Any] | None = None,
                        run_id: str | None = None, now: datetime | None = None, force: bool = False) -> Outcome:
@@ -152,37 +163,21 @@ def synthesize_cluster(db: Database, cfg: Config, cluster: Cluster, *, synthesiz
     except ProviderError as exc:
         calls = getattr(exc, "calls", synth.calls_per_synthesis)
         budget.spend(calls)
-        def failed(tx: Tx) -> None:
-            _set_task(tx, cluster, "failed", str(exc), now, run_id, mhash, attempt=1)
-            settle(tx, now, cluster.key, mhash, "failed")
-            audit.record(tx, "synthesize", [cluster.key], run_id=run_id, at=now, outcome="provider_error",
-                         error=str(exc), calls=calls, **base)
-
-        db.write(failed)
+        _settled(db, cluster, "failed", str(exc), now, run_id, mhash, "provider_error", error=str(exc), calls=calls,
+                 **base)
         return Outcome(cluster.key, "failed", str(exc), None, mhash, calls=calls)
     budget.spend(result.calls)
     if result.insight is None:  # unrelated facts: nothing proposed, not re-tried until the membership changes
-        def no_pattern(tx: Tx) -> None:
-            _set_task(tx, cluster, "no_pattern", result.no_pattern, now, run_id, mhash, attempt=1)
-            settle(tx, now, cluster.key, mhash, "no_pattern")
-            audit.record(tx, "synthesize", [cluster.key], run_id=run_id, at=now, outcome="no_pattern",
-                         reason=result.no_pattern, calls=result.calls, **base)
-
-        db.write(no_pattern)
+        _settled(db, cluster, "no_pattern", result.no_pattern, now, run_id, mhash, "no_pattern",
+                 reason=result.no_pattern, calls=result.calls, **base)
         return Outcome(cluster.key, "no_pattern", result.no_pattern, None, mhash, calls=result.calls)
     sources = {m.id: m.sources for m in prompt.members}
     try:
         grounded = ground(result.insight, result.themes, prompt.member_ids, sources, prompt.context_ids,
                           texts={m.id: m.text for m in prompt.members}, subject=cluster.subject or "")
     except Ungrounded as exc:
-        def ungrounded(tx: Tx) -> None:
-            _set_task(tx, cluster, "ungrounded", str(exc), now, run_id, mhash, attempt=1)
-            settle(tx, now, cluster.key, mhash, "ungrounded")
-            audit.record(tx, "synthesize", [cluster.key], run_id=run_id, at=now, outcome="rejected_ungrounded",
-                         error=str(exc), stripped=exc.stripped, stripped_count=len(exc.stripped),
-                         calls=result.calls, **base)
-
-        db.write(ungrounded)
+        _settled(db, cluster, "ungrounded", str(exc), now, run_id, mhash, "rejected_ungrounded", error=str(exc),
+                 stripped=exc.stripped, stripped_count=len(exc.stripped), calls=result.calls, **base)
         return Outcome(cluster.key, "ungrounded", str(exc), None, mhash, {"stripped": exc.stripped}, result.calls)
     grounded.insight = grounded.insight.dated({m.id: m.created_at for m in prompt.members},  # facts in time order
                                               {m.id: m.text for m in prompt.members})

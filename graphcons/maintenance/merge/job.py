@@ -198,20 +198,8 @@ def run(db: Database, cfg: Config, *, now: datetime, dry_run: bool = True, run_i
         elif p.outcome != DUPLICATE:
             continue
         elif auto and p.auto_apply_ok and _unless_rested_on(db, p.loser, flush):
-            applied.append(p.as_dict())
             retired.add(p.loser)
-            if not dry_run:
-                try:
-                    def work(tx: Tx, p: Any = p) -> None:
-                        _propose(tx, p, now, run_id, mcfg)
-                        locked = proposals.lock(tx, p.proposal_id)
-                        if locked["status"] == "pending":  # another worker or a reviewer may have settled it
-                            review.apply(tx, locked, now=now, run_id=run_id, by="auto")
-
-                    db.write(work)
-                except Conflict:  # a memory of the pair was merged elsewhere meanwhile: nothing written
-                    applied.pop()
-                    skipped.append(p.as_dict())
+            (applied if dry_run or _auto_apply(db, p, now, run_id, mcfg) else skipped).append(p.as_dict())
         else:
             proposed.append(p.as_dict())
             pending.append(("proposed", p))
@@ -231,6 +219,22 @@ def run(db: Database, cfg: Config, *, now: datetime, dry_run: bool = True, run_i
     if not dry_run:
         audit.record_run(db, "merge", run_id, now, {k: (len(v) if isinstance(v, list) else v) for k, v in report.items()})
     return report
+
+
+def _auto_apply(db: Database, p: Pair, now: datetime, run_id: str, cfg: MergeConfig) -> bool:
+    """Propose and apply one pair in one transaction; False when a memory of the pair was merged
+    elsewhere meanwhile (nothing written)."""
+    def work(tx: Tx) -> None:
+        _propose(tx, p, now, run_id, cfg)
+        locked = proposals.lock(tx, p.proposal_id)
+        if locked["status"] == "pending":  # another worker or a reviewer may have settled it
+            review.apply(tx, locked, now=now, run_id=run_id, by="auto")
+
+    try:
+        db.write(work)
+    except Conflict:
+        return False
+    return True
 
 
 def _unless_rested_on(db: Database, loser: str, flush: Callable[[], None]) -> bool:
