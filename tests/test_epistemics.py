@@ -326,7 +326,6 @@ def cli(g, neo4j_settings, tmp_path):
     return graphcons_cli(neo4j_settings, tmp_path, timeout=180)
 
 
-
 def test_conflicts_and_exceptions_are_labelled_context_never_support(g, insight):
     from graphcons.consolidation.consolidate import load_prompt
     from graphcons.consolidation.grounding import ground
@@ -359,3 +358,41 @@ def test_auto_merge_never_retires_a_member_an_insight_rests_on(g, insight):
     assert all(a["loser"] != member for a in report["applied"])
     assert any(q["loser"] == member for q in report["proposed"])  # it waits for a reviewer instead
     assert g.get(member).status == "consolidated" and g.get(iid).epistemic_status == "hypothesis"
+
+
+def _second_insight(g, rows):
+    """An applied insight over new memories `rows` (id, text, source): (its proposal id, its id)."""
+    for mid, text, source in rows:
+        add(g, mid, text, source)
+    pid = g.synthesize(Cluster(member_ids=tuple(r[0] for r in rows), namespace="default", subject="checkout"),
+                       now=NOW).proposal_id
+    return pid, g.approve(pid, now=NOW).insight_id
+
+
+def test_reverting_an_insight_withdraws_what_rests_on_it(g, insight):
+    """Issue 50: a revert that retires a memory invalidates the premises that rest on it."""
+    iid, _ = insight
+    pid, status_insight = _second_insight(g, [
+        ("sp-1", "The public status page showed checkout 503 after the deploy on Monday.", "status-page"),
+        ("sp-2", "The public status page showed checkout 503 after the deploy on Thursday.", "status-page")])
+    assert g.confirm(iid, status_insight, now=LATER)["epistemic_status"] == "supported"
+    g.revert(pid, "the status page was misread", now=LATER + timedelta(hours=1))
+    assert g.get(status_insight).status == "deprecated"
+    j = justifications(g, iid)["evidence"]
+    assert j["status"] == "withdrawn" and j["premises"][0]["status"] == "lost"
+    assert g.get(iid).epistemic_status == "hypothesis"
+    assert transitions(g, iid) == [("hypothesis", "supported"), ("supported", "hypothesis")]
+
+
+def test_an_insight_over_its_own_premises_is_not_independent_evidence(g, insight):
+    """Issue 50: a memory derived from others brings only their sources, so a second insight over the
+    first one's premises repeats them and cannot confirm it."""
+    iid, _ = insight
+    pid = g.synthesize(Cluster(member_ids=("inc-1", "inc-2"), namespace="default", subject="checkout"),
+                       now=NOW).proposal_id
+    again = g.approve(pid, now=NOW).insight_id
+    with pytest.raises(ValidationError) as err:
+        g.confirm(iid, again, now=LATER)
+    assert err.value.field == "evidence"
+    assert "comes from oncall-ana, pagerduty, a source the insight already rests on" in str(err.value)
+    assert g.get(iid).epistemic_status == "hypothesis"

@@ -535,3 +535,124 @@ def test_an_approved_profile_statement_is_recalled_with_the_memories_it_cites(g)
     assert [m["memory"].id for m in statement["members"]] == sorted(derived) == ["ana-01"]
     shown = [h["memory"].id for h in hits]
     assert "ana-01" not in shown  # carried by the statement, not shown twice
+
+
+# -- issue 50: a statement and the memories it derives from are one piece of evidence -------------
+def _restating_statement(g):
+    """The people scenario with its offline reflection approved: (decision, the statement restating ana-01)."""
+    seed_people(g)
+    d = g.approve(g.reflect("user-ana", now=NOW).proposal_id, now=NOW)
+    return d, next(m["m"]["id"] for m in semantic(g, "user-ana") if m["m"]["derived_from"] == ["ana-01"])
+
+
+def _insight_over(g, statement):
+    """An applied insight over ana-01..03 and the statement: the statement is one of its premises."""
+    from graphcons.consolidation.cluster import Cluster
+
+    cluster = Cluster(member_ids=("ana-01", "ana-02", "ana-03", statement), namespace=NS, subject="user-ana")
+    out = g.synthesize(cluster, now=NOW)
+    assert statement in g.proposal(out.proposal_id)["cited"]
+    return out.proposal_id, g.approve(out.proposal_id, now=NOW).insight_id
+
+
+def test_a_statement_adds_no_source_to_an_insight_over_the_memories_it_derives_from(g):
+    # every memory here is from chat:user-ana; the statement was written by graphcons:reflect from ana-01
+    _, ts = _restating_statement(g)
+    pid, iid = _insight_over(g, ts)
+    p = g.proposal(pid)
+    assert p["grounding"]["sources"] == ["chat:user-ana"] and p["insight"]["confidence"] == 0.45
+    assert [c["confirmations"] for c in p["insight"]["claims"]] == [1]
+    assert g.get(iid).content.endswith("1 distinct source(s): chat:user-ana.")
+
+
+def test_reverting_a_reflection_withdraws_what_rests_on_its_statements(g):
+    d, ts = _restating_statement(g)
+    _, iid = _insight_over(g, ts)
+    (j,) = g.epistemics(iid)["justifications"]
+    assert {"id": ts, "version": 1, "required": True, "status": "holding"} in j["premises"]
+    g.revert(d.proposal_id, "wrong", now=NOW + timedelta(days=1))
+    assert status(g, ts) == "deprecated"
+    ep = g.epistemics(iid)
+    (j,) = ep["justifications"]
+    premise = next(x for x in j["premises"] if x["id"] == ts)
+    assert premise["status"] == "lost" and f"reflection {d.proposal_id} reverted" in premise["lost_cause"]
+    assert j["status"] == "withdrawn" and ep["epistemic_status"] == "unsupported" == g.get(iid).epistemic_status
+    lost = g.audit_log(op="premises_lost")[0]["details"]
+    assert lost["change"] == "deprecate" and [x["insight"] for x in lost["justifications"]] == [iid]
+
+
+def test_a_statement_is_never_merged_into_a_sibling_memory_as_evidence(g):
+    from graphcons.maintenance.merge import job as merge_job
+    from graphcons.maintenance.merge.score import Pair
+
+    _, ts = _restating_statement(g)
+    g.add({"id": "ana-01b", "content": "Ana prefers TypeScript over JavaScript for each new service.",
+           "subject": "user-ana", "namespace": NS, "kind": "preference", "source": "chat:other", "importance": 1.0})
+    auto = g.merge(dry_run=False, auto_apply=True, now=NOW)
+    assert any({p["a"], p["b"]} == {ts, "ana-01b"} for p in auto["conclusions"])  # seen, and set aside
+    for action in ("proposed", "applied", "conflicts", "related", "pending"):
+        assert not [p for p in auto[action] if ts in (p["a"], p["b"])], action
+    assert status(g, ts) == "active" and g.get("ana-01b").sources == ["chat:other"]
+    # a merge proposal made before (or by hand) retires the statement but adds none of its sources
+    pair = Pair(a="ana-01b", b=ts, score=0.95, title_sim=0.95, cosine=0.95, rule="test", winner="ana-01b", loser=ts,
+                namespace=NS, subject="user-ana", versions=(1, 1))
+    with g.db.transaction() as tx:
+        merge_job._propose(tx, pair, NOW, "test-run", g.config.merge)
+    g.approve(pair.proposal_id, now=NOW)
+    winner = g.get("ana-01b")
+    assert status(g, ts) == "deprecated" and winner.sources == ["chat:other"] and winner.evidence_count == 1
+
+
+def test_a_profile_never_shows_a_retired_statement_as_current(g):
+    _, ts = _restating_statement(g)
+    entry = next(e for e in g.profile("user-ana")["facts"] if e["id"] == ts)
+    assert entry["status"] == "current"
+    g.retire(ts, reason="not true any more", now=NOW)
+    entry = next(e for e in g.profile("user-ana")["facts"] if e["id"] == ts)
+    assert entry["status"] == status(g, ts) == "archived"
+    assert next(e for e in g.profile_history("user-ana")[0]["facts"] if e["id"] == ts)["status"] == "current"
+
+
+def test_a_reflection_that_contradicts_a_statement_contests_what_rests_on_it_until_reverted(g, llm):
+    """Seed 002 / issue 50: the CONFLICTS_WITH a reflection opens between opposite statements is seen by
+    the premise machinery in its own transaction, and its revert (which closes it) reinstates the premise."""
+    from graphcons.consolidation.cluster import Cluster
+
+    seed_people(g)
+    g.approve(g.reflect("user-ana", now=NOW).proposal_id, now=NOW)  # offline: restates ana-04 as a fact
+    train = next(m["m"]["id"] for m in semantic(g, "user-ana") if m["m"]["derived_from"] == ["ana-04"])
+    out = g.synthesize(Cluster(member_ids=("ana-04", "ana-05", train), namespace=NS, subject="user-ana"), now=NOW)
+    assert train in g.proposal(out.proposal_id)["cited"]
+    iid = g.approve(out.proposal_id, now=NOW).insight_id
+    flies, strikes = ("Ana no longer takes the train for trips under 500 km since the strikes.",
+                      "Ana said she no longer takes the train for trips under 500 km.")
+    add_many(g, "user-ana", [flies, strikes], namespace=NS, start=100, kind="episode")
+    synth = use_llm(g, llm)
+    llm.push(lambda req: answer(facts=[("Ana no longer takes the train for trips under 500 km",
+                                        [short(req, flies), short(req, strikes)])]))
+    later = NOW + timedelta(days=7)
+    second = g.approve(g.reflect("user-ana", now=later, synthesizer=synth).proposal_id, now=later)
+    assert g.db.run_text("MATCH (:Memory {id: $a})-[c:CONFLICTS_WITH]->(:Memory {id: $b}) RETURN c.status AS s",
+                         a=second.created[0], b=train) == [{"s": "open"}]
+    (j,) = g.epistemics(iid)["justifications"]
+    assert next(x for x in j["premises"] if x["id"] == train)["status"] == "lost"
+    assert j["status"] == "withdrawn" and g.get(iid).epistemic_status == "unsupported"
+    g.revert(second.proposal_id, "not a contradiction", now=later + timedelta(days=1))
+    (j,) = g.epistemics(iid)["justifications"]
+    assert next(x for x in j["premises"] if x["id"] == train)["status"] == "holding"
+    assert j["status"] == "standing" and g.get(iid).epistemic_status == "hypothesis"
+
+
+def test_a_later_reflection_never_confirms_a_retired_statement(g):
+    """Issue 50: a statement taken out of use stays out; the same statement said again is a new one."""
+    _, ts = _restating_statement(g)
+    g.retire(ts, reason="not true any more", now=NOW)
+    add_many(g, "user-ana", ["Ana still prefers TypeScript over JavaScript for every new service."], namespace=NS,
+             start=100, kind="preference")
+    later = NOW + timedelta(days=7)
+    d = g.approve(g.reflect("user-ana", now=later).proposal_id, now=later)
+    assert ts not in d.confirmed and status(g, ts) == "archived"
+    facts = g.profile("user-ana")["facts"]
+    again = [e for e in facts if "TypeScript" in e["statement"] and e["id"] != ts]
+    assert len(again) == 1 and again[0]["id"] in d.created and again[0]["status"] == "current"
+    assert next(e for e in facts if e["id"] == ts)["status"] == "archived"

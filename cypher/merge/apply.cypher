@@ -1,11 +1,14 @@
 // Apply one merge: (winner)-[:SUPERSEDES]->(loser); the loser is deprecated (still
 // addressable, history kept); the winner gains the loser's distinct sources (evidence)
-// and access statistics. What was added is kept on the edge so the merge can be reverted.
+// and access statistics. What was added is kept on the edge so the merge can be reverted. A
+// loser derived from other memories (a statement, an insight) adds no source: its evidence is
+// its premises' (issue 50; the merge job no longer pairs such a memory at all).
 MATCH (w:Memory {id: $winner}), (l:Memory {id: $loser})
 WHERE w.status IN $live AND l.status IN $live AND w.namespace = l.namespace AND w.subject = l.subject
+WITH w, l, EXISTS { (l)-[d:DERIVED_FROM|SUMMARIZES]->(:Memory) WHERE d.reverted_at IS NULL } AS derived
 WITH w, l, w {.id, .status, .sources, .evidence_count, .access_count, .last_accessed, .effective_weight} AS before,
      l.status AS loser_status,
-     [s IN coalesce(l.sources, []) WHERE NOT s IN coalesce(w.sources, [])] AS added
+     CASE WHEN derived THEN [] ELSE [s IN coalesce(l.sources, []) WHERE NOT s IN coalesce(w.sources, [])] END AS added
 MERGE (w)-[s:SUPERSEDES {proposal: $proposal_id}]->(l)
 SET s.reason = 'merge', s.at = $now, s.run_id = $run_id, s.score = $score, s.reverted = false,
     s.added_sources = added, s.added_access = coalesce(l.access_count, 0),

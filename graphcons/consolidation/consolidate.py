@@ -40,7 +40,7 @@ from graphcons.core.errors import (
 from graphcons.core.memory import LIVE_STATUSES
 from graphcons.core.time import utcnow
 from graphcons.core.vectors import cosine_matrix
-from graphcons.store import proposals
+from graphcons.store import evidence, proposals
 
 CONFLICT_KINDS = ["contradicts", "conflicts_with", "conflicts", "exception", "exception_to", "refutes", "disputes"]
 MAX_CONTEXT = 10
@@ -91,9 +91,11 @@ def load_prompt(db: Database, cluster: Cluster,
     missing = [r["id"] for r in rows if not r["found"]]
     if missing:
         raise NotFound(f"cluster {cluster.key}: member(s) {', '.join(missing)} do not exist")
-    members = [Shown.from_row(r) for r in rows]
-    ctx = [Shown.from_row(r) for r in db.run("synthesis/context", ids=list(cluster.member_ids),
-                                             kinds=CONFLICT_KINDS, limit=MAX_CONTEXT)]
+    ctx_rows = db.run("synthesis/context", ids=list(cluster.member_ids), kinds=CONFLICT_KINDS, limit=MAX_CONTEXT)
+    # a derived member (a statement, an insight) shows, and counts, only its premises' sources
+    srcs = evidence.sources(db, [r["id"] for r in rows + ctx_rows])
+    members = [Shown.from_row({**r, "sources": srcs.get(r["id"])}) for r in rows]
+    ctx = [Shown.from_row({**r, "sources": srcs.get(r["id"])}) for r in ctx_rows]
     subjects = sorted({r["subject"] for r in rows})
     subject = cluster.subject or (subjects[0] if len(subjects) == 1 else None)
     versions = {r["id"]: int(r["version"]) for r in rows}
@@ -115,6 +117,17 @@ def _set_task(runner: Any, cluster: Cluster, status: str, reason: str, now: date
     runner.run("synthesis/task_set", key=cluster.key, status=status, reason=reason, now=now, run_id=run_id,
                membership_hash=mhash, member_ids=list(cluster.member_ids), namespace=cluster.namespace,
                subject=cluster.subject, proposal_id=proposal_id, attempt=attempt)
+
+
+def _settled(db: Database, cluster: Cluster, status: str, reason: str, now: datetime, run_id: str, mhash: str,
+             outcome: str, **details: Any) -> None:
+    """A synthesis that proposed nothing: its task and budget reservation settled as `status`, audited."""
+    def work(tx: Tx) -> None:
+        _set_task(tx, cluster, status, reason, now, run_id, mhash, attempt=1)
+        settle(tx, now, cluster.key, mhash, status)
+        audit.record(tx, "synthesize", [cluster.key], run_id=run_id, at=now, outcome=outcome, **details)
+
+    db.write(work)
 
 
 def synthesize_cluster(db: Database, cfg: Config, cluster: Cluster, *, synthesizer: Synthesizer | None = None,
@@ -150,37 +163,21 @@ def synthesize_cluster(db: Database, cfg: Config, cluster: Cluster, *, synthesiz
     except ProviderError as exc:
         calls = getattr(exc, "calls", synth.calls_per_synthesis)
         budget.spend(calls)
-        def failed(tx: Tx) -> None:
-            _set_task(tx, cluster, "failed", str(exc), now, run_id, mhash, attempt=1)
-            settle(tx, now, cluster.key, mhash, "failed")
-            audit.record(tx, "synthesize", [cluster.key], run_id=run_id, at=now, outcome="provider_error",
-                         error=str(exc), calls=calls, **base)
-
-        db.write(failed)
+        _settled(db, cluster, "failed", str(exc), now, run_id, mhash, "provider_error", error=str(exc), calls=calls,
+                 **base)
         return Outcome(cluster.key, "failed", str(exc), None, mhash, calls=calls)
     budget.spend(result.calls)
     if result.insight is None:  # unrelated facts: nothing proposed, not re-tried until the membership changes
-        def no_pattern(tx: Tx) -> None:
-            _set_task(tx, cluster, "no_pattern", result.no_pattern, now, run_id, mhash, attempt=1)
-            settle(tx, now, cluster.key, mhash, "no_pattern")
-            audit.record(tx, "synthesize", [cluster.key], run_id=run_id, at=now, outcome="no_pattern",
-                         reason=result.no_pattern, calls=result.calls, **base)
-
-        db.write(no_pattern)
+        _settled(db, cluster, "no_pattern", result.no_pattern, now, run_id, mhash, "no_pattern",
+                 reason=result.no_pattern, calls=result.calls, **base)
         return Outcome(cluster.key, "no_pattern", result.no_pattern, None, mhash, calls=result.calls)
     sources = {m.id: m.sources for m in prompt.members}
     try:
         grounded = ground(result.insight, result.themes, prompt.member_ids, sources, prompt.context_ids,
                           texts={m.id: m.text for m in prompt.members}, subject=cluster.subject or "")
     except Ungrounded as exc:
-        def ungrounded(tx: Tx) -> None:
-            _set_task(tx, cluster, "ungrounded", str(exc), now, run_id, mhash, attempt=1)
-            settle(tx, now, cluster.key, mhash, "ungrounded")
-            audit.record(tx, "synthesize", [cluster.key], run_id=run_id, at=now, outcome="rejected_ungrounded",
-                         error=str(exc), stripped=exc.stripped, stripped_count=len(exc.stripped),
-                         calls=result.calls, **base)
-
-        db.write(ungrounded)
+        _settled(db, cluster, "ungrounded", str(exc), now, run_id, mhash, "rejected_ungrounded", error=str(exc),
+                 stripped=exc.stripped, stripped_count=len(exc.stripped), calls=result.calls, **base)
         return Outcome(cluster.key, "ungrounded", str(exc), None, mhash, {"stripped": exc.stripped}, result.calls)
     grounded.insight = grounded.insight.dated({m.id: m.created_at for m in prompt.members},  # facts in time order
                                               {m.id: m.text for m in prompt.members})

@@ -6,7 +6,8 @@ believes, each applied in one audited transaction that re-derives the insight's 
 
 - confirm(insight, evidence): an independent justification. The evidence must come from a
   source that none of the insight's premises came from (repetition from one source is not
-  confirmation), must not be a premise, and must not be derived from the insight itself.
+  confirmation; a derived memory's sources are those it derives from, store.evidence), must not
+  be a premise, and must not be derived from the insight itself.
 - except_(insight, memory, scope): a scoped exception (core.epistemics.parse_scope). Refused
   when the memory's provenance reaches the insight it would defeat, or it is a required
   premise of that insight.
@@ -23,7 +24,7 @@ from graphcons.core import epistemics
 from graphcons.core.db import Database, Tx
 from graphcons.core.errors import Conflict, NotFound, ValidationError
 from graphcons.core.memory import LIVE_STATUSES
-from graphcons.store import justification
+from graphcons.store import evidence, justification
 
 
 def _id(value: Any, field: str) -> str:
@@ -50,7 +51,10 @@ def _facts(db: Database, insight_id: Any, memory_id: Any, field: str) -> dict[st
     if f["namespace"] != f["insight_namespace"]:
         raise ValidationError(field, f"{memory_id} is in namespace {f['namespace']!r}, the insight in "
                                      f"{f['insight_namespace']!r}")
-    return {**f, "insight_id": insight_id, "memory_id": memory_id}
+    # evidence sources: a statement or insight derived from other memories brings only theirs (issue 50)
+    srcs = evidence.sources(db, [memory_id, *f["premise_ids"]])
+    return {**f, "insight_id": insight_id, "memory_id": memory_id, "sources": srcs[memory_id],
+            "premise_sources": sorted({s for p in f["premise_ids"] for s in srcs.get(p, [])})}
 
 
 def confirm(db: Database, insight_id: str, evidence_id: str, *, now: datetime, by: str = "user") -> dict[str, Any]:

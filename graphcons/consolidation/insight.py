@@ -16,7 +16,8 @@ the grounding report. The review queue (graphcons.review.queue) then calls this 
   among them.
 - reject: the cluster's synthesis task remembers the rejection (no re-synthesis until it changes).
 - revert: the insight is deprecated (a new version), every link stays, marked reverted; members
-  no other applied proposal consolidates get their earlier status back.
+  no other applied proposal consolidates get their earlier status back; whatever rests on the
+  insight (evidence for another insight, a premise) loses that premise in the same transaction.
 """
 
 from __future__ import annotations
@@ -32,17 +33,9 @@ from graphcons.core.config import Config
 from graphcons.core.db import Database, Tx
 from graphcons.core.embedders import Embedder
 from graphcons.core.errors import Conflict
-from graphcons.core.memory import (
-    LIVE_STATUSES,
-    Kind,
-    MemoryInput,
-    content_hash,
-    embedded_text,
-)
-from graphcons.store import neighbours
+from graphcons.core.memory import LIVE_STATUSES, Kind, embedded_text
 from graphcons.core import epistemics
-from graphcons.store import justification, proposals
-from graphcons.store.admission import node_props, version_props
+from graphcons.store import admission, justification, proposals
 from graphcons.store.proposals import Decision
 
 KIND = "consolidate"
@@ -129,14 +122,13 @@ def approve(db: Database, cfg: Config, embedder: Embedder, p: dict[str, Any], *,
     sources = list((p.get("grounding") or {}).get("sources") or [])
     title, content = render(insight, member_count=len(versions), sources=sources)
     iid = insight_id_for(pid)
-    mem = MemoryInput(content=content[: cfg.admission.max_content_chars], title=title[: cfg.admission.max_title_chars],
-                      kind=Kind.insight, subject=p.get("subject") or "general", namespace=p["namespace"],
-                      source=INSIGHT_SOURCE, confidence=float(insight.confidence), id=iid, created_at=now)
+    mem = admission.derived_input(cfg, content=content, title=title, kind=Kind.insight,
+                                  subject=p.get("subject") or "general", namespace=p["namespace"],
+                                  source=INSIGHT_SOURCE, confidence=float(insight.confidence), id=iid, created_at=now)
     vec = embedder.embed_one(embedded_text(mem.title, mem.content))
-    props = node_props(mem, content_hash(mem.content), vec, now, cfg.weights)
-    props.update(epistemic_status="hypothesis", proposal_id=pid, cluster_key=p["cluster_key"],
-                 summarizes=sorted(versions), derived_from=list(p["cited"]), member_sources=sources,
-                 activation=0.0, insight_json=json.dumps(p["insight"], sort_keys=True))
+    provenance = dict(epistemic_status="hypothesis", proposal_id=pid, cluster_key=p["cluster_key"],
+                      summarizes=sorted(versions), derived_from=list(p["cited"]), member_sources=sources,
+                      activation=0.0, insight_json=json.dumps(p["insight"], sort_keys=True))
     claims_per_member: dict[str, int] = {}
     for c in insight.claims:
         for mid in c.member_ids:
@@ -151,7 +143,7 @@ def approve(db: Database, cfg: Config, embedder: Embedder, p: dict[str, Any], *,
             problems = stale_members(tx, versions)
             if problems:
                 raise Conflict(_stale_message(pid, problems))
-            neighbours.create(tx, cfg, props, version_props(props, now))  # the insight + its SIMILAR edges
+            props = admission.admit_derived(tx, cfg, mem, vec, now, **provenance)  # + its SIMILAR edges
             step("insight")
             links = tx.run("insights/apply_links", insight_id=iid, proposal_id=pid, now=now,
                            members=[{"id": m, "version": v} for m, v in sorted(versions.items())],
@@ -201,6 +193,9 @@ def revert(db: Database, p: dict[str, Any], reason: str, *, by: str, now: dateti
         if not rows:
             raise Conflict(f"proposal {pid} names no insight it created; nothing was reverted")
         _task(tx, p, "reverted", reason, now)
+        # the insight is retired: whatever rests on it (a statement or insight over it) loses that premise
+        justification.premises_changed(tx, [rows[0]["insight_id"]], op="deprecate", now=now,
+                                       cause=f"insight proposal {pid} reverted by {by}: {reason}")
         restored = tx.run("memory/unmark_consolidated", ids=sorted(p["member_versions"]), proposal_id=pid,
                           now=now)[0]["restored"]
         audit.record(tx, "revert", [pid, rows[0]["insight_id"]], at=now, kind=KIND, by=by, reason=reason,

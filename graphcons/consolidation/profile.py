@@ -13,11 +13,14 @@ Approving a reflection proposal (graphcons.review.queue calls `approve`) does, i
 - a statement the profile already holds (same category, cosine >= [reflection] same_statement,
   same polarity) is *confirmed*: no new memory, its entry's sources grow (new DERIVED_FROM edges);
 - a statement of opposite polarity to a close entry (cosine >= contradiction_floor) is added
-  and both are *flagged* (status contradicted, CONFLICTS_WITH for review), never dropped;
+  and both are *flagged* (status contradicted, CONFLICTS_WITH for review), never dropped; the
+  open conflict contests what rests on either (premise invalidation, seed 002);
 - the memories the reflection *cited* are marked consolidated (issue 31: a shown memory no
   statement rests on stays unconsolidated and counts toward the next reflection); the profile
   gets its next version.
-`revert` deprecates the memories the reflection created, marks its links reverted, gives the
+`revert` deprecates the memories the reflection created (whatever rests on them, e.g. an insight
+over a statement, loses that premise in the same transaction), closes its conflicts (premises they
+contested hold again), marks its links reverted, gives the
 reviewed memories their earlier status back and restores the previous profile version (as a
 new version: history is kept).
 """
@@ -43,20 +46,14 @@ from graphcons.core.config import Config
 from graphcons.core.db import Database, Tx
 from graphcons.core.embedders import Embedder
 from graphcons.core.errors import Conflict, NotFound, ValidationError
-from graphcons.core.memory import (
-    Kind,
-    MemoryInput,
-    content_hash,
-    embedded_text,
-)
-from graphcons.store import justification, proposals
-from graphcons.store import neighbours
-from graphcons.store.admission import node_props, version_props
+from graphcons.core.memory import LIVE_STATUSES, Kind, MemoryInput, embedded_text
+from graphcons.store import admission, justification, proposals
 from graphcons.store.proposals import Decision
 
 KIND = "reflect"
 SOURCE = "graphcons:reflect"
 TAGS = ["reflection", "insight"]
+HELD = ("current", "contradicted")  # an entry's statuses while its statement memory is live
 # Negation or aversion: "no longer takes the train" against "takes the train". ("instead of",
 # "over" compare two options and keep the statement positive.)
 _NEGATIVE_RE = re.compile(r"\b(not|no|never|dislikes?|disliked|hates?|hated|avoids?|avoided|stopped|"
@@ -78,9 +75,14 @@ def polarity(text: str) -> int:
 
 # -- reading --------------------------------------------------------------------------------------
 def _decode(row: dict[str, Any]) -> dict[str, Any]:
+    """A stored profile or version. A profile read by profile/get carries `retired` (its statement
+    memories no longer live): such an entry takes that memory's status, so a merged, deprecated or
+    reverted statement never reads as current (issue 50)."""
     out = dict(row)
+    gone = {r["id"]: r["status"] for r in out.pop("retired", None) or []}
     for c in CATEGORIES:
         out[c] = json.loads(out[c]) if isinstance(out.get(c), str) else list(out.get(c) or [])
+        out[c] = [{**e, "status": gone[e["id"]]} if e.get("id") in gone else e for e in out[c]]
     return out
 
 
@@ -91,14 +93,14 @@ def empty(namespace: str, subject: str) -> dict[str, Any]:
 
 def current(runner: Any, namespace: str, subject: str) -> dict[str, Any]:
     """The entity's profile, or an empty one at version 0 (not written)."""
-    rows = runner.run("profile/get", key=key(namespace, subject))
+    rows = runner.run("profile/get", key=key(namespace, subject), live=list(LIVE_STATUSES))
     return _decode(rows[0]["profile"]) if rows else empty(namespace, subject)
 
 
 def get(db: Database, subject: str, namespace: str = "default") -> dict[str, Any]:
     if not isinstance(subject, str) or not subject.strip():
         raise ValidationError("subject", "must be a non-empty string")
-    rows = db.run("profile/get", key=key(namespace, subject))
+    rows = db.run("profile/get", key=key(namespace, subject), live=list(LIVE_STATUSES))
     if not rows:
         raise NotFound(f"no profile for {subject!r} in namespace {namespace!r}; reflect on it first "
                        f"(`graphcons reflect --subject {subject}`) and approve the proposal")
@@ -130,8 +132,8 @@ def merge(old: dict[str, Any], reflection: Reflection, pid: str, new_vecs: dict[
         sid = semantic_id(pid, category, st.statement)
         vec = np.asarray(new_vecs[sid])
         best = None  # (cosine, entry) of the closest earlier entry of this category
-        for e in entries[category]:
-            if e["id"] in old_vecs and not e.get("new"):
+        for e in entries[category]:  # a retired entry (its memory not live) is neither confirmed nor flagged
+            if e["id"] in old_vecs and not e.get("new") and e.get("status", "current") in HELD:
                 cos = float(vec @ np.asarray(old_vecs[e["id"]]))
                 if best is None or cos > best[0] or (cos == best[0] and e["id"] < best[1]["id"]):
                     best = (cos, e)
@@ -206,9 +208,9 @@ def approve(db: Database, cfg: Config, embedder: Embedder, p: dict[str, Any], *,
         old_vecs = {r["id"]: r["embedding"] for r in tx.run("reflection/entry_vectors", ids=held) if r["embedding"]}
         merged = merge(old, reflection, pid, new_vecs, old_vecs, same=rc.same_statement,
                        contradiction=rc.contradiction_floor)
-        for row in merged.created:
-            props = _semantic_props(cfg, p, row, new_vecs[row["id"]], pid, now)
-            neighbours.create(tx, cfg, props, version_props(props, now))  # like any memory: per-subject SIMILAR
+        for row in merged.created:  # admitted like any memory: per-subject SIMILAR edges
+            admission.admit_derived(tx, cfg, _statement(cfg, p, row, now), new_vecs[row["id"]], now,
+                                    **_statement_provenance(cfg, row, pid))
         step("memories")
         rows = [{"id": r["id"], "created": True, "cited": [{"id": i, "version": versions[i]} for i in r["cited"]]}
                 for r in merged.created]
@@ -219,8 +221,10 @@ def approve(db: Database, cfg: Config, embedder: Embedder, p: dict[str, Any], *,
             # independent path), so a premise merged, edited or retired withdraws it in that same transaction
             justification.create(tx, row["id"], epistemics.SYNTHESIS, [{**c, "required": True} for c in row["cited"]],
                                  basis=[pid], now=now, by=by, proposal_id=pid)
-        if merged.conflicts:
+        if merged.conflicts:  # an open conflict contests what rests on either statement (seed 002)
             tx.run("reflection/conflicts", pairs=merged.conflicts, proposal_id=pid, now=now)
+            justification.premises_changed(tx, [c[k] for c in merged.conflicts for k in ("new", "old")], op="conflict",
+                                           cause=f"reflection {pid} flagged opposite statements", now=now)
         step("links")
         marked = tx.run("memory/mark_consolidated", ids=sorted(set(p["cited"]) & set(versions)), proposal_id=pid,
                         now=now)[0]["marked"]
@@ -242,17 +246,18 @@ def approve(db: Database, cfg: Config, embedder: Embedder, p: dict[str, Any], *,
     return db.write(work)  # retried whole on a deadlock; a retry sees the proposal still pending
 
 
-def _semantic_props(cfg: Config, p: dict[str, Any], row: dict[str, Any], vec: list[float], pid: str,
-                    now: datetime) -> dict[str, Any]:
+def _statement(cfg: Config, p: dict[str, Any], row: dict[str, Any], now: datetime) -> MemoryInput:
+    """A new statement as a memory input (title == content == the statement)."""
     text = row["statement"][: cfg.admission.max_content_chars]
-    mem = MemoryInput(content=text, title=text[: cfg.admission.max_title_chars], kind=Kind(CATEGORY_KIND[row["category"]]),
-                      subject=p["subject"], namespace=p["namespace"], source=SOURCE, importance=cfg.reflection.importance,
-                      id=row["id"], created_at=now)
-    props = node_props(mem, content_hash(mem.content), vec, now, cfg.weights)
-    props.update(epistemic_status="hypothesis", proposal_id=pid, tags=TAGS, source_type="consolidated",
-                 source_count=len(row["cited"]), derived_from=sorted(row["cited"]), reflection_category=row["category"],
-                 activation=0.0)
-    return props
+    return admission.derived_input(cfg, content=text, title=text, kind=Kind(CATEGORY_KIND[row["category"]]),
+                                   subject=p["subject"], namespace=p["namespace"], source=SOURCE,
+                                   importance=cfg.reflection.importance, id=row["id"], created_at=now)
+
+
+def _statement_provenance(cfg: Config, row: dict[str, Any], pid: str) -> dict[str, Any]:
+    return dict(epistemic_status="hypothesis", proposal_id=pid, tags=TAGS, source_type="consolidated",
+                source_count=len(row["cited"]), derived_from=sorted(row["cited"]), reflection_category=row["category"],
+                activation=0.0)
 
 
 def revert(db: Database, p: dict[str, Any], reason: str, *, by: str, now: datetime) -> Decision:
@@ -267,7 +272,11 @@ def revert(db: Database, p: dict[str, Any], reason: str, *, by: str, now: dateti
     def revert_work(tx: Tx) -> tuple[dict[str, Any], int, int]:
         proposals.transition(tx, pid, "applied", "reverted", now=now, by=by, reason=reason)
         done = tx.run("reflection/revert", proposal_id=pid, now=now, by=by, reason=reason)[0]
-        justification.withdraw_proposal(tx, pid, cause=f"reflection {pid} reverted by {by}: {reason}", now=now)
+        cause = f"reflection {pid} reverted by {by}: {reason}"
+        justification.withdraw_proposal(tx, pid, cause=cause, now=now)
+        # its statements are retired: whatever rests on them (an insight over them) loses that premise
+        justification.premises_changed(tx, done["retired"], op="deprecate", cause=cause, now=now)
+        justification.premises_restored(tx, done["contested"], cause=cause, now=now)  # its conflicts are closed
         restored = tx.run("memory/unmark_consolidated", ids=sorted(p["member_versions"]), proposal_id=pid,
                           now=now)[0]["restored"]
         cur = current(tx, p["namespace"], p["subject"])

@@ -1,5 +1,8 @@
 """Admission, the immediate phase (seed 003): validate, dedupe, embed, write, link.
 
+Every memory node is created here: what callers add (`admit`, `admit_many`) and what graphcons
+derives (`admit_derived`: an insight, a reflection's statement, inside its approval's transaction).
+
 Fast and local: one embedding, then one write transaction whose hot path is one statement that
 checks (duplicate, ids, link targets), writes and audits (issue 15: bench/admission.py).
 `admit_many` gives the same graph for a batch with one read and UNWIND statements. Everything heavier
@@ -232,6 +235,24 @@ def _repeat_ids(db: Database, props: dict[int, dict[str, Any]], repeats: list[in
         free = _free_ids(db, [props[i]["id"] for i in repeats], explicit)
         for i in repeats:
             props[i].update(_id_props(free[props[i]["id"]]))
+
+
+def derived_input(cfg: Config, *, content: str, title: str, **fields: Any) -> MemoryInput:
+    """The input of a memory graphcons derives (an insight, a reflection's statement): its text cut to
+    admission's limits, never refused for its length."""
+    return MemoryInput(content=content[: cfg.admission.max_content_chars], title=title[: cfg.admission.max_title_chars],
+                       **fields)
+
+
+def admit_derived(tx: Any, cfg: Config, mem: MemoryInput, vec: list[float], now: datetime,
+                  **provenance: Any) -> dict[str, Any]:
+    """Create a memory graphcons derives, inside the caller's transaction (the approval of its proposal):
+    the properties every memory gets (node_props, weights as of `now`) plus `provenance` (its epistemic
+    status, proposal, derived_from, ...), its first version and its SIMILAR edges like any memory.
+    Returns the stored properties."""
+    props = {**node_props(mem, content_hash(mem.content), vec, now, cfg.weights), **provenance}
+    neighbours.create(tx, cfg, props, version_props(props, now))
+    return props
 
 
 def version_props(props: dict[str, Any], at: Any) -> dict[str, Any]:

@@ -20,7 +20,9 @@ A pair with a proposal of any status, a conflict link or a RELATED link is never
 again, so a second run changes nothing. A pair where one memory is derived from the other (an
 insight and a member, a reflection's statement and a memory it cites, a justification's premise)
 is no candidate at all (`derived` in the report; issue 41): merging them would retire a premise
-into its own conclusion. The proposal's payload records every stage's figures.
+into its own conclusion. Nor is any pair with a memory derived from others (`conclusions` in the
+report; issue 50): a statement or insight merged into a sibling memory would add its premises'
+evidence to it a second time. The proposal's payload records every stage's figures.
 """
 
 from __future__ import annotations
@@ -167,7 +169,7 @@ def run(db: Database, cfg: Config, *, now: datetime, dry_run: bool = True, run_i
         for row in db.run("merge/known_pairs", pairs=[{"proposal_id": p.proposal_id, "a": p.a, "b": p.b}
                                                        for p in chunk]):
             known[row["proposal_id"]] = row
-    proposed, applied, flagged, skipped, related, derived = [], [], [], [], [], []
+    proposed, applied, flagged, skipped, related, derived, conclusions = [], [], [], [], [], [], []
     retired: set[str] = set()  # losers of this run: a later pair touching one waits for the next run
     pending: list[tuple[str, Pair]] = []  # decided, not yet written: written WRITE_BATCH at a time, in order
 
@@ -180,8 +182,8 @@ def run(db: Database, cfg: Config, *, now: datetime, dry_run: bool = True, run_i
         k = known.get(p.proposal_id, {})
         if k.get("proposal_status") or k.get("conflict") or k.get("related"):
             continue  # already handled in an earlier run
-        if k.get("lineage"):  # a derived statement and its premise: not two copies of one memory
-            derived.append(p.as_dict())
+        if k.get("lineage") or k.get("conclusion"):  # not two copies of one memory; no evidence twice (issue 50)
+            (derived if k.get("lineage") else conclusions).append(p.as_dict())
             continue
         if p.a in retired or p.b in retired:
             skipped.append(p.as_dict())
@@ -196,20 +198,8 @@ def run(db: Database, cfg: Config, *, now: datetime, dry_run: bool = True, run_i
         elif p.outcome != DUPLICATE:
             continue
         elif auto and p.auto_apply_ok and _unless_rested_on(db, p.loser, flush):
-            applied.append(p.as_dict())
             retired.add(p.loser)
-            if not dry_run:
-                try:
-                    def work(tx: Tx, p: Any = p) -> None:
-                        _propose(tx, p, now, run_id, mcfg)
-                        locked = proposals.lock(tx, p.proposal_id)
-                        if locked["status"] == "pending":  # another worker or a reviewer may have settled it
-                            review.apply(tx, locked, now=now, run_id=run_id, by="auto")
-
-                    db.write(work)
-                except Conflict:  # a memory of the pair was merged elsewhere meanwhile: nothing written
-                    applied.pop()
-                    skipped.append(p.as_dict())
+            (applied if dry_run or _auto_apply(db, p, now, run_id, mcfg) else skipped).append(p.as_dict())
         else:
             proposed.append(p.as_dict())
             pending.append(("proposed", p))
@@ -221,14 +211,30 @@ def run(db: Database, cfg: Config, *, now: datetime, dry_run: bool = True, run_i
               "auto_apply": auto, "threshold": mcfg.threshold, "verifier": mcfg.verifier,
               "propose_at": mcfg.propose_at, "auto_apply_at": mcfg.auto_apply_at, "over_threshold": len(over),
               "proposed": proposed, "applied": applied, "conflicts": flagged, "related": related,
-              "deferred": skipped, "derived": derived,
-              "pending": [p.as_dict() for p in over
-                          if p.outcome == PENDING and not known.get(p.proposal_id, {}).get("lineage")],
+              "deferred": skipped, "derived": derived, "conclusions": conclusions,
+              "pending": [p.as_dict() for p in over if p.outcome == PENDING
+                          and not any(known.get(p.proposal_id, {}).get(f) for f in ("lineage", "conclusion"))],
               # verdicts not acted on: the verifier's own answers or the rules stage contradicted them
               "refused": [p.as_dict() for p in over if p.refused]}
     if not dry_run:
         audit.record_run(db, "merge", run_id, now, {k: (len(v) if isinstance(v, list) else v) for k, v in report.items()})
     return report
+
+
+def _auto_apply(db: Database, p: Pair, now: datetime, run_id: str, cfg: MergeConfig) -> bool:
+    """Propose and apply one pair in one transaction; False when a memory of the pair was merged
+    elsewhere meanwhile (nothing written)."""
+    def work(tx: Tx) -> None:
+        _propose(tx, p, now, run_id, cfg)
+        locked = proposals.lock(tx, p.proposal_id)
+        if locked["status"] == "pending":  # another worker or a reviewer may have settled it
+            review.apply(tx, locked, now=now, run_id=run_id, by="auto")
+
+    try:
+        db.write(work)
+    except Conflict:
+        return False
+    return True
 
 
 def _unless_rested_on(db: Database, loser: str, flush: Callable[[], None]) -> bool:
