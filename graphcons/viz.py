@@ -41,7 +41,7 @@ def _ids_for(db: Database, what: str, target: str, *, depth: int, namespace: str
             raise NotFound(f"no memory with id {target!r}")
         return ids
     if what == "subject":
-        ids = [r["id"] for r in db.run("viz/subject", subject=target, namespace=namespace, live=list(LIVE_STATUSES),
+        ids = [r["id"] for r in db.run("viz/subject", subject=target, namespace=namespace, live=LIVE_STATUSES,
                                        limit=MAX_NODES)]
         if not ids:
             raise NotFound(f"no memory with subject {target!r}" + (f" in namespace {namespace!r}" if namespace else ""))

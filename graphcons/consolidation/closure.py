@@ -24,7 +24,7 @@ def closed_subjects(db: Database, namespace: str, dirty: list[str], *,
     frontier = known
     while frontier:
         row = db.run("clusters/subject_neighbours", namespace=namespace, frontier=frontier, known=known,
-                     live=list(LIVE_STATUSES))[0]
+                     live=LIVE_STATUSES)[0]
         if row["unscoped"]:
             return None
         frontier = sorted(set(row["subjects"]) - set(known))

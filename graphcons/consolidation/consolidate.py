@@ -323,7 +323,7 @@ def consolidate(db: Database, cfg: Config, *, now: datetime, synthesizer: Synthe
     audit.record(db, "consolidate", [o.cluster_key for o in report.outcomes], run_id=run_id, at=now, enabled=True,
                  dry_run=cc.dry_run, scan_run_id=report.scan["run_id"], counts=counts, budget=report.budget,
                  provider=getattr(synth, "provider", None), model=getattr(synth, "model", None),
-                 live=list(LIVE_STATUSES))
+                 live=LIVE_STATUSES)
     if not cc.dry_run:  # a run that could write is the job's last run in `health`, by hand or by a worker
         audit.record_run(db, "consolidate", run_id, now, {"accepted": len(accepted), **counts,
                                                           "precomputed": report.precomputed})

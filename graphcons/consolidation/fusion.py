@@ -72,7 +72,7 @@ def weight_params(cc: ConsolidationConfig) -> dict[str, Any]:
         "link_kind_weights": {k: float(v) for k, v in cc.link_kind_weights.items()},
         "coaccess_weight": float(cc.coaccess_weight),
         "coaccess_k": float(cc.coaccess_k),
-        "live": list(LIVE_STATUSES),
+        "live": LIVE_STATUSES,
     }
 
 

@@ -53,7 +53,7 @@ def precompute(db: Database, *, insight_ids: list[str] | None = None, inference_
     """Compute and store inferences for live insights; returns {insight id: inferences} computed now."""
     fn = inference_fn or default_inferences
     now = now or utcnow()
-    rows = db.run("precompute/insights", ids=insight_ids, live=list(LIVE_STATUSES))
+    rows = db.run("precompute/insights", ids=insight_ids, live=LIVE_STATUSES)
     computed: dict[str, list[Inference]] = {}
     for row in rows:
         if not force and row["done_version"] == row["version"]:
@@ -75,4 +75,4 @@ def stored(db: Database, insight_ids: list[str]) -> dict[str, list[Inference]]:
     """What precompute stored, keyed by insight id (what the response path reads): only
     inferences computed from the insight's current version, and only for live insights."""
     return {r["insight_id"]: json.loads(r["inferences"])
-            for r in db.run("precompute/get", ids=sorted(insight_ids), live=list(LIVE_STATUSES))}
+            for r in db.run("precompute/get", ids=sorted(insight_ids), live=LIVE_STATUSES)}

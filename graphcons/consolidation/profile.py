@@ -93,14 +93,14 @@ def empty(namespace: str, subject: str) -> dict[str, Any]:
 
 def current(runner: Any, namespace: str, subject: str) -> dict[str, Any]:
     """The entity's profile, or an empty one at version 0 (not written)."""
-    rows = runner.run("profile/get", key=key(namespace, subject), live=list(LIVE_STATUSES))
+    rows = runner.run("profile/get", key=key(namespace, subject), live=LIVE_STATUSES)
     return _decode(rows[0]["profile"]) if rows else empty(namespace, subject)
 
 
 def get(db: Database, subject: str, namespace: str = "default") -> dict[str, Any]:
     if not isinstance(subject, str) or not subject.strip():
         raise ValidationError("subject", "must be a non-empty string")
-    rows = db.run("profile/get", key=key(namespace, subject), live=list(LIVE_STATUSES))
+    rows = db.run("profile/get", key=key(namespace, subject), live=LIVE_STATUSES)
     if not rows:
         raise NotFound(f"no profile for {subject!r} in namespace {namespace!r}; reflect on it first "
                        f"(`graphcons reflect --subject {subject}`) and approve the proposal")

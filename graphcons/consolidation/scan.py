@@ -169,7 +169,7 @@ def scan(db: Database, cfg: Config, *, now: datetime, namespace: str | None = No
         decisions = gate(db, cc, clusters, members=members, edges=proj.edges, gds=cfg.gds)
         timings["gate"] = time.perf_counter() - t1
     accepted_keys = [d.key for d in decisions if d.accepted]
-    summarised = set(db.run("gate/summarised", keys=accepted_keys, live=list(LIVE_STATUSES))[0]["keys"]) \
+    summarised = set(db.run("gate/summarised", keys=accepted_keys, live=LIVE_STATUSES)[0]["keys"]) \
         if accepted_keys else set()
     due = sum(1 for k in accepted_keys if k not in summarised)
     warnings = red_flags(proj.nodes, clusters, cc.min_size, cc.max_size)

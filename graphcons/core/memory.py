@@ -47,7 +47,7 @@ class Status(StrEnum):
 KindName = Literal.__getitem__(tuple(k.value for k in Kind))
 StatusName = Literal.__getitem__(tuple(s.value for s in Status))
 
-#: Statuses that take part in clustering and retrieval ranking.
+#: Statuses that take part in clustering and retrieval ranking (the driver sends a tuple as a Cypher list).
 LIVE_STATUSES = (Status.proposed.value, Status.active.value, Status.consolidated.value)
 
 _ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$")

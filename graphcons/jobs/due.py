@@ -84,7 +84,7 @@ def _deprecate_trigger(db: Database, cfg: Config, since: datetime) -> str:
               last[j]["ok"]["now"] > since]
     if not recent:
         return ""
-    n = db.run("jobs/below_weight", live=list(LIVE_STATUSES), weight=cfg.jobs.trigger_weight)[0]["n"]
+    n = db.run("jobs/below_weight", live=LIVE_STATUSES, weight=cfg.jobs.trigger_weight)[0]["n"]
     return f"trigger: {n} live memor{'y' if n == 1 else 'ies'} below weight {cfg.jobs.trigger_weight:g}" if n else ""
 
 

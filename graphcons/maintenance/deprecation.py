@@ -33,7 +33,7 @@ def candidates(db: Database, cfg: Config, *, now: datetime, namespace: str | Non
     """The stale memories (of `namespace` only, when given) with their active replacement, if any."""
     require_aware(now)
     d = cfg.deprecation
-    return db.run("deprecation/candidates", statuses=list(d.statuses), live=list(LIVE_STATUSES), max_weight=d.max_weight,
+    return db.run("deprecation/candidates", statuses=list(d.statuses), live=LIVE_STATUSES, max_weight=d.max_weight,
                   max_access=d.max_access_count, cutoff=now - timedelta(days=d.min_age_days), namespace=namespace)
 
 

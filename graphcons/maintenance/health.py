@@ -60,7 +60,7 @@ def _ratio(num: float, den: float) -> float | None:
 
 def health(db: Database, cfg: Config, *, now: datetime, scan: bool = False) -> dict[str, Any]:
     require_aware(now)
-    f = db.run("health/figures", live=list(LIVE_STATUSES))[0]
+    f = db.run("health/figures", live=LIVE_STATUSES)[0]
     stale = deprecation.candidates(db, cfg, now=now)
     if scan:
         dup = merge.run(db, cfg, now=now, dry_run=True)

@@ -44,7 +44,7 @@ def recompute(db: Database, cfg: Config, *, now: datetime, dry_run: bool = True,
     squared_change = 0.0  # sum of (new - old effective weight)^2: the run's weight stability
     sample: list[dict[str, Any]] = []
     while True:
-        rows = db.run("weights/page", live=list(LIVE_STATUSES), after=after, limit=wcfg.batch_size,
+        rows = db.run("weights/page", live=LIVE_STATUSES, after=after, limit=wcfg.batch_size,
                       namespace=namespace)
         if not rows:
             break
@@ -82,4 +82,4 @@ def recompute(db: Database, cfg: Config, *, now: datetime, dry_run: bool = True,
 
 
 def count_live(db: Database) -> int:
-    return db.run("weights/count_live", live=list(LIVE_STATUSES))[0]["n"]
+    return db.run("weights/count_live", live=LIVE_STATUSES)[0]["n"]

@@ -13,9 +13,8 @@ from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from typing import Any, ClassVar
 
-from graphcons.core.memory import LIVE_STATUSES, Memory
+from graphcons.core.memory import Memory
 
-LIVE = list(LIVE_STATUSES)  # the statuses a query may show, as the list Cypher takes
 
 
 class Mode(StrEnum):

@@ -17,7 +17,8 @@ from neo4j.exceptions import ClientError
 
 from graphcons.core.config import Config
 from graphcons.core.db import Database
-from graphcons.recall.hits import LIVE, Candidate, Head
+from graphcons.core.memory import LIVE_STATUSES
+from graphcons.recall.hits import Candidate, Head
 from graphcons.store import schema
 from graphcons.store.neighbours import UNLIMITED
 
@@ -59,7 +60,7 @@ def keyword_query(escaped: str, namespace: str | None, subject: str | None) -> s
 
 def vector(db: Database, cfg: Config, embedding: list[float], k: int, namespace: str | None,
            subject: str | None) -> list[Candidate]:
-    scope = dict(namespace=namespace, subject=subject, live=LIVE, embedding=embedding, k=k)
+    scope = dict(namespace=namespace, subject=subject, live=LIVE_STATUSES, embedding=embedding, k=k)
     exact = db.run("retrieval/vector_exact", exact_max=cfg.retrieval.exact_scope_max, **scope)[0]
     if exact["size"] <= cfg.retrieval.exact_scope_max:
         rows = exact["hits"]
@@ -92,7 +93,7 @@ def keyword(db: Database, text: str, k: int, namespace: str | None, subject: str
     candidates = max(pool, 2 * k)  # enough that the k-th score is usually above the floor at once
     while True:
         r = db.run("retrieval/fulltext", text=lucene, k=k, candidates=candidates, namespace=namespace,
-                   subject=subject, live=LIVE)[0]
+                   subject=subject, live=LIVE_STATUSES)[0]
         rows = r["hits"]
         if r["returned"] < candidates or (len(rows) >= k and rows[k - 1]["score"] > r["floor"]):
             break
@@ -108,7 +109,7 @@ def spread(db: Database, cfg: Config, seeds: list[dict[str, Any]], embedding: li
     Returns the rows, the key of their graph score and its scale."""
     rc, cc = cfg.retrieval, cfg.consolidation
     rows = db.run("retrieval/spread", seeds=seeds, kinds=dict(rc.graph_kinds), link_kinds=dict(cc.link_kind_weights),
-                  coaccess_k=float(cc.coaccess_k), sim_floor=float(cfg.similarity_floor), live=LIVE,
+                  coaccess_k=float(cc.coaccess_k), sim_floor=float(cfg.similarity_floor), live=LIVE_STATUSES,
                   namespace=namespace, subject=subject, embedding=embedding, limit=pool)[0]["rows"]
     return rows, "spread", 1.0
 
@@ -125,7 +126,7 @@ def ppr(db: Database, cfg: Config, seeds: list[dict[str, Any]], embedding: list[
     name = f"graphcons-ppr-{uuid.uuid4().hex[:12]}"
     row = db.run("retrieval/ppr_project", graph_name=name, kinds=dict(rc.graph_kinds),
                  link_kinds=dict(cc.link_kind_weights), coaccess_k=float(cc.coaccess_k),
-                 sim_floor=float(cfg.similarity_floor), live=LIVE, namespace=namespace, subject=subject)[0]
+                 sim_floor=float(cfg.similarity_floor), live=LIVE_STATUSES, namespace=namespace, subject=subject)[0]
     if row["graph"] is None:  # an empty scope: nothing projected
         return [], "rank", scale
     try:

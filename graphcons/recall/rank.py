@@ -23,7 +23,8 @@ from graphcons.core.config import Config
 from graphcons.core.db import Database, alongside
 from graphcons.core.vectors import cosine_matrix
 from graphcons.recall import lists
-from graphcons.recall.hits import LIVE, Candidate, Head, Mode
+from graphcons.core.memory import LIVE_STATUSES
+from graphcons.recall.hits import Candidate, Head, Mode
 
 STAND_FOR_EPS = 1e-6  # an insight ranks just above the best member it stands for
 
@@ -73,7 +74,7 @@ def _hybrid(db: Database, cfg: Config, vec: list[Candidate], kw: list[Candidate]
             hits = _add_graph(hits, rows, key, scale, rc.graph_weight, vbest)
     if (rc.community_weight > 0 or digest) and hits:
         groups = db.run("retrieval/candidate_groups", ids=[h.id for h in hits],
-                        communities=rc.community_weight > 0, digest=digest, live=LIVE,
+                        communities=rc.community_weight > 0, digest=digest, live=LIVE_STATUSES,
                         namespace=namespace, subject=subject)[0]["groups"]
         if rc.community_weight > 0:
             hits = community(hits, groups, rc.community_weight)

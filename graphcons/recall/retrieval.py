@@ -31,9 +31,9 @@ from graphcons.core.embedders import Embedder
 from graphcons.core.epistemics import UNSUPPORTED
 from graphcons.core.errors import ServerUnavailable, ValidationError
 from graphcons.core.inputs import is_blank
-from graphcons.core.memory import Memory
+from graphcons.core.memory import LIVE_STATUSES, Memory
 from graphcons.recall import lists
-from graphcons.recall.hits import LIVE, Candidate, Hit, Hits, InsightMode, Member, Mode
+from graphcons.recall.hits import Candidate, Hit, Hits, InsightMode, Member, Mode
 from graphcons.recall.rank import ranked
 from graphcons.store.coaccess import record_access
 
@@ -106,7 +106,7 @@ def _group(db: Database, order: list[Candidate], k: int, embedding: list[float] 
     carriers = [h.id for h in order if h.memory.kind == "insight" or (digest and h.derived is not False)]
     query = "retrieval/insight_cited" if digest else "retrieval/insight_members"
     members = {r["insight"]: r["members"] for r in
-               db.run(query, ids=carriers, embedding=embedding, live=LIVE)} if carriers else {}
+               db.run(query, ids=carriers, embedding=embedding, live=LIVE_STATUSES)} if carriers else {}
     out: list[Candidate] = []
     shown: set[str] = set()
     used = 0
@@ -139,7 +139,7 @@ def _hydrate(db: Database, hits: list[Candidate], *, summarised: bool = False) -
     ids = [h.id for h in hits] + [mid for h in hits for mid, _ in h.members or []]
     if not ids:
         return []
-    rows = {r["memory"]["id"]: r for r in db.run("retrieval/hydrate", ids=ids, summarised=summarised, live=LIVE)}
+    rows = {r["memory"]["id"]: r for r in db.run("retrieval/hydrate", ids=ids, summarised=summarised, live=LIVE_STATUSES)}
     full = {i: Memory.from_node(r["memory"]) for i, r in rows.items()}
 
     def insights_of(mid: str) -> list[dict[str, Any]] | None:

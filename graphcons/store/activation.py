@@ -37,7 +37,7 @@ def spread_in(tx: Any, ids: list[str], *, amount: float = 1.0, decay: float = DE
     if not ids or amount <= 0:
         return {}
     rows = tx.run("activation/spread", ids=ids, amount=float(amount), decay=float(decay),
-                  depth=int(max(1, min(depth, 4))), live=list(LIVE_STATUSES))
+                  depth=int(max(1, min(depth, 4))), live=LIVE_STATUSES)
     warmed = {r["id"]: r["delta"] for r in rows}
     if warmed and record:
         audit.record(tx, "activate", ids, at=now or utcnow(), amount=amount, decay=decay, depth=depth,

@@ -297,7 +297,7 @@ def _create(db: Database, cfg: Config, mem: MemoryInput, chash: str, vec: list[f
         return tx.run("memory/admit", props={**without_embedding(props), "similar_scheme": neighbours.SCHEME},
                       embedding=props["embedding"],
                       version_props=version_props(props, props["admitted_at"]), k=k, exact_max=exact_max,
-                      floor=cfg.consolidation.similarity_floor, live=list(LIVE_STATUSES),
+                      floor=cfg.consolidation.similarity_floor, live=LIVE_STATUSES,
                       links=[ln.model_dump() for ln in mem.links],
                       link_targets=sorted({ln.target for ln in mem.links}), audit=record)[0]
 
@@ -334,7 +334,7 @@ def _write_batch(tx: Any, cfg: Config, mems: list[MemoryInput], props: dict[int,
         rows = tx.run("similar/exact_many", ids=ids, position={mid: n for n, mid in enumerate(ids)},
                       groups=[{"namespace": ns, "subject": subject, "items": items}
                               for (ns, subject), items in groups.items()], k=k,
-                      exact_max=exact_max, floor=cfg.consolidation.similarity_floor, live=list(LIVE_STATUSES))
+                      exact_max=exact_max, floor=cfg.consolidation.similarity_floor, live=LIVE_STATUSES)
         for row in sorted(rows, key=lambda r: r["i"]):
             i = new[row["i"]]
             similar[i] = list(row["neighbours"])

@@ -48,7 +48,7 @@ def premises_changed(tx: Any, memory_ids: list[str], *, op: str, cause: str, now
     archive, conflict). Withdraws what no longer holds, re-derives and audits; returns the
     insights' status transitions."""
     ids = sorted(set(memory_ids))
-    lost = tx.run("justification/lose_premises", ids=ids, live=list(LIVE_STATUSES), now=now, op=op, cause=cause)
+    lost = tx.run("justification/lose_premises", ids=ids, live=LIVE_STATUSES, now=now, op=op, cause=cause)
     if lost:
         audit.record(tx, "premises_lost", ids + sorted({r["insight_id"] for r in lost}), run_id=run_id, at=now,
                      change=op, cause=cause,
@@ -63,7 +63,7 @@ def premises_restored(tx: Any, memory_ids: list[str], *, cause: str, now: dateti
                       run_id: str | None = None) -> list[dict[str, Any]]:
     """The reverse, after a restore or a reverted merge (never after an edit)."""
     ids = sorted(set(memory_ids))
-    back = tx.run("justification/reinstate", ids=ids, live=list(LIVE_STATUSES), now=now, cause=cause)
+    back = tx.run("justification/reinstate", ids=ids, live=LIVE_STATUSES, now=now, cause=cause)
     if back:
         audit.record(tx, "premises_reinstated", ids + sorted({r["insight_id"] for r in back}), run_id=run_id,
                      at=now, cause=cause, justifications=[{"id": r["justification"], "insight": r["insight_id"],
@@ -117,7 +117,7 @@ def withdraw_proposal(tx: Any, proposal_id: str, *, cause: str, now: datetime,
 def rested_on(runner: Any, memory_id: str) -> bool:
     """True when a live insight summarises this memory or a live statement derives from it (a premise of a
     reflection, issue 41): no job retires it unreviewed."""
-    rows = runner.run("justification/rested_on", id=memory_id, live=list(LIVE_STATUSES))
+    rows = runner.run("justification/rested_on", id=memory_id, live=LIVE_STATUSES)
     return bool(rows and rows[0]["rested_on"])
 
 

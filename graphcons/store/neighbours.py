@@ -71,7 +71,7 @@ def link_by_index(tx: Any, cfg: Config, mem_id: str, *, exclude: list[str] | Non
 
 
 def _params(cfg: Config, mem_id: str, earlier_only: bool) -> dict[str, Any]:
-    return dict(id=mem_id, floor=cfg.consolidation.similarity_floor, live=list(LIVE_STATUSES), earlier_only=earlier_only)
+    return dict(id=mem_id, floor=cfg.consolidation.similarity_floor, live=LIVE_STATUSES, earlier_only=earlier_only)
 
 
 def link(tx: Any, cfg: Config, mem_id: str, *, earlier_only: bool = False) -> list[dict[str, Any]]:

@@ -8,7 +8,7 @@ from graphcons.core.memory import LIVE_STATUSES, Memory
 
 
 def list_(db: Database, *, namespaces: list[str] | None = None) -> list[tuple[str, str]]:
-    rows = db.run("memory/scopes", live=list(LIVE_STATUSES), namespaces=namespaces)
+    rows = db.run("memory/scopes", live=LIVE_STATUSES, namespaces=namespaces)
     return [(r["namespace"], r["subject"]) for r in rows]
 
 
@@ -18,6 +18,6 @@ def members(db: Database, namespace: str, *, subject: str | None = None, limit: 
     for name, value in (("limit", limit), ("offset", offset)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise ValidationError(name, "must be a non-negative integer")
-    rows = db.run("memory/in_scope", namespace=namespace, subject=subject, live=list(LIVE_STATUSES),
+    rows = db.run("memory/in_scope", namespace=namespace, subject=subject, live=LIVE_STATUSES,
                   limit=limit, offset=offset)
     return [Memory.from_node(r["memory"]) for r in rows]

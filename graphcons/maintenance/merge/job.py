@@ -58,10 +58,10 @@ def candidate_pairs(db: Database, cfg: Config, *, progress: Callable[[int], None
     `scopes` ([{namespace, subject}]): only these blocks (an incremental pass over dirty scopes)."""
     mcfg = cfg.merge
     if scopes is not None:
-        rows = db.run("merge/blocks_of", live=list(LIVE_STATUSES),
+        rows = db.run("merge/blocks_of", live=LIVE_STATUSES,
                       scopes=[{"namespace": s["namespace"], "subject": s["subject"]} for s in scopes])
     else:
-        rows = db.run("merge/blocks", live=list(LIVE_STATUSES), namespace=namespace, subject=subject)
+        rows = db.run("merge/blocks", live=LIVE_STATUSES, namespace=namespace, subject=subject)
     blocks = sorted((r["namespace"], r["subject"], sorted(r["ids"])) for r in rows)
     batch: list[list[str]] = []
     size = 0
@@ -112,7 +112,7 @@ def index_candidate_pairs(db: Database, cfg: Config, *, progress: Callable[[int]
     after: str | None = None
     cache: dict[str, dict[str, Any]] = {}
     while True:
-        rows = db.run("merge/candidates", live=list(LIVE_STATUSES), after=after, limit=mcfg.batch_size,
+        rows = db.run("merge/candidates", live=LIVE_STATUSES, after=after, limit=mcfg.batch_size,
                       width=max(mcfg.search_width, mcfg.top_k + 1), k=mcfg.top_k, namespace=namespace,
                       subject=subject)
         if not rows:

@@ -26,7 +26,7 @@ def apply(tx: Any, p: dict[str, Any], *, now: datetime, run_id: str, by: str) ->
     """Apply one pending merge proposal inside the caller's transaction."""
     pid, payload = p["id"], p["payload"]
     out = tx.run("merge/apply", winner=payload["winner"], loser=payload["loser"], proposal_id=pid, now=now,
-                 run_id=run_id, score=payload["score"], live=list(LIVE_STATUSES))
+                 run_id=run_id, score=payload["score"], live=LIVE_STATUSES)
     if not out:
         raise Conflict(f"merge proposal {pid!r} is stale: {payload['winner']} or {payload['loser']} is no "
                        "longer live (or they no longer share subject and namespace); reject it")
