@@ -12,7 +12,7 @@ import sys
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Iterator, Optional
+from typing import Callable, Any, Iterator, Optional
 
 import click
 import typer
@@ -114,6 +114,17 @@ def load_cfg():
 
     with errors_to_exit():
         return load_config(_state["config"])
+
+
+def answer(json_out: bool, call: Callable[[Any], Any]) -> Any:
+    """One facade call on a store opened for it. With --json its result is printed and None comes
+    back (nothing left to render); otherwise the result comes back to be rendered."""
+    with open_store() as g:
+        out = call(g)
+    if json_out:
+        emit_json(out)
+        return None
+    return out
 
 
 def emit_json(data: Any) -> None:

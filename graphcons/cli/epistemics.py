@@ -9,14 +9,7 @@ from typing import Any, List, Optional
 import typer
 from rich.table import Table
 
-from graphcons.cli.app import (
-    JsonOpt,
-    app,
-    console,
-    emit_json,
-    errors_to_exit,
-    open_store,
-)
+from graphcons.cli.app import JsonOpt, answer, app, console, emit_json, errors_to_exit, open_store
 from graphcons.cli.clusters import scenario_app
 
 
@@ -104,10 +97,8 @@ def travel_preferences(json_out: bool = JsonOpt) -> None:
     """Seed 002's example: trips -> hypothesis -> scoped exception -> evidence -> a premise withdrawn."""
     from graphcons.scenarios import travel_preferences as run
 
-    with open_store() as g:
-        out = run(g)
-    if json_out:
-        emit_json(out)
+    out = answer(json_out, run)
+    if out is None:
         return
     console.print(f"insight {out['insight_id']}: {out.get('title', '')}")
     if out.get("synthesizer"):

@@ -10,7 +10,7 @@ from typing import Optional
 import typer
 from rich.table import Table
 
-from graphcons.cli.app import JsonOpt, app, console, emit_json, errors_to_exit, load_cfg, open_store, parse_now
+from graphcons.cli.app import JsonOpt, answer, app, console, emit_json, errors_to_exit, load_cfg, open_store, parse_now
 from graphcons.core.time import utcnow
 from graphcons.jobs.worker import MANUAL_AT
 
@@ -84,10 +84,8 @@ def _serve_metrics(cfg, host: str, port: int) -> None:
 def jobs_list(now: Optional[str] = typer.Option(None, "--now", help="Decision time, ISO-8601 with timezone."),
               json_out: bool = JsonOpt) -> None:
     """Each job: schedule, enabled, next due, last run and its status, lease holder."""
-    with open_store() as g:
-        rows = g.jobs(now=parse_now(now))
-    if json_out:
-        emit_json(rows)
+    rows = answer(json_out, lambda g: g.jobs(now=parse_now(now)))
+    if rows is None:
         return
     table = Table("job", "schedule", "enabled", "next due", "last run", "status", "lease holder")
     for r in rows:

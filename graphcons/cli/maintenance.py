@@ -4,27 +4,13 @@ time (ISO-8601 with a timezone) so a run can be reproduced."""
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 import typer
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeRemainingColumn,
-)
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-from graphcons.cli.app import (
-    JsonOpt,
-    app,
-    console,
-    emit_json,
-    err_console,
-    open_store,
-    parse_now,
-)
+from graphcons.cli.app import JsonOpt, answer, app, console, emit_json, err_console, open_store, parse_now
 from graphcons.cli.review import show_decision
 from graphcons.core.errors import Conflict
 
@@ -82,10 +68,9 @@ def merge(ctx: typer.Context, apply: bool = ApplyOpt, now: Optional[str] = NowOp
 def merge_list(status: Optional[str] = typer.Option("pending", help="pending, applied, rejected, reverted or all"),
                limit: int = typer.Option(100, min=1), json_out: bool = JsonOpt) -> None:
     """Merge proposals in the review queue."""
-    with open_store() as g:
-        rows = g.proposals(status=None if status == "all" else status, kind="merge", limit=limit)
-    if json_out:
-        emit_json(rows)
+    rows = answer(json_out, lambda g: g.proposals(status=None if status == "all" else status, kind="merge",
+                                                  limit=limit))
+    if rows is None:
         return
     table = Table("id", "status", "score", "winner", "loser")
     for p in rows:
@@ -93,29 +78,34 @@ def merge_list(status: Optional[str] = typer.Option("pending", help="pending, ap
     console.print(table)
 
 
+def _reason(default: str) -> Any:
+    return typer.Option(default, help="Why (kept on the proposal).")
+
+
+def _decided(proposal_id: str, json_out: bool, act: Callable[[Any, str], Any]) -> None:
+    """One decision on a merge proposal (named by its id or its pair), shown as the queue shows it."""
+    with open_store() as g:
+        show_decision(act(g, _merge_id(g, proposal_id)), json_out)
+
+
 @merge_app.command("approve")
 def merge_approve(proposal_id: str, by: str = typer.Option("user"), json_out: bool = JsonOpt) -> None:
     """Apply one pending merge proposal (one transaction); alias of `proposals approve`."""
-    with open_store() as g:
-        show_decision(g.approve(_merge_id(g, proposal_id), by=by), json_out)
+    _decided(proposal_id, json_out, lambda g, pid: g.approve(pid, by=by))
 
 
 @merge_app.command("reject")
-def merge_reject(proposal_id: str, by: str = typer.Option("user"),
-                 reason: str = typer.Option("not a duplicate", help="Why (kept on the proposal)."),
+def merge_reject(proposal_id: str, by: str = typer.Option("user"), reason: str = _reason("not a duplicate"),
                  json_out: bool = JsonOpt) -> None:
     """Reject a pending merge proposal (the pair is not proposed again); alias of `proposals reject`."""
-    with open_store() as g:
-        show_decision(g.reject(_merge_id(g, proposal_id), reason, by=by), json_out)
+    _decided(proposal_id, json_out, lambda g, pid: g.reject(pid, reason, by=by))
 
 
 @merge_app.command("revert")
-def merge_revert(proposal_id: str, by: str = typer.Option("user"),
-                 reason: str = typer.Option("reverted", help="Why (kept on the proposal)."),
+def merge_revert(proposal_id: str, by: str = typer.Option("user"), reason: str = _reason("reverted"),
                  json_out: bool = JsonOpt) -> None:
     """Undo an applied merge: the loser comes back; SUPERSEDES is kept, marked reverted; alias of `proposals revert`."""
-    with open_store() as g:
-        show_decision(g.revert(_merge_id(g, proposal_id), reason, by=by), json_out)
+    _decided(proposal_id, json_out, lambda g, pid: g.revert(pid, reason, by=by))
 
 
 def _merge_id(g: Any, proposal_id: str) -> str:
@@ -164,10 +154,8 @@ def decay(apply: bool = ApplyOpt, now: Optional[str] = NowOpt, json_out: bool = 
 @app.command()
 def promote(apply: bool = ApplyOpt, now: Optional[str] = NowOpt, json_out: bool = JsonOpt) -> None:
     """Promote proposed memories to active by seed 003's rules (each promotion records its rule)."""
-    with open_store() as g:
-        report = g.promote(dry_run=not apply, now=parse_now(now))
-    if json_out:
-        emit_json(report)
+    report = answer(json_out, lambda g: g.promote(dry_run=not apply, now=parse_now(now)))
+    if report is None:
         return
     for p in report["promoted"]:
         console.print(f"{p['id']}: {p['rule']}", highlight=False)
@@ -180,10 +168,9 @@ def deprecate(memory_id: Optional[str] = typer.Argument(None, help="Deprecate th
               apply: bool = ApplyOpt, now: Optional[str] = NowOpt, by: str = typer.Option("user"),
               json_out: bool = JsonOpt) -> None:
     """Retire stale memories: deprecate those an active memory SUPERSEDES, archive the rest."""
-    with open_store() as g:
-        report = g.deprecate(memory_id, replaced_by=replaced_by, dry_run=not apply, now=parse_now(now), by=by)
-    if json_out:
-        emit_json(report)
+    report = answer(json_out, lambda g: g.deprecate(memory_id, replaced_by=replaced_by, dry_run=not apply,
+                                                    now=parse_now(now), by=by))
+    if report is None:
         return
     if memory_id is not None:
         console.print(f"{memory_id}: deprecated, replaced by {replaced_by} {_dry(report)}")
@@ -206,10 +193,8 @@ def restore(memory_id: str, by: str = typer.Option("user"), json_out: bool = Jso
 def health(now: Optional[str] = NowOpt, scan: bool = typer.Option(False, "--scan", help="Count duplicate candidates "
            "with a fresh dry-run merge scan instead of the pending proposals."), json_out: bool = JsonOpt) -> None:
     """Seed 003's health figures, quality metrics with their targets, and the last run of each job."""
-    with open_store() as g:
-        report = g.health(now=parse_now(now), scan=scan)
-    if json_out:
-        emit_json(report)
+    report = answer(json_out, lambda g: g.health(now=parse_now(now), scan=scan))
+    if report is None:
         return
     table = Table("figure", "value", show_header=False, box=None)
     for key, value in report["figures"].items():
@@ -268,11 +253,8 @@ def feedback(memory_id: str, useful: bool = typer.Option(False, "--useful", help
     if useful == wrong:
         err_console.print("[bold red]error[/]: verdict: give exactly one of --useful or --wrong")
         raise typer.Exit(2)
-    with open_store() as g:
-        out = g.feedback(memory_id, "useful" if useful else "wrong", note=note, by=by)
-    if json_out:
-        emit_json(out)
-    else:
+    out = answer(json_out, lambda g: g.feedback(memory_id, "useful" if useful else "wrong", note=note, by=by))
+    if out is not None:
         console.print(f"{memory_id}: rated {out['verdict']} ({out['useful']} useful, {out['wrong']} wrong); "
                       f"effective weight {out['effective_weight_before']:.3f} -> {out['effective_weight']:.3f}")
 # -- conflicts (issue 11) ---------------------------------------------------------------------
@@ -284,10 +266,8 @@ app.add_typer(conflicts_app, name="conflicts")
 def conflicts_list(status: Optional[str] = typer.Option("open", help="open, resolved or all"),
                    limit: int = typer.Option(100, min=1), json_out: bool = JsonOpt) -> None:
     """CONFLICTS_WITH links found by the merge pass."""
-    with open_store() as g:
-        rows = g.conflicts(status=None if status == "all" else status, limit=limit)
-    if json_out:
-        emit_json(rows)
+    rows = answer(json_out, lambda g: g.conflicts(status=None if status == "all" else status, limit=limit))
+    if rows is None:
         return
     table = Table("a", "b", "status", "reasons", "holds", "scope")
     for r in rows:
@@ -301,9 +281,7 @@ def conflicts_resolve(a: str, b: str, holds: str = typer.Option(..., help="The i
                       note: str = typer.Option("", help="Why."), by: str = typer.Option("user"),
                       json_out: bool = JsonOpt) -> None:
     """Settle one conflict; both memories stay as they are."""
-    with open_store() as g:
-        out = g.resolve_conflict(a, b, holds=holds, scope=scope, note=note, by=by)
-    if json_out:
-        emit_json(out)
+    out = answer(json_out, lambda g: g.resolve_conflict(a, b, holds=holds, scope=scope, note=note, by=by))
+    if out is None:
         return
     console.print(f"resolved: {out['holds']} holds{(' in ' + out['scope']) if out['scope'] else ''}")

@@ -7,38 +7,21 @@ from pathlib import Path
 from typing import List, Optional
 
 import typer
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeRemainingColumn,
-)
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.markup import escape
 from rich.table import Table
 
 from graphcons.core.errors import ValidationError
 from graphcons.recall.hits import Hit
-from graphcons.cli.app import (
-    JsonOpt,
-    app,
-    console,
-    emit_json,
-    err_console,
-    errors_to_exit,
-    load_cfg,
-    open_store,
-)
+from graphcons.cli.app import (answer, JsonOpt, app, console, emit_json, err_console, errors_to_exit, load_cfg,
+                               open_store)
 
 
 @app.command()
 def init(json_out: bool = JsonOpt) -> None:
     """Create constraints and indexes (idempotent) and record the embedder of this store."""
-    with open_store() as g:
-        out = g.init()
-    if json_out:
-        emit_json(out)
-    else:
+    out = answer(json_out, lambda g: g.init())
+    if out is not None:
         store = out["store"]
         console.print(f"schema applied ({len(out['schema'])} files), GDS {out['gds_version']}, "
                       f"embedder {store['embedding_model']} ({store['embedding_dimensions']} dims)")
@@ -137,10 +120,8 @@ def show(memory_id: str, json_out: bool = JsonOpt) -> None:
 @app.command("history")
 def history_(memory_id: str, json_out: bool = JsonOpt) -> None:
     """Every version of a memory, oldest first."""
-    with open_store() as g:
-        versions = g.history(memory_id)
-    if json_out:
-        emit_json(versions)
+    versions = answer(json_out, lambda g: g.history(memory_id))
+    if versions is None:
         return
     table = Table("version", "at", "title", "content")
     for v in versions:
@@ -174,11 +155,8 @@ def access(ids: List[str] = typer.Argument(..., help="Memory ids used together."
            session: str = typer.Option(..., "--session", "-s", help="The session that used them."),
            json_out: bool = JsonOpt) -> None:
     """Record that memories were used together in a session (the co-access signal)."""
-    with open_store() as g:
-        out = g.access(session, ids)
-    if json_out:
-        emit_json(out)
-    else:
+    out = answer(json_out, lambda g: g.access(session, ids))
+    if out is not None:
         console.print(f"session {out['session']}: {out['accessed']} accessed, {out['pairs']} new co-access pairs")
 
 
@@ -261,10 +239,8 @@ def _hit_json(h: Hit) -> dict:
 @app.command()
 def stats(json_out: bool = JsonOpt) -> None:
     """Counts of memories, versions, edges and sessions."""
-    with open_store() as g:
-        s = g.stats()
-    if json_out:
-        emit_json(s)
+    s = answer(json_out, lambda g: g.stats())
+    if s is None:
         return
     table = Table(show_header=False, box=None)
     for key, value in s.items():

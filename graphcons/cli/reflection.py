@@ -7,7 +7,7 @@ from typing import Any, Optional
 import typer
 from rich.table import Table
 
-from graphcons.cli.app import JsonOpt, app, console, emit_json, open_store, parse_now
+from graphcons.cli.app import JsonOpt, answer, app, console, emit_json, open_store, parse_now
 from graphcons.cli.clusters import scenario_app
 
 CATEGORIES = ("preferences", "behaviors", "facts")
@@ -89,10 +89,9 @@ def profile(subject: str, namespace: Optional[str] = typer.Option(None, help="It
             history: bool = typer.Option(False, "--history", help="Every version, oldest first."),
             json_out: bool = JsonOpt) -> None:
     """An entity's profile: preferences, behaviors, facts (with the memories they rest on), summary."""
-    with open_store() as g:
-        data = g.profile_history(subject, namespace=namespace) if history else g.profile(subject, namespace=namespace)
-    if json_out:
-        emit_json(data)
+    data = answer(json_out, lambda g: g.profile_history(subject, namespace=namespace) if history
+                  else g.profile(subject, namespace=namespace))
+    if data is None:
         return
     for p in data if history else [data]:
         console.print(f"{p['subject']} ({p['namespace']}) version {p['version']}, "

@@ -13,7 +13,7 @@ import typer
 from rich.table import Table
 from rich.tree import Tree
 
-from graphcons.cli.app import JsonOpt, app, console, emit_json, errors_to_exit, open_store
+from graphcons.cli.app import JsonOpt, answer, app, console, emit_json, errors_to_exit, open_store
 from graphcons.core.errors import ValidationError
 from graphcons.store.proposals import Decision
 
@@ -87,10 +87,8 @@ def proposals_list(status: str = typer.Option("pending", help="pending, applied,
 @proposals_app.command("show")
 def proposals_show(proposal_id: str, json_out: bool = JsonOpt) -> None:
     """One proposal with its typed insight, members, model, prompt hash and gate figures."""
-    with open_store() as g:
-        p = g.proposal(proposal_id)
-    if json_out:
-        emit_json(p)
+    p = answer(json_out, lambda g: g.proposal(proposal_id))
+    if p is None:
         return
     insight = p.get("insight") if isinstance(p.get("insight"), dict) else None
     head = Table(show_header=False, box=None)

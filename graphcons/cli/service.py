@@ -7,7 +7,7 @@ from typing import List, Optional
 import typer
 from rich.table import Table
 
-from graphcons.cli.app import JsonOpt, app, console, emit_json, errors_to_exit, load_cfg, open_store
+from graphcons.cli.app import JsonOpt, answer, app, console, emit_json, errors_to_exit, load_cfg, open_store
 
 tokens_app = typer.Typer(help="API tokens: create (shown once), list, revoke. Only a hash is stored.",
                          no_args_is_help=True)
@@ -45,10 +45,8 @@ def tokens_create(name: str = typer.Option(..., help="The caller's identity: the
 @tokens_app.command("list")
 def tokens_list(json_out: bool = JsonOpt) -> None:
     """Every token (revoked ones too); never the token itself."""
-    with open_store() as g:
-        rows = g.tokens()
-    if json_out:
-        emit_json(rows)
+    rows = answer(json_out, lambda g: g.tokens())
+    if rows is None:
         return
     table = Table("id", "name", "role", "namespaces", "status", "created")
     for t in rows:
@@ -61,9 +59,6 @@ def tokens_revoke(token_id: str = typer.Argument(..., help="The token's id (toke
                   reason: str = typer.Option("revoked", help="Why (kept on the token)."),
                   json_out: bool = JsonOpt) -> None:
     """Revoke a token: it stops authenticating at once; the record stays."""
-    with open_store() as g:
-        out = g.revoke_token(token_id, by="cli", reason=reason)
-    if json_out:
-        emit_json(out)
-    else:
+    out = answer(json_out, lambda g: g.revoke_token(token_id, by="cli", reason=reason))
+    if out is not None:
         console.print(f"token {out['id']} ({out['name']}) revoked" + ("" if out["changed"] else " (already)"))

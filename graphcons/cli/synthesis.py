@@ -9,15 +9,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 from rich.tree import Tree
 
-from graphcons.cli.app import (
-    JsonOpt,
-    app,
-    console,
-    emit_json,
-    err_console,
-    open_store,
-    parse_now,
-)
+from graphcons.cli.app import JsonOpt, answer, app, console, emit_json, err_console, open_store, parse_now
 
 NowOpt = typer.Option(None, "--now", help="Decision time (ISO-8601, default now): the day the daily cap counts.")
 
@@ -81,10 +73,8 @@ def _tree_label(node: dict[str, Any]) -> str:
 @app.command()
 def explain(memory_id: str, json_out: bool = JsonOpt) -> None:
     """How do you know X? Walk SUMMARIZES / DERIVED_FROM down to the source episodes."""
-    with open_store() as g:
-        out = g.explain(memory_id)
-    if json_out:
-        emit_json(out)
+    out = answer(json_out, lambda g: g.explain(memory_id))
+    if out is None:
         return
 
     def add(branch: Tree, node: dict[str, Any]) -> None:
@@ -108,11 +98,8 @@ def explain(memory_id: str, json_out: bool = JsonOpt) -> None:
 def precompute(force: bool = typer.Option(False, "--force", help="Recompute even for unchanged insights."),
                json_out: bool = JsonOpt) -> None:
     """Sleep-time precompute: store inferences per insight id (a background step)."""
-    with open_store() as g:
-        out = g.precompute(force=force)
-    if json_out:
-        emit_json(out)
-    else:
+    out = answer(json_out, lambda g: g.precompute(force=force))
+    if out is not None:
         console.print(f"precomputed {sum(len(v) for v in out.values())} inference(s) for {len(out)} insight(s)")
 
 

@@ -183,20 +183,20 @@ def _unit_span(said: date, unit: str, n: int) -> tuple[date, date, str] | None:
     return None
 
 
-def _r_day_month_year(m: re.Match, said: date):
+def _on_day(year: int, month: str, day: int) -> tuple[date, date, str] | None:
     try:
-        d = date(int(m.group(3)), _month(m.group(2)), int(m.group(1)))
-    except ValueError:
+        d = date(year, _month(month), day)
+    except ValueError:  # "31 June 2023": not a day
         return None
     return d, d, "day"
+
+
+def _r_day_month_year(m: re.Match, said: date):
+    return _on_day(int(m.group(3)), m.group(2), int(m.group(1)))
 
 
 def _r_month_day_year(m: re.Match, said: date):
-    try:
-        d = date(int(m.group(3)), _month(m.group(1)), int(m.group(2)))
-    except ValueError:
-        return None
-    return d, d, "day"
+    return _on_day(int(m.group(3)), m.group(1), int(m.group(2)))
 
 
 def _r_month_year(m: re.Match, said: date):

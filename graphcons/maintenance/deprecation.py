@@ -20,6 +20,7 @@ from graphcons.core import audit
 from graphcons.core.config import Config
 from graphcons.core.db import Database, Tx
 from graphcons.core.errors import Conflict, NotFound, ValidationError
+from graphcons.core.inputs import check_key
 from graphcons.core.memory import LIVE_STATUSES
 from graphcons.core.time import require_aware
 from graphcons.maintenance.merge import review as merge_review
@@ -79,9 +80,7 @@ def run(db: Database, cfg: Config, *, now: datetime, dry_run: bool = True,
 
 
 def _status(db: Database, memory_id: Any) -> dict[str, Any]:
-    if not isinstance(memory_id, str) or not memory_id.strip():
-        raise ValidationError("memory_id", "must be a non-empty string")
-    rows = db.run("deprecation/status", id=memory_id)
+    rows = db.run("deprecation/status", id=check_key("memory_id", memory_id))
     if not rows:
         raise NotFound(f"no memory with id {memory_id!r}")
     return rows[0]

@@ -20,6 +20,7 @@ from pydantic import BaseModel
 
 from graphcons.core.db import Database
 from graphcons.core.errors import Conflict, NotFound, ValidationError
+from graphcons.core.inputs import check_key
 
 STATUSES = ("pending", "applied", "rejected", "reverted", "stale")
 JSON_FIELDS = ("insight", "themes", "member_versions", "gate_figures", "grounding", "budget", "payload")
@@ -77,9 +78,7 @@ def create_many(runner: Any, items: list[tuple[dict[str, Any], list[dict[str, An
 
 
 def get(runner: Any, pid: str) -> dict[str, Any]:
-    if not isinstance(pid, str) or not pid.strip():
-        raise ValidationError("proposal_id", "must be a non-empty string")
-    rows = runner.run("proposals/get", id=pid)
+    rows = runner.run("proposals/get", id=check_key("proposal_id", pid))
     if not rows:
         raise NotFound(f"no proposal with id {pid!r}")
     return decode(rows[0]["proposal"])
