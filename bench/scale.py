@@ -52,6 +52,7 @@ from bench.server import HOME, bench_server, stop_bench_server  # noqa: E402
 from graphcons.api import Graphcons  # noqa: E402
 from graphcons.consolidation import closure  # noqa: E402
 from graphcons.consolidation.scan import scan  # noqa: E402
+from graphcons.core.db import Rows  # noqa: E402
 from graphcons.core.embedders.minilm import MiniLMEmbedder  # noqa: E402
 from graphcons.core.memory import LIVE_STATUSES  # noqa: E402
 from graphcons.core.time import utcnow  # noqa: E402
@@ -267,7 +268,7 @@ def incremental(g: Graphcons, emb: MiniLMEmbedder, args, sampler: RssSampler, ta
     for n, ids in enumerate(blocks):  # batched as candidate_pairs batches them ([merge] batch_size memories)
         batch += [ids] if len(ids) > 1 else []
         if batch and (sum(map(len, batch)) >= g.config.merge.batch_size or n == len(blocks) - 1):
-            g.db.run_values("merge/block_pairs", blocks=batch)
+            g.db.run("merge/block_pairs", Rows.VALUES, blocks=batch)
             batch = []
     out["triggered_merge_server_part_s"] = round(time.perf_counter() - t, 2)
     # A triggered consolidate scans the dirty subjects and those the fused graph joins to them

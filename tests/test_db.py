@@ -236,6 +236,41 @@ def test_a_write_whose_commit_answer_is_lost_says_it_may_have_landed_and_a_retry
                          "count{ (m)-[:VERSION]->() } AS versions") == [{"v": 1, "e": 1, "versions": 1}]
 
 
+def test_a_failure_after_an_earlier_write_says_may_have_landed_only_for_the_call_that_wrote(g, config):
+    """Issue 46 item 6: the long-running worker (one thread, one context, no call scope) wrote once;
+    a later read that fails because Neo4j went away sent no write, and its error must not say a write
+    may have landed (before, a process-wide flag set by the first write said so for every later
+    failure). Within one call (an HTTP request, an MCP tool call), an earlier committed write does count."""
+    from graphcons.core.db import call_scope
+
+    port = int(config.neo4j.uri.rsplit(":", 1)[1])
+    proxy = BoltProxy(port)
+    db = Database(config.neo4j.model_copy(update={"uri": proxy.uri}))
+    try:
+        db.run_text("CREATE (:WriteProbe {n: 1})")  # the worker's first write, committed
+        proxy.down()
+        with pytest.raises(ServerUnavailable) as read:
+            db.run_text("MATCH (p:WriteProbe) RETURN count(p) AS n")
+        assert not read.value.maybe_written
+        with pytest.raises(ServerUnavailable) as write:  # refused before anything was sent
+            db.run_text("CREATE (:WriteProbe {n: 2})")
+        assert not write.value.maybe_written
+        proxy.up()
+        with call_scope():  # one request: its first write committed, then Neo4j went away
+            db.run_text("CREATE (:WriteProbe {n: 3})")
+            proxy.down()
+            with pytest.raises(ServerUnavailable) as later:
+                db.run_text("MATCH (p:WriteProbe) RETURN count(p) AS n")
+            assert later.value.maybe_written
+        with call_scope(), pytest.raises(ServerUnavailable) as next_call:  # the next request wrote nothing
+            db.run_text("MATCH (p:WriteProbe) RETURN count(p) AS n")
+        assert not next_call.value.maybe_written
+    finally:
+        db.close()
+        proxy.close()
+    assert g.db.run_text("MATCH (p:WriteProbe) RETURN collect(p.n) AS n")[0]["n"] in ([1, 3], [3, 1])
+
+
 def test_an_edit_retried_after_it_landed_writes_no_second_version(g):
     mem_id = _mem(g, 1)
     first = g.edit(mem_id, content="Ana booked the 9:00 train to Porto.", importance=0.8)
@@ -343,10 +378,10 @@ def test_product_code_writes_only_through_the_retrying_path():
 def test_reads_run_alongside_wait_for_the_calls_bookmarks_too(g):
     """retrieve reads its vector and keyword lists at once (core.db.alongside): the worker thread's
     read starts after the call's bookmarks as well, so a forged one is refused there too."""
-    from graphcons.core.db import alongside, call_bookmarks
+    from graphcons.core.db import alongside, call_scope
     from graphcons.core.errors import ValidationError
 
-    with call_bookmarks(("FB:forged",)):
+    with call_scope(("FB:forged",)):
         with pytest.raises(ValidationError) as err:
             alongside(lambda: g.db.run_text("RETURN 1 AS x"), lambda: "this thread")
     assert err.value.field == "bookmark"

@@ -26,7 +26,7 @@ from neo4j.exceptions import ClientError
 from graphcons.consolidation.cluster import Cluster
 from graphcons.consolidation.fusion import Projection
 from graphcons.core.config import ConsolidationConfig
-from graphcons.core.db import Database
+from graphcons.core.db import Database, Rows
 
 
 class Detector(Protocol):
@@ -89,7 +89,7 @@ class LabelPropagation:
 
     def detect_members(self, db: Database, proj: Projection) -> tuple[list[Cluster], dict[str, dict[str, Any]]]:
         """The clusters and, by id, what the gate needs to know about each member."""
-        return _clusters(db.run_plain("clusters/label_propagation", graph_name=proj.graph_name, config=self.config(proj)))
+        return _clusters(db.run("clusters/label_propagation", Rows.PLAIN, graph_name=proj.graph_name, config=self.config(proj)))
 
 
 class Leiden:
@@ -128,7 +128,7 @@ class Leiden:
     def detect_members(self, db: Database, proj: Projection) -> tuple[list[Cluster], dict[str, dict[str, Any]]]:
         """The clusters and, by id, what the gate needs to know about each member."""
         try:
-            return _clusters(db.run_plain("clusters/leiden", graph_name=proj.graph_name, config=self.config(proj)))
+            return _clusters(db.run("clusters/leiden", Rows.PLAIN, graph_name=proj.graph_name, config=self.config(proj)))
         except ClientError as exc:
             # GDS 2.13 Leiden fails with a NullPointerException on its dendrogram when the first
             # level moves no node (every node stays alone, e.g. gamma far too high for the graph):

@@ -32,7 +32,7 @@ import numpy as np
 
 from graphcons.consolidation.fusion import Edges
 from graphcons.core.config import ConsolidationConfig
-from graphcons.core.db import Database
+from graphcons.core.db import Database, Rows
 
 
 def projection_exact(cc: ConsolidationConfig) -> bool:
@@ -80,7 +80,7 @@ def from_store(db: Database, parts: list[Sequence[str]], params: dict[str, Any],
     """Figures of every part, by index, read from the store in one pass over all members."""
     rows = _empty(len(parts))
     index = _index(parts)
-    for r in db.run_values("gate/figures_parts", part=index, **params):
+    for r in db.run("gate/figures_parts", Rows.VALUES, part=index, **params):
         rows[r["p"]].update(weight_sum=r["weight_sum"], edges=r["edges"], coaccess=r["coaccess"])
     _novelty(db, rows, parts, params["live"], namespaces, index)
     return rows
@@ -94,7 +94,7 @@ def _novelty(db: Database, rows: dict[int, dict[str, Any]], parts: list[Sequence
              namespaces: list[str], index: dict[str, int] | None = None) -> None:
     """`index`: the parts' member -> part map when the caller has it (built here only if an insight
     covers any member of these namespaces: a scan of 1M memories with no insight never builds it)."""
-    covers = db.run_plain("gate/insight_members", live=live, namespaces=namespaces)
+    covers = db.run("gate/insight_members", Rows.PLAIN, live=live, namespaces=namespaces)
     if not covers:
         return
     part = index if index is not None else _index(parts)

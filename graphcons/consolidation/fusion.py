@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from graphcons.core.config import ConsolidationConfig
-from graphcons.core.db import Database
+from graphcons.core.db import Database, Rows
 from graphcons.core.memory import LIVE_STATUSES
 from graphcons.store import tie
 
@@ -86,7 +86,7 @@ def project(db: Database, cc: ConsolidationConfig, graph_name: str, *, namespace
 
     Each node carries its `tie` (graphcons.store.tie), label propagation's tie-breaker. With
     `with_edges` the projected edges come back too (`Projection.edges`), read in the same pass."""
-    row = db.run_plain("clusters/project", graph_name=graph_name, namespace=namespace, subjects=subjects,
+    row = db.run("clusters/project", Rows.PLAIN, graph_name=graph_name, namespace=namespace, subjects=subjects,
                        with_edges=with_edges,
                        **tie.params(), **weight_params(cc))[0]
     if row["graph"] is None:  # an empty store (or namespace): the aggregation saw no row, no graph

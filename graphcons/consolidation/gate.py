@@ -46,7 +46,7 @@ from graphcons.consolidation import split as splitting
 from graphcons.consolidation.cluster import Cluster, membership_hash
 from graphcons.consolidation.fusion import Edges, weight_params
 from graphcons.core.config import ConsolidationConfig, GdsConfig
-from graphcons.core.db import Database
+from graphcons.core.db import Database, Rows
 from graphcons.core.errors import NotFound
 from graphcons.core.memory import embedded_text
 
@@ -99,7 +99,7 @@ def _batches(items: list[Any], n: int):
 def _members(db: Database, ids: list[str]) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     for chunk in _batches(ids, MEMBERS_BATCH):
-        for r in db.run_values("gate/members", ids=chunk):
+        for r in db.run("gate/members", Rows.VALUES, ids=chunk):
             out[r["id"]] = r
     return out
 
@@ -184,7 +184,7 @@ def _contrast_pass(db: Database, cc: ConsolidationConfig, decisions: list[GateDe
     while candidates:
         wanted = sorted({m for d in candidates for m in d.cluster.member_ids} - texts.keys())
         for chunk in _batches(wanted, MEMBERS_BATCH):
-            for r in db.run_values("gate/texts", ids=chunk):
+            for r in db.run("gate/texts", Rows.VALUES, ids=chunk):
                 texts[r["id"]] = embedded_text(r["title"], r["content"])
         sides_of: dict[int, list[GateDecision]] = {}
         for d in candidates:

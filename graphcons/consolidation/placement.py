@@ -33,7 +33,7 @@ from graphcons.consolidation.cluster import Cluster
 from graphcons.consolidation.communities import Detector, Leiden, _clusters
 from graphcons.core.config import ConsolidationConfig, GdsConfig
 from graphcons.core.cypher import query
-from graphcons.core.db import Database
+from graphcons.core.db import Database, Rows
 from graphcons.core.errors import ConfigError
 from graphcons.store import tie
 
@@ -134,7 +134,7 @@ class ClientGds:
             frame = self.gds.label_propagation.stream(G, **kwargs)
         if frame.empty:
             return [], {}
-        rows = db.run_plain("clusters/members_by_node", node=[int(n) for n in frame["nodeId"]],
+        rows = db.run("clusters/members_by_node", Rows.PLAIN, node=[int(n) for n in frame["nodeId"]],
                             community=[int(c) for c in frame["communityId"]])
         return _clusters(rows)
 

@@ -11,12 +11,14 @@ Every transaction goes through `_transact` (issue 30, issue 33):
   anything that calls GDS stays on the writer so a projection and its algorithms meet;
 - Neo4j unreachable fails within `[neo4j] unavailable_retry_s` plus one connection timeout
   as `ServerUnavailable`, whose public text names no address and says whether a write of
-  this call may have landed;
+  this call may have landed: the failing transaction's commit was sent, or an earlier write of
+  the same call (`call_scope`: one HTTP request, one MCP tool call) committed. Outside a call
+  scope (the worker, the CLI) only the failing transaction counts;
 - a connection the server stopped answering (the driver's read timed out after the server's
   receive-timeout hint) is one stuck connection, not an outage: retried once more on a fresh one;
 - one bookmark manager per Database, so every session of the process reads its own writes
   (on a single server too, where it costs nothing); a call may also bring bookmarks from
-  elsewhere and take away its writes' (`call_bookmarks`: the HTTP API's Graphcons-Bookmark
+  elsewhere and take away its writes' (`call_scope`: the HTTP API's Graphcons-Bookmark
   header, for a caller whose requests land on different API processes).
 """
 
@@ -29,6 +31,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Any, Callable, Iterator, TypeVar
 
 import neo4j
@@ -67,30 +70,47 @@ TERMINATED = ("Neo.ClientError.Transaction.Terminated", "Neo.ClientError.Transac
               "Neo.TransientError.Transaction.Terminated", "Neo.TransientError.Transaction.LockClientStopped")
 BUSY_POOL = "Neo4j is busy: no free connection within [neo4j] acquisition_timeout_s"
 
-# Whether the current call (a CLI command, one HTTP request's worker thread) has sent a write:
-# a failure after that may hide a committed write, and the error says so.
-_writes_sent: contextvars.ContextVar[bool] = contextvars.ContextVar("graphcons_writes_sent", default=False)
 _MODES: dict[str, str] = {}  # query text -> READ | WRITE, asked of the server once per process
 
 
+class Rows(Enum):
+    """How `run` turns a result's records into dicts (its positional second argument, so a query
+    may still have a parameter of any name)."""
+
+    DATA = "data"  # Record.data(): nodes, relationships and paths as dicts; temporal values converted
+    # values only (strings, numbers, lists, maps; no nodes, relationships or paths): no walk of
+    # Record.data() over every nested value, which costs seconds on a cluster scan's millions (issue 15)
+    VALUES = "values"
+    # no temporal value by construction (ids, numbers, strings and lists of them: a scan's members
+    # and projected edges): rows as the driver decoded them (~0.7 s less on a 100k-memory scan)
+    PLAIN = "plain"
+
+
+_CONVERT: dict[Rows, Callable[[neo4j.Record], dict[str, Any]]] = {
+    Rows.DATA: lambda r: native(r.data()), Rows.VALUES: lambda r: native(dict(r)), Rows.PLAIN: dict}
+
+
 @dataclass
-class CallBookmarks:
-    """The bookmarks one call brings (every transaction of the call starts after them) and the
-    bookmarks its last write left (to hand back to the caller)."""
+class Call:
+    """One caller's unit of work (an HTTP request, an MCP tool call): the bookmarks it brings (every
+    transaction of the call starts after them), the bookmarks its last write left (to hand back to
+    the caller), and whether one of its writes committed (a later failure of the call may then leave
+    part of it written, and the error says so)."""
 
     given: tuple[str, ...] = ()
     left: tuple[str, ...] = field(default=())
+    wrote: bool = False
 
 
-_call: contextvars.ContextVar[CallBookmarks | None] = contextvars.ContextVar("graphcons_call_bookmarks",
-                                                                             default=None)
+_call: contextvars.ContextVar[Call | None] = contextvars.ContextVar("graphcons_call", default=None)
 
 
 @contextmanager
-def call_bookmarks(given: tuple[str, ...] = ()) -> Iterator[CallBookmarks]:
-    """Within this block (one HTTP request), transactions also wait for `given` and record the
-    bookmarks of their writes in the yielded object."""
-    call = CallBookmarks(tuple(given))
+def call_scope(given: tuple[str, ...] = ()) -> Iterator[Call]:
+    """Within this block (one HTTP request, one MCP tool call), transactions also wait for `given`,
+    record the bookmarks of their writes in the yielded object, and a failure says whether an
+    earlier write of the block committed. Each block starts with nothing written."""
+    call = Call(tuple(given))
     token = _call.set(call)
     try:
         yield call
@@ -98,8 +118,17 @@ def call_bookmarks(given: tuple[str, ...] = ()) -> Iterator[CallBookmarks]:
         _call.reset(token)
 
 
-def writes_sent() -> bool:
-    return _writes_sent.get()
+def _wrote_before() -> bool:
+    """Whether a write of the current call committed before now (False outside a call scope)."""
+    call = _call.get()
+    return call is not None and call.wrote
+
+
+def _committed_write(session: neo4j.Session | None) -> None:
+    if (call := _call.get()) is not None:
+        call.wrote = True
+        if session is not None:
+            call.left = tuple(sorted(session.last_bookmarks().raw_values))
 
 
 U = TypeVar("U")
@@ -151,31 +180,16 @@ class Database:
 
     # --- queries by name, each its own transaction --------------------------------------
 
-    def run(self, name: str, /, **params: Any) -> list[dict[str, Any]]:
-        """Run one named query in its own transaction (read or write, retried); rows as dicts."""
+    def run(self, name: str, rows: Rows = Rows.DATA, /, **params: Any) -> list[dict[str, Any]]:
+        """Run one named query in its own transaction (read or write, retried); rows as dicts,
+        converted as `rows` says (Rows.VALUES / Rows.PLAIN for the big reads of a scan)."""
         with tracing.span(name, "client", **{"db.system": "neo4j"}):  # the file's name, never its parameters
-            return self.run_text(query(name), **params)
+            return self.run_text(query(name), rows, **params)
 
-    def run_text(self, text: str, /, **params: Any) -> list[dict[str, Any]]:
-        """Run a statement read from cypher/ by the caller (schema files hold several)."""
-        return self._statement(text, params, lambda res: [native(r.data()) for r in res])
-
-    def run_values(self, name: str, /, **params: Any) -> list[dict[str, Any]]:
-        """`run` for a query whose columns hold only values (strings, numbers, lists, maps; no
-        nodes, relationships or paths): rows without Record.data()'s walk over every nested value,
-        which costs seconds on the millions of values a cluster scan reads (issue 15)."""
-        with tracing.span(name, "client", **{"db.system": "neo4j"}):
-            return self._statement(query(name), params, lambda res: [native(dict(r)) for r in res])
-
-    def run_plain(self, name: str, /, **params: Any) -> list[dict[str, Any]]:
-        """`run_values` for a query that returns no temporal value by construction (ids, numbers,
-        strings and lists of them: a scan's detected members and projected edges): rows as the
-        driver decoded them, without the walk over every value (~0.7 s of a 100k-memory scan)."""
-        with tracing.span(name, "client", **{"db.system": "neo4j"}):
-            return self._statement(query(name), params, lambda res: [dict(r) for r in res])
-
-    def _statement(self, text: str, params: dict[str, Any], rows: Callable[[neo4j.Result], T]) -> T:
-        return self._transact(lambda tx: rows(tx._tx.run(text, params)), self.mode_of(text, params))
+    def run_text(self, text: str, rows: Rows = Rows.DATA, /, **params: Any) -> list[dict[str, Any]]:
+        """`run` for a statement read from cypher/ by the caller (schema files hold several)."""
+        convert = _CONVERT[rows]
+        return self._transact(lambda tx: [convert(r) for r in tx._tx.run(text, params)], self.mode_of(text, params))
 
     # --- units of work -------------------------------------------------------------------
 
@@ -193,10 +207,11 @@ class Database:
     def transaction(self) -> Iterator["Tx"]:
         """One explicit write transaction, NOT retried: for code that holds a transaction open or
         rolls it back on purpose (the battery, tests). Everything else uses `write(work)`."""
-        with self._session(WRITE) as session, session.begin_transaction() as tx:
-            _writes_sent.set(True)
-            yield Tx(tx)
-            tx.commit()
+        with self._session(WRITE) as session:
+            with session.begin_transaction() as tx:
+                yield Tx(tx)
+                tx.commit()
+            _committed_write(session)
         self.transactions[WRITE] += 1
 
     def mode_of(self, text: str, params: dict[str, Any]) -> str:
@@ -231,7 +246,9 @@ class Database:
                 return result
             except IncompleteCommit as exc:  # the commit was sent, its answer lost: never retried
                 metrics.NEO4J_UNAVAILABLE.inc()
-                raise self._unavailable(exc, maybe_written=mode == WRITE or writes_sent()) from exc
+                if mode == WRITE:
+                    _committed_write(None)  # it may have: a later failure of this call says so too
+                raise self._unavailable(exc, maybe_written=mode == WRITE or _wrote_before()) from exc
             except ClientError as exc:
                 if exc.code == "Neo.ClientError.Transaction.InvalidBookmark":
                     raise ValidationError("bookmark", "is not a bookmark of this database") from exc
@@ -239,11 +256,11 @@ class Database:
                     raise
                 raise Busy(f"Neo4j terminated the transaction ({exc.code}); nothing of it was written",
                            public="Neo4j terminated the transaction (a timeout, an operator or a shutdown)",
-                           maybe_written=writes_sent()) from exc
+                           maybe_written=_wrote_before()) from exc
             except TransientError as exc:  # rolled back whole: a deadlock victim, a lock wait that timed out
                 if not exc.is_retryable() or not self._wait(start, attempt, self.cfg.retry_s, exc):
                     raise Busy(f"Neo4j rolled the transaction back ({exc.code}) after {attempt + 1} attempt(s); "
-                               "nothing of it was written", maybe_written=writes_sent()) from exc
+                               "nothing of it was written", maybe_written=_wrote_before()) from exc
             except LOST as exc:
                 if stalled(exc) and not stall_retried:
                     # one stuck connection, not an outage (that refuses connections at once): the
@@ -254,22 +271,20 @@ class Database:
                     metrics.retried("stalled")
                 elif not self._wait(start, attempt, self.cfg.unavailable_retry_s, exc):
                     metrics.NEO4J_UNAVAILABLE.inc()
-                    raise self._unavailable(exc, maybe_written=writes_sent()) from exc
+                    raise self._unavailable(exc, maybe_written=_wrote_before()) from exc
             except ConnectionAcquisitionTimeoutError as exc:  # every pooled connection stayed busy
                 raise ServerUnavailable(f"{BUSY_POOL} ({exc})", public=BUSY_POOL,
-                                        maybe_written=writes_sent()) from exc
+                                        maybe_written=_wrote_before()) from exc
             attempt += 1
 
     def _attempt(self, work: Callable[["Tx"], T], mode: str) -> T:
         session = self._session(mode)
         try:
             with session.begin_transaction() as tx:
-                if mode == WRITE:
-                    _writes_sent.set(True)
                 result = work(Tx(tx))
                 tx.commit()
-            if mode == WRITE and (call := _call.get()) is not None:
-                call.left = tuple(sorted(session.last_bookmarks().raw_values))
+            if mode == WRITE:
+                _committed_write(session)
         except ResultFailedError as exc:
             _close(session)
             raise failure_of(exc) from None
@@ -341,9 +356,10 @@ class Tx:
     def __init__(self, tx: neo4j.Transaction):
         self._tx = tx
 
-    def run(self, name: str, /, **params: Any) -> list[dict[str, Any]]:
+    def run(self, name: str, rows: Rows = Rows.DATA, /, **params: Any) -> list[dict[str, Any]]:
         with tracing.span(name, "client", **{"db.system": "neo4j"}):
-            return [native(r.data()) for r in self._tx.run(query(name), params)]
+            return self.run_text(query(name), rows, **params)
 
-    def run_text(self, text: str, /, **params: Any) -> list[dict[str, Any]]:
-        return [native(r.data()) for r in self._tx.run(text, params)]
+    def run_text(self, text: str, rows: Rows = Rows.DATA, /, **params: Any) -> list[dict[str, Any]]:
+        convert = _CONVERT[rows]
+        return [convert(r) for r in self._tx.run(text, params)]

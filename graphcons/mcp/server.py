@@ -39,6 +39,7 @@ from graphcons.access.errors import status_of, unavailable_text
 from graphcons.access.holder import Store
 from graphcons.access.rights import Forbidden, own_memory, own_proposal, read_namespace, require, unseen, write_namespace
 from graphcons.core.config import Config, load_config
+from graphcons.core.db import call_scope
 from graphcons.core.errors import Busy, DanglingProvenance, GraphconsError, NotFound, ServerUnavailable, ValidationError
 from graphcons.core.inputs import SURROGATE, text_problem, texts
 from graphcons.core.memory import KindName, Memory
@@ -270,7 +271,8 @@ def _tool(fn: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(fn)
     def run(*args: Any, **kwargs: Any) -> Any:
         try:
-            return to_jsonable_python(fn(*args, **kwargs))
+            with call_scope():  # one tool call: a failure says whether a write of this call landed
+                return to_jsonable_python(fn(*args, **kwargs))
         except (GraphconsError, Forbidden) as exc:
             raise _error(exc) from None
     return run

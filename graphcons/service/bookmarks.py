@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from graphcons.core.db import call_bookmarks
+from graphcons.core.db import call_scope
 from graphcons.service.limits import Receive, Send, _refuse
 
 HEADER = b"graphcons-bookmark"
@@ -31,7 +31,7 @@ class Bookmarks:
         given = tuple(v.strip() for v in raw.split(",")) if raw else ()
         if len(given) > MAX_VALUES or not all(VALUE.match(v) for v in given):
             return await _refuse(send, 400, "bad_input", "the Graphcons-Bookmark header is not one a response gave")
-        with call_bookmarks(given) as call:
+        with call_scope(given) as call:
 
             async def send_bookmark(message: dict[str, Any]) -> None:
                 if message["type"] == "http.response.start" and call.left:

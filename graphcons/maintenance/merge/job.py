@@ -34,7 +34,7 @@ from typing import Any, Callable, Iterator
 
 from graphcons.core import audit
 from graphcons.core.config import Config, MergeConfig
-from graphcons.core.db import Database, Tx
+from graphcons.core.db import Database, Rows, Tx
 from graphcons.core.errors import Conflict
 from graphcons.core.memory import LIVE_STATUSES
 from graphcons.core.time import require_aware
@@ -79,9 +79,9 @@ def candidate_pairs(db: Database, cfg: Config, *, progress: Callable[[int], None
         elif progress:
             progress(1)  # one memory: no pair
         if batch and (size >= mcfg.batch_size or n == len(blocks) - 1):
-            # Values only (maps, lists, numbers): run_values skips Record.data()'s walk over every
+            # Values only (maps, lists, numbers): Rows.VALUES skips Record.data()'s walk over every
             # cosine, half of a triggered pass over 100 dirty blocks of ~120 at 1M (issue 33).
-            for row in db.run_values("merge/block_pairs", blocks=batch):
+            for row in db.run("merge/block_pairs", Rows.VALUES, blocks=batch):
                 yield from _block_pairs(row["members"], row["sims"], mcfg, floor, verifier)
             if progress:
                 progress(size)
