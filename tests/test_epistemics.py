@@ -1,7 +1,7 @@
 """Seed 002 on a real Neo4j: hypotheses, exact premises, independent justifications, scoped exceptions.
 
 Each test of seed 002's evaluation list is named after it; `graphcons benchmark` runs the same
-checks (battery.py, the epistemic checks).
+checks (graphcons/battery/epistemics.py).
 """
 
 from datetime import timedelta
