@@ -3,7 +3,9 @@ when the server goes away and comes back (issue 30) without stopping the shared 
 
     down()                     close every connection and refuse new ones: what a stopped server
                                looks like to the driver (connection refused)
-    up()                       accept connections again on the same port
+    up(warm_s=0)               accept connections again on the same port; with warm_s, answer no
+                               query (BEGIN or RUN) sent in the next warm_s seconds before they end:
+                               a restarted server that accepts connections while it still starts
     cut_next_write_commit()    let the next write transaction's COMMIT through to Neo4j, then drop
                                the connection before the answer returns: a write that landed while
                                the client saw Neo4j go away (the driver raises IncompleteCommit)
@@ -24,6 +26,7 @@ import threading
 import time
 
 BEGIN = b"\xb1\x11"  # a Bolt struct of one field, signature 0x11 (BEGIN {extra})
+RUN = b"\xb3\x10"  # three fields, signature 0x10 (RUN query, parameters, extra)
 READ_MODE = b"\x84mode\x81r"  # the extra map's "mode": "r" (absent for a write transaction)
 COMMIT = b"\x00\x02\xb0\x12\x00\x00"  # one chunk of 2 bytes: the field-less struct 0x12, then the end marker
 # HELLO's answer carries hints {"connection.recv_timeout_seconds": 120}: a 31-byte string (0xD0 0x1F),
@@ -49,11 +52,13 @@ class BoltProxy:
         self._armed = False
         self.cut = threading.Event()  # set once a write's COMMIT was let through and its connection dropped
         self._serving = False
+        self._warm_until = 0.0
         self.up()
 
     # -- control -------------------------------------------------------------------------
-    def up(self) -> None:
+    def up(self, warm_s: float = 0) -> None:
         with self._lock:
+            self._warm_until = time.monotonic() + warm_s
             if self._serving:
                 return
             if self._listener.fileno() < 0:
@@ -112,6 +117,8 @@ class BoltProxy:
                 if not data or (not from_client and state.get("mute")):
                     break
                 if from_client:
+                    if (BEGIN in data or RUN in data) and time.monotonic() < self._warm_until:
+                        state["hold_until"] = self._warm_until  # its answer waits until the server is warm
                     if BEGIN in data:
                         state["read"] = READ_MODE in data
                         with self._lock:
@@ -127,6 +134,8 @@ class BoltProxy:
                         break
                 elif state.get("stall"):
                     continue  # the server answered; the client never hears it, the connection stays open
+                elif state.get("hold_until", 0) > time.monotonic():
+                    time.sleep(state["hold_until"] - time.monotonic())
                 elif self.recv_timeout_s is not None:
                     data, n = RECV_TIMEOUT_HINT.subn(lambda m: m.group(1) + bytes([self.recv_timeout_s]), data)
                     self.hints_rewritten += n

@@ -46,7 +46,7 @@ class Neo4jConfig(Section):
     database: str = "neo4j"
     # Failing fast (issue 30): a TCP connect gives up after connection_timeout_s; getting a connection
     # (a free pooled one, or a new one with its Bolt handshake and login) after acquisition_timeout_s;
-    # a lost server is retried for unavailable_retry_s before the call fails (503). A stopped server
+    # a lost server is waited for (core/recovery's probe) for unavailable_retry_s before the call fails (503). A stopped server
     # refuses at once (503 in ~0.5 s); a host that accepts and never answers costs acquisition_timeout_s.
     # A cluster's leader election can take longer: raise unavailable_retry_s there (docs/DEPLOY.md).
     connection_timeout_s: float = Field(default=1.5, gt=0, le=120)

@@ -14,6 +14,9 @@ Every transaction goes through `_transact` (issue 30, issue 33):
   this call may have landed: the failing transaction's commit was sent, or an earlier write of
   the same call (`call_scope`: one HTTP request, one MCP tool call) committed. Outside a call
   scope (the worker, the CLI) only the failing transaction counts;
+- after a lost server, one background probe (core/recovery) asks it a trivial query until it
+  answers; meanwhile every transaction fails within unavailable_retry_s instead of queueing on a
+  server that accepts connections but is still starting (issue 50 item 7);
 - a connection the server stopped answering (the driver's read timed out after the server's
   receive-timeout hint) is one stuck connection, not an outage: retried once more on a fresh one;
 - one bookmark manager per Database, so every session of the process reads its own writes
@@ -52,6 +55,7 @@ from graphcons.core import metrics, tracing
 from graphcons.core.config import Neo4jConfig
 from graphcons.core.cypher import query
 from graphcons.core.errors import Busy, ServerUnavailable, ValidationError
+from graphcons.core.recovery import Recovery
 from graphcons.core.time import native
 
 T = TypeVar("T")
@@ -69,6 +73,7 @@ LOST = (ServiceUnavailable, SessionExpired)  # the server went away (or a cluste
 TERMINATED = ("Neo.ClientError.Transaction.Terminated", "Neo.ClientError.Transaction.LockClientStopped",
               "Neo.TransientError.Transaction.Terminated", "Neo.TransientError.Transaction.LockClientStopped")
 BUSY_POOL = "Neo4j is busy: no free connection within [neo4j] acquisition_timeout_s"
+DATABASE_UNAVAILABLE = "Neo.TransientError.General.DatabaseUnavailable"  # starting or stopping: an outage
 
 _MODES: dict[str, str] = {}  # query text -> READ | WRITE, asked of the server once per process
 
@@ -153,6 +158,7 @@ class Database:
         self.cfg = cfg
         self.bookmarks = neo4j.GraphDatabase.bookmark_manager()
         self.transactions = {READ: 0, WRITE: 0}  # committed, by access mode (what tests check)
+        self.recovery = Recovery(lambda: self.driver.session(database=cfg.database), query("admin/ping"))
         try:
             self.driver = neo4j.GraphDatabase.driver(
                 cfg.uri, auth=(cfg.user, cfg.resolved_password()), notifications_min_severity="OFF",
@@ -176,6 +182,7 @@ class Database:
             ) from exc
 
     def close(self) -> None:
+        self.recovery.close()
         self.driver.close()
 
     # --- queries by name, each its own transaction --------------------------------------
@@ -237,8 +244,13 @@ class Database:
 
     def _transact(self, work: Callable[["Tx"], T], mode: str) -> T:
         """Run `work` in one transaction of `mode`, retrying transient failures: deadlocks for up to
-        retry_s, a lost server for up to unavailable_retry_s. Each attempt is a fresh transaction."""
+        retry_s, a lost server for up to unavailable_retry_s. Each attempt is a fresh transaction.
+        While a lost server has not answered the recovery probe, it fails within unavailable_retry_s."""
         start, attempt, stall_retried = time.monotonic(), 0, False
+        if not self.recovery.wait(self.cfg.unavailable_retry_s):
+            metrics.NEO4J_UNAVAILABLE.inc()
+            raise ServerUnavailable(f"Neo4j at {self.cfg.uri} was lost and has not answered a query since",
+                                    maybe_written=_wrote_before())
         while True:
             try:
                 result = self._attempt(work, mode)
@@ -258,7 +270,9 @@ class Database:
                            public="Neo4j terminated the transaction (a timeout, an operator or a shutdown)",
                            maybe_written=_wrote_before()) from exc
             except TransientError as exc:  # rolled back whole: a deadlock victim, a lock wait that timed out
-                if not exc.is_retryable() or not self._wait(start, attempt, self.cfg.retry_s, exc):
+                if exc.code == DATABASE_UNAVAILABLE:
+                    self._back_again(start, exc)
+                elif not exc.is_retryable() or not self._wait(start, attempt, self.cfg.retry_s, exc):
                     raise Busy(f"Neo4j rolled the transaction back ({exc.code}) after {attempt + 1} attempt(s); "
                                "nothing of it was written", maybe_written=_wrote_before()) from exc
             except LOST as exc:
@@ -269,13 +283,23 @@ class Database:
                     log.warning("Neo4j did not answer within its receive timeout (%s); retrying once on a "
                                 "fresh connection", exc)
                     metrics.retried("stalled")
-                elif not self._wait(start, attempt, self.cfg.unavailable_retry_s, exc):
-                    metrics.NEO4J_UNAVAILABLE.inc()
-                    raise self._unavailable(exc, maybe_written=_wrote_before()) from exc
+                else:
+                    self._back_again(start, exc)
             except ConnectionAcquisitionTimeoutError as exc:  # every pooled connection stayed busy
                 raise ServerUnavailable(f"{BUSY_POOL} ({exc})", public=BUSY_POOL,
                                         maybe_written=_wrote_before()) from exc
             attempt += 1
+
+    def _back_again(self, start: float, exc: Exception) -> None:
+        """The server was lost: retry once the recovery probe saw it answer a query, within
+        unavailable_retry_s of the call's start; else fail as unavailable."""
+        self.recovery.lost()
+        left = start + self.cfg.unavailable_retry_s - time.monotonic()
+        if left <= 0 or not self.recovery.wait(left):
+            metrics.NEO4J_UNAVAILABLE.inc()
+            raise self._unavailable(exc, maybe_written=_wrote_before()) from exc
+        log.info("Neo4j answers again after %s; retrying the transaction", type(exc).__name__)
+        metrics.retried("unavailable")
 
     def _attempt(self, work: Callable[["Tx"], T], mode: str) -> T:
         session = self._session(mode)
@@ -301,7 +325,7 @@ class Database:
         if time.monotonic() - start + delay > budget:
             return False
         log.info("transaction failed (%s); retry %d in %.2f s", type(exc).__name__, attempt + 1, delay)
-        metrics.retried("unavailable" if isinstance(exc, LOST) else "transient")
+        metrics.retried("transient")
         time.sleep(delay)
         return True
 
