@@ -1,7 +1,7 @@
-"""Charts of the benchmark results: PNGs next to each bench/results/*.json (matplotlib).
+"""Charts of the benchmark results: PNGs next to each bench/<concern>/results/*.json (matplotlib).
 
-    python bench/plots.py                  # every results file -> bench/results/plots/*.png
-    python bench/plots.py bench/results/merge.json
+    python -m bench.plots                  # every results file -> bench/<concern>/results/plots/*.png
+    python -m bench.plots bench/merge/results/merge.json
 
 Each bench script calls `render(path)` after it saves its JSON, so its charts always match
 its figures. A results file of a kind this module does not know is skipped with a message.
@@ -18,8 +18,12 @@ import matplotlib
 matplotlib.use("Agg")  # files only, no display
 import matplotlib.pyplot as plt  # noqa: E402
 
-RESULTS = Path(__file__).resolve().parent / "results"
-OUT = RESULTS / "plots"
+BENCH = Path(__file__).resolve().parent
+
+
+def results_files() -> list[Path]:
+    """Every saved result, in each concern's results folder."""
+    return sorted(BENCH.glob("*/results/*.json"))
 
 
 def _save(fig, out: Path) -> Path:
@@ -132,7 +136,7 @@ def merge(data: dict, stem: str, out_dir: Path) -> list[Path]:
 
 
 def scale(data: dict, stem: str, out_dir: Path) -> list[Path]:
-    """The one-store run (bench/scale.py): admission p95 and the scan / merge pass, each beside its target."""
+    """The one-store run (bench/store/scale.py): admission p95 and the scan / merge pass, each beside its target."""
     fig, (left, right) = plt.subplots(1, 2, figsize=(9, 4))
     a, t = data.get("admission", {}), data.get("targets", {})
     bars = [("p95 excl. embedding", a.get("excluding_embedding", {}).get("p95_ms", 0),
@@ -155,9 +159,11 @@ def scale(data: dict, stem: str, out_dir: Path) -> list[Path]:
 KINDS = {"admission": admission, "clusters": clusters, "merge": merge, "scale": scale}
 
 
-def render(path: str | Path, out_dir: Path = OUT) -> list[Path]:
-    """The charts of one results file (its kind from `benchmark` or the file name)."""
+def render(path: str | Path, out_dir: Path | None = None) -> list[Path]:
+    """The charts of one results file (its kind from `benchmark` or the file name), by default into
+    the plots folder beside it."""
     path = Path(path)
+    out_dir = out_dir or path.parent / "plots"
     data = json.loads(path.read_text())
     kind = data.get("benchmark") or path.stem.split("-")[0]
     fn = KINDS.get(kind)
@@ -168,7 +174,7 @@ def render(path: str | Path, out_dir: Path = OUT) -> list[Path]:
 
 
 def main(argv: list[str]) -> None:
-    files = [Path(a) for a in argv] or sorted(RESULTS.glob("*.json"))
+    files = [Path(a) for a in argv] or results_files()
     for f in files:
         for png in render(f):
             print(png)

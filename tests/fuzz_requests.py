@@ -2,7 +2,7 @@
 and every role, most of them valid (real ids from the store, values the request models accept),
 the rest one mutation away from valid (a lower role, another namespace, an unknown id, a bad
 value, junk where a field goes, NUL bytes, Cypher fragments). Shared by tests/test_service_fuzz.py
-(a short run) and bench/fuzz.py (10,000 cases).
+(a short run) and bench/service/fuzz.py (10,000 cases).
 
     Fuzz(g, server, namespace).run(case)  sends one drawn case, checks it, updates the pools
     invariants(g)                         the store's invariants after a run (empty: all hold)

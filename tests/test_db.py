@@ -4,7 +4,7 @@ landed said so and safe to retry, reads in read transactions, bookmarks.
 
 Outages are made with a TCP forwarder in front of the test server (tests/outage_helpers.py):
 closing it looks to the driver exactly like a stopped server, and the shared server keeps
-running. bench/outage.py stops and starts a real server for the same figures.
+running. bench/service/outage.py stops and starts a real server for the same figures.
 """
 
 from __future__ import annotations

@@ -143,7 +143,7 @@ def test_a_summary_claim_no_memory_supports_is_dropped():
 
 
 def test_a_statement_keeps_only_the_citations_that_share_a_word_with_it():
-    # The 1.5B model's habit (bench/results/llm.json): the memory it used, plus its neighbours in the list.
+    # The 1.5B model's habit (bench/llm/results/llm.json): the memory it used, plus its neighbours in the list.
     texts = {"a1": "I go for a run and meditate every morning before work.",
              "a2": "Thinking of travelling to Japan next spring; any tips?",
              "a3": "My sister called about her new puppy."}

@@ -193,7 +193,7 @@ def test_a_true_paraphrase_is_a_duplicate(embedder, a, b):
     p = score_pair(memory("m-a", a), memory("m-b", b), cosine, MergeConfig())
     assert p.contradictions == [] and p.apart == [] and p.restated, (p.p_duplicate, p.features)
     # the verifier leans to "the same" (issue 29: the operating point alone decides whether it is proposed;
-    # short restatements sit under it, bench/results/merge-quality.json)
+    # short restatements sit under it, bench/merge/results/merge-quality.json)
     assert p.p_duplicate >= 0.5 and (p.outcome == DUPLICATE) == (p.p_duplicate >= MergeConfig().propose_at)
 
 

@@ -11,7 +11,7 @@ from bench import plots  # noqa: E402
 
 
 def test_each_result_file_of_a_known_kind_draws_its_charts(tmp_path):
-    results = sorted((REPO / "bench" / "results").glob("*.json"))
+    results = plots.results_files()  # bench/<concern>/results/*.json
     drawn = {f.name: plots.render(f, tmp_path) for f in results}
     for name in ("admission.json", "clusters.json", "merge.json"):
         assert drawn[name], f"no chart for {name}"

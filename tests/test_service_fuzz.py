@@ -1,7 +1,7 @@
 """Property tests of the HTTP API (issue 16, hypothesis): arbitrary unicode, huge strings, nested
 junk, Cypher fragments and null bytes are stored verbatim or refused with a message, never
 executed, never a 500; and a refused request writes nothing (the store's counts are unchanged).
-A bounded number of examples here; bench/fuzz.py runs thousands."""
+A bounded number of examples here; bench/service/fuzz.py runs thousands."""
 
 from __future__ import annotations
 
@@ -81,7 +81,7 @@ def test_retrieve_and_search_never_crash_and_readers_write_nothing(g, server, qu
 
 def test_requests_over_every_route_and_role_reach_the_store(g, server):
     """Issue 30: mostly valid requests (real ids, every route, every role) and near-misses; no 500,
-    no write from a refused request, the store's invariants hold afterwards. bench/fuzz.py runs 10,000."""
+    no write from a refused request, the store's invariants hold afterwards. bench/service/fuzz.py runs 10,000."""
     assert seed(g, "team", NOW) >= 1
     fuzz = Fuzz(g, server, "team")
 

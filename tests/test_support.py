@@ -145,7 +145,7 @@ def test_an_insight_whose_claims_only_copy_one_member_is_not_an_insight():
 
 
 def test_an_insight_line_keeps_only_the_citations_that_hold_its_words():
-    # the local model's digest of conv-26 (bench/results/llm-synthesis.json): each fact cited the
+    # the local model's digest of conv-26 (bench/llm/results/llm-synthesis.json): each fact cited the
     # claim's member beside its own; sharing only the subject's name is no support
     texts = {"c1": "The support group has made Caroline feel accepted and given her courage to embrace herself.",
              "c2": "Caroline finds nature refreshing and discussed how it can bring peace.",

@@ -1,4 +1,4 @@
-// Benchmark only (bench/merge.py): bulk-write memories whose properties, embeddings
+// Benchmark only (bench/merge/speed.py): bulk-write memories whose properties, embeddings
 // included, were built by graphcons.admission.node_props; no SIMILAR edges, no versions.
 UNWIND $rows AS row
 CREATE (m:Memory)

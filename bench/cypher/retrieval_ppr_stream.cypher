@@ -1,4 +1,4 @@
-// bench/retrieval_scale.py --ppr: personalised PageRank from the query's seed hits ($seeds: ids).
+// bench/retrieval/latency.py --ppr: personalised PageRank from the query's seed hits ($seeds: ids).
 MATCH (s:Memory) WHERE s.id IN $seeds
 WITH collect(s) AS seeds
 CALL gds.pageRank.stream($name, {sourceNodes: seeds, dampingFactor: 0.85, maxIterations: 20, concurrency: 1})

@@ -1,3 +1,3 @@
-// Benchmark only (bench/scale.py): memory id -> element id, so edges are created by direct node lookup.
+// Benchmark only (bench/store/scale.py): memory id -> element id, so edges are created by direct node lookup.
 MATCH (m:Memory)
 RETURN m.id AS id, elementId(m) AS eid

@@ -7,7 +7,7 @@ Two implementations of `Detector`, chosen by `[consolidation] algorithm`:
   and each community is named by its sorted members (raw ids follow internal node ids).
 - `Leiden`: GDS Leiden with `randomSeed = leiden_seed`, `concurrency: 1`. At the modularity
   default (gamma 1) Leiden merges the small clusters graphcons cares about (3-25 members),
-  and the gamma that recovers them grows with the graph (bench/clusters.py: about 1 on
+  and the gamma that recovers them grows with the graph (bench/clusters/planted.py: about 1 on
   football, 20 on 2k planted memories, more at 100k), so by default the resolution is
   derived per graph from `leiden_density` (see `Leiden`); `leiden_density = 0` uses the
   fixed `leiden_gamma`.

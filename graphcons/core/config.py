@@ -120,8 +120,8 @@ class AdmissionConfig(Section):
     similar_k: int = Field(default=5, ge=0, le=100)
     # Neighbours are chosen per subject (graphcons/store/neighbours.py): exactly when the
     # namespace+subject scope holds at most this many memories, else from a vector-index pool
-    # of at least index_pool candidates that widens until k are found (bench/retrieval.py).
-    exact_scope_max: int = Field(default=2_000, ge=0)  # ~20 us per memory scanned; index ~30 ms (bench/scope_scan.py)
+    # of at least index_pool candidates that widens until k are found (bench/retrieval/answers.py).
+    exact_scope_max: int = Field(default=2_000, ge=0)  # ~20 us per memory scanned; index ~30 ms (bench/store/scope_scan.py)
     index_pool: int = Field(default=100, ge=1, le=100_000)
     # Co-access: at most this many memories of one session take part in pairs,
     # so a session writes at most window*(window-1)/2 CO_ACCESSED pairs.
@@ -138,7 +138,7 @@ class RetrievalConfig(Section):
     mode: Literal["hybrid", "vector", "keyword"] = "hybrid"
     # Exact cosine over the namespace/subject scope up to this many memories; larger
     # scopes read the vector index with a pool that widens until k results are found.
-    exact_scope_max: int = Field(default=2_000, ge=0)  # ~20 us per memory scanned; index ~30 ms (bench/scope_scan.py)
+    exact_scope_max: int = Field(default=2_000, ge=0)  # ~20 us per memory scanned; index ~30 ms (bench/store/scope_scan.py)
     index_pool: int = Field(default=100, ge=1, le=100_000)
     # Hybrid (issue 28): each of vector and keyword contributes its top max(hybrid_pool, k), so
     # the top k of any k <= hybrid_pool is the prefix of a longer list. Scores are fused after
@@ -217,7 +217,7 @@ class ConsolidationConfig(Section):
     leiden_gamma: float = Field(default=1.0, gt=0)  # resolution, used as is when leiden_density = 0
     # Leiden resolution from a density: gamma = leiden_density * n / mean weighted degree of the
     # projected graph, so the cluster sizes found do not drift with the size of the store
-    # (a fixed modularity gamma merges small clusters more as the graph grows; bench/clusters.py).
+    # (a fixed modularity gamma merges small clusters more as the graph grows; bench/clusters/planted.py).
     leiden_density: float = Field(default=0.07, ge=0, le=1)
     leiden_seed: int = 42
     # Fusion: weight of each signal in the summed edge weight.
@@ -239,7 +239,7 @@ class ConsolidationConfig(Section):
     # A cluster of two groups that differ in a word (opened / closed) is split in two
     # (consolidation/contrast.py): the embedder places such statements at cosine 0.9-0.99.
     # Off by default: it reads every accepted cluster's texts, +100 s of gate at 1M memories
-    # (bench/results/scale.json) for +0.03-0.04 mean purity on two loghub systems.
+    # (bench/store/results/scale.json) for +0.03-0.04 mean purity on two loghub systems.
     contrast_split: bool = False
 
     # The embedder's calibrated floor, bound by Config when the configuration is loaded.
@@ -281,7 +281,7 @@ class MergeConfig(Section):
     """Near-duplicate merge, in stages (graphcons/maintenance/merge/score.py): the seed score
     title_weight * jaro_winkler(title) + content_weight * cosine >= threshold makes a candidate;
     the difference check may make it a conflict; the verifier's p_duplicate places it against
-    the two operating points (bench/merge_quality.py picks them; bench/results/merge-quality.json)."""
+    the two operating points (bench/merge/quality.py picks them; bench/merge/results/merge-quality.json)."""
 
     # stage (b), the candidate floor: the verifier runs only on pairs at or over it (0.65 keeps 93 % of
     # MRPC duplicates as candidates; the seed's 0.92 kept 14 %)
@@ -306,13 +306,13 @@ class MergeConfig(Section):
     onnx_max_tokens: int = Field(default=256, ge=8, le=4096)
     # operating point `propose` (recall-oriented, a human reviews): the lowest p_duplicate whose dev-half
     # merges have MRPC precision >= 0.88, merge < 1 % of STS-B pairs graded < 3 and <= 0.5 % of SICK
-    # contradictions (bench/merge_quality.py PROPOSE_RULE; held-out MRPC half P 0.91 R 0.49). Issue 29's
+    # contradictions (bench/merge/quality.py PROPOSE_RULE; held-out MRPC half P 0.91 R 0.49). Issue 29's
     # cross-dataset figures (fit on two data sets, report on the third): docs/MERGE.md
     propose_at: float = Field(default=0.74, ge=0, le=1)
     # stage (c): a pair whose content words mostly do not line up (difflib ratio of the two content-word
     # sequences under this) is no restatement, whatever the verifier says: the largest round floor that
-    # keeps >= 99 % of the dev half's MRPC true merges at propose_at (bench/merge_quality.py ORDER_RULE); the
-    # fitted verifier alone proposed same-subject pairs of shuffled words (bench/merge.py's synthetic store)
+    # keeps >= 99 % of the dev half's MRPC true merges at propose_at (bench/merge/quality.py ORDER_RULE); the
+    # fitted verifier alone proposed same-subject pairs of shuffled words (bench/merge/speed.py's synthetic store)
     min_order_ratio: float = Field(default=0.4, ge=0, le=1)
     # operating point `auto_apply` (precision-oriented): the lowest p_duplicate whose dev-half merges have
     # MRPC precision >= 0.97 over >= 50 merges, no STS-B pair graded < 3, no SICK contradiction

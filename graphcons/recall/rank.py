@@ -93,7 +93,7 @@ def fuse(vec: list[Candidate], kw: list[Candidate], keyword_weight: float) -> li
     """Score fusion: cosine / the query's best cosine + keyword_weight * bm25 / the query's best
     bm25. Scaling by the best score (the first of each list, whatever the pool) keeps a memory's
     score independent of k and of the corpus's score range; fitted on the dev conversations
-    (bench/retrieval.py) it never fell below the better single list, where rank fusion did."""
+    (bench/retrieval/answers.py) it never fell below the better single list, where rank fusion did."""
     vbest, kbest = best(vec, "vector"), best(kw, "keyword")
     fused: dict[str, Candidate] = {}
     for hits in (vec, kw):

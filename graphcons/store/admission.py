@@ -4,7 +4,7 @@ Every memory node is created here: what callers add (`admit`, `admit_many`) and 
 derives (`admit_derived`: an insight, a reflection's statement, inside its approval's transaction).
 
 Fast and local: one embedding, then one write transaction whose hot path is one statement that
-checks (duplicate, ids, link targets), writes and audits (issue 15: bench/admission.py).
+checks (duplicate, ids, link targets), writes and audits (issue 15: bench/store/admission.py).
 `admit_many` gives the same graph for a batch with one read and UNWIND statements. Everything heavier
 (clustering, merging, synthesis) runs later as a background job.
 """

@@ -12,7 +12,7 @@ member of the scope), so the same memories in the same order give the same edges
 fresh store. Larger scopes read the vector index with a pool that widens (x4) until k
 in-scope neighbours above the floor are found, the pool's weakest candidate is under the
 floor, or the pool is the whole store; candidates are re-scored exactly
-(bench/retrieval.py measures both paths).
+(bench/retrieval/answers.py measures both paths).
 """
 
 from __future__ import annotations

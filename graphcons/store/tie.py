@@ -3,7 +3,7 @@
 tie = 1 + TIE_EPSILON * h(id) / 1000003, h a polynomial hash of the id's characters, in
 [1, 1.001). Label propagation weighs each neighbour's vote by it, so equal votes fall to a
 fixed pseudo-random neighbour instead of "smallest label" (which floods unweighted graphs:
-football NMI 0.39 without it, 0.85 with it, see bench/results/). It depends on the id only,
+football NMI 0.39 without it, 0.85 with it, see bench/clusters/results/). It depends on the id only,
 so admission writes it once (`weight`, one property of `_create`), `backfill` sets it on
 memories stored before it existed, and the scan's projection reads it instead of hashing
 every id on every scan. A memory without it still projects the same value: the projection

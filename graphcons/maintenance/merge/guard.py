@@ -650,7 +650,7 @@ _ONE = {"a", "an", "one", "single"}
 # the ones that differ must mostly be shared (Jaccard). A value (a figure, a date, a name) needs more of the
 # rest than a negation or an opposite does: two reports of one market day ("rose 0.3 per cent at 9,886" /
 # "rose 0.5 per cent at 9,905", in other words) or of one lease's retries are two readings, not one claim
-# contradicted. Chosen on MRPC train duplicates and SICK train contradictions (bench/merge_cross.py reports
+# contradicted. Chosen on MRPC train duplicates and SICK train contradictions (bench/merge/cross.py reports
 # all three data sets and the Loghub lines).
 SAME_THING = 0.5
 SAME_THING_VALUES = 0.8

@@ -103,7 +103,7 @@ def index_candidate_pairs(db: Database, cfg: Config, *, progress: Callable[[int]
                           namespace: str | None = None, subject: str | None = None,
                           floor: float | None = None, verifier: verify.Verifier | None = None) -> Iterator[Pair]:
     """The reference definition the pass used before issue 15, kept to compare against (tests,
-    bench/merge.py): per live memory, one vector-index query for its `search_width` nearest
+    bench/merge/speed.py): per live memory, one vector-index query for its `search_width` nearest
     memories, filtered to the same subject + namespace and live, the best `top_k` kept. Same
     pairs as `candidate_pairs` where the index finds every block member's true neighbours;
     its cosine is the index's float32 figure. `floor` is accepted and ignored (all are scored)."""

@@ -7,8 +7,8 @@ label (duplicate | near_paraphrase_with_difference | conflict | different), or `
 verdict now: the pair is left for a later run). `[merge] verifier` names one:
 - `rules` (the default, offline, here): a logistic regression over the pair's cosine, title
   similarity, word-alignment figures and guard signals. Its coefficients are below as plain
-  numbers, fitted by `bench/merge_train.py` on the dev half of MRPC / STS-B / SICK train and
-  measured on the held-out half (bench/results/merge-quality.json); rerun that script to refit.
+  numbers, fitted by `bench/merge/train.py` on the dev half of MRPC / STS-B / SICK train and
+  measured on the held-out half (bench/merge/results/merge-quality.json); rerun that script to refit.
 - `llm` (merge/verify_llm.py): the configured OpenAI-compatible provider labels the pair.
 - `onnx` (merge/verify_onnx.py): a user-supplied cross-encoder or NLI model.
 merge/verifiers.py builds the one a pass uses; a new verifier is a class with `name` and `judge`.
@@ -25,7 +25,7 @@ from graphcons.maintenance.merge.guard import Differences
 
 # A pair with a difference in meaning never reaches the verifier, so the guard's conflict
 # signals are not inputs here; its softer signals (details one text adds) are.
-# Issue 29: the 15 of the 25 earlier features that carried over between data sets (bench/merge_cross.py:
+# Issue 29: the 15 of the 25 earlier features that carried over between data sets (bench/merge/cross.py:
 # fitted on two of MRPC / STS-B / SICK, measured on the third, the smaller set was as good or better in
 # every fold; the ten dropped ones - both_sides_differ, length_ratio, log_unmatched, detail_added, run_min,
 # run_share, token_ratio, numbers_shared, names_shared, aligned_short - are still recorded on each pair).
@@ -44,7 +44,7 @@ FEATURES = ("cosine", "title_sim", "jaccard", "only_share_max", "only_share_min"
 # aligned: every content word of each text has its counterpart in the other, in any order (a short
 # restatement such as "X is the user's preferred language" / "the user prefers X" says nothing more).
 
-# Fitted by bench/merge_train.py (see its output in bench/results/merge-quality.json). Do not edit by hand.
+# Fitted by bench/merge/train.py (see its output in bench/merge/results/merge-quality.json). Do not edit by hand.
 RULES_INTERCEPT = 0.714539
 RULES_COEFFICIENTS = {
     "cosine": 0.540948,

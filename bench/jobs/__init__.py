@@ -1,0 +1,1 @@
+"""Benchmarks of the scheduled jobs: the loop under load, kill -9."""

@@ -1,0 +1,1 @@
+"""Benchmarks of models in the loop and reflection."""

@@ -1,0 +1,464 @@
+"""Does consolidation make an agent answer better? (issues 9, 28, 39)
+
+On the four LoCoMo dev conversations (../shared/data/locomo-dev.json): every observation becomes
+a memory (namespace = conversation, subject = speaker, source = dialogue turn, created_at = the
+session's date, as an agent recording the conversation would set it). Questions of categories
+1-4 (multi-hop, temporal, open-domain, single-hop; adversarial ones have no answer to find) are
+split in two halves with a fixed seed. For the first half, the memories holding a question's
+evidence turns are recorded as used together (co-access, one session per question). The other
+half is the *evaluated* half: it never touches the store.
+
+Phases. *before*: the store as admitted. *after*: consolidation (enabled, not dry run, offline
+synthesizer unless --llm) and the merge pass run, and every pending proposal (consolidate and
+merge) is approved, as a reviewer who accepts all would.
+
+Figures, per question category, for the evaluated half, in each phase:
+- evidence recall@10: the share of a question's evidence turns among the sources of the memories
+  an agent is shown by `retrieve(k=10)`: each hit, and the members an insight hit carries (their
+  facts are in the insight's text; docs/RETRIEVAL.md);
+- answer recall: the share of the gold answer's content words (LoCoMo's answer normalisation:
+  lower case, no punctuation, no articles; a few function words left out) found in
+  `context(q, budget_words=150 | 300)`, the block an agent pastes (--budgets adds others: how
+  much of the answer a larger block would hold);
+- latency: retrieve(k=10) and context(300) with the query already embedded.
+
+Modes: vector and keyword (plain lists), the default (hybrid ranking, graph step, diversity,
+insight digests), and the default with one step off (`ablations`: what each step adds).
+
+Validation by conversation (issue 39): the default's weights (keyword_weight x graph_weight x
+diversity, GRID) are chosen on three conversations (best mean recall@10 over both phases) and
+reported on the fourth, all four ways; `recall_at_10["default"]` and `answer_recall[*]["default"]`
+are the pooled figures of the left-out conversations (`validation` says which weights were fitted
+where). The community prior's weight (COMMUNITY) is fitted the same way on the after phase, the
+only phase with a scan's communities (`community_fit`). `shipped` is the default with the shipped
+[retrieval] settings, for reference only: those settings were chosen on these conversations.
+
+Beside the results, `retrieval-reader-contexts.json` holds context(q, 300) of the default in both
+phases for 120 evaluated questions (40 multi-hop, 40 temporal, 40 single-hop): what bench/retrieval/reader.py
+gives a model to answer from (`reader_f1`).
+
+    python -m bench.retrieval.answers [--seed 9] [--uri bolt://...] [--no-grid] [--budgets 150,300]
+    python -m bench.retrieval.answers --conversation conv-26 --no-grid --llm http://127.0.0.1:8080/v1
+
+Without --uri it uses the throwaway bench server (bench/server.py); with --uri (or $NEO4J_URI) it
+WIPES that database first. Saves bench/retrieval/results/retrieval.json (retrieval-llm.json with --llm).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import itertools
+import json
+import os
+import random
+import subprocess
+import sys
+import time
+from collections import defaultdict
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from bench import query  # noqa: E402
+from bench.retrieval.reader import normalize  # noqa: E402
+from bench.server import bench_server, stop_bench_server  # noqa: E402
+from graphcons.api import Graphcons  # noqa: E402
+from graphcons.core.config import Config, LLMConfig, Neo4jConfig  # noqa: E402
+from graphcons.core.embedders import make_embedder  # noqa: E402
+from graphcons.core.errors import Conflict  # noqa: E402
+from graphcons.store.admission import admit  # noqa: E402
+
+DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "locomo-dev.json"
+RESULTS = Path(__file__).resolve().parent / "results" / "retrieval.json"
+NOW = datetime(2026, 1, 15, 12, 0, tzinfo=timezone.utc)
+CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
+MODES = {"vector": {"mode": "vector"}, "keyword": {"mode": "keyword"}}
+# The default with one step off: what each step adds (the fitted weights otherwise).
+ABLATIONS = {"no_keyword": {"keyword_weight": 0.0}, "no_graph": {"graph_weight": 0.0},
+             "no_diversity": {"diversity": 0.0}, "no_digest": {"insights": "plain"},
+             "no_community": {"community_weight": 0.0}}
+# The community prior reads the scan's communities, which exist after consolidation only: its
+# weight is fitted on the after phase (the other weights as fitted on the before phase).
+COMMUNITY = (0.0, 0.1, 0.2, 0.4)
+GRID = {"keyword_weight": (0.2, 0.4, 0.6), "graph_weight": (0.0, 0.1), "diversity": (0.0, 0.3)}
+READER = {1: 40, 2: 40, 4: 40}  # issue 39: the reader's 120 questions (multi-hop, temporal, single-hop)
+ABLATION_BUDGETS = (300,)  # the ablations' answer recall at the larger budget only (each context costs a retrieve)
+# LoCoMo's normalize_answer drops articles and punctuation; these function words carry no answer either.
+FUNCTION_WORDS = frozenset("a an the and or of to in on at for with by from is was were are be been his her their "
+                           "he she they it its that this as".split())
+
+
+class KnownVectors:
+    """The bench's embedder: queries embedded up front, so a timed call excludes the embedding."""
+
+    def __init__(self, inner, texts: list[str]):
+        self.inner = inner
+        self.known = dict(zip(texts, inner.embed(texts)))
+
+    def embed_one(self, text: str) -> list[float]:
+        return self.known[text] if text in self.known else self.inner.embed_one(text)
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+
+def session_date(text: str) -> datetime:
+    """LoCoMo's "1:56 pm on 8 May, 2023" as an aware datetime (UTC: the data has no zone)."""
+    return datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y").replace(tzinfo=timezone.utc)
+
+
+def load() -> tuple[list[dict], list[dict]]:
+    memories, questions = [], []
+    for conv in json.loads(DATA.read_text()):
+        ns = conv["sample_id"]
+        for session in sorted(conv["observation"], key=lambda s: int(s.split("_")[1])):
+            number = session.split("_")[1]
+            when = session_date(conv["conversation"][f"session_{number}_date_time"]).isoformat()
+            for speaker, facts in conv["observation"][session].items():
+                for n, (fact, turn) in enumerate(facts):
+                    memories.append({"id": f"{ns}.{number}.{speaker}.{n}", "content": fact, "namespace": ns,
+                                     "subject": speaker, "source": str(turn), "kind": "observation",
+                                     "session": f"{ns}-{session}", "created_at": when})
+        for i, qa in enumerate(conv["qa"]):
+            evidence = {e.strip() for e in qa.get("evidence", []) if e and e.strip()}
+            if evidence and qa["category"] in CATEGORIES:
+                questions.append({"id": f"{ns}-q{i}", "namespace": ns, "question": qa["question"],
+                                  "category": qa["category"], "evidence": sorted(evidence),
+                                  "answer": str(qa.get("answer", ""))})
+    return memories, questions
+
+
+def answer_words(text: str) -> set[str]:
+    """LoCoMo's normalize_answer (lower case, no commas or punctuation, no articles), as words."""
+    return set(normalize(text).split()) - FUNCTION_WORDS
+
+
+def shown(hits: list[dict]) -> list:
+    """Every memory an agent is shown, in order: each hit, then the members it carries."""
+    out = []
+    for h in hits:
+        out.append(h["memory"])
+        out += [m["memory"] for m in h.get("members", [])]
+    return out
+
+
+def ask(g: Graphcons, q: dict, settings: dict, budgets: tuple[int, ...]) -> tuple[dict, float, float | None]:
+    """One question: recall@10 of retrieve(k=10), answer recall of context(q, b) for each budget."""
+    mode, insights = settings.get("mode"), settings.get("insights")
+    t = time.perf_counter()
+    hits = g.retrieve(q["question"], k=10, namespace=q["namespace"], mode=mode, insights=insights, record=False)
+    ms = 1000 * (time.perf_counter() - t)
+    found = set(q["evidence"]) & {s for m in shown(hits) if m.kind != "insight" for s in m.sources}
+    row = {"recall@10": len(found) / len(q["evidence"])}
+    ctx_ms = None
+    gold = answer_words(q["answer"])
+    for b in budgets:
+        t = time.perf_counter()
+        ctx = g.context(q["question"], b, namespace=q["namespace"], mode=mode, record=False)
+        if b == 300:
+            ctx_ms = 1000 * (time.perf_counter() - t)
+        assert ctx.words <= b, (q["id"], b, ctx.words)
+        row[f"answer@{b}"] = len(gold & answer_words(ctx.text)) / len(gold) if gold else None
+    return row, ms, ctx_ms
+
+
+def reader_questions(asked: list[dict]) -> list[dict]:
+    """The reader's questions: per category of READER, the first of the evaluated half by the
+    sha256 of their id (a fixed order that no retrieval result chooses)."""
+    order = sorted(asked, key=lambda q: hashlib.sha256(q["id"].encode()).hexdigest())
+    return [q for cat, n in READER.items() for q in [q for q in order if q["category"] == cat][:n]]
+
+
+def reader_contexts(g: Graphcons, questions: list[dict], weights: dict[str, dict]) -> list[dict]:
+    """context(q, 300) of the default, with the weights fitted without q's conversation."""
+    out = []
+    for q in questions:
+        with configured(g, weights[q["namespace"]]):
+            ctx = g.context(q["question"], 300, namespace=q["namespace"], record=False)
+        out.append({"id": q["id"], "category": CATEGORIES[q["category"]], "question": q["question"],
+                    "answer": q["answer"], "context": ctx.text, "words": ctx.words})
+    return out
+
+
+def summarise(rows: list[dict], questions: list[dict], key: str) -> dict:
+    per_cat: dict[str, list] = defaultdict(list)
+    for q, row in zip(questions, rows):
+        if row.get(key) is not None:
+            per_cat[CATEGORIES[q["category"]]].append(row[key])
+            per_cat["overall"].append(row[key])
+    return {cat: round(sum(v) / len(v), 4) for cat, v in sorted(per_cat.items())}
+
+
+def percentile(values: list[float], p: float) -> float | None:
+    ordered = sorted(v for v in values if v is not None)
+    return round(ordered[min(len(ordered) - 1, int(p * len(ordered)))], 2) if ordered else None
+
+
+@contextmanager
+def configured(g: Graphcons, settings: dict):
+    """[retrieval] settings for one run (`mode` is retrieve's argument, not a setting); restored after."""
+    rc = g.config.retrieval
+    saved = {k: getattr(rc, k) for k in settings if hasattr(rc, k) and k != "mode"}
+    for k in saved:
+        setattr(rc, k, settings[k])
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            setattr(rc, k, v)
+
+
+def run_rows(g: Graphcons, questions: list[dict], settings: dict, budgets: tuple[int, ...]) -> tuple[list, list, list]:
+    with configured(g, settings):
+        out = [ask(g, q, settings, budgets) for q in questions]
+    return [r for r, _, _ in out], [m for _, m, _ in out], [c for _, _, c in out]
+
+
+def cells() -> list[dict]:
+    return [dict(zip(GRID, values)) for values in itertools.product(*GRID.values())]
+
+
+def label(cell: dict) -> str:
+    return " ".join(f"{k}={v}" for k, v in cell.items())
+
+
+def fit(questions: list[dict], grid_rows: dict[str, dict[str, list]], held: str) -> str:
+    """The grid cell with the best mean recall@10 over the given phases (the bench passes the before
+    phase) on every conversation but `held` (ties: the earlier cell, i.e. the smaller weights)."""
+    idx = [i for i, q in enumerate(questions) if q["namespace"] != held]
+
+    def score(cell: str) -> float:
+        return round(sum(grid_rows[ph][cell][i]["recall@10"] for ph in grid_rows for i in idx) / (len(idx) * len(grid_rows)), 6)
+
+    order = list(grid_rows["before"])
+    return max(order, key=lambda c: (score(c), -order.index(c)))
+
+
+def fit_community(g: Graphcons, asked: list[dict], convs: list[str],
+                  weights: dict[str, dict]) -> tuple[dict, dict[str, dict]]:
+    """community_weight per left-out conversation: the COMMUNITY value with the best mean recall@10
+    of the after phase on the other three (ties: the smaller weight), with that fold's weights."""
+    out, chosen = {}, {}
+    for held in convs:
+        others = [q for q in asked if q["namespace"] != held]
+        scores = {}
+        for w in COMMUNITY:
+            got = run_rows(g, others, {**weights[held], "community_weight": w}, ())[0]
+            scores[w] = round(sum(r["recall@10"] for r in got) / len(got), 6)
+        best = max(COMMUNITY, key=lambda w: (scores[w], -w))
+        out[held] = {"recall_at_10_on_the_others": {str(w): v for w, v in scores.items()}, "chosen": best}
+        chosen[held] = {**weights[held], "community_weight": best}
+    return out, chosen
+
+
+def consolidate_all(g: Graphcons, args) -> dict:
+    t = time.perf_counter()
+    run = g.consolidate(now=NOW)
+    approved = defaultdict(int)
+    for p in g.proposals(status="pending", kind="consolidate", limit=10_000):
+        g.approve(p["id"], by="bench", now=NOW)
+        approved["consolidate"] += 1
+    merge = g.merge(dry_run=False, now=NOW)
+    for p in g.proposals(status="pending", kind="merge", limit=10_000):
+        try:
+            g.approve(p["id"], by="bench", now=NOW)
+            approved["merge"] += 1
+        except Conflict:  # a merge whose member an earlier approval already took: counted, not applied
+            approved["merge_refused"] += 1
+    stats = g.db.run_text(query("retrieval_summarised"))[0]
+    out = {"accepted_clusters": run.scan["accepted"] if run.scan else 0, "approved": dict(approved),
+           "merge_pass": {k: v for k, v in merge.items() if isinstance(v, (int, float, str))},
+           "memories": stats["memories"], "memories_summarised": stats["summarised"],
+           "share_summarised": round(stats["summarised"] / stats["memories"], 4),
+           "outcomes": {s: run.count(s) for s in sorted({o.status for o in run.outcomes})},
+           "seconds": round(time.perf_counter() - t, 1)}
+    if args.llm:
+        tried = [o for o in run.outcomes if o.status in ("proposed", "ungrounded", "failed", "no_pattern")]
+        calls = sum(o.calls for o in run.outcomes)
+        out.update(synthesizer={"base_url": args.llm, "model": args.model}, llm_calls=calls,
+                   seconds_per_call=round(out["seconds"] / calls, 1) if calls else None,
+                   grounded_share=round(run.count("proposed") / len(tried), 4) if tried else None)
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seed", type=int, default=9)
+    ap.add_argument("--uri", default=os.environ.get("NEO4J_URI"), help="wipe and use this Neo4j (default: bench server)")
+    ap.add_argument("--no-grid", dest="grid", action="store_false",
+                    help="skip the validation by conversation (report the shipped settings only)")
+    ap.add_argument("--budgets", default="150,300", type=lambda v: tuple(int(x) for x in v.split(",")),
+                    help="context budgets (words) of the answer recall, comma-separated; must include 300")
+    ap.add_argument("--conversation", help="only this dev conversation (e.g. conv-26)")
+    ap.add_argument("--llm", metavar="BASE_URL", help="synthesize with this OpenAI-protocol endpoint (e.g. the local "
+                    "llama.cpp server of ../shared/MODELS.md, http://127.0.0.1:8080/v1) instead of the offline "
+                    "synthesizer; results go to bench/retrieval/results/retrieval-llm.json")
+    ap.add_argument("--model", default="local", help="with --llm: the model name the endpoint serves")
+    ap.add_argument("--out", type=Path, help="where the JSON goes (default: bench/retrieval/results/retrieval.json, "
+                    "retrieval-llm.json with --llm)")
+    args = ap.parse_args()
+    if 300 not in args.budgets:  # the targets and the reader read the 300-word context
+        ap.error("--budgets must include 300")
+    results = args.out or (RESULTS.with_name("retrieval-llm.json") if args.llm else RESULTS)
+    contexts_out = results.with_name(results.stem + "-reader-contexts.json")  # what bench/retrieval/reader.py reads
+    load_before = os.getloadavg()
+    if args.uri:
+        cfg = Config(neo4j=Neo4jConfig(uri=args.uri, password=os.environ.get("NEO4J_PASSWORD") or None))
+    else:
+        cfg = bench_server(heap="1g", pagecache="512m")
+    cfg.consolidation.enabled = True
+    cfg.consolidation.dry_run = False
+    cfg.consolidation.daily_cap = 10_000  # approve every cluster the gate accepts, not the first 20
+    if args.llm:  # a local CPU model: minutes per call, no HTTP retry (a retry would only double the wait)
+        cfg.llm = LLMConfig(provider="openai", base_url=args.llm, model=args.model, timeout_s=900.0, max_retries=0,
+                            context_tokens=4096)
+    memories, questions = load()
+    if args.conversation:
+        memories = [m for m in memories if m["namespace"] == args.conversation]
+        questions = [q for q in questions if q["namespace"] == args.conversation]
+        if not memories:
+            raise SystemExit(f"--conversation: no dev conversation {args.conversation!r} in {DATA}")
+    rng = random.Random(args.seed)
+    order = list(range(len(questions)))
+    rng.shuffle(order)
+    half = len(order) // 2
+    used = [questions[i] for i in sorted(order[:half])]
+    asked = [questions[i] for i in sorted(order[half:])]
+    convs = sorted({q["namespace"] for q in asked})
+    report: dict = {
+        "command": "python -m bench.retrieval.answers " + " ".join(sys.argv[1:]),
+        "data": str(DATA.name), "seed": args.seed, "memories": len(memories),
+        "questions": {"coaccess_half": len(used), "asked_half": len(asked),
+                      "asked_per_conversation": {c: sum(q["namespace"] == c for q in asked) for c in convs},
+                      "categories": "1-4 (adversarial questions left out)"},
+        "settings": {"retrieval": cfg.retrieval.model_dump(), "consolidation": cfg.consolidation.model_dump(),
+                     "llm_provider": cfg.llm.provider, "embedder": cfg.embedding.model},
+        "grid": GRID, "ablations": ABLATIONS,
+        "uptime_load_before": [round(x, 2) for x in load_before],
+    }
+    shipped = {k: getattr(cfg.retrieval, k) for k in GRID}
+    embedder = KnownVectors(make_embedder(cfg.embedding), [q["question"] for q in asked])
+    rows: dict[str, dict[str, list]] = defaultdict(dict)  # phase -> variant -> per-question rows
+    readers: dict[str, list[dict]] = {}
+    latency: dict[str, dict] = defaultdict(dict)
+    fitted: dict[str, dict] = {}
+    with Graphcons(cfg, embedder=embedder) as g:
+        with g.db.driver.session(database=cfg.neo4j.database) as session:
+            session.run("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS").consume()
+        g.init()
+        t = time.perf_counter()
+        vectors = g.embedder.embed([m["content"] for m in memories])
+        by_source: dict[tuple[str, str], list[str]] = defaultdict(list)
+        for mem, vec in zip(memories, vectors):
+            result = admit(g.db, g.config, g.embedder, mem, embedding=vec)
+            by_source[(mem["namespace"], mem["source"])].append(result.id)
+        report["admit_seconds"] = round(time.perf_counter() - t, 1)
+        sessions = 0
+        for q in used:
+            ids = sorted({mid for turn in q["evidence"] for mid in by_source.get((q["namespace"], turn), [])})
+            if len(ids) >= 2:
+                g.access(f"bench-{q['id']}", ids)
+                sessions += 1
+        report["coaccess_sessions"] = sessions
+        for phase in ("before", "after"):
+            if phase == "after":
+                report["consolidation"] = consolidate_all(g, args)
+                report["insight_titles"] = [r["title"] for r in g.db.run_text(query("retrieval_insight_titles"))]
+            fixed = {**MODES} if args.grid else {**MODES, "shipped": dict(shipped)}
+            for name, settings in fixed.items():
+                rows[phase][name], r_ms, c_ms = run_rows(g, asked, settings, args.budgets)
+                latency[phase][name] = {"retrieve_p50": percentile(r_ms, 0.5), "retrieve_p95": percentile(r_ms, 0.95),
+                                        "context300_p50": percentile(c_ms, 0.5), "context300_p95": percentile(c_ms, 0.95),
+                                        "n": len(r_ms)}
+                print(f"{phase} {name}: recall@10 {summarise(rows[phase][name], asked, 'recall@10')}", flush=True)
+            if args.grid and phase == "before":  # fit on three conversations' before phase, per left-out one
+                grid = {label(c): run_rows(g, asked, c, ())[0] for c in cells()}
+                report["grid_recall_at_10"] = {c: {conv: summarise([r for r, q in zip(rs, asked) if q["namespace"] == conv],
+                                                                   [q for q in asked if q["namespace"] == conv], "recall@10")["overall"]
+                                                    for conv in convs} for c, rs in grid.items()}
+                fitted = {held: cells()[list(grid).index(fit(asked, {"before": grid}, held))] for held in convs}
+            weights = fitted or {held: dict(shipped) for held in convs}
+            if args.grid and phase == "after":
+                report["community_fit"], weights = fit_community(g, asked, convs, weights)
+                fitted = weights
+            for name, change in {"default": {}, **{f"default_{k}": v for k, v in ABLATIONS.items()}}.items():
+                if phase == "before" and name in ("default_no_digest", "default_no_community"):  # nothing to turn off yet
+                    rows[phase][name] = rows[phase]["default"]
+                    continue
+                pooled: list = [None] * len(asked)
+                budgets = args.budgets if name == "default" else ABLATION_BUDGETS
+                for held in convs:
+                    idx = [i for i, q in enumerate(asked) if q["namespace"] == held]
+                    got, r_ms, c_ms = run_rows(g, [asked[i] for i in idx], {**weights[held], **change}, budgets)
+                    for i, r in zip(idx, got):
+                        pooled[i] = r
+                    if name == "default":
+                        latency[phase].setdefault("default", {"retrieve": [], "context300": []})
+                        latency[phase]["default"]["retrieve"] += r_ms
+                        latency[phase]["default"]["context300"] += c_ms
+                rows[phase][name] = pooled
+                print(f"{phase} {name}: recall@10 {summarise(pooled, asked, 'recall@10')}", flush=True)
+            readers[phase] = reader_contexts(g, reader_questions(asked), weights)
+            d = latency[phase]["default"]
+            latency[phase]["default"] = {"retrieve_p50": percentile(d["retrieve"], 0.5),
+                                         "retrieve_p95": percentile(d["retrieve"], 0.95),
+                                         "context300_p50": percentile(d["context300"], 0.5),
+                                         "context300_p95": percentile(d["context300"], 0.95), "n": len(d["retrieve"])}
+        report["validation"] = {held: {"fitted_on": [c for c in convs if c != held], "reported_on": held,
+                                       "weights": w, "questions": sum(q["namespace"] == held for q in asked),
+                                       "criterion": "best mean recall@10 of the before phase on the other conversations "
+                                                    "(community_weight: of the after phase)"}
+                                for held, w in (fitted or {h: dict(shipped) for h in convs}).items()}
+        if not fitted:
+            report["validation"]["note"] = "--no-grid: the shipped settings, chosen on these conversations (not a result)"
+    if not args.uri:
+        stop_bench_server()
+    contexts_out.write_text(json.dumps({"command": report["command"], "results": str(results.name),
+                                        "what": "context(q, 300) of the default (weights fitted without q's "
+                                                "conversation) for bench/retrieval/reader.py", "phases": readers},
+                                       indent=1) + "\n")
+    finish(report, rows, latency, asked, results, args.budgets)
+
+
+def finish(report: dict, rows: dict, latency: dict, asked: list[dict], results: Path,
+           budgets: tuple[int, ...]) -> None:
+    names = list(rows["before"])
+    report["recall_at_10"] = {n: {ph: summarise(rows[ph][n], asked, "recall@10") for ph in ("before", "after")}
+                              for n in names}
+    report["answer_recall"] = {str(b): {n: {ph: summarise(rows[ph][n], asked, f"answer@{b}") for ph in ("before", "after")}
+                                        for n in names if f"answer@{b}" in rows["before"][n][0]} for b in budgets}
+    report["per_conversation_recall_at_10"] = {
+        n: {ph: {c: summarise([r for r, q in zip(rows[ph][n], asked) if q["namespace"] == c],
+                              [q for q in asked if q["namespace"] == c], "recall@10")
+                 for c in report["questions"]["asked_per_conversation"]} for ph in ("before", "after")}
+        for n in ("vector", "default")}
+    report["latency_ms"] = {"what": "small store (the dev conversations); query embedded up front", **latency}
+    r, a = report["recall_at_10"], report["answer_recall"]["300"]
+    vb, db_, da = r["vector"]["before"], r["default"]["before"], r["default"]["after"]
+    cats = list(CATEGORIES.values())
+    report["targets"] = {
+        "before: default - vector per category (>= 0)": {c: round(db_[c] - vb[c], 4) for c in cats},
+        "after: recall@10 overall - default before (>= 0.03)": round(da["overall"] - db_["overall"], 4),
+        "after: recall@10 multi-hop - default before (>= 0.05)": round(da["multi-hop"] - db_["multi-hop"], 4),
+        "after - before per category (>= 0)": {c: round(da[c] - db_[c], 4) for c in cats},
+        "after: answer recall@300 overall - default before (>= 0.05)":
+            round(a["default"]["after"]["overall"] - a["default"]["before"]["overall"], 4),
+    }
+    report["uptime"] = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+    results.parent.mkdir(exist_ok=True)
+    results.write_text(json.dumps(report, indent=2, default=str) + "\n")
+    print(f"{len(asked)} asked; consolidation: {report.get('consolidation')}")
+    head = ["overall", *CATEGORIES.values()]
+    for key, table in (("recall@10", r), *((f"answer recall @{b}", report["answer_recall"][str(b)]) for b in budgets)):
+        print(f"\n{key:20} {'phase':6} " + " ".join(f"{c:>11}" for c in head))
+        for n in table:
+            for ph in ("before", "after"):
+                print(f"{n:20} {ph:6} " + " ".join(f"{table[n][ph].get(c, float('nan')):>11.3f}" for c in head))
+    print("\ntargets:", json.dumps(report["targets"], indent=1), "\nvalidation:", json.dumps(report["validation"]),
+          "\nuptime:", report["uptime"])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,148 @@
+"""Are retrieve's rankings and context's blocks unchanged by a refactor? (issue 46)
+
+On the four LoCoMo dev conversations (as bench/retrieval/answers.py stores them), before and after a
+consolidation pass (offline, every proposal approved), every 4th question is asked of
+`retrieve(k=10)` in each mode (hybrid with digests, hybrid grouped, vector, keyword) and of
+`context(q, 300)`, with record=False, by this checkout's code and by another commit's (a git
+worktree, run in a subprocess against the same store). The answers are compared as JSON text:
+`identical` is true when every ranking and every block is byte-identical.
+
+    python -m bench.retrieval.identity --against b3b9985 [--uri bolt://...]
+
+Without --uri it uses the throwaway bench server (bench/server.py). Saves
+bench/retrieval/results/recall_identity.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+RESULTS = ROOT / "bench" / "retrieval" / "results" / "recall_identity.json"
+CALLS = (("retrieve", {"mode": "hybrid", "insights": "digest"}), ("retrieve", {"mode": "hybrid", "insights": "group"}),
+         ("retrieve", {"mode": "vector"}), ("retrieve", {"mode": "keyword"}), ("context", {"budget_words": 300}))
+
+
+def _plain(value):
+    """A hit of either shape (a dict before issue 46, a typed Hit after) as JSON-ready data."""
+    if hasattr(value, "to_dict"):
+        value = value.to_dict()
+    if hasattr(value, "model_dump"):
+        return value.model_dump(mode="json")
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if hasattr(value, "id") and hasattr(value, "kind"):  # a ranking head that was never hydrated
+        return {"id": value.id}
+    return value
+
+
+def dump(uri: str, password: str, questions: Path, out: Path) -> None:
+    """Ask every question with the code on sys.path (this checkout or a worktree's)."""
+    from graphcons.api import Graphcons
+    from graphcons.core.config import Config, Neo4jConfig
+    from graphcons.core.embedders import make_embedder
+
+    cfg = Config(neo4j=Neo4jConfig(uri=uri, password=password))
+    answers = []
+    with Graphcons(cfg, embedder=make_embedder(cfg.embedding)) as g:
+        for q in json.loads(questions.read_text()):
+            for call, kw in CALLS:
+                if call == "retrieve":
+                    got = [_plain(h) for h in g.retrieve(q["question"], k=10, namespace=q["namespace"], record=False, **kw)]
+                else:
+                    got = _plain(g.context(q["question"], namespace=q["namespace"], record=False, **kw).to_dict())
+                answers.append({"q": q["id"], "call": call, **kw, "answer": got})
+    out.write_text(json.dumps(answers, sort_keys=True))
+
+
+def _run_dump(code: Path, uri: str, password: str, questions: Path, out: Path) -> float:
+    t = time.perf_counter()
+    env = dict(os.environ, PYTHONPATH=str(code))
+    subprocess.run([sys.executable, str(Path(__file__).resolve()), "--dump", str(out), "--questions",
+                    str(questions), "--uri", uri, "--password", password], env=env, check=True, cwd=code)
+    return round(time.perf_counter() - t, 1)
+
+
+def _compare(a: Path, b: Path) -> dict:
+    ours, theirs = json.loads(a.read_text()), json.loads(b.read_text())
+    differ = [f"{x['q']} {x['call']} {x.get('mode', '')} {x.get('insights', '')}".strip()
+              for x, y in zip(ours, theirs) if json.dumps(x, sort_keys=True) != json.dumps(y, sort_keys=True)]
+    return {"answers": len(ours), "identical": a.read_bytes() == b.read_bytes(), "differ": differ[:20],
+            "sha256": hashlib.sha256(a.read_bytes()).hexdigest()[:16]}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--against", help="the commit to compare with (checked out in a temporary git worktree)")
+    ap.add_argument("--uri", default=os.environ.get("NEO4J_URI"))
+    ap.add_argument("--password", default=os.environ.get("NEO4J_PASSWORD"))
+    ap.add_argument("--every", type=int, default=4, help="ask every n-th dev question")
+    ap.add_argument("--dump", type=Path, help=argparse.SUPPRESS)
+    ap.add_argument("--questions", type=Path, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.dump:
+        return dump(args.uri, args.password, args.questions, args.dump)
+    if not args.against:
+        ap.error("--against COMMIT is needed")
+    sys.path.insert(0, str(ROOT))  # here, not in --dump: a dump imports the graphcons of $PYTHONPATH
+    from bench.retrieval.answers import load
+    from bench.server import bench_server
+    from graphcons.api import Graphcons
+    from graphcons.core.config import Config, Neo4jConfig
+    from graphcons.core.embedders import make_embedder
+    from graphcons.store.admission import admit
+
+    load_before = os.getloadavg()
+    cfg = Config(neo4j=Neo4jConfig(uri=args.uri, password=args.password)) if args.uri else bench_server("1g", "512m")
+    cfg.consolidation.enabled, cfg.consolidation.dry_run, cfg.consolidation.daily_cap = True, False, 10_000
+    uri, password = cfg.neo4j.uri, cfg.neo4j.resolved_password()
+    memories, questions = load()
+    report: dict = {"command": " ".join(["bench/retrieval/identity.py"] + sys.argv[1:]), "against": args.against,
+                    "questions": len(questions[::args.every]), "phases": {}}
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        base = tmp / "base"
+        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "-q", "--detach", str(base), args.against], check=True)
+        try:
+            (tmp / "q.json").write_text(json.dumps(questions[::args.every]))
+            with Graphcons(cfg, embedder=make_embedder(cfg.embedding)) as g:
+                with g.db.driver.session(database=cfg.neo4j.database) as session:  # the bench store only
+                    session.run("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS").consume()
+                g.init()
+                by_source: dict[tuple[str, str], list[str]] = {}
+                for mem, vec in zip(memories, g.embedder.embed([m["content"] for m in memories])):
+                    mid = admit(g.db, g.config, g.embedder, mem, embedding=vec).id
+                    by_source.setdefault((mem["namespace"], mem["source"]), []).append(mid)
+                for n, q in enumerate(questions):  # the questions not asked were used: co-access, as an agent's
+                    ids = sorted({i for turn in q["evidence"] for i in by_source.get((q["namespace"], turn), [])})
+                    if n % args.every and len(ids) >= 2:
+                        g.access(f"bench-{q['id']}", ids)
+                for phase in ("before", "after"):
+                    if phase == "after":
+                        from bench.retrieval.answers import consolidate_all
+                        report["consolidation"] = consolidate_all(g, argparse.Namespace(llm=None))
+                    secs = {"ours": _run_dump(ROOT, uri, password, tmp / "q.json", tmp / f"{phase}-ours.json"),
+                            "theirs": _run_dump(base, uri, password, tmp / "q.json", tmp / f"{phase}-theirs.json")}
+                    report["phases"][phase] = dict(_compare(tmp / f"{phase}-ours.json", tmp / f"{phase}-theirs.json"),
+                                                   seconds=secs)
+        finally:
+            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(base)], check=False)
+    report["identical"] = all(p["identical"] for p in report["phases"].values())
+    report["load"] = {"before": [round(x, 2) for x in load_before], "after": [round(x, 2) for x in os.getloadavg()]}
+    RESULTS.write_text(json.dumps(report, indent=2) + "\n")
+    print(json.dumps(report, indent=2))
+    sys.exit(0 if report["identical"] else 1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,164 @@
+"""Does the context an agent reads hold the current answer? (issue 51) LongMemEval dev questions.
+
+Data: ../shared/data/longmemeval-dev.json (249 questions, each with its evidence chat sessions).
+Stored as an agent recording its chats would: every turn a memory (granularity: the turn, as the
+chat log has it; docs/RETRIEVAL.md says why), `created_at` the session's date, `subject` the
+speaker's role (user / assistant), `session` the chat session, `source` session:turn, each
+question in its own namespace.
+
+Phases. *before*: the store as admitted. *after*: consolidation (enabled, not dry run, offline
+synthesizer) and the merge pass, every pending proposal approved, as a reviewer who accepts all
+would (bench/retrieval/answers.py's consolidate_all).
+
+Figures, per question type and phase:
+- `session_recall_first10`: the share of the question's answer sessions among the sessions of
+  the first 10 memories shown by retrieve(k=10) (hits and the members they carry, in order);
+- `context_session_recall[budget]`: the same for the memories context(q, budget) cites;
+- `answer_recall[budget]`: the share of the answer's content words (LoCoMo's normalisation) in
+  context(q, budget)'s text;
+- knowledge-update questions only: `stale_first[budget]` (the context shows a turn of an
+  earlier answer session before, or without, one of the latest) and `latest_shown[budget]`;
+- `long_turns`: turns longer than each budget (they can only enter a context as excerpts).
+
+    python -m bench.retrieval.longmemeval [--types knowledge-update,temporal-reasoning] [--limit N] [--no-after]
+
+Without --uri it uses the throwaway bench server (bench/server.py); with --uri (or $NEO4J_URI) it
+WIPES that database first. Saves bench/retrieval/results/longmemeval.json (or --out).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from collections import defaultdict
+from datetime import datetime, timezone
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+from bench.retrieval.answers import answer_words, consolidate_all  # noqa: E402
+from bench.server import bench_server  # noqa: E402
+from graphcons.api import Graphcons  # noqa: E402
+from graphcons.core.config import Config, Neo4jConfig  # noqa: E402
+from graphcons.core.embedders import make_embedder  # noqa: E402
+from graphcons.store.admission import admit  # noqa: E402
+
+DATA = ROOT.parent / "shared" / "data" / "longmemeval-dev.json"
+RESULTS = ROOT / "bench" / "retrieval" / "results" / "longmemeval.json"
+BUDGETS = (150, 300)
+
+
+def when(text: str) -> datetime:
+    """LongMemEval's "2023/05/25 (Thu) 20:21" as an aware datetime (UTC: the data has no zone)."""
+    return datetime.strptime(text.split(" (")[0] + " " + text.split(") ")[1], "%Y/%m/%d %H:%M").replace(tzinfo=timezone.utc)
+
+
+def load(types: set[str] | None, limit: int | None) -> tuple[list[dict], list[dict]]:
+    memories, questions = [], []
+    for q in json.loads(DATA.read_text()):
+        if types and q["question_type"] not in types:
+            continue
+        if limit and sum(1 for x in questions if x["type"] == q["question_type"]) >= limit:
+            continue
+        ns = f"lme-{q['question_id']}"
+        dates = {}
+        for sid, date, turns in zip(q["haystack_session_ids"], q["haystack_dates"], q["haystack_sessions"]):
+            dates[sid] = when(date)
+            for j, t in enumerate(turns):
+                if not t["content"].strip():
+                    continue
+                memories.append({"id": f"{q['question_id']}.{sid}.{j}", "content": t["content"], "namespace": ns,
+                                 "subject": t["role"], "source": f"{sid}:{j}", "kind": "observation",
+                                 "session": sid, "created_at": dates[sid].isoformat()})
+        latest = max(dates[s] for s in q["answer_session_ids"]) if q["answer_session_ids"] else None
+        questions.append({"id": q["question_id"], "type": q["question_type"], "namespace": ns,
+                          "question": q["question"], "answer": str(q["answer"]),
+                          "answer_sessions": sorted(q["answer_session_ids"]),
+                          "latest_sessions": sorted(s for s in q["answer_session_ids"] if dates[s] == latest)})
+    return memories, questions
+
+
+def _sessions(memories) -> list[str]:
+    """The chat sessions of the memories shown, in order (an insight shows its members' sessions)."""
+    out = []
+    for m in memories:
+        if m.session and m.kind != "insight":
+            out.append(m.session)
+    return out
+
+
+def ask(g: Graphcons, q: dict) -> dict:
+    hits = g.retrieve(q["question"], k=10, namespace=q["namespace"], record=False)
+    shown = [m for h in hits for m in [h.memory] + [x.memory for x in h.members or []]][:10]
+    answer = set(q["answer_sessions"])
+    row = {"session_recall_first10": len(answer & set(_sessions(shown))) / len(answer) if answer else None}
+    gold = answer_words(q["answer"])
+    for b in BUDGETS:
+        ctx = g.context(q["question"], b, namespace=q["namespace"], record=False)
+        assert ctx.words <= b, (q["id"], b, ctx.words)
+        cited = g.db.run_text("UNWIND $ids AS i MATCH (m:Memory {id: i}) RETURN i AS id, m.session AS session",
+                              ids=ctx.ids)
+        order = [r["session"] for r in sorted(cited, key=lambda r: ctx.ids.index(r["id"])) if r["session"]]
+        row[f"context_session_recall@{b}"] = len(answer & set(order)) / len(answer) if answer else None
+        row[f"answer@{b}"] = len(gold & answer_words(ctx.text)) / len(gold) if gold else None
+        if q["type"] == "knowledge-update":
+            latest = set(q["latest_sessions"])
+            first = next((s for s in order if s in answer), None)
+            row[f"stale_first@{b}"] = float(first is not None and first not in latest)
+            row[f"latest_shown@{b}"] = float(bool(latest & set(order)))
+    return row
+
+
+def summarise(rows: list[dict], questions: list[dict]) -> dict:
+    by_type: dict[str, list[dict]] = defaultdict(list)
+    for r, q in zip(rows, questions):
+        by_type[q["type"]].append(r)
+    out: dict = {}
+    for key in sorted({k for r in rows for k in r}):
+        out[key] = {t: round(sum(r[key] for r in rs if r.get(key) is not None) /
+                             max(1, sum(1 for r in rs if r.get(key) is not None)), 4)
+                    for t, rs in sorted(by_type.items()) if any(r.get(key) is not None for r in rs)}
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--uri", default=os.environ.get("NEO4J_URI"), help="wipe and use this Neo4j (default: bench server)")
+    ap.add_argument("--types", help="only these question types, comma-separated")
+    ap.add_argument("--limit", type=int, help="at most this many questions of each type")
+    ap.add_argument("--no-after", dest="after", action="store_false", help="skip the consolidation phase")
+    ap.add_argument("--out", type=Path, default=RESULTS)
+    args = ap.parse_args()
+    load_before = os.getloadavg()
+    cfg = Config(neo4j=Neo4jConfig(uri=args.uri, password=os.environ.get("NEO4J_PASSWORD") or None)) if args.uri \
+        else bench_server(heap="1g", pagecache="512m")
+    cfg.consolidation.enabled, cfg.consolidation.dry_run, cfg.consolidation.daily_cap = True, False, 100_000
+    memories, questions = load(set(args.types.split(",")) if args.types else None, args.limit)
+    report: dict = {"command": " ".join(["bench/retrieval/longmemeval.py"] + sys.argv[1:]), "questions": len(questions),
+                    "memories": len(memories),
+                    "long_turns": {b: sum(1 for m in memories if len(m["content"].split()) > b) for b in BUDGETS},
+                    "phases": {}}
+    with Graphcons(cfg, embedder=make_embedder(cfg.embedding)) as g:
+        with g.db.driver.session(database=cfg.neo4j.database) as session:  # the bench store only
+            session.run("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS").consume()
+        g.init()
+        t = time.perf_counter()
+        for mem, vec in zip(memories, g.embedder.embed([m["content"] for m in memories])):
+            admit(g.db, g.config, g.embedder, mem, embedding=vec)
+        report["admit_seconds"] = round(time.perf_counter() - t, 1)
+        for phase in ("before", "after") if args.after else ("before",):
+            if phase == "after":
+                report["consolidation"] = consolidate_all(g, argparse.Namespace(llm=None))
+            t = time.perf_counter()
+            rows = [ask(g, q) for q in questions]
+            report["phases"][phase] = dict(summarise(rows, questions), seconds=round(time.perf_counter() - t, 1))
+    report["load"] = {"before": [round(x, 2) for x in load_before], "after": [round(x, 2) for x in os.getloadavg()]}
+    args.out.write_text(json.dumps(report, indent=2) + "\n")
+    print(json.dumps(report, indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""Benchmarks of the HTTP API: load, fuzzing, Neo4j outages."""
