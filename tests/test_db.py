@@ -170,7 +170,7 @@ def test_neo4j_stopped_answers_503_within_2_s_and_recovers_without_a_restart(g, 
 WARM_S = 16  # how long the restarted server takes to answer its first queries
 
 
-def test_requests_while_neo4j_starts_answer_within_seconds(g, config, embedder):
+def test_requests_while_neo4j_starts_answer_within_seconds(g, config, embedder, caplog):
     """Issue 50 item 7: a restarted Neo4j accepts connections well before it answers queries (20-80 s
     on a loaded host: the Cypher runtime and the web server still starting), and requests in flight then
     waited that long before answering 200. Eight clients call through the outage and the start: every
@@ -192,7 +192,7 @@ def test_requests_while_neo4j_starts_answer_within_seconds(g, config, embedder):
             answers.append((t0, time.monotonic() - t0, r.status_code))
             time.sleep(0.1)
 
-    with Server(cfg, embedder) as srv:
+    with Server(cfg, embedder) as srv, caplog.at_level("INFO", logger="graphcons.db"):
         clients = [srv.client(token) for _ in range(8)]
         assert clients[0].get("/healthz").status_code == 200
         proxy.down()
@@ -202,7 +202,7 @@ def test_requests_while_neo4j_starts_answer_within_seconds(g, config, embedder):
         time.sleep(1.5)
         warm = time.monotonic() + WARM_S
         proxy.up(warm_s=WARM_S)  # Bolt answers again; queries only after WARM_S, as a starting server
-        time.sleep(WARM_S + 5)
+        time.sleep(WARM_S + 10)
         stop.set()
         for t in threads:
             t.join(timeout=60)
@@ -213,8 +213,11 @@ def test_requests_while_neo4j_starts_answer_within_seconds(g, config, embedder):
     slow = [(round(s - warm, 1), round(took, 1), st) for s, took, st in answers if took > WARM_S / 2]
     assert slow == [], f"answers slower than {WARM_S / 2} s (sent relative to warm, seconds, status): {slow}"
     assert {st for _, _, st in answers} <= {200, 201, 503}
-    after = [st for s, _, st in answers if s > warm + 1]
-    assert after and set(after) <= {200, 201}, after  # warm again: every request goes through
+    # warm again (its first answer was slow, so the probe planned this process's queries first): every
+    # request goes through
+    after = [st for s, _, st in answers if s > warm + 6]
+    assert after and set(after) <= {200, 201}, after
+    assert "planning" in caplog.text and "queries before requests go through" in caplog.text
 
 
 def test_a_host_that_never_answers_fails_within_the_connection_timeout(config):

@@ -76,6 +76,7 @@ BUSY_POOL = "Neo4j is busy: no free connection within [neo4j] acquisition_timeou
 DATABASE_UNAVAILABLE = "Neo.TransientError.General.DatabaseUnavailable"  # starting or stopping: an outage
 
 _MODES: dict[str, str] = {}  # query text -> READ | WRITE, asked of the server once per process
+_SEEN: dict[str, None] = {}  # every query text this process ran, in order (planned again after a restart)
 
 
 class Rows(Enum):
@@ -158,7 +159,8 @@ class Database:
         self.cfg = cfg
         self.bookmarks = neo4j.GraphDatabase.bookmark_manager()
         self.transactions = {READ: 0, WRITE: 0}  # committed, by access mode (what tests check)
-        self.recovery = Recovery(lambda: self.driver.session(database=cfg.database), query("admin/ping"))
+        self.recovery = Recovery(lambda: self.driver.session(database=cfg.database), query("admin/ping"),
+                                 lambda: list(_SEEN.copy()))
         try:
             self.driver = neo4j.GraphDatabase.driver(
                 cfg.uri, auth=(cfg.user, cfg.resolved_password()), notifications_min_severity="OFF",
@@ -196,6 +198,7 @@ class Database:
     def run_text(self, text: str, rows: Rows = Rows.DATA, /, **params: Any) -> list[dict[str, Any]]:
         """`run` for a statement read from cypher/ by the caller (schema files hold several)."""
         convert = _CONVERT[rows]
+        _SEEN[text] = None
         return self._transact(lambda tx: [convert(r) for r in tx._tx.run(text, params)], self.mode_of(text, params))
 
     # --- units of work -------------------------------------------------------------------
@@ -386,4 +389,5 @@ class Tx:
 
     def run_text(self, text: str, rows: Rows = Rows.DATA, /, **params: Any) -> list[dict[str, Any]]:
         convert = _CONVERT[rows]
+        _SEEN[text] = None
         return [convert(r) for r in self._tx.run(text, params)]
