@@ -14,12 +14,13 @@ import numpy as np
 import pytest
 from jobs_helpers import add_duplicate_pairs, add_linked_cluster, assert_store_whole, kill_points, n
 
+from graphcons.jobs.table import JOBS
 from graphcons.scenarios import seed_incidents
 from graphcons.store import jobruns
 
 REPO = Path(__file__).resolve().parent.parent
 NOW = datetime(2026, 11, 30, 3, 30, tzinfo=timezone.utc)
-ALL = {"merge", "promote", "weights", "decay", "deprecate", "consolidate", "precompute", "reflect", "index"}
+ALL = set(JOBS)  # every job of the table (event_time since issue 47)
 
 
 @pytest.mark.parametrize("workers", [2, 4])
