@@ -3,9 +3,11 @@
 On the four LoCoMo dev conversations (as bench/retrieval/answers.py stores them), before and after a
 consolidation pass (offline, every proposal approved), every 4th question is asked of
 `retrieve(k=10)` in each mode (hybrid with digests, hybrid grouped, vector, keyword) and of
-`context(q, 300)`, with record=False, by this checkout's code and by another commit's (a git
+`context(q, 150 | 300)`, with record=False, by this checkout's code and by another commit's (a git
 worktree, run in a subprocess against the same store). The answers are compared as JSON text:
-`identical` is true when every ranking and every block is byte-identical.
+`identical` is true when every ranking and every block is byte-identical. Where a change alters the
+blocks on purpose, `answer_recall` says what it is worth at equal words: the share of each question's
+answer words in its block (bench/retrieval/answers.py's measure), by budget and category, both sides.
 
     python -m bench.retrieval.identity --against b3b9985 [--uri bolt://...]
 
@@ -28,7 +30,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "bench" / "retrieval" / "results" / "recall_identity.json"
 CALLS = (("retrieve", {"mode": "hybrid", "insights": "digest"}), ("retrieve", {"mode": "hybrid", "insights": "group"}),
-         ("retrieve", {"mode": "vector"}), ("retrieve", {"mode": "keyword"}), ("context", {"budget_words": 300}))
+         ("retrieve", {"mode": "vector"}), ("retrieve", {"mode": "keyword"}), ("context", {"budget_words": 150}),
+         ("context", {"budget_words": 300}))
 
 
 def _plain(value):
@@ -73,12 +76,38 @@ def _run_dump(code: Path, uri: str, password: str, questions: Path, out: Path) -
     return round(time.perf_counter() - t, 1)
 
 
-def _compare(a: Path, b: Path) -> dict:
+def _compare(a: Path, b: Path, questions: list[dict]) -> dict:
     ours, theirs = json.loads(a.read_text()), json.loads(b.read_text())
-    differ = [f"{x['q']} {x['call']} {x.get('mode', '')} {x.get('insights', '')}".strip()
+    differ = [f"{x['q']} {x['call']} {x.get('mode', '')} {x.get('insights', '')} {x.get('budget_words', '')}".strip()
               for x, y in zip(ours, theirs) if json.dumps(x, sort_keys=True) != json.dumps(y, sort_keys=True)]
-    return {"answers": len(ours), "identical": a.read_bytes() == b.read_bytes(), "differ": differ[:20],
-            "sha256": hashlib.sha256(a.read_bytes()).hexdigest()[:16]}
+    kinds = sorted({_call(x) for x in ours})
+    return {"answers": len(ours), "identical": a.read_bytes() == b.read_bytes(), "differ_count": len(differ),
+            "identical_by_call": {k: not any(_call(x) == k and x != y for x, y in zip(ours, theirs)) for k in kinds},
+            "differ": differ[:20], "sha256": hashlib.sha256(a.read_bytes()).hexdigest()[:16],
+            "answer_recall": {"ours": _answer_recall(ours, questions), "theirs": _answer_recall(theirs, questions)}}
+
+
+def _call(x: dict) -> str:
+    return " ".join(str(v) for v in (x["call"], x.get("mode"), x.get("insights"), x.get("budget_words")) if v)
+
+
+def _answer_recall(answers: list[dict], questions: list[dict]) -> dict:
+    """The share of each question's answer words in its context block (bench/retrieval/answers.py's
+    measure), by budget and category, and overall: what a changed context is worth at equal words."""
+    from bench.retrieval.answers import CATEGORIES, answer_words
+
+    by_id = {q["id"]: q for q in questions}
+    cells: dict[str, dict[str, list[float]]] = {}
+    for x in answers:
+        q = by_id[x["q"]]
+        gold = answer_words(q["answer"])
+        if x["call"] != "context" or not gold:
+            continue
+        got = len(gold & answer_words(x["answer"]["text"])) / len(gold)
+        cell = cells.setdefault(str(x["budget_words"]), {})
+        for key in (CATEGORIES[q["category"]], "overall"):
+            cell.setdefault(key, []).append(got)
+    return {b: {k: round(sum(v) / len(v), 4) for k, v in sorted(c.items())} for b, c in sorted(cells.items())}
 
 
 def main() -> None:
@@ -87,6 +116,7 @@ def main() -> None:
     ap.add_argument("--uri", default=os.environ.get("NEO4J_URI"))
     ap.add_argument("--password", default=os.environ.get("NEO4J_PASSWORD"))
     ap.add_argument("--every", type=int, default=4, help="ask every n-th dev question")
+    ap.add_argument("--out", type=Path, default=RESULTS, help="where the JSON goes")
     ap.add_argument("--dump", type=Path, help=argparse.SUPPRESS)
     ap.add_argument("--questions", type=Path, help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -133,13 +163,13 @@ def main() -> None:
                         report["consolidation"] = consolidate_all(g, argparse.Namespace(llm=None))
                     secs = {"ours": _run_dump(ROOT, uri, password, tmp / "q.json", tmp / f"{phase}-ours.json"),
                             "theirs": _run_dump(base, uri, password, tmp / "q.json", tmp / f"{phase}-theirs.json")}
-                    report["phases"][phase] = dict(_compare(tmp / f"{phase}-ours.json", tmp / f"{phase}-theirs.json"),
-                                                   seconds=secs)
+                    report["phases"][phase] = dict(_compare(tmp / f"{phase}-ours.json", tmp / f"{phase}-theirs.json",
+                                                            questions[::args.every]), seconds=secs)
         finally:
             subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(base)], check=False)
     report["identical"] = all(p["identical"] for p in report["phases"].values())
     report["load"] = {"before": [round(x, 2) for x in load_before], "after": [round(x, 2) for x in os.getloadavg()]}
-    RESULTS.write_text(json.dumps(report, indent=2) + "\n")
+    args.out.write_text(json.dumps(report, indent=2) + "\n")
     print(json.dumps(report, indent=2))
     sys.exit(0 if report["identical"] else 1)
 
