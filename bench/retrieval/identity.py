@@ -5,7 +5,9 @@ consolidation pass (offline, every proposal approved), every 4th question is ask
 `retrieve(k=10)` in each mode (hybrid with digests, hybrid grouped, vector, keyword) and of
 `context(q, 150 | 300)`, with record=False, by this checkout's code and by another commit's (a git
 worktree, run in a subprocess against the same store). The answers are compared as JSON text:
-`identical` is true when every ranking and every block is byte-identical. Where a change alters the
+`identical` is true when every ranking and every block is byte-identical; `same_order_by_call` compares
+only what each call decides (the ids shown in order, with scores and carried members; the ids a block
+cites), so a new field on a memory does not hide an unchanged ranking. Where a change alters the
 blocks on purpose, `answer_recall` says what it is worth at equal words: the share of each question's
 answer words in its block (bench/retrieval/answers.py's measure), by budget and category, both sides.
 
@@ -83,8 +85,18 @@ def _compare(a: Path, b: Path, questions: list[dict]) -> dict:
     kinds = sorted({_call(x) for x in ours})
     return {"answers": len(ours), "identical": a.read_bytes() == b.read_bytes(), "differ_count": len(differ),
             "identical_by_call": {k: not any(_call(x) == k and x != y for x, y in zip(ours, theirs)) for k in kinds},
+            "same_order_by_call": {k: not any(_call(x) == k and _order(x) != _order(y) for x, y in zip(ours, theirs))
+                                   for k in kinds},
             "differ": differ[:20], "sha256": hashlib.sha256(a.read_bytes()).hexdigest()[:16],
             "answer_recall": {"ours": _answer_recall(ours, questions), "theirs": _answer_recall(theirs, questions)}}
+
+
+def _order(x: dict) -> list:
+    """What a ranking or a block decides, apart from how a memory is written out: the ids shown in order
+    (with each hit's score and carried members), or the ids a context cites in order."""
+    if x["call"] == "context":
+        return x["answer"]["ids"]
+    return [(h["memory"]["id"], h["score"], [m["memory"]["id"] for m in h.get("members") or []]) for h in x["answer"]]
 
 
 def _call(x: dict) -> str:

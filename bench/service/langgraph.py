@@ -1,0 +1,176 @@
+"""How fast is the LangGraph store? (issue 49) `put` and `search` of GraphconsStore beside LangGraph's
+InMemoryStore, same texts, same embedder, the embedding excluded.
+
+Texts: distinct user turns of ../shared/data/longmemeval-dev.json (the first `size` of them), written
+as a LangGraph program writes memories, `store.put(("memories", "user-1"), key, {"data": text})`;
+queries: its questions. Every vector is computed before the clock starts (a cache stands in for the
+embedder on both sides), so the figures are the stores' own. Per size (1k, 10k): p50 / p95 of `put`
+over the last `--sample` writes, then of `search(("memories", "user-1"), query=q, limit=5)`:
+- `inmemory`: langgraph.store.memory.InMemoryStore with the same vectors;
+- `graphcons`: GraphconsStore over the facade, in process;
+- `graphcons_http` (1k only: HTTP puts cost ~2x): GraphconsStore over `graphcons serve`'s app.
+`first_call_ms`: a fresh process that constructs the in-process store (warm-up included, timed
+apart) and then searches once.
+
+    python -m bench.service.langgraph [--sizes 1000,10000] [--queries 50]
+
+Uses the throwaway bench server (bench/server.py), wiped per size. Saves
+bench/service/results/langgraph.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+from bench.server import bench_server  # noqa: E402
+from graphcons.api import Graphcons  # noqa: E402
+from graphcons.core.embedders import make_embedder  # noqa: E402
+
+DATA = ROOT.parent / "shared" / "data" / "longmemeval-dev.json"
+RESULTS = ROOT / "bench" / "service" / "results" / "langgraph.json"
+NS = ("memories", "user-1")
+
+
+class Cached:
+    """The embedder with every bench text embedded up front: a timed call pays no embedding."""
+
+    def __init__(self, inner, texts: list[str]):
+        self.inner = inner
+        self.known = dict(zip(texts, inner.embed(texts)))
+
+    def embed_one(self, text: str) -> list[float]:
+        return self.known[text] if text in self.known else self.inner.embed_one(text)
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        return [self.embed_one(t) for t in texts]
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+
+def texts_and_queries(size: int, queries: int) -> tuple[list[str], list[str]]:
+    data = json.loads(DATA.read_text())
+    seen: dict[str, None] = {}
+    for q in data:
+        for session in q["haystack_sessions"]:
+            for t in session:
+                text = " ".join(t["content"].split())[:2000]
+                if t["role"] == "user" and text:
+                    seen.setdefault(text, None)
+    texts = list(seen)[:size]
+    if len(texts) < size:
+        texts += [f"{t} (again, {n})" for n, t in enumerate(texts[: size - len(texts)])]
+    return texts, [q["question"] for q in data[:queries]]
+
+
+def ms(values: list[float]) -> dict[str, float]:
+    values = sorted(values)
+    return {"p50": round(statistics.median(values), 2), "p95": round(values[int(0.95 * (len(values) - 1))], 2),
+            "n": len(values)}
+
+
+def timed(store, texts: list[str], queries: list[str], sample: int) -> dict:
+    puts = []
+    for n, text in enumerate(texts):
+        t = time.perf_counter()
+        store.put(NS, f"k{n}", {"data": text})
+        if n >= len(texts) - sample:
+            puts.append(1000 * (time.perf_counter() - t))
+    searches = []
+    for q in queries:
+        t = time.perf_counter()
+        store.search(NS, query=q, limit=5)
+        searches.append(1000 * (time.perf_counter() - t))
+    return {"put_ms": ms(puts), "search_ms": ms(searches)}
+
+
+def inmemory(cached: Cached, texts, queries, sample) -> dict:
+    from langgraph.store.memory import InMemoryStore
+
+    store = InMemoryStore(index={"dims": 384, "embed": cached.embed, "fields": ["data"]})
+    return timed(store, texts, queries, sample)
+
+
+def over_http(cfg, cached: Cached, texts, queries, sample) -> dict:
+    import uvicorn
+
+    from graphcons.integrations.langgraph import GraphconsStore
+    from graphcons.service import create_app
+
+    with Graphcons(cfg, embedder=cached) as g:
+        token, _ = g.create_token("bench", ["*"], "writer")
+    app = create_app(cfg, embedder=cached)
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=8799, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.05)
+    try:
+        with GraphconsStore.over_http("http://127.0.0.1:8799", token) as store:
+            return timed(store, texts, queries, sample)
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)
+
+
+FIRST_CALL = """
+import sys, time, json
+from graphcons.api import Graphcons
+from graphcons.core.config import Config, Neo4jConfig
+from graphcons.integrations.langgraph import GraphconsStore
+cfg = Config(neo4j=Neo4jConfig(uri=sys.argv[1], password=sys.argv[2]))
+t0 = time.perf_counter()
+g = Graphcons(cfg)
+store = GraphconsStore(g)
+t1 = time.perf_counter()
+store.search(("memories", "user-1"), query=sys.argv[3], limit=5)
+t2 = time.perf_counter()
+print(json.dumps({"construct_ms": round(1000 * (t1 - t0), 1), "first_search_ms": round(1000 * (t2 - t1), 1)}))
+"""
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", default="1000,10000", type=lambda v: [int(x) for x in v.split(",")])
+    ap.add_argument("--queries", type=int, default=50)
+    ap.add_argument("--sample", type=int, default=200, help="puts timed: the last n of each size")
+    args = ap.parse_args()
+    load_before = os.getloadavg()
+    report: dict = {"command": " ".join(["python -m bench.service.langgraph"] + sys.argv[1:]), "sizes": {}}
+    for size in args.sizes:
+        texts, queries = texts_and_queries(size, args.queries)
+        cfg = bench_server(heap="1g", pagecache="512m")
+        cached = Cached(make_embedder(cfg.embedding), texts + queries)
+        row = {"inmemory": inmemory(cached, texts, queries, args.sample)}
+        with Graphcons(cfg, embedder=cached) as g:
+            g.init()
+            from graphcons.integrations.langgraph import GraphconsStore
+            with GraphconsStore(g) as store:
+                row["graphcons"] = timed(store, texts, queries, args.sample)
+        out = subprocess.run([sys.executable, "-c", FIRST_CALL, cfg.neo4j.uri, cfg.neo4j.resolved_password(),
+                              queries[0]], capture_output=True, text=True, check=True,
+                             env=dict(os.environ, PYTHONPATH=str(ROOT)))
+        row["first_call_ms"] = json.loads(out.stdout.strip().splitlines()[-1])
+        if size <= 1000:
+            cfg = bench_server(heap="1g", pagecache="512m")
+            with Graphcons(cfg, embedder=cached) as g:
+                g.init()
+            row["graphcons_http"] = over_http(cfg, cached, texts, queries, args.sample)
+        report["sizes"][str(size)] = row
+        print(json.dumps({size: row}, indent=2), flush=True)
+    report["load"] = {"before": [round(x, 2) for x in load_before], "after": [round(x, 2) for x in os.getloadavg()]}
+    RESULTS.write_text(json.dumps(report, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
