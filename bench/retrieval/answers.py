@@ -100,6 +100,9 @@ class KnownVectors:
     def embed_one(self, text: str) -> list[float]:
         return self.known[text] if text in self.known else self.inner.embed_one(text)
 
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        return [self.embed_one(t) for t in texts]
+
     def __getattr__(self, name):
         return getattr(self.inner, name)
 

@@ -32,6 +32,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
+from bench.retrieval.answers import KnownVectors as Cached  # noqa: E402  (every bench text embedded up front)
 from bench.server import bench_server  # noqa: E402
 from graphcons.api import Graphcons  # noqa: E402
 from graphcons.core.embedders import make_embedder  # noqa: E402
@@ -39,23 +40,6 @@ from graphcons.core.embedders import make_embedder  # noqa: E402
 DATA = ROOT.parent / "shared" / "data" / "longmemeval-dev.json"
 RESULTS = ROOT / "bench" / "service" / "results" / "langgraph.json"
 NS = ("memories", "user-1")
-
-
-class Cached:
-    """The embedder with every bench text embedded up front: a timed call pays no embedding."""
-
-    def __init__(self, inner, texts: list[str]):
-        self.inner = inner
-        self.known = dict(zip(texts, inner.embed(texts)))
-
-    def embed_one(self, text: str) -> list[float]:
-        return self.known[text] if text in self.known else self.inner.embed_one(text)
-
-    def embed(self, texts: list[str]) -> list[list[float]]:
-        return [self.embed_one(t) for t in texts]
-
-    def __getattr__(self, name):
-        return getattr(self.inner, name)
 
 
 def texts_and_queries(size: int, queries: int) -> tuple[list[str], list[str]]:
