@@ -101,7 +101,10 @@ class KnownVectors:
         return self.known[text] if text in self.known else self.inner.embed_one(text)
 
     def embed(self, texts: list[str]) -> list[list[float]]:
-        return [self.embed_one(t) for t in texts]
+        """Known texts from the cache, the others in one batch of the inner embedder."""
+        missing = [t for t in texts if t not in self.known]
+        fresh = dict(zip(missing, self.inner.embed(missing))) if missing else {}
+        return [self.known[t] if t in self.known else fresh[t] for t in texts]
 
     def __getattr__(self, name):
         return getattr(self.inner, name)
