@@ -33,13 +33,23 @@ def store(g):
     return g, iid, cluster
 
 
+def day_of(ctx, line) -> str:
+    """The day header a memory line sits under in the block an agent reads ("" if none)."""
+    rendered = ctx.text.split("\n")
+    at = rendered.index(line["text"])
+    header = next((x for x in reversed(rendered[:at]) if x.endswith(":") and DATE.fullmatch(x[:-1])), "")
+    assert header == f"{line['date']}:", (header, line)
+    return header
+
+
 def test_a_context_is_never_over_its_budget_and_every_line_has_a_date_and_an_id(store):
     g, _, _ = store
     for budget in (10, 20, 40, 300):
         ctx = g.context("When does Maria fly to Lisbon?", budget, namespace="trip", record=False)
         assert ctx.words == len(ctx.text.split()) <= budget
         for line in ctx.lines:
-            assert DATE.search(line["text"]) and all(i in line["text"] for i in line["ids"]), line
+            assert DATE.search(line["text"] if line["kind"] == "fact" else day_of(ctx, line)), line
+            assert all(i in line["text"] for i in line["ids"]), line
     full = g.context("When does Maria fly to Lisbon?", 300, namespace="trip", record=False)
     assert "14 March" in full.text and "1 February 2026" in full.text  # the fact and when it was recorded
     assert set(full.ids) <= {t[0] for t in TRIP}  # its namespace only
@@ -90,3 +100,23 @@ def test_context_over_the_cli_and_http(store, cli_run, neo4j_settings, embedder)
         bad = srv.client(token).post("/v1/context", json={"query": "Lisbon", "budget_words": 5})
         assert bad.status_code in (400, 422) and "budget_words" in bad.text
         assert srv.client(token).post("/v1/context", json={"query": "Lisbon", "namespace": "default"}).status_code == 403
+
+
+def test_an_insight_whose_lines_say_nothing_new_is_not_shown_its_members_are(g):
+    """Issue 47's floor: the offline digest of one-sentence memories repeats their sentences, and its
+    header costs words, so a context shows the members themselves, never the insight's copy of them."""
+    rows = [("h1", "Melanie painted a sunrise over the lake.", "chat", "2023-05-08"),
+            ("h2", "Melanie painted her dog in watercolour.", "chat", "2023-05-08"),
+            ("h3", "Melanie painted a portrait of her kids.", "chat", "2023-06-02")]
+    cluster = add_incidents(g, rows, subject="melanie", namespace="art", kind="observation")
+    iid = g.approve(g.synthesize(cluster, now=NOW).proposal_id, by="ana", now=NOW).insight_id
+    assert iid and g.get(iid).kind == "insight"
+    ctx = g.context("What did Melanie paint?", 300, namespace="art", record=False)
+    assert iid not in ctx.ids and not [x for x in ctx.lines if x["kind"] in ("insight", "fact")]
+    assert {"h1", "h2", "h3"} <= set(ctx.ids)
+    # one header per day: two days, two headers, and each member line under its own day
+    headers = [x for x in ctx.text.split("\n") if x.endswith(":") and DATE.fullmatch(x[:-1])]
+    assert headers == ["8 May 2023:", "2 June 2023:"] or headers == ["2 June 2023:", "8 May 2023:"]
+    for line in ctx.lines:
+        day_of(ctx, line)
+    assert ctx.words == len(ctx.text.split())

@@ -84,7 +84,8 @@ def test_a_context_line_names_the_day_a_relative_expression_means(g):
            "namespace": "team", "created_at": "2023-05-25T14:05:00+00:00"})
     ctx = g.context("When did Melanie run the charity race?", 30, namespace="team", record=False)
     line = next(x for x in ctx.lines if x["ids"] == ["race"])
-    assert "last Saturday [20 May 2023]" in line["text"] and line["text"].startswith("[25 May 2023]")
+    assert "last Saturday [20 May 2023]" in line["text"] and line["date"] == "25 May 2023"
+    assert ctx.text.startswith("25 May 2023:\n")  # one header for the day, not a date on every line
     assert ctx.words <= 30
 
 
@@ -97,7 +98,8 @@ def test_a_long_memory_enters_a_short_context_as_a_marked_excerpt(g):
     ctx = g.context("Where do I keep my old sneakers?", 30, namespace="team", record=False)
     assert ctx.words <= 30
     [line] = [x for x in ctx.lines if x["ids"] == ["turn"]]
-    assert line.get("excerpt") is True and "(excerpt)" in line["text"] and line["text"].startswith("[26 May 2023]")
+    assert line.get("excerpt") is True and line["text"].startswith("(excerpt)") and line["date"] == "26 May 2023"
+    assert ctx.text.startswith("26 May 2023:\n")
     assert "old sneakers in a shoe rack in my closet" in line["text"] and "weather" not in line["text"]
     assert line["text"].endswith("(turn)")
 

@@ -6,12 +6,17 @@ agent puts into its prompt, built from `retrieve`'s ranking.
   sentences that share the query's words, in their order, as an excerpt marked "(excerpt)" with
   its date and id (issue 51: a 350-word chat turn could never enter a 300-word context); one that
   shares none is skipped (a shorter one after it may still fit).
-- Every line carries its date (the memory's `created_at`, which a caller sets to when the event
-  happened) and its id, so an agent can cite it (`lines[].ids` lists every memory a line rests on).
+- Every line carries its id, so an agent can cite it (`lines[].ids` lists every memory a line
+  rests on), and sits under the header of its day (the memory's `created_at`, which a caller sets
+  to when the event happened): one "8 May 2023:" per day instead of a date on every line (issue 47:
+  words an agent pays for and reads nothing new in); `lines[].date` keeps each line's day.
   A relative time expression is followed by the day it names, resolved against that date
   ("ran a race last Saturday [20 May 2023]"; core/eventtime, issue 47): what no ranking can add.
 - An insight is shown as its id and the facts of its digest most relevant to the query (those
-  whose members rank best), each with its date and its first member's id.
+  whose members rank best), each with its date and its first member's id, but only where those
+  lines pass the floor (issue 47): they state something the members they cite do not, or cost
+  fewer words than those members' lines; otherwise the members are shown at their own rank, so a
+  context after consolidation is never worse than before for an extractive digest.
 - No fact twice: a member whose fact an insight line showed is not shown again, nor a text
   already shown (compared case- and space-insensitively).
 
@@ -78,55 +83,117 @@ def context(db: Database, cfg: Config, embedder: Embedder, query: str, budget_wo
                     insights=InsightMode.PLAIN, record=record, session=session)
     rank = {h.memory.id: n for n, h in enumerate(hits)}
     insight_ids = [h.memory.id for h in hits if h.memory.kind == "insight"]
-    digests = {r["id"]: json.loads(r["insight"]) for r in db.run("retrieval/insight_facts", ids=insight_ids)} \
-        if insight_ids else {}
-    lines: list[dict[str, Any]] = []
-    words = 0
+    digests = {r["id"]: {**json.loads(r["insight"]), "_members": r["members"]}
+               for r in db.run("retrieval/insight_facts", ids=insight_ids)} if insight_ids else {}
+    block = Block(budget_words)
     terms = content_terms(query)
-    shown_ids: set[str] = set()
-    shown_texts: set[str] = set()
-
-    def put(text: str, ids: list[str], kind: str, date: str, excerpt: bool = False) -> bool:
-        nonlocal words
-        n = len(text.split())
-        if words + n > budget_words:
-            return False
-        lines.append({"text": text, "ids": ids, "kind": kind, "date": date, **({"excerpt": True} if excerpt else {})})
-        words += n
-        shown_ids.update(ids)
-        shown_texts.add(_flat(text).casefold())
-        return True
-
     for h in hits:
         mem = h.memory
-        if mem.id in shown_ids:
+        if mem.id in block.shown_ids:
             continue
         if mem.kind == "insight":
-            if mem.id not in digests:
-                continue
-            facts = [f for f in digests[mem.id].get("facts", []) if not set(f.get("member_ids", [])) <= shown_ids]
-            facts.sort(key=lambda f: min((rank.get(i, POOL) for i in f.get("member_ids", [])), default=POOL))
-            facts = facts[:FACTS_PER_INSIGHT]
-            header = f"Insight {mem.id} ({mem.epistemic_status or 'hypothesis'}):"
-            if not facts or words + len(header.split()) + len(_fact_text(facts[0]).split()) > budget_words:
-                continue
-            put(header, [mem.id], "insight", "")
-            for f in facts:
-                put(_fact_text(f), [i for i in f.get("member_ids", []) if i not in shown_ids], "fact",
-                    f.get("when") or "")
+            if mem.id in digests:
+                _put_insight(block, mem, digests[mem.id], rank)
             continue
         text = _flat(mem.content)
-        if text.casefold() in shown_texts:
+        if text.casefold() in block.shown_texts:
             continue
         date = day(mem.created_at)
-        if not put(f"[{date}] {annotate(text, mem.created_at)} ({mem.id})", [mem.id], mem.kind, date):
+        if not block.put(f"{annotate(text, mem.created_at)} ({mem.id})", [mem.id], mem.kind, date):
             # longer than what is left: its sentences that share the query's words, marked (issue 51)
-            room = budget_words - words - len(f"[{date}] (excerpt) ({mem.id})".split())
+            room = block.room(date) - len(f"(excerpt) ({mem.id})".split())
             part = _excerpt(mem.content, terms, room, mem.created_at)
             if part:
-                put(f"[{date}] (excerpt) {part} ({mem.id})", [mem.id], mem.kind, date, excerpt=True)
-    return Context(text="\n".join(line["text"] for line in lines), words=words, budget_words=budget_words,
-                   lines=lines)
+                block.put(f"(excerpt) {part} ({mem.id})", [mem.id], mem.kind, date, excerpt=True)
+    return block.context()
+
+
+class Block:
+    """The lines chosen so far, laid out under one header per day (issue 47: a date repeated on
+    every line is words an agent pays for and reads nothing new in). Groups keep the order of their
+    best-ranked line; a line joins its day's group. An insight's lines are a group of their own.
+    The word count is the rendered block's, headers included, so the budget always holds."""
+
+    def __init__(self, budget: int):
+        self.budget = budget
+        self.groups: list[tuple[str, list[dict[str, Any]]]] = []  # (header, lines)
+        self.words = 0
+        self.shown_ids: set[str] = set()
+        self.shown_texts: set[str] = set()
+
+    def _group(self, date: str) -> list[dict[str, Any]] | None:
+        return next((lines for header, lines in self.groups if header == f"{date}:"), None) if date else None
+
+    def room(self, date: str) -> int:
+        """Words left for a line of this day (a new day's header is paid first)."""
+        header = 0 if self._group(date) is not None or not date else len(f"{date}:".split())
+        return self.budget - self.words - header
+
+    def put(self, text: str, ids: list[str], kind: str, date: str, excerpt: bool = False) -> bool:
+        n = len(text.split())
+        if n > self.room(date):
+            return False
+        line = {"text": text, "ids": ids, "kind": kind, "date": date, **({"excerpt": True} if excerpt else {})}
+        group = self._group(date)
+        if group is None:
+            header = f"{date}:" if date else ""
+            self.groups.append((header, [line]))
+            self.words += len(header.split())
+        else:
+            group.append(line)
+        self.words += n
+        self.shown_ids.update(ids)
+        self.shown_texts.add(_flat(text).casefold())
+        return True
+
+    def put_group(self, lines: list[dict[str, Any]]) -> None:
+        """A block of its own, without a day header (an insight's line and its facts, each fact
+        dated), already checked against the budget."""
+        self.groups.append(("", lines))
+        self.words += sum(len(line["text"].split()) for line in lines)
+        for line in lines:
+            self.shown_ids.update(line["ids"])
+            self.shown_texts.add(_flat(line["text"]).casefold())
+
+    def context(self) -> Context:
+        rendered = [part for header, lines in self.groups for part in ([header] if header else []) + [x["text"] for x in lines]]
+        lines = [line for _, group in self.groups for line in group]
+        return Context(text="\n".join(rendered), words=self.words, budget_words=self.budget, lines=lines)
+
+
+def _put_insight(block: Block, mem: Any, digest: dict[str, Any], rank: dict[str, int]) -> None:
+    """An insight's header and its facts most relevant to the query, only where they pass the floor:
+    they say something its members' lines would not, or the same in fewer words (issue 47: a
+    context is never worse after consolidation). Otherwise its members are shown at their own rank."""
+    facts = [f for f in digest.get("facts", []) if not set(f.get("member_ids", [])) <= block.shown_ids]
+    facts.sort(key=lambda f: min((rank.get(i, POOL) for i in f.get("member_ids", [])), default=POOL))
+    facts = facts[:FACTS_PER_INSIGHT]
+    header = f"Insight {mem.id} ({mem.epistemic_status or 'hypothesis'}):"
+    lines = [{"text": _fact_text(f), "ids": [i for i in f.get("member_ids", []) if i not in block.shown_ids],
+              "kind": "fact", "date": f.get("when") or ""} for f in facts]
+    if not lines or not _adds(header, lines, facts, digest.get("_members", [])):
+        return
+    fitted: list[dict[str, Any]] = []
+    used = len(header.split())
+    for line in lines:
+        n = len(line["text"].split())
+        if used + n <= block.budget - block.words:
+            fitted.append(line)
+            used += n
+    if fitted:
+        block.put_group([{"text": header, "ids": [mem.id], "kind": "insight", "date": ""}, *fitted])
+
+
+def _adds(header: str, lines: list[dict[str, Any]], facts: list[dict[str, Any]], members: list[dict[str, Any]]) -> bool:
+    """True when the insight's lines state a word none of the members they cite states, or cost fewer
+    words than those members' own lines (text and id) would."""
+    content = {m["id"]: m.get("content") or "" for m in members}
+    cited = {i for line in lines for i in line["ids"] if i in content}
+    said = set().union(*(content_terms(content[i]) for i in cited)) if cited else set()
+    if any(content_terms(f.get("statement", "")) - said for f in facts):
+        return True
+    theirs = sum(len(content[i].split()) + 1 for i in cited)
+    return len(header.split()) + sum(len(line["text"].split()) for line in lines) < theirs
 
 
 def _excerpt(content: str, terms: set[str], room: int, said: datetime) -> str:
