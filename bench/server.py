@@ -36,3 +36,15 @@ def stop_bench_server() -> None:
     env = dict(os.environ, GRAPHCONS_NEO4J_HOME=str(HOME),
                GRAPHCONS_NEO4J_BOLT_PORT=BOLT, GRAPHCONS_NEO4J_HTTP_PORT=HTTP)
     subprocess.run([str(REPO / "scripts" / "neo4j"), "stop"], env=env, check=False)
+
+
+def consolidating_config(uri: str | None, *, pagecache: str = "512m", daily_cap: int = 10_000) -> Config:
+    """The Config of a bench that consolidates: the Neo4j at `uri` (which the bench wipes) or the
+    throwaway bench server; consolidation on and not a dry run, with a daily cap above any run's
+    accepted clusters (every cluster the gate accepts is synthesized, not the first 20)."""
+    cfg = Config(neo4j=Neo4jConfig(uri=uri, password=os.environ.get("NEO4J_PASSWORD") or None)) if uri \
+        else bench_server(heap="1g", pagecache=pagecache)
+    cfg.consolidation.enabled = True
+    cfg.consolidation.dry_run = False
+    cfg.consolidation.daily_cap = daily_cap
+    return cfg

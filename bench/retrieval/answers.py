@@ -66,9 +66,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from bench import query  # noqa: E402
 from bench.retrieval.reader import normalize  # noqa: E402
-from bench.server import bench_server, stop_bench_server  # noqa: E402
+from bench.server import consolidating_config, stop_bench_server  # noqa: E402
 from graphcons.api import Graphcons  # noqa: E402
-from graphcons.core.config import Config, LLMConfig, Neo4jConfig  # noqa: E402
+from graphcons.core.config import LLMConfig  # noqa: E402
 from graphcons.core.embedders import make_embedder  # noqa: E402
 from graphcons.core.errors import Conflict  # noqa: E402
 from graphcons.store.admission import admit  # noqa: E402
@@ -328,13 +328,7 @@ def main() -> None:
     results = args.out or (RESULTS.with_name("retrieval-llm.json") if args.llm else RESULTS)
     contexts_out = results.with_name(results.stem + "-reader-contexts.json")  # what bench/retrieval/reader.py reads
     load_before = os.getloadavg()
-    if args.uri:
-        cfg = Config(neo4j=Neo4jConfig(uri=args.uri, password=os.environ.get("NEO4J_PASSWORD") or None))
-    else:
-        cfg = bench_server(heap="1g", pagecache="512m")
-    cfg.consolidation.enabled = True
-    cfg.consolidation.dry_run = False
-    cfg.consolidation.daily_cap = 10_000  # approve every cluster the gate accepts, not the first 20
+    cfg = consolidating_config(args.uri)
     if args.llm:  # a local CPU model: minutes per call, no HTTP retry (a retry would only double the wait)
         cfg.llm = LLMConfig(provider="openai", base_url=args.llm, model=args.model, timeout_s=900.0, max_retries=0,
                             context_tokens=4096)

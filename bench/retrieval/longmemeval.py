@@ -18,7 +18,14 @@ Figures, per question type and phase:
   context(q, budget)'s text;
 - knowledge-update questions only: `stale_first[budget]` (the context shows a turn of an
   earlier answer session before, or without, one of the latest) and `latest_shown[budget]`;
-- `long_turns`: turns longer than each budget (they can only enter a context as excerpts).
+- `long_turns`: turns longer than each budget (they can only enter a context as excerpts);
+- `update_proposals` (after): the update proposals consolidation made, judged against the dev labels
+  by bench/retrieval/updates.py (`made`, `right`, `precision`, `wrong` listed).
+Saved under the issue's keys: `stale_first[budget][phase]`, `latest_shown[budget][phase]`,
+`answer_recall[budget][phase][type]`, `context_session_recall[budget][phase][type]`,
+`session_recall_first10[phase][type]`, `update_proposals`, `seconds`, `load`; beside it,
+longmemeval-reader-contexts.json holds context(q, 300) of the knowledge-update questions in both phases
+for bench/retrieval/reader.py, which adds `reader_f1_knowledge_update[phase]`.
 
     python -m bench.retrieval.longmemeval [--types knowledge-update,temporal-reasoning] [--limit N] [--no-after]
 
@@ -33,16 +40,16 @@ import json
 import os
 import sys
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from datetime import datetime, timezone
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
+from bench import query  # noqa: E402
 from bench.retrieval.answers import answer_words, consolidate_all  # noqa: E402
-from bench.server import bench_server  # noqa: E402
+from bench.server import consolidating_config  # noqa: E402
 from graphcons.api import Graphcons  # noqa: E402
-from graphcons.core.config import Config, Neo4jConfig  # noqa: E402
 from graphcons.core.embedders import make_embedder  # noqa: E402
 from graphcons.store.admission import admit  # noqa: E402
 
@@ -99,8 +106,7 @@ def ask(g: Graphcons, q: dict) -> dict:
     for b in BUDGETS:
         ctx = g.context(q["question"], b, namespace=q["namespace"], record=False)
         assert ctx.words <= b, (q["id"], b, ctx.words)
-        cited = g.db.run_text("UNWIND $ids AS i MATCH (m:Memory {id: i}) RETURN i AS id, m.session AS session",
-                              ids=ctx.ids)
+        cited = g.db.run_text(query("longmemeval_sessions"), ids=ctx.ids)
         order = [r["session"] for r in sorted(cited, key=lambda r: ctx.ids.index(r["id"])) if r["session"]]
         row[f"context_session_recall@{b}"] = len(answer & set(order)) / len(answer) if answer else None
         row[f"answer@{b}"] = len(gold & answer_words(ctx.text)) / len(gold) if gold else None
@@ -132,15 +138,15 @@ def main() -> None:
     ap.add_argument("--no-after", dest="after", action="store_false", help="skip the consolidation phase")
     ap.add_argument("--out", type=Path, default=RESULTS)
     args = ap.parse_args()
-    load_before = os.getloadavg()
-    cfg = Config(neo4j=Neo4jConfig(uri=args.uri, password=os.environ.get("NEO4J_PASSWORD") or None)) if args.uri \
-        else bench_server(heap="1g", pagecache="512m")
-    cfg.consolidation.enabled, cfg.consolidation.dry_run, cfg.consolidation.daily_cap = True, False, 100_000
+    load_before, t0 = os.getloadavg(), time.perf_counter()
+    cfg = consolidating_config(args.uri, daily_cap=100_000)
     memories, questions = load(set(args.types.split(",")) if args.types else None, args.limit)
-    report: dict = {"command": " ".join(["bench/retrieval/longmemeval.py"] + sys.argv[1:]), "questions": len(questions),
+    report: dict = {"command": "python -m bench.retrieval.longmemeval " + " ".join(sys.argv[1:]),
+                    "questions": dict(Counter(q["type"] for q in questions), total=len(questions)),
                     "memories": len(memories),
-                    "long_turns": {b: sum(1 for m in memories if len(m["content"].split()) > b) for b in BUDGETS},
-                    "phases": {}}
+                    "long_turns": {b: sum(1 for m in memories if len(m["content"].split()) > b) for b in BUDGETS}}
+    rows: dict[str, list[dict]] = {}
+    readers: dict[str, list[dict]] = {}
     with Graphcons(cfg, embedder=make_embedder(cfg.embedding)) as g:
         with g.db.driver.session(database=cfg.neo4j.database) as session:  # the bench store only
             session.run("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS").consume()
@@ -152,12 +158,50 @@ def main() -> None:
         for phase in ("before", "after") if args.after else ("before",):
             if phase == "after":
                 report["consolidation"] = consolidate_all(g, argparse.Namespace(llm=None))
+                report["update_proposals"] = update_proposals(g, questions)
             t = time.perf_counter()
-            rows = [ask(g, q) for q in questions]
-            report["phases"][phase] = dict(summarise(rows, questions), seconds=round(time.perf_counter() - t, 1))
+            rows[phase] = [ask(g, q) for q in questions]
+            report.setdefault("ask_seconds", {})[phase] = round(time.perf_counter() - t, 1)
+            readers[phase] = [{"id": q["id"], "category": q["type"], "question": q["question"], "answer": q["answer"],
+                               **_reader_context(g, q)} for q in questions if q["type"] == "knowledge-update"]
+    report.update(figures(rows, questions))
+    report["seconds"] = round(time.perf_counter() - t0, 1)
     report["load"] = {"before": [round(x, 2) for x in load_before], "after": [round(x, 2) for x in os.getloadavg()]}
     args.out.write_text(json.dumps(report, indent=2) + "\n")
-    print(json.dumps(report, indent=2))
+    # what bench/retrieval/reader.py reads: context(q, 300) of the knowledge-update questions, both phases
+    contexts = args.out.with_name(args.out.stem + "-reader-contexts.json")
+    contexts.write_text(json.dumps({"command": report["command"], "results": args.out.name,
+                                    "key": "reader_f1_knowledge_update", "phases": readers}, indent=1) + "\n")
+    print(json.dumps({k: v for k, v in report.items() if k != "update_proposals"}, indent=2))
+
+
+def _reader_context(g: Graphcons, q: dict) -> dict:
+    ctx = g.context(q["question"], 300, namespace=q["namespace"], record=False)
+    return {"context": ctx.text, "words": ctx.words}
+
+
+def figures(rows: dict[str, list[dict]], questions: list[dict]) -> dict:
+    """The issue's keys: stale_first[budget][phase], latest_shown[budget][phase],
+    answer_recall[budget][phase][type], context_session_recall[budget][phase][type], and
+    session_recall_first10[phase][type]."""
+    by = {phase: summarise(r, questions) for phase, r in rows.items()}
+    ku = "knowledge-update"
+    out: dict = {"session_recall_first10": {ph: by[ph]["session_recall_first10"] for ph in by}}
+    for b in BUDGETS:
+        for key, name in (("answer", "answer_recall"), ("context_session_recall", "context_session_recall")):
+            out.setdefault(name, {})[str(b)] = {ph: by[ph][f"{key}@{b}"] for ph in by}
+        for key in ("stale_first", "latest_shown"):
+            out.setdefault(key, {})[str(b)] = {ph: by[ph].get(f"{key}@{b}", {}).get(ku) for ph in by}
+    return out
+
+
+def update_proposals(g: Graphcons, questions: list[dict]) -> dict:
+    """The update proposals consolidation made, judged against the dev labels (issue 51)."""
+    try:
+        from bench.retrieval.updates import judge
+    except ImportError:  # update detection not in this build
+        return {"made": None, "note": "bench.retrieval.updates not available"}
+    return judge(g, questions)
 
 
 if __name__ == "__main__":

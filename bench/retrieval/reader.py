@@ -15,6 +15,14 @@ from. Each answer is stored beside its question, so the figures can be read answ
 The reader is the local model of ../shared/MODELS.md by default (Qwen2.5-Coder-1.5B-Instruct,
 llama.cpp server), temperature 0, at most 32 answer tokens: seconds per call are indicative only.
 `--rescore` recomputes the figures from the stored answers without a model call.
+
+The same reader scores the LongMemEval knowledge-update questions (issue 51): bench/retrieval/longmemeval.py
+saves their contexts in longmemeval-reader-contexts.json, and
+
+    python -m bench.retrieval.reader --contexts bench/retrieval/results/longmemeval-reader-contexts.json \
+                                     --out bench/retrieval/results/reader-longmemeval.json
+
+copies `reader_f1_knowledge_update[phase]` into longmemeval.json (the contexts file names the key).
 """
 
 from __future__ import annotations
@@ -35,10 +43,12 @@ from nltk.stem import PorterStemmer
 
 RESULTS = Path(__file__).resolve().parent / "results"
 STEM = PorterStemmer()
-# LoCoMo's QA prompt, with its instruction for dates (our context lines carry their date).
+# LoCoMo's QA prompt, with its instruction for dates (a context groups its lines under the day they were
+# said, and names the day of a relative expression in brackets; issue 47).
 PROMPT = ("{context}\n\nBased on the above context, write an answer in the form of a short phrase for the "
-          "following question. Answer with exact words from the context whenever possible. The date in "
-          "brackets is when each line was said; answer a question about time with a date.\n\n"
+          "following question. Answer with exact words from the context whenever possible. Lines are grouped "
+          "under the day they were said; a date in brackets is the day an expression names. Answer a "
+          "question about time with a date.\n\n"
           "Question: {question} Short answer:")
 
 
@@ -152,7 +162,7 @@ def copy_to_retrieval(res: dict, src: dict, out: Path) -> None:
     if retrieval.exists():
         data = json.loads(retrieval.read_text())
         if data.get("command") == src["command"]:
-            data["reader_f1"] = {**res["reader_f1"], "from": out.name}
+            data[src.get("key", "reader_f1")] = {**res["reader_f1"], "from": out.name}
             retrieval.write_text(json.dumps(data, indent=2, default=str) + "\n")
 
 

@@ -32,9 +32,8 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from bench.server import bench_server, stop_bench_server  # noqa: E402
+from bench.server import consolidating_config, stop_bench_server  # noqa: E402
 from graphcons.api import Graphcons  # noqa: E402
-from graphcons.core.config import Config, Neo4jConfig  # noqa: E402
 from graphcons.core.memory import content_hash  # noqa: E402
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "locomo-dev.json"
@@ -106,13 +105,7 @@ def main() -> None:
     ap.add_argument("--uri", default=os.environ.get("NEO4J_URI"), help="wipe and use this Neo4j (default: bench server)")
     args = ap.parse_args()
     load_before = os.getloadavg()
-    if args.uri:
-        cfg = Config(neo4j=Neo4jConfig(uri=args.uri, password=os.environ.get("NEO4J_PASSWORD") or None))
-    else:
-        cfg = bench_server(heap="1g", pagecache="256m")
-    cfg.consolidation.enabled = True
-    cfg.consolidation.dry_run = False
-    cfg.consolidation.daily_cap = 10_000
+    cfg = consolidating_config(args.uri, pagecache="256m")
     lines = load()
     result: dict = {"command": "python -m bench.store.determinism " + " ".join(sys.argv[1:]), "data": DATA.name,
                     "memories": len(lines), "clocks": [DAY_ONE.isoformat(), DAY_TWO.isoformat()],
