@@ -14,6 +14,9 @@ agent puts into its prompt, built from `retrieve`'s ranking.
   whose members rank best), each with its date and its first member's id.
 - No fact twice: a member whose fact an insight line showed is not shown again, nor a text
   already shown (compared case- and space-insensitively).
+- The current value first (issue 51): a memory an update superseded is shown only after its
+  successor's line, as "earlier, until 27 May 2023: ..." (the update's `since`), and not at all when
+  its successor found no room. `as_of`, `when` and `when_mode` are retrieve's.
 
 Words are whitespace-separated tokens of the whole block, header and ids included: what the
 agent's prompt pays for.
@@ -33,6 +36,7 @@ from graphcons.core.errors import ValidationError
 from graphcons.core.eventtime import annotate
 from graphcons.core.text import content_terms, sentences
 from graphcons.core.time import day
+from graphcons.recall.current import instant
 from graphcons.recall.hits import InsightMode
 from graphcons.recall.retrieval import retrieve
 
@@ -68,14 +72,16 @@ def _flat(text: str) -> str:
 
 def context(db: Database, cfg: Config, embedder: Embedder, query: str, budget_words: int = 300, *,
             namespace: str | None = None, subject: str | None = None, mode: str | None = None,
-            record: bool = True, session: str | None = None) -> Context:
+            record: bool = True, session: str | None = None, as_of: Any = None, when: Any = None,
+            when_mode: str | None = None, now: datetime | None = None) -> Context:
     if isinstance(budget_words, bool) or not isinstance(budget_words, int) or not 10 <= budget_words <= MAX_BUDGET:
         raise ValidationError("budget_words", f"must be an integer between 10 and {MAX_BUDGET}")
     # The plain ranking: every memory keeps its own place. Folding an insight's members into it, or a
     # memory's restatements into its line, lost answer words on the dev conversations (restatements
     # at cosine 0.8 still differ in detail; docs/RETRIEVAL.md): a line is one memory's own text.
     hits = retrieve(db, cfg, embedder, query, k=POOL, namespace=namespace, subject=subject, mode=mode,
-                    insights=InsightMode.PLAIN, record=record, session=session)
+                    insights=InsightMode.PLAIN, record=record, session=session, as_of=as_of, when=when,
+                    when_mode=when_mode, now=now)
     rank = {h.memory.id: n for n, h in enumerate(hits)}
     insight_ids = [h.memory.id for h in hits if h.memory.kind == "insight"]
     digests = {r["id"]: json.loads(r["insight"]) for r in db.run("retrieval/insight_facts", ids=insight_ids)} \
@@ -86,12 +92,13 @@ def context(db: Database, cfg: Config, embedder: Embedder, query: str, budget_wo
     shown_ids: set[str] = set()
     shown_texts: set[str] = set()
 
-    def put(text: str, ids: list[str], kind: str, date: str, excerpt: bool = False) -> bool:
+    def put(text: str, ids: list[str], kind: str, date: str, excerpt: bool = False, **earlier: str) -> bool:
         nonlocal words
         n = len(text.split())
         if words + n > budget_words:
             return False
-        lines.append({"text": text, "ids": ids, "kind": kind, "date": date, **({"excerpt": True} if excerpt else {})})
+        lines.append({"text": text, "ids": ids, "kind": kind, "date": date, **({"excerpt": True} if excerpt else {}),
+                      **earlier})
         words += n
         shown_ids.update(ids)
         shown_texts.add(_flat(text).casefold())
@@ -116,17 +123,26 @@ def context(db: Database, cfg: Config, embedder: Embedder, query: str, budget_wo
                     f.get("when") or "")
             continue
         text = _flat(mem.content)
-        if text.casefold() in shown_texts:
-            continue
+        if text.casefold() in shown_texts or (h.superseded_by is not None and h.superseded_by not in shown_ids):
+            continue  # a value an update superseded is shown only after its successor (issue 51)
         date = day(mem.created_at)
-        if not put(f"[{date}] {annotate(text, mem.created_at)} ({mem.id})", [mem.id], mem.kind, date):
+        mark, earlier = _earlier(h.superseded_by, h.until)
+        if not put(f"[{date}] {mark}{annotate(text, mem.created_at)} ({mem.id})", [mem.id], mem.kind, date, **earlier):
             # longer than what is left: its sentences that share the query's words, marked (issue 51)
-            room = budget_words - words - len(f"[{date}] (excerpt) ({mem.id})".split())
+            room = budget_words - words - len(f"[{date}] (excerpt) {mark}({mem.id})".split())
             part = _excerpt(mem.content, terms, room, mem.created_at)
             if part:
-                put(f"[{date}] (excerpt) {part} ({mem.id})", [mem.id], mem.kind, date, excerpt=True)
+                put(f"[{date}] (excerpt) {mark}{part} ({mem.id})", [mem.id], mem.kind, date, excerpt=True, **earlier)
     return Context(text="\n".join(line["text"] for line in lines), words=words, budget_words=budget_words,
                    lines=lines)
+
+
+def _earlier(superseded_by: str | None, until: str | None) -> tuple[str, dict[str, str]]:
+    """How a line says its value was superseded: "earlier, until 27 May 2023: " and the line's fields."""
+    if superseded_by is None:
+        return "", {}
+    ended = instant(until)
+    return f"earlier, until {day(ended) if ended else until}: ", {"superseded_by": superseded_by, "until": until or ""}
 
 
 def _excerpt(content: str, terms: set[str], room: int, said: datetime) -> str:
