@@ -6,33 +6,13 @@ then; `when` restricts or ranks by the query's time phrase. Real Neo4j, the faca
 from __future__ import annotations
 
 from datetime import date, datetime, timezone
-from pathlib import Path
 
 import pytest
+from current_helpers import FOOD, Q, add, update
 
 from graphcons.core.errors import ValidationError
 
-REFERENCE = Path(__file__).resolve().parent / "reference"
-Q = "How many Korean restaurants have I tried in my city?"
 MODES = [("hybrid", "digest"), ("hybrid", "group"), ("hybrid", "plain"), ("vector", None), ("keyword", None)]
-FOOD = [  # the older value is worded closer to the question: without the update it ranks first
-    ("old", "How many Korean restaurants have I tried in my city? Three Korean restaurants so far.", "2023-05-01"),
-    ("new", "I have now tried four Korean restaurants in my city.", "2023-05-27"),
-    ("f1", "My sister lives in Boston and works as a nurse.", "2023-05-02"),
-    ("f2", "I bought new running shoes for the marathon.", "2023-05-03"),
-    ("f3", "The office coffee machine was repaired on Tuesday.", "2023-05-04"),
-]
-
-
-def update(g, newer: str, older: str, since: str, *, reverted: bool = False) -> None:
-    g.db.run_text((REFERENCE / "update_edge.cypher").read_text(), newer=newer, older=older, since=since,
-                  attribute="restaurants tried", reverted=reverted)
-
-
-def add(g, rows, namespace="food"):
-    for mid, text, day in rows:
-        g.add({"id": mid, "content": text, "subject": "user", "namespace": namespace, "source": f"chat-{mid}",
-               "created_at": f"{day}T12:00:00+00:00"})
 
 
 @pytest.fixture
