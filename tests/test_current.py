@@ -154,6 +154,8 @@ def test_when_auto_restricts_or_boosts_by_the_queries_time_phrase_and_is_off_by_
     pair = g.retrieve("camping", k=4, namespace="trips", record=False, when=(date(2022, 8, 1), "2022-08-31"),
                       when_mode="restrict")
     assert ids(pair) == ["lake"]
+    assert set(ids(g.retrieve("camping", k=4, namespace="trips", record=False, when=date(2023, 6, 10),
+                              when_mode="restrict"))) == {"hills", "plan"}  # said that day; planned for June
     ctx = g.context(CQ, 300, namespace="trips", record=False, when="auto", when_mode="restrict")
     assert set(ctx.ids) == {"hills", "plan", "swim"}
     assert g.context(CQ, 300, namespace="trips", record=False).ids[0] == "lake"

@@ -4,7 +4,7 @@ did we go last year?". Off by default (the ranking is then untouched).
 `when="auto"` resolves the query's own time phrases with core/eventtime against `as_of` (else now):
 "in June 2023" is 1-30 June 2023, "last year" the calendar year before; a query that names no time
 is ranked as without `when`. An explicit window is ISO text, "2023-06" (a month), "2023" (a year),
-"2023-06-01" (a day) or "START/END" with either form, or a (start, end) pair of dates.
+"2023-06-01" (a day) or "START/END" with either form, a date, or a (start, end) pair of dates.
 
 A memory is in the window when its event interval (`event_start`..`event_end`, what its text says
 happened, core/eventtime) overlaps it, else when the day it was said (`created_at`) falls inside.
@@ -28,7 +28,7 @@ from graphcons.recall.hits import Candidate
 WHEN_BOOST = 0.25
 MODES = ("boost", "restrict")
 WHEN_HINT = ('must be "auto", a date or month or year ("2023-06-01", "2023-06", "2023"), "START/END" of those, '
-             "or a (start, end) pair of dates")
+             "a date, or a (start, end) pair of dates")
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +70,8 @@ def window(when: Any, when_mode: Any, query: str, ref: datetime) -> Window | Non
             raise ValidationError("when", WHEN_HINT)
         start, end = _span(parts[0]), _span(parts[-1])
         span = (start[0], end[1])
+    elif isinstance(when, date):  # a datetime is a date too: its day
+        span = _span(when)
     elif isinstance(when, (tuple, list)) and len(when) == 2:
         span = (_span(when[0])[0], _span(when[1])[1])
     else:
