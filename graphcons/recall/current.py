@@ -80,7 +80,7 @@ def successors(newer: dict[str, list[dict[str, Any]]], namespace: str | None, su
     for old, rows in newer.items():
         best: tuple[datetime, str, str] | None = None
         for r in rows:
-            if (namespace is not None and r["namespace"] != namespace) or (subject is not None and r["subject"] != subject):
+            if namespace not in (None, r["namespace"]) or subject not in (None, r["subject"]):
                 continue
             since = instant(r["since"]) or instant(r["created_at"])
             born = instant(r["created_at"])

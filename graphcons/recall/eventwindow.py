@@ -23,6 +23,7 @@ from typing import Any
 
 from graphcons.core.errors import ValidationError
 from graphcons.core.eventtime import resolve
+from graphcons.core.time import utcnow
 from graphcons.recall.hits import Candidate
 
 WHEN_BOOST = 0.25
@@ -52,8 +53,9 @@ class Window:
         return start <= self.end and self.start <= end
 
 
-def window(when: Any, when_mode: Any, query: str, ref: datetime) -> Window | None:
-    """The window a call asks for, checked; None when `when` is None or its query names no time."""
+def window(when: Any, when_mode: Any, query: str, ref: datetime | None) -> Window | None:
+    """The window a call asks for, checked; None when `when` is None or its query names no time.
+    `ref`: what "last year" is resolved against (the facade passes as_of or now; the clock when none)."""
     if when_mode is not None and when_mode not in MODES:
         raise ValidationError("when_mode", f"must be one of {', '.join(MODES)}")
     if when is None:
@@ -62,7 +64,7 @@ def window(when: Any, when_mode: Any, query: str, ref: datetime) -> Window | Non
         return None
     restrict = when_mode == "restrict"
     if when == "auto":
-        found = resolve(query, ref)
+        found = resolve(query, ref or utcnow())
         return Window(min(e.start for e in found), max(e.end for e in found), restrict) if found else None
     if isinstance(when, str):
         parts = when.split("/")

@@ -14,9 +14,10 @@ counted in k. In both, a member hit shows the insights that summarise it. "plain
 An insight whose epistemic_status is "unsupported" ranks below every other hit.
 
 Deprecated memories are never returned themselves: a hit on one lands on the memory that
-SUPERSEDES it. An update (SUPERSEDES {reason: 'update'}, issue 51) leaves the older memory live: it is
-a hit of its own, shown after its successor and marked (`current`); `as_of` answers with what was
-current then (`current`), `when` ranks or restricts by the query's event time (`eventwindow`). Using results records co-access (record=True, not in `search_text`).
+SUPERSEDES it. An update (SUPERSEDES {reason: 'update'}, issue 51) leaves the older memory live: it
+is a hit of its own, shown after its successor and marked (`current`); `as_of` answers with what
+was current then (`current`), `when` ranks or restricts by the query's event time (`eventwindow`).
+Using results records co-access (record=True, not in `search_text`).
 """
 
 from __future__ import annotations
@@ -35,7 +36,6 @@ from graphcons.core.epistemics import UNSUPPORTED
 from graphcons.core.errors import ServerUnavailable, ValidationError
 from graphcons.core.inputs import is_blank
 from graphcons.core.memory import LIVE_STATUSES, Memory
-from graphcons.core.time import utcnow
 from graphcons.recall import current, eventwindow, lists
 from graphcons.recall.hits import Candidate, Head, Hit, Hits, InsightMode, Member, Mode
 from graphcons.recall.rank import ranked
@@ -62,7 +62,7 @@ def retrieve(db: Database, cfg: Config, embedder: Embedder, query: str, k: int =
     rc = cfg.retrieval
     mode, insights = _check(query, k, namespace, subject, mode or rc.mode, insights or rc.insights)
     as_of = current.check_as_of(as_of)
-    window = eventwindow.window(when, when_mode, query, as_of or now or utcnow())
+    window = eventwindow.window(when, when_mode, query, as_of or now)
     embedding = embedder.embed_one(query) if mode != Mode.KEYWORD else None
     order = _ranked(db, cfg, query, embedding, k, namespace, subject, mode, insights, as_of, window)
     shown = order[:k] if insights == InsightMode.PLAIN else _group(db, order, k, embedding, rc.members_per_insight,
