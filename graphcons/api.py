@@ -162,23 +162,31 @@ class Graphcons:
 
     def retrieve(self, query: str, k: int = 5, *, namespace: str | None = None, subject: str | None = None,
                  session: str | None = None, record: bool = True, mode: str | None = None,
-                 insights: str | None = None) -> retrieval.Hits:
+                 insights: str | None = None, as_of: Any = None, when: Any = None,
+                 when_mode: str | None = None) -> retrieval.Hits:
         """Ranked memories in the scope (mode hybrid|vector|keyword, insights group|plain;
         defaults from [retrieval]); their use is recorded as co-access (`hits.recording` says
-        "recorded", "off", or "skipped: <why>" when Neo4j refused it after retries)."""
+        "recorded", "off", or "skipped: <why>" when Neo4j refused it after retries). A memory an
+        update superseded comes after its successor, marked (`superseded_by`, `until`); `as_of` (a
+        date or an aware datetime) answers with what was current then; `when` ("auto" or a window)
+        and `when_mode` (boost | restrict) rank by the query's event time (docs/RETRIEVAL.md)."""
         self._check_store()
         return retrieval.retrieve(self.db, self.config, self.embedder, query, k, namespace=namespace,
-                                  subject=subject, session=session, record=record, mode=mode, insights=insights)
+                                  subject=subject, session=session, record=record, mode=mode, insights=insights,
+                                  as_of=as_of, when=when, when_mode=when_mode, now=utcnow())
 
     def context(self, query: str, budget_words: int = 300, *, namespace: str | None = None,
                 subject: str | None = None, session: str | None = None, record: bool = True,
-                mode: str | None = None) -> context_mod.Context:
+                mode: str | None = None, as_of: Any = None, when: Any = None,
+                when_mode: str | None = None) -> context_mod.Context:
         """The text block an agent pastes into its prompt: the best hits packed until
         `budget_words`, every line with its date and id, an insight as its facts most relevant to
-        the query, no fact twice (issue 39). Its use is recorded like retrieve's."""
+        the query, no fact twice (issue 39), a superseded value only after its successor ("earlier,
+        until ..."). Its use is recorded like retrieve's; `as_of`, `when`, `when_mode` as retrieve's."""
         self._check_store()
         return context_mod.context(self.db, self.config, self.embedder, query, budget_words, namespace=namespace,
-                                   subject=subject, mode=mode, record=record, session=session)
+                                   subject=subject, mode=mode, record=record, session=session, as_of=as_of,
+                                   when=when, when_mode=when_mode, now=utcnow())
 
     def search(self, text: str, k: int = 10, *, namespace: str | None = None,
                subject: str | None = None) -> list[Hit]:

@@ -124,3 +124,24 @@ def test_the_cli_finds_the_server_scripts_neo4j_started(neo4j_settings, tmp_path
                           cwd=tmp_path, timeout=120)
     assert down.returncode == 5 and f"127.0.0.1:{nobody}" in down.stderr
     assert "GRAPHCONS_NEO4J_BOLT_PORT" in down.stderr and "NEO4J_URI" in down.stderr, down.stderr
+
+
+def test_search_and_context_take_as_of_and_when(g, cli):
+    """Issue 51 / 47: --as-of, --when, --when-mode; a superseded value is listed after its successor."""
+    from current_helpers import Q, food_with_update
+
+    food_with_update(g)
+    hits = json.loads(cli("search", Q, "--namespace", "food", "--k", "3", "--json").stdout)
+    order = [h["id"] for h in hits]
+    assert order.index("new") < order.index("old") and hits[order.index("old")]["superseded_by"] == "new"
+    table = cli("search", Q, "--namespace", "food", "--k", "3").stdout
+    assert "earlier, until" in table
+    then = json.loads(cli("search", Q, "--namespace", "food", "--k", "3", "--as-of", "2023-05-10", "--json").stdout)
+    assert "old" in [h["id"] for h in then] and "new" not in [h["id"] for h in then]
+    ctx = cli("context", Q, "--namespace", "food").stdout
+    assert "earlier, until 27 May 2023:" in ctx
+    may = json.loads(cli("context", "What happened in May 2023?", "--namespace", "food", "--when", "auto",
+                         "--when-mode", "restrict", "--as-of", "2023-05-02", "--json").stdout)
+    assert may["ids"] and set(may["ids"]) <= {"old", "f1"}
+    bad = cli("context", Q, "--as-of", "soon")
+    assert bad.returncode == 2 and "as_of" in bad.stderr

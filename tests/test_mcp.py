@@ -76,13 +76,15 @@ def test_stdio_lists_the_tools_and_remember_recall_explain_round_trip(g, stdio):
         remember = tools["remember"].input_schema
         assert {"content", "subject", "namespace", "source", "kind", "links"} <= set(remember["properties"])
         assert remember["required"] == ["content"]
-        assert set(tools["recall"].input_schema["properties"]) == {"query", "k", "namespace", "subject"}
+        assert set(tools["recall"].input_schema["properties"]) == {"query", "k", "namespace", "subject", "as_of", "when",
+                                                                     "when_mode"}
         assert set(tools["explain"].input_schema["properties"]) == {"id"}
         assert set(tools["profile"].input_schema["properties"]) == {"subject", "namespace"}
         assert all(len(t.description) > 80 for t in tools.values())  # written for a model to choose by
         templates = {t.uri_template for t in (await s.client.list_resource_templates()).resource_templates}
         assert templates == {"graphcons://memories/{memory_id}", "graphcons://insights/{insight_id}"}
-        assert set(tools["context"].input_schema["properties"]) == {"query", "budget_words", "namespace", "subject"}
+        assert set(tools["context"].input_schema["properties"]) == {"query", "budget_words", "namespace", "subject",
+                                                                      "as_of", "when", "when_mode"}
         assert "created_at" in remember["properties"]
         a = await s.ok("remember", content="Deploy 4.2 caused 503s on checkout for 12 minutes.", subject="checkout",
                        source="pagerduty", kind="incident", created_at="2026-11-02T10:00:00+00:00")
@@ -525,3 +527,33 @@ def test_a_lone_surrogate_over_stdio_names_the_argument(g, neo4j_settings, tmp_p
     assert out["id"] == 2 and out["result"]["isError"], out
     assert out["result"]["content"][0]["text"] == ("Error executing tool recall: bad_input (query): "
                                                    "is not valid Unicode (a lone surrogate)")
+
+
+def test_recall_and_context_take_as_of_and_when_and_mark_a_superseded_value(g, config, embedder):
+    """Issue 51 / 47 over MCP: a value an update superseded comes after its successor, marked; as_of,
+    when and when_mode are tool arguments; a bad as_of is an error naming it."""
+    from current_helpers import Q, food_with_update
+
+    food_with_update(g)
+    store = Store(config, embedder)
+
+    async def body(s: Session):
+        hits = (await s.ok("recall", query=Q, k=3, namespace="food"))["hits"]
+        order = [h["memory"]["id"] for h in hits]
+        assert order.index("new") < order.index("old")
+        old = hits[order.index("old")]
+        assert (old["superseded_by"], old["until"]) == ("new", "2023-05-27T12:00:00+00:00")
+        then = (await s.ok("recall", query=Q, k=3, namespace="food", as_of="2023-05-10"))["hits"]
+        assert "old" in [h["memory"]["id"] for h in then] and "new" not in [h["memory"]["id"] for h in then]
+        ctx = await s.ok("context", query=Q, namespace="food", budget_words=300)
+        assert "earlier, until 27 May 2023:" in ctx["text"] and ctx["ids"].index("new") < ctx["ids"].index("old")
+        june = await s.ok("context", query="What did I buy in May 2023?", namespace="food", when="auto",
+                          when_mode="restrict", as_of="2023-05-03")
+        assert set(june["ids"]) <= {"old", "f1", "f2"} and june["ids"]
+        _, err = await s.call("recall", query=Q, namespace="food", as_of="soon")
+        assert err.startswith("bad_input (as_of)"), err
+
+    try:
+        run(build_server(store), body)
+    finally:
+        store.close()

@@ -280,3 +280,28 @@ def test_tokens_cli_shows_once_stores_a_hash_and_revokes(g, api, config):
     assert c.get("/v1/proposals").status_code == 401
     assert cli("tokens", "revoke", "t-nope").returncode == 3
     assert [a["op"] for a in g.audit_log(target=out["id"])] == ["token_revoke", "token_create"]
+
+
+def test_retrieve_and_context_take_as_of_and_when_and_mark_a_superseded_value(g, server):
+    """Issue 51 / 47 over HTTP: the body's as_of, when and when_mode; a hit an update superseded carries
+    superseded_by and until and comes after its successor; a bad as_of is 400 naming it."""
+    from current_helpers import Q, food_with_update
+
+    food_with_update(g)
+    c = server.client(g.create_token("reader-f", ["food"], "reader")[0])
+    hits = c.post("/v1/retrieve", json={"query": Q, "k": 3}).json()["hits"]
+    order = [h["memory"]["id"] for h in hits]
+    assert order.index("new") < order.index("old")
+    assert (hits[order.index("old")]["superseded_by"], hits[order.index("old")]["until"]) == \
+        ("new", "2023-05-27T12:00:00+00:00")
+    assert hits[order.index("new")]["superseded_by"] is None
+    then = c.post("/v1/retrieve", json={"query": Q, "k": 3, "as_of": "2023-05-10"}).json()["hits"]
+    assert "old" in [h["memory"]["id"] for h in then] and "new" not in [h["memory"]["id"] for h in then]
+    ctx = c.post("/v1/context", json={"query": Q, "budget_words": 300}).json()
+    assert "earlier, until 27 May 2023:" in ctx["text"]
+    may = c.post("/v1/context", json={"query": "What happened in May 2023?", "when": "auto", "when_mode": "restrict",
+                                      "as_of": "2023-05-03T00:00:00+00:00"}).json()
+    assert may["ids"] and set(may["ids"]) <= {"old", "f1", "f2"}
+    bad = c.post("/v1/retrieve", json={"query": Q, "as_of": "soon"})
+    assert (bad.status_code, body(bad)["field"]) == (400, "as_of")
+    assert c.post("/v1/context", json={"query": Q, "when_mode": "sometimes"}).status_code == 422

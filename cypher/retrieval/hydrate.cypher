@@ -3,6 +3,9 @@
 // the index lookups at 100k memories (issue 28). Embeddings never leave the database.
 // With $summarised (a grouped ranking), also the live insights that summarise each memory
 // (insight-aware results; SUMMARIZES not reverted), by id, in this same round trip.
+// `newer`: the live memories that state a newer value of what it says (issue 51: an applied update,
+// SUPERSEDES {reason: 'update'} not reverted; the older stays live), for graphcons.recall.current to
+// show them first. A degree check per hit when there are none.
 MATCH (m:Memory) WHERE m.id IN $ids
 RETURN m {.*, embedding: null} AS memory,
        CASE WHEN $summarised THEN
@@ -10,4 +13,8 @@ RETURN m {.*, embedding: null} AS memory,
                    WHERE NOT coalesce(r.reverted, false) AND i.status IN $live
                    WITH DISTINCT i ORDER BY i.id
                    RETURN {id: i.id, title: i.title, epistemic_status: i.epistemic_status} }
-       ELSE [] END AS insights
+       ELSE [] END AS insights,
+       COLLECT { MATCH (n:Memory)-[s:SUPERSEDES {reason: 'update'}]->(m)
+                 WHERE NOT coalesce(s.reverted, false) AND n.status IN $live
+                 RETURN {id: n.id, since: s.since, created_at: n.created_at, namespace: n.namespace,
+                         subject: n.subject} } AS newer

@@ -30,6 +30,7 @@ WITH seed, b, kind, strength
 WHERE b.id <> seed.id AND coalesce($kinds[kind], 0.0) > 0
 OPTIONAL MATCH (w:Memory)-[s:SUPERSEDES]->(b)
 WHERE NOT b.status IN $live AND w.status IN $live AND NOT coalesce(s.reverted, false)
+  AND coalesce(s.reason, '') <> 'update'  // an update is not a merge: its older memory is a hit of its own
 WITH seed, kind, strength, CASE WHEN b.status IN $live THEN b ELSE w END AS hit
 WHERE hit IS NOT NULL AND hit.id <> seed.id
   AND ($namespace IS NULL OR hit.namespace = $namespace) AND ($subject IS NULL OR hit.subject = $subject)

@@ -4,7 +4,8 @@
 // scope, so the scope's top-k is never crowded out by other scopes (a larger scope returns
 // no hits here: graphcons.recall.lists then reads the vector index). A deprecated hit is
 // replaced by the live memory that SUPERSEDES it (following the chain); reverted SUPERSEDES
-// edges are ignored. Ties are broken by id.
+// edges are ignored, and so are updates (reason 'update': the older memory stays a hit of its
+// own, shown after its successor by graphcons.recall.current). Ties are broken by id.
 // Each branch tests its parameters before it matches: a test after the MATCH ran on every row
 // of a seek it rejects (100k index entries for a subject scope at 100k memories, ~30 ms).
 CALL () {
@@ -25,7 +26,8 @@ CALL (scope) {
   UNWIND CASE WHEN size(scope) <= $exact_max THEN scope ELSE [] END AS node
   WITH node, vector.similarity.cosine($embedding, node.embedding) * 2 - 1 AS cosine
   OPTIONAL MATCH path = (winner:Memory)-[:SUPERSEDES*1..5]->(node)
-  WHERE winner.status IN $live AND none(r IN relationships(path) WHERE coalesce(r.reverted, false))
+  WHERE winner.status IN $live AND none(r IN relationships(path) WHERE coalesce(r.reverted, false)
+                                                               OR coalesce(r.reason, '') = 'update')
   WITH node, cosine, winner, path
   ORDER BY length(path) DESC
   WITH node, cosine, head(collect(winner)) AS winner

@@ -160,17 +160,26 @@ def access(ids: List[str] = typer.Argument(..., help="Memory ids used together."
         console.print(f"session {out['session']}: {out['accessed']} accessed, {out['pairs']} new co-access pairs")
 
 
+AsOfOpt = typer.Option(None, "--as-of", help="What was current then: a date (2023-05-27) or an ISO-8601 date-time "
+                                                "with a timezone.")
+WhenOpt = typer.Option(None, "--when", help="Event time, on request: auto (the query's own time phrase) or a window "
+                                            "(2023-06-01, 2023-06, 2023, START/END).")
+WhenModeOpt = typer.Option(None, "--when-mode", help="With --when: boost (default) or restrict.")
+
+
 @app.command()
 def context(query: str, budget: int = typer.Option(300, "--budget", min=10, max=5000,
                                                   help="Words the block may hold (ids and dates included)."),
             namespace: Optional[str] = typer.Option(None), subject: Optional[str] = typer.Option(None),
             session: Optional[str] = typer.Option(None, help="Record the memories shown as used in this session."),
+            as_of: Optional[str] = AsOfOpt, when: Optional[str] = WhenOpt, when_mode: Optional[str] = WhenModeOpt,
             json_out: bool = JsonOpt) -> None:
     """Print the context block an agent pastes into its prompt: best memories and insight facts,
-    each line with its date and id, never over the word budget, no fact twice."""
+    each line with its date and id, never over the word budget, no fact twice; a value an update
+    superseded only after its successor ("earlier, until ...")."""
     with open_store() as g:
         ctx = g.context(query, budget, namespace=namespace, subject=subject, session=session,
-                        record=session is not None)
+                        record=session is not None, as_of=as_of, when=when, when_mode=when_mode)
     if json_out:
         emit_json(ctx.to_dict())
         return
@@ -185,12 +194,15 @@ def search(query: str, k: int = typer.Option(5, min=1, max=1000), namespace: Opt
            keyword: bool = typer.Option(False, "--keyword", help="Same as --mode keyword."),
            plain: bool = typer.Option(False, "--plain", help="Do not group insight members under insights."),
            session: Optional[str] = typer.Option(None, help="Record the hits as used in this session."),
+           as_of: Optional[str] = AsOfOpt, when: Optional[str] = WhenOpt, when_mode: Optional[str] = WhenModeOpt,
            json_out: bool = JsonOpt) -> None:
-    """Find memories in a scope: hybrid (default), vector or keyword; insights bring their members."""
+    """Find memories in a scope: hybrid (default), vector or keyword; insights bring their members; a
+    value an update superseded comes after its successor, marked "earlier, until ..."."""
     mode = "keyword" if keyword else mode
     with open_store() as g:
         hits = g.retrieve(query, k, namespace=namespace, subject=subject, session=session,
-                          record=session is not None, mode=mode, insights="plain" if plain else None)
+                          record=session is not None, mode=mode, insights="plain" if plain else None,
+                          as_of=as_of, when=when, when_mode=when_mode)
         mode = mode or g.config.retrieval.mode
     if hits.recording.startswith("skipped"):  # the hits stand; only their use went unrecorded
         typer.echo(f"note: session not recorded ({hits.recording})", err=True)
@@ -207,7 +219,8 @@ def search(query: str, k: int = typer.Option(5, min=1, max=1000), namespace: Opt
             if m.epistemic_status else ""
         above = "".join(f"  (in {i['id']})" for i in h.insights or [])
         cosine = [f"{h.vector:.3f}" if h.vector is not None else "-"] if hybrid else []
-        table.add_row(f"{h.score:.4f}", *cosine, m.id, m.kind, m.subject, escape(m.title + status + above))
+        earlier = f"earlier, until {h.until}: " if h.superseded_by else ""  # its successor is the row above
+        table.add_row(f"{h.score:.4f}", *cosine, m.id, m.kind, m.subject, escape(earlier + m.title + status + above))
         for sub in h.members or []:
             table.add_row("", *([""] if hybrid else []), "  " + sub.memory.id, sub.memory.kind,
                           sub.memory.subject, "  " + escape(sub.memory.title))
@@ -233,6 +246,8 @@ def _hit_json(h: Hit) -> dict:
         out["summarised_by"] = h.insights
     if h.exceptions is not None:  # scoped exceptions travel with an insight (issue 13)
         out["exceptions"] = h.exceptions
+    if h.superseded_by is not None:  # an earlier value: its successor is listed before it (issue 51)
+        out.update(superseded_by=h.superseded_by, until=h.until)
     return out
 
 

@@ -2,7 +2,8 @@
 
 `explain(db, id)` walks SUMMARIZES and DERIVED_FROM down from a memory to the source
 episodes (insights over insights included) and returns a tree with each memory's kind,
-sources, dates and status, plus the flat list of source episodes. The walk's queries are
+sources, dates and status, plus the flat list of source episodes; and, when updates link it
+(issue 51), the update chain (`updates`: what superseded it, what it superseded). The walk's queries are
 the ones in cypher/provenance/, which also paste straight into the Neo4j Browser.
 
 A provenance link that points at nothing raises DanglingProvenance: an insight records the
@@ -116,6 +117,10 @@ def explain(db: Database, mem_id: str) -> dict[str, Any]:
     links, nodes = walk(db, mem_id)
     out = build(mem_id, links, nodes)
     out["summarized_by"] = db.run("provenance/above", id=mem_id)
+    chain = db.run("provenance/updates", id=mem_id)[0]  # issue 51: the older value stays, linked to the newer
+    if chain["superseded_by"] or chain["supersedes"]:
+        out["updates"] = {k: sorted(chain[k], key=lambda u: (str(u["since"]), u["id"]))
+                          for k in ("superseded_by", "supersedes")}
     ep = justification.view(db, mem_id)
     if ep and ep["epistemic_status"]:  # an insight: its status, justifications and exceptions (seed 002)
         out["epistemics"] = ep

@@ -95,6 +95,14 @@ Query = Annotated[str, Field(description="What to look for, in natural language.
 K = Annotated[int, Field(ge=1, le=1000, description="How many hits to return.")]  # le: [service] max_k at build
 SubjectFilter = Annotated[str | None, Field(description="Only memories about this entity (a subject).")]
 MemoryId = Annotated[str, Field(description="A memory or insight id, as returned by remember or recall.")]
+AsOf = Annotated[str | None, Field(description="Answer with what was current then: a date (2023-05-27, its whole "
+                                               "day) or an ISO-8601 date-time with a timezone. Default: now.")]
+WhenArg = Annotated[str | None, Field(description="Event time, on request: \"auto\" uses the query's own time "
+                                                  "phrase (\"in June 2023\", \"last year\"), against as_of or now; "
+                                                  "or a window: 2023-06-01, 2023-06, 2023, or START/END of those.")]
+WhenMode = Annotated[Literal["boost", "restrict"] | None,
+                     Field(description="With when: boost (default) moves memories of that time up; restrict "
+                                       "shows only them.")]
 Entity = Annotated[str, Field(description="The entity: a memory subject such as user-ana.")]
 Action = Annotated[Literal["list", "show", "approve", "reject"],
                    Field(description="list the queue, show one proposal, approve or reject it.")]
@@ -172,18 +180,21 @@ class Tools:
                 "similar": a.similar, "linked": a.linked}
 
     def recall(self, query: Query, k: K = 5, namespace: NamespaceArg = None,
-               subject: SubjectFilter = None) -> dict[str, Any]:
+               subject: SubjectFilter = None, as_of: AsOf = None, when: WhenArg = None,
+               when_mode: WhenMode = None) -> dict[str, Any]:
         g, p = self.store.get(), require(self.caller(), "reader")
         if not isinstance(k, int) or k < 1 or k > g.config.service.max_k:
             raise ValidationError("k", f"must be between 1 and {g.config.service.max_k}")
         hits = g.retrieve(query, k=k, namespace=read_namespace(p, namespace), subject=subject,
-                          record=p.has("writer"))
+                          record=p.has("writer"), as_of=as_of, when=when, when_mode=when_mode)
         out = []
         for h in hits:
             m = h.memory
             if not p.sees(m.namespace):
                 continue
             hit: dict[str, Any] = {"rank": len(out) + 1, "memory": _memory(m), "score": round(float(h.score), 4)}
+            if h.superseded_by is not None:  # an earlier value: its successor is shown above it (issue 51)
+                hit.update(superseded_by=h.superseded_by, until=h.until)
             if m.kind == "insight":
                 try:
                     prov = g.explain(m.id)
@@ -200,10 +211,11 @@ class Tools:
         return {"hits": out, "note": RECALL_NOTE}
 
     def context(self, query: Query, budget_words: Budget = 300, namespace: NamespaceArg = None,
-                subject: SubjectFilter = None) -> dict[str, Any]:
+                subject: SubjectFilter = None, as_of: AsOf = None, when: WhenArg = None,
+                when_mode: WhenMode = None) -> dict[str, Any]:
         g, p = self.store.get(), require(self.caller(), "reader")
         return g.context(query, budget_words, namespace=read_namespace(p, namespace), subject=subject,
-                         record=p.has("writer")).to_dict()
+                         record=p.has("writer"), as_of=as_of, when=when, when_mode=when_mode).to_dict()
 
     def explain(self, id: MemoryId) -> dict[str, Any]:
         g, p = self.store.get(), require(self.caller(), "reader")

@@ -19,6 +19,9 @@ agent puts into its prompt, built from `retrieve`'s ranking.
   context after consolidation is never worse than before for an extractive digest.
 - No fact twice: a member whose fact an insight line showed is not shown again, nor a text
   already shown (compared case- and space-insensitively).
+- The current value first (issue 51): a memory an update superseded is shown only after its
+  successor's line, as "earlier, until 27 May 2023: ..." (the update's `since`), and not at all when
+  its successor found no room. `as_of`, `when` and `when_mode` are retrieve's.
 
 Words are whitespace-separated tokens of the whole block, header and ids included: what the
 agent's prompt pays for.
@@ -38,6 +41,7 @@ from graphcons.core.errors import ValidationError
 from graphcons.core.eventtime import annotate
 from graphcons.core.text import content_terms, sentences
 from graphcons.core.time import day
+from graphcons.recall.current import instant
 from graphcons.recall.hits import InsightMode
 from graphcons.recall.retrieval import retrieve
 
@@ -73,14 +77,16 @@ def _flat(text: str) -> str:
 
 def context(db: Database, cfg: Config, embedder: Embedder, query: str, budget_words: int = 300, *,
             namespace: str | None = None, subject: str | None = None, mode: str | None = None,
-            record: bool = True, session: str | None = None) -> Context:
+            record: bool = True, session: str | None = None, as_of: Any = None, when: Any = None,
+            when_mode: str | None = None, now: datetime | None = None) -> Context:
     if isinstance(budget_words, bool) or not isinstance(budget_words, int) or not 10 <= budget_words <= MAX_BUDGET:
         raise ValidationError("budget_words", f"must be an integer between 10 and {MAX_BUDGET}")
     # The plain ranking: every memory keeps its own place. Folding an insight's members into it, or a
     # memory's restatements into its line, lost answer words on the dev conversations (restatements
     # at cosine 0.8 still differ in detail; docs/RETRIEVAL.md): a line is one memory's own text.
     hits = retrieve(db, cfg, embedder, query, k=POOL, namespace=namespace, subject=subject, mode=mode,
-                    insights=InsightMode.PLAIN, record=record, session=session)
+                    insights=InsightMode.PLAIN, record=record, session=session, as_of=as_of, when=when,
+                    when_mode=when_mode, now=now)
     rank = {h.memory.id: n for n, h in enumerate(hits)}
     insight_ids = [h.memory.id for h in hits if h.memory.kind == "insight"]
     digests = {r["id"]: {**json.loads(r["insight"]), "_members": r["members"]}
@@ -96,15 +102,16 @@ def context(db: Database, cfg: Config, embedder: Embedder, query: str, budget_wo
                 _put_insight(block, mem, digests[mem.id], rank)
             continue
         text = _flat(mem.content)
-        if text.casefold() in block.shown_texts:
-            continue
+        if text.casefold() in block.shown_texts or (h.superseded_by is not None and h.superseded_by not in block.shown_ids):
+            continue  # a value an update superseded is shown only after its successor (issue 51)
         date = day(mem.created_at)
-        if not block.put(f"{annotate(text, mem.created_at)} ({mem.id})", [mem.id], mem.kind, date):
+        mark, earlier = _earlier(h.superseded_by, h.until)
+        if not block.put(f"{mark}{annotate(text, mem.created_at)} ({mem.id})", [mem.id], mem.kind, date, **earlier):
             # longer than what is left: its sentences that share the query's words, marked (issue 51)
-            room = block.room(date) - len(f"(excerpt) ({mem.id})".split())
+            room = block.room(date, h.superseded_by) - len(f"(excerpt) {mark}({mem.id})".split())
             part = _excerpt(mem.content, terms, room, mem.created_at)
             if part:
-                block.put(f"(excerpt) {part} ({mem.id})", [mem.id], mem.kind, date, excerpt=True)
+                block.put(f"(excerpt) {mark}{part} ({mem.id})", [mem.id], mem.kind, date, excerpt=True, **earlier)
     return block.context()
 
 
@@ -121,20 +128,30 @@ class Block:
         self.shown_ids: set[str] = set()
         self.shown_texts: set[str] = set()
 
-    def _group(self, date: str) -> list[dict[str, Any]] | None:
-        return next((lines for header, lines in self.groups if header == f"{date}:"), None) if date else None
+    def _group(self, date: str, after: str | None = None) -> list[dict[str, Any]] | None:
+        """The group a line of this day joins: its day's, but for a superseded value (issue 51) only
+        one placed after its successor's line; None = a new group at the end."""
+        if not date:
+            return None
+        first = 0
+        if after is not None:
+            first = next((n + 1 for n, (_, lines) in enumerate(self.groups) if any(after in x["ids"] for x in lines)), 0)
+        return next((lines for header, lines in self.groups[first:] if header == f"{date}:"), None)
 
-    def room(self, date: str) -> int:
+    def room(self, date: str, after: str | None = None) -> int:
         """Words left for a line of this day (a new day's header is paid first)."""
-        header = 0 if self._group(date) is not None or not date else len(f"{date}:".split())
+        header = 0 if self._group(date, after) is not None or not date else len(f"{date}:".split())
         return self.budget - self.words - header
 
-    def put(self, text: str, ids: list[str], kind: str, date: str, excerpt: bool = False) -> bool:
+    def put(self, text: str, ids: list[str], kind: str, date: str, excerpt: bool = False, **earlier: str) -> bool:
+        """Add a line under its day if it fits; `earlier` (superseded_by, until) marks a value an
+        update superseded, placed after its successor."""
+        after = earlier.get("superseded_by")
         n = len(text.split())
-        if n > self.room(date):
+        if n > self.room(date, after):
             return False
-        line = {"text": text, "ids": ids, "kind": kind, "date": date, **({"excerpt": True} if excerpt else {})}
-        group = self._group(date)
+        line = {"text": text, "ids": ids, "kind": kind, "date": date, **({"excerpt": True} if excerpt else {}), **earlier}
+        group = self._group(date, after)
         if group is None:
             header = f"{date}:" if date else ""
             self.groups.append((header, [line]))
@@ -194,6 +211,14 @@ def _adds(header: str, lines: list[dict[str, Any]], facts: list[dict[str, Any]],
         return True
     theirs = sum(len(content[i].split()) + 1 for i in cited)
     return len(header.split()) + sum(len(line["text"].split()) for line in lines) < theirs
+
+
+def _earlier(superseded_by: str | None, until: str | None) -> tuple[str, dict[str, str]]:
+    """How a line says its value was superseded: "earlier, until 27 May 2023: " and the line's fields."""
+    if superseded_by is None:
+        return "", {}
+    ended = instant(until)
+    return f"earlier, until {day(ended) if ended else until}: ", {"superseded_by": superseded_by, "until": until or ""}
 
 
 def _excerpt(content: str, terms: set[str], room: int, said: datetime) -> str:

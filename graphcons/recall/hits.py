@@ -92,7 +92,8 @@ class Hit(_Readable):
     ranking); `vector` / `keyword` / `graph` / `community` are the parts that made it; `superseded`
     the deprecated memories a hit on which landed here; `derived` whether it cites memories;
     `members` what an insight hit carries; `insights` the live insights summarising a plain hit;
-    `epistemic_status` / `exceptions` an insight's standing."""
+    `epistemic_status` / `exceptions` an insight's standing; `superseded_by` / `until` the memory
+    that states its newer value and since when (graphcons.recall.current)."""
 
     ALWAYS: ClassVar[tuple[str, ...]] = ("memory", "score", "superseded", "vector", "keyword")
     memory: Memory
@@ -107,6 +108,8 @@ class Hit(_Readable):
     insights: list[dict[str, Any]] | None = None
     epistemic_status: str | None = None
     exceptions: list[Any] | None = None
+    superseded_by: str | None = None  # an update's newer memory, shown before this one (issue 51)
+    until: str | None = None  # when that newer value became current (the update's `since`, ISO-8601)
 
 
 @dataclass(slots=True)

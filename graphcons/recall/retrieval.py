@@ -14,7 +14,10 @@ counted in k. In both, a member hit shows the insights that summarise it. "plain
 An insight whose epistemic_status is "unsupported" ranks below every other hit.
 
 Deprecated memories are never returned themselves: a hit on one lands on the memory that
-SUPERSEDES it. Using results records co-access (record=True, not in `search_text`).
+SUPERSEDES it. An update (SUPERSEDES {reason: 'update'}, issue 51) leaves the older memory live: it
+is a hit of its own, shown after its successor and marked (`current`); `as_of` answers with what
+was current then (`current`), `when` ranks or restricts by the query's event time (`eventwindow`).
+Using results records co-access (record=True, not in `search_text`).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import json
 import logging
 import uuid
 from dataclasses import replace
+from datetime import datetime
 from typing import Any
 
 from graphcons.core.config import Config
@@ -32,32 +36,42 @@ from graphcons.core.epistemics import UNSUPPORTED
 from graphcons.core.errors import ServerUnavailable, ValidationError
 from graphcons.core.inputs import is_blank
 from graphcons.core.memory import LIVE_STATUSES, Memory
-from graphcons.recall import lists
-from graphcons.recall.hits import Candidate, Hit, Hits, InsightMode, Member, Mode
+from graphcons.recall import current, eventwindow, lists
+from graphcons.recall.hits import Candidate, Head, Hit, Hits, InsightMode, Member, Mode
 from graphcons.recall.rank import ranked
 from graphcons.store.coaccess import record_access
 
 log = logging.getLogger("graphcons.retrieval")
 
 MAX_K = 1000  # the facade's bound; the HTTP service's `[service] max_k` may be lower
+WIDEST_POOL = 16 * MAX_K  # as_of / when: the pool stops widening here
 
 
 def retrieve(db: Database, cfg: Config, embedder: Embedder, query: str, k: int = 5, *,
              namespace: str | None = None, subject: str | None = None, session: str | None = None,
-             record: bool = True, mode: str | None = None, insights: str | None = None) -> Hits:
-    """Ranked `Hit`s (members / insights when grouped).
+             record: bool = True, mode: str | None = None, insights: str | None = None,
+             as_of: Any = None, when: Any = None, when_mode: str | None = None, now: datetime | None = None) -> Hits:
+    """Ranked `Hit`s (members / insights when grouped). A memory an update superseded comes after
+    its successor, marked (`current`); `as_of` answers with what was current then (`current`);
+    `when` / `when_mode` rank or restrict by the query's event time (`eventwindow`, against `as_of`,
+    else `now`, else the clock).
 
     The search reads in read transactions; recording the use is a separate write, retried on
     deadlocks. A recording that still fails does not cost the caller its hits: they come back
     with `recording` saying it was skipped."""
     rc = cfg.retrieval
     mode, insights = _check(query, k, namespace, subject, mode or rc.mode, insights or rc.insights)
+    as_of = current.check_as_of(as_of)
+    window = eventwindow.window(when, when_mode, query, as_of or now)
     embedding = embedder.embed_one(query) if mode != Mode.KEYWORD else None
-    pool = max(rc.hybrid_pool, k)  # independent of k up to hybrid_pool: top k is a prefix of top k + n
-    order = ranked(db, cfg, query, embedding, pool, namespace, subject, mode, digest=insights == InsightMode.DIGEST)
+    order = _ranked(db, cfg, query, embedding, k, namespace, subject, mode, insights, as_of, window)
     shown = order[:k] if insights == InsightMode.PLAIN else _group(db, order, k, embedding, rc.members_per_insight,
                                                                    digest=insights == InsightMode.DIGEST)
-    hits = _hydrate(db, shown, summarised=insights != InsightMode.PLAIN)
+    newer: dict[str, list[dict[str, Any]]] = {}
+    hits = _hydrate(db, shown, summarised=insights != InsightMode.PLAIN, newer=newer)
+    if any(newer.values()):  # an update superseded a hit: the current value first (issue 51)
+        hits = current.first(hits, newer, k, namespace=namespace, subject=subject, as_of=as_of,
+                             bring=lambda ids: _bring(db, ids, insights != InsightMode.PLAIN))
     recording = "off"
     if record and hits:
         try:
@@ -132,14 +146,41 @@ def _group(db: Database, order: list[Candidate], k: int, embedding: list[float] 
     return out  # `_hydrate(..., summarised=True)` adds each plain hit's and member's insights
 
 
-def _hydrate(db: Database, hits: list[Candidate], *, summarised: bool = False) -> list[Hit]:
+def _ranked(db: Database, cfg: Config, query: str, embedding: list[float] | None, k: int, namespace: str | None,
+            subject: str | None, mode: Mode, insights: InsightMode, as_of: datetime | None,
+            window: eventwindow.Window | None) -> list[Candidate]:
+    """The ranking; with `as_of` or a `when` window, of what existed then / falls in the window, the
+    pool widening until k remain (or the lists ran dry)."""
+    pool = max(cfg.retrieval.hybrid_pool, k)  # independent of k up to hybrid_pool: top k is a prefix of top k + n
+    while True:
+        order = ranked(db, cfg, query, embedding, pool, namespace, subject, mode, digest=insights == InsightMode.DIGEST)
+        if as_of is None and window is None:
+            return order
+        known = current.times(db, [h.id for h in order])
+        kept = eventwindow.apply(current.created_by(order, known, as_of), known, window)
+        if len(kept) >= k or len(order) < pool or pool >= WIDEST_POOL:
+            return kept
+        pool *= 4
+
+
+def _bring(db: Database, ids: list[str], summarised: bool) -> tuple[list[Hit], dict[str, list[dict[str, Any]]]]:
+    """Successors the ranking did not reach, read in full (and what superseded them in turn)."""
+    newer: dict[str, list[dict[str, Any]]] = {}
+    return _hydrate(db, [Candidate(Head(i)) for i in ids], summarised=summarised, newer=newer), newer
+
+
+def _hydrate(db: Database, hits: list[Candidate], *, summarised: bool = False,
+             newer: dict[str, list[dict[str, Any]]] | None = None) -> list[Hit]:
     """The shown hits (and their nested members) as `Hit`s with their memories read in full, in one
     query; with `summarised` (grouped rankings) also the live insights that summarise each plain
-    hit and member (`insights`), in the same round trip."""
+    hit and member (`insights`), in the same round trip; `newer` is filled with the live memories
+    that superseded each by an update (graphcons.recall.current)."""
     ids = [h.id for h in hits] + [mid for h in hits for mid, _ in h.members or []]
     if not ids:
         return []
     rows = {r["memory"]["id"]: r for r in db.run("retrieval/hydrate", ids=ids, summarised=summarised, live=LIVE_STATUSES)}
+    if newer is not None:
+        newer.update({i: r["newer"] for i, r in rows.items() if r["newer"]})
     full = {i: Memory.from_node(r["memory"]) for i, r in rows.items()}
 
     def insights_of(mid: str) -> list[dict[str, Any]] | None:

@@ -194,7 +194,7 @@ def retrieve(body: m.RetrieveQuery, g: Graphcons = Depends(store), p: Principal 
     record = body.record and p.has("writer")
     session = _session(p, body.session) if body.session is not None else None
     hits = g.retrieve(body.query, k=body.k, namespace=namespace, subject=body.subject, session=session,
-                      record=record)
+                      record=record, as_of=body.as_of, when=body.when, when_mode=body.when_mode)
     return m.Hits(hits=[m.Hit(**h.to_dict()) for h in hits if p.sees(h.memory.namespace)], recording=hits.recording)
 
 
@@ -205,7 +205,7 @@ def context(body: m.ContextQuery, g: Graphcons = Depends(store), p: Principal = 
     namespace = read_namespace(p, body.namespace)
     session = _session(p, body.session) if body.session is not None else None
     ctx = g.context(body.query, body.budget_words, namespace=namespace, subject=body.subject, session=session,
-                    record=body.record and p.has("writer"))
+                    record=body.record and p.has("writer"), as_of=body.as_of, when=body.when, when_mode=body.when_mode)
     return m.ContextOut(**ctx.to_dict())
 
 

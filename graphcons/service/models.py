@@ -106,6 +106,14 @@ class RetrieveQuery(Body):
     subject: str | None = Field(default=None, min_length=1, max_length=200)
     session: str | None = Field(default=None, max_length=200)
     record: bool = True  # writers: record the hits as used together (readers never record)
+    as_of: str | None = Field(default=None, max_length=64, description="Answer with what was current then: a "
+                              "date (2023-05-27, its whole day) or an ISO-8601 date-time with a timezone.")
+    when: str | None = Field(default=None, max_length=64, description="Event time on request (off by default): "
+                             "\"auto\" (the query's own time phrase, against as_of or now) or a window: "
+                             "2023-06-01, 2023-06, 2023, or START/END of those.")
+    when_mode: Literal["boost", "restrict"] | None = Field(default=None, description="With `when`: boost (the "
+                                                          "default) moves in-window memories up, restrict shows "
+                                                          "only them.")
 
 
 class ContextQuery(Body):
@@ -116,6 +124,14 @@ class ContextQuery(Body):
     subject: str | None = Field(default=None, max_length=200)
     session: str | None = Field(default=None, max_length=200)
     record: bool = True  # writers: record the memories shown as used together (readers never record)
+    as_of: str | None = Field(default=None, max_length=64, description="Answer with what was current then: a "
+                              "date (2023-05-27, its whole day) or an ISO-8601 date-time with a timezone.")
+    when: str | None = Field(default=None, max_length=64, description="Event time on request (off by default): "
+                             "\"auto\" (the query's own time phrase, against as_of or now) or a window: "
+                             "2023-06-01, 2023-06, 2023, or START/END of those.")
+    when_mode: Literal["boost", "restrict"] | None = Field(default=None, description="With `when`: boost (the "
+                                                          "default) moves in-window memories up, restrict shows "
+                                                          "only them.")
 
 
 class ContextLine(BaseModel):
@@ -139,6 +155,9 @@ class Hit(BaseModel):
     score: float = Field(description="Relevance before retrieve's diversity step; the list order is the ranking.")
     superseded: Any = None
     members: list[dict[str, Any]] | None = None  # what an insight hit carries: {memory, relevance}
+    superseded_by: str | None = Field(default=None, description="An update's newer memory, shown before this one "
+                                                          "(issue 51); null when this value is current.")
+    until: str | None = Field(default=None, description="When that newer value became current (ISO-8601).")
 
 
 class Hits(BaseModel):

@@ -1,0 +1,132 @@
+"""The current value first (issue 51): an applied update, `(newer)-[:SUPERSEDES {reason: 'update',
+since}]->(older)`, leaves the older memory live (it was true until `since`), so a query may find both.
+`retrieve` and `context` show the older only after its successor, marked with `superseded_by` and
+`until` (the edge's `since`); a successor the ranking did not reach is brought in right before the
+older one (it is the current value), and when k has no room left the older falls off the end, never
+the successor. Reverted update edges count for nothing.
+
+`as_of` answers with what was current then: memories created after it are not shown, and an update
+whose `since` (or whose newer memory) is after it does not count (the older was current then). It is
+a filter on the ranking (the pool widens until k remain), not a replay of the store: merges and
+deprecations are read as they stand today.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import date, datetime, time, timezone
+from typing import Any, Callable
+
+from graphcons.core.db import Database
+from graphcons.core.errors import ValidationError
+from graphcons.recall.hits import Candidate, Hit
+
+MAX_CHAIN = 5  # successors of successors brought in, as the merge chain in retrieval/vector.cypher
+AS_OF_HINT = "must be a date (2023-05-27) or a date-time with a timezone (2023-05-27T10:00:00+00:00)"
+
+
+def check_as_of(value: Any) -> datetime | None:
+    """`as_of` as the last instant it covers: a date means its whole day (UTC); a date-time must say
+    its timezone. ISO-8601 text is accepted (HTTP, MCP, CLI)."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        try:
+            value = date.fromisoformat(value) if len(value.strip()) == 10 else datetime.fromisoformat(value)
+        except ValueError:
+            raise ValidationError("as_of", f"{AS_OF_HINT}; got {value!r}") from None
+    if isinstance(value, datetime):
+        if value.tzinfo is None:
+            raise ValidationError("as_of", AS_OF_HINT)
+        return value
+    if isinstance(value, date):
+        return datetime.combine(value, time.max, tzinfo=timezone.utc)
+    raise ValidationError("as_of", AS_OF_HINT)
+
+
+def instant(value: Any) -> datetime | None:
+    """A stored time (a Neo4j date-time, or ISO text as an edge's `since`) as an aware datetime; a
+    date is its first instant, a time without a zone is UTC; None when it is not a time."""
+    if isinstance(value, str):
+        try:
+            value = datetime.fromisoformat(value)
+        except ValueError:
+            return None
+    if isinstance(value, datetime):
+        return value if value.tzinfo is not None else value.replace(tzinfo=timezone.utc)
+    if isinstance(value, date):
+        return datetime.combine(value, time.min, tzinfo=timezone.utc)
+    return None
+
+
+def times(db: Database, ids: list[str]) -> dict[str, dict[str, Any]]:
+    """created_at and the event interval of each memory, in one round trip (asked only by calls with
+    `as_of` or `when`)."""
+    return {r["id"]: r for r in db.run("retrieval/times", ids=ids)[0]["times"]} if ids else {}
+
+
+def created_by(order: list[Candidate], known: dict[str, dict[str, Any]], as_of: datetime | None) -> list[Candidate]:
+    """The candidates that existed at `as_of` (all of them without one)."""
+    if as_of is None:
+        return order
+    return [h for h in order if (t := instant(known.get(h.id, {}).get("created_at"))) is not None and t <= as_of]
+
+
+def successors(newer: dict[str, list[dict[str, Any]]], namespace: str | None, subject: str | None,
+               as_of: datetime | None) -> dict[str, tuple[str, str]]:
+    """For each older memory, its successor visible in the call's scope and current at `as_of`: (id,
+    until). Of several, the one current last (latest `since`, then id)."""
+    out: dict[str, tuple[str, str]] = {}
+    for old, rows in newer.items():
+        best: tuple[datetime, str, str] | None = None
+        for r in rows:
+            if namespace not in (None, r["namespace"]) or subject not in (None, r["subject"]):
+                continue
+            since = instant(r["since"]) or instant(r["created_at"])
+            born = instant(r["created_at"])
+            if since is None or (as_of is not None and (since > as_of or (born is not None and born > as_of))):
+                continue
+            until = r["since"] if isinstance(r["since"], str) else since.isoformat()
+            if best is None or (since, r["id"]) > best[:2]:
+                best = (since, r["id"], until)
+        if best is not None:
+            out[old] = (best[1], best[2])
+    return out
+
+
+def first(hits: list[Hit], newer: dict[str, list[dict[str, Any]]], k: int, *, namespace: str | None,
+          subject: str | None, as_of: datetime | None,
+          bring: Callable[[list[str]], tuple[list[Hit], dict[str, list[dict[str, Any]]]]]) -> list[Hit]:
+    """The hits with every superseded one right after its successor (brought in with `bring` when
+    missing, scored as the hit it stands before) and marked; at most k, the last ones falling off.
+    Unchanged when no hit has a current successor."""
+    succ = successors(newer, namespace, subject, as_of)
+    if not succ:
+        return hits
+    by_id = {h.memory.id: h for h in hits}
+    ranked_ids = set(by_id)
+    carried = {m.memory.id for h in hits for m in h.members or []}  # shown under an insight already
+    for _ in range(MAX_CHAIN):
+        missing = sorted({s for s, _ in succ.values()} - by_id.keys() - carried)
+        if not missing:
+            break
+        extra, more = bring(missing)
+        by_id.update({h.memory.id: h for h in extra})
+        succ.update({o: s for o, s in successors(more, namespace, subject, as_of).items() if o not in succ})
+    out: list[Hit] = []
+    placed: set[str] = set()
+
+    def place(h: Hit) -> None:
+        mid = h.memory.id
+        if mid in placed:
+            return
+        placed.add(mid)
+        s = succ.get(mid)
+        if s is not None and s[0] in by_id:
+            nxt = by_id[s[0]]
+            place(nxt if s[0] in ranked_ids else replace(nxt, score=h.score))
+        out.append(h if s is None else replace(h, superseded_by=s[0], until=s[1]))
+
+    for h in hits:
+        place(h)
+    return out[:k]
