@@ -1,0 +1,193 @@
+"""Offline, deterministic detection of updates (issue 51 item 1).
+
+An update: a newer memory states a new value for what an older memory of the same namespace and
+subject stated ("I've tried three different ones" -> "I've tried four different ones so far").
+Chat turns are long (LongMemEval's median is 105 words), so the unit compared is the sentence
+(core/text.sentences), not the memory:
+
+1. Order. Each memory's event time is its `event_start` (core/eventtime, stored by admission) or
+   else its `created_at`; two memories are ordered only when they fall on different days. On one
+   day time decides nothing: a contradiction there stays the merge guard's conflict.
+2. Same attribute. Two sentences share at least `MIN_SHARED` content words that are not generic
+   speech (core/text.GENERIC), covering at least `MIN_COVER` of the shorter sentence's.
+3. Different value. The merge guard's value comparison (guard.changed_values): a figure, a day,
+   a name or a member of one contrast set that each sentence states where the other states another,
+   with the same word next to it in both ("tried [three] different" / "tried [four] different").
+
+The attribute recorded is the shared words around the value. A pair of memories gets one proposal
+(its best sentence pair); confidence is the share of the shorter sentence's content the two share.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass
+from datetime import date, datetime
+from itertools import combinations
+from typing import Any, Iterable
+
+from graphcons.core import text as toolkit
+from graphcons.maintenance.merge import guard
+from graphcons.store.proposals import digest_id
+
+KIND = "update"
+MIN_SHARED = 3  # shared content words (not generic speech) of the two sentences
+MIN_COVER = 0.3  # ... at least this share of the shorter sentence's content words
+WINDOW = 4  # words either side of the value that name the attribute
+
+
+@dataclass(frozen=True)
+class Update:
+    """`newer` states `new_value` where `older` stated `old_value` for one attribute."""
+
+    proposal_id: str
+    namespace: str
+    subject: str
+    newer: str
+    older: str
+    attribute: str
+    value_kind: str  # numbers | dates | names | contrast
+    old_value: str
+    new_value: str
+    newer_sentence: str
+    older_sentence: str
+    newer_since: str  # ISO: when the newer value became current (event_start, else created_at)
+    older_since: str
+    confidence: float
+    shared: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class _Sentence:
+    text: str
+    words: tuple[str, ...]
+    content: frozenset[str]  # content stems, generic speech left out
+
+
+def since(memory: dict[str, Any]) -> str:
+    """When what the memory says became current: its event start, else when it was said (ISO)."""
+    at = memory.get("event_start") or memory.get("created_at")
+    return at.isoformat() if isinstance(at, (date, datetime)) else str(at)
+
+
+def _day(iso: str) -> str:
+    return iso[:10]
+
+
+_MARKER_RE = re.compile(r"^\s*(?:#+|[*>-]|\d{1,2}[.)](?!\d))\s*")  # a heading or list marker, not a value
+# The speaker's own words ("I've" is read as "ive"): the sentence is about the speaker, never a content word.
+FIRST_PERSON = frozenset({"i", "me", "my", "mine", "myself", "we", "us", "our", "ours", "im", "ive", "id", "ill",
+                          "weve", "were", "wed", "well"})
+
+
+# Words by which a speaker says a value is the current one (English, not words of any data set).
+CURRENT = frozenset({"now", "currently", "anymore", "longer", "switched", "switch", "moved", "changed", "instead",
+                     "lately", "nowadays", "present"})
+
+
+def _ordered(older: dict[str, Any], newer: dict[str, Any]) -> bool:
+    """`newer` is later by event time on another day, and was not said before `older`: when what the texts
+    say and when they were said disagree on the order ("lost 10 pounds since I started 3 months ago", said
+    after "lost 5 pounds in the past month"), time decides nothing."""
+    return _day(since(older)) < _day(since(newer)) and _day(_said(older)) <= _day(_said(newer))
+
+
+def _said(memory: dict[str, Any]) -> str:
+    at = memory.get("created_at")
+    return at.isoformat() if isinstance(at, (date, datetime)) else str(at)
+
+
+def _sentences(content: str) -> list[_Sentence]:
+    out = []
+    for line in (content or "").splitlines():
+        for s in toolkit.sentences(_MARKER_RE.sub("", line)):
+            ws = guard.words(s)
+            if not FIRST_PERSON & set(ws):
+                continue  # the speaker states nothing of their own here
+            stems = frozenset(guard.content_stems(ws)) - toolkit.GENERIC_STEMS - FIRST_PERSON
+            if len(stems) >= MIN_SHARED:
+                out.append(_Sentence(s, tuple(ws), stems))
+    return out
+
+
+def detect(memories: Iterable[dict[str, Any]]) -> list[Update]:
+    """Every update among `memories` (dicts with id, content, namespace, subject, created_at and
+    optionally event_start), one per (newer, older) pair, in a deterministic order."""
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for m in memories:
+        groups.setdefault((m.get("namespace") or "", m.get("subject") or ""), []).append(m)
+    out: list[Update] = []
+    for key in sorted(groups):
+        out += _detect_group(groups[key])
+    return sorted(out, key=lambda u: (u.namespace, u.subject, u.newer_since, u.newer, u.older))
+
+
+def _detect_group(members: list[dict[str, Any]]) -> list[Update]:
+    ordered = sorted(members, key=lambda m: (since(m), m["id"]))
+    split = {m["id"]: _sentences(m.get("content") or "") for m in ordered}
+    out = []
+    for older, newer in combinations(ordered, 2):
+        if not _ordered(older, newer):
+            continue  # time does not decide (a conflict, if anything)
+        best = _best_pair(split[older["id"]], split[newer["id"]])
+        if best is not None:
+            out.append(_update(older, newer, *best))
+    return out
+
+
+def _best_pair(olds: list[_Sentence], news: list[_Sentence]) -> tuple | None:
+    best = None
+    for so in olds:
+        for sn in news:
+            shared = so.content & sn.content
+            if len(shared) < MIN_SHARED:
+                continue
+            cover = len(shared) / min(len(so.content), len(sn.content))
+            if cover < MIN_COVER or (best is not None and (cover, len(shared)) <= best[0]):
+                continue
+            changes = [c for c in guard.changed_values(so.text, sn.text) if _one_thing(so, sn, c)]
+            if changes:
+                best = ((cover, len(shared)), so, sn, min(changes, key=_anchor_rank))
+    return best
+
+
+def _one_thing(so: _Sentence, sn: _Sentence, change: guard.ValueChange) -> bool:
+    """The two sentences speak of one thing whose value changed, not of two things: neither names something
+    the other does not besides the value ("took me 25 hours" of one game / "30 hours" of another). A value
+    that is not a figure (a name, a day, a colour) needs the newer sentence to say it is current (CURRENT):
+    one trip to Walmart and one to Target are two trips, "now at Target" is a change."""
+    only_old, only_new = guard.one_sided_names(so.text, sn.text)
+    only_old -= set(change.value_a.split())
+    only_new -= set(change.value_b.split())
+    if only_old and only_new:
+        return False
+    return change.kind == "numbers" or bool(CURRENT & set(sn.words))
+
+
+def _anchor_rank(change: guard.ValueChange) -> tuple:
+    """The value whose slot says most: both neighbours shared, else the word after it (what a figure counts),
+    else the word before."""
+    return ({"both": 0, "after": 1, "before": 2}.get(change.anchor[0], 3), change.value_a, change.value_b)
+
+
+def _update(older: dict[str, Any], newer: dict[str, Any], score: tuple[float, int], so: _Sentence,
+            sn: _Sentence, change: guard.ValueChange) -> Update:
+    attribute = _attribute(sn, so, change.value_b)
+    return Update(proposal_id=digest_id("u-", KIND, newer["id"], older["id"]),
+                  namespace=newer.get("namespace") or "", subject=newer.get("subject") or "",
+                  newer=newer["id"], older=older["id"], attribute=attribute, value_kind=change.kind,
+                  old_value=change.value_a, new_value=change.value_b, newer_sentence=sn.text, older_sentence=so.text,
+                  newer_since=since(newer), older_since=since(older), confidence=round(score[0], 4), shared=score[1])
+
+
+def _attribute(sn: _Sentence, so: _Sentence, value: str) -> str:
+    """The newer sentence's words around its value that the older sentence has too (by stem)."""
+    ws, first = list(sn.words), value.split()[0]
+    at = ws.index(first) if first in ws else len(ws) // 2
+    olds = {toolkit.stem(w) for w in so.words}
+    near = [w for w in ws[max(0, at - WINDOW):at + WINDOW + 1]
+            if w not in guard.STOPWORDS and toolkit.stem(w) in olds and w != first]
+    return " ".join(near[:6]) or value
