@@ -332,6 +332,16 @@ class MergeConfig(Section):
     batch_size: int = Field(default=500, ge=1, le=10_000)
 
 
+class UpdatesConfig(Section):
+    """Updates noticed (issue 51; graphcons/maintenance/updates): a newer memory stating a new value for what
+    an older one of the same subject stated is proposed as `(newer)-[:SUPERSEDES {reason: 'update'}]->(older)`
+    in the review queue. Auto-apply is off: a person approves each one unless `auto_apply` is set."""
+
+    auto_apply: bool = False  # apply proposals at or over auto_apply_at at once instead of queueing them
+    # the share of the shorter sentence's content words the two sentences share (detect.py's confidence)
+    auto_apply_at: float = Field(default=0.8, ge=0, le=1)
+
+
 class WeightsConfig(Section):
     """effective_weight = (sum_i c_i * component_i / sum_i c_i) * decay (see graphcons/core/weights.py)."""
 
@@ -530,6 +540,7 @@ class Config(BaseModel):
     consolidation: ConsolidationConfig = Field(default_factory=ConsolidationConfig)
     retrieval: RetrievalConfig = Field(default_factory=RetrievalConfig)
     merge: MergeConfig = Field(default_factory=MergeConfig)
+    updates: UpdatesConfig = Field(default_factory=UpdatesConfig)
     weights: WeightsConfig = Field(default_factory=WeightsConfig)
     promotion: PromotionConfig = Field(default_factory=PromotionConfig)
     deprecation: DeprecationConfig = Field(default_factory=DeprecationConfig)

@@ -55,6 +55,8 @@ class Update:
     older_since: str
     confidence: float
     shared: int
+    newer_version: int | None = None
+    older_version: int | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -167,6 +169,11 @@ def _one_thing(so: _Sentence, sn: _Sentence, change: guard.ValueChange) -> bool:
     return change.kind == "numbers" or bool(CURRENT & set(sn.words))
 
 
+def proposal_id(a: str, b: str) -> str:
+    """One id per pair of memories, either way round: a rejected pair is never proposed again."""
+    return digest_id("u-", KIND, *sorted((a, b)))
+
+
 def _anchor_rank(change: guard.ValueChange) -> tuple:
     """The value whose slot says most: both neighbours shared, else the word after it (what a figure counts),
     else the word before."""
@@ -176,11 +183,12 @@ def _anchor_rank(change: guard.ValueChange) -> tuple:
 def _update(older: dict[str, Any], newer: dict[str, Any], score: tuple[float, int], so: _Sentence,
             sn: _Sentence, change: guard.ValueChange) -> Update:
     attribute = _attribute(sn, so, change.value_b)
-    return Update(proposal_id=digest_id("u-", KIND, newer["id"], older["id"]),
+    return Update(proposal_id=proposal_id(newer["id"], older["id"]),
                   namespace=newer.get("namespace") or "", subject=newer.get("subject") or "",
                   newer=newer["id"], older=older["id"], attribute=attribute, value_kind=change.kind,
                   old_value=change.value_a, new_value=change.value_b, newer_sentence=sn.text, older_sentence=so.text,
-                  newer_since=since(newer), older_since=since(older), confidence=round(score[0], 4), shared=score[1])
+                  newer_since=since(newer), older_since=since(older), confidence=round(score[0], 4), shared=score[1],
+                  newer_version=newer.get("version"), older_version=older.get("version"))
 
 
 def _attribute(sn: _Sentence, so: _Sentence, value: str) -> str:
@@ -189,5 +197,5 @@ def _attribute(sn: _Sentence, so: _Sentence, value: str) -> str:
     at = ws.index(first) if first in ws else len(ws) // 2
     olds = {toolkit.stem(w) for w in so.words}
     near = [w for w in ws[max(0, at - WINDOW):at + WINDOW + 1]
-            if w not in guard.STOPWORDS and toolkit.stem(w) in olds and w != first]
+            if w not in guard.STOPWORDS and w not in FIRST_PERSON and toolkit.stem(w) in olds and w != first]
     return " ".join(near[:6]) or value
