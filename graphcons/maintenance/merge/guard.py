@@ -698,19 +698,24 @@ def _count_differs(wa: list[str], wb: list[str]) -> bool:
     """One thing in one text, several of the same in the other, in the same slot: "a server failed" /
     "two servers failed" (a / one and a count word or figure >= 2 right before the same noun, with the
     same word before the count or after the noun). "a year or two later" / "within two years" is not."""
-    def counted(ws: list[str], pick) -> dict[str, set[tuple[str, str]]]:
-        out: dict[str, set[tuple[str, str]]] = {}
+    return bool(_count_changes(wa, wb))
+
+
+def _count_changes(wa: list[str], wb: list[str]) -> list[tuple[str, str, str]]:
+    """(the "a" / "one" of `wa`, the count of `wb`, the noun's stem) of each `_count_differs` finds."""
+    def counted(ws: list[str], pick) -> dict[str, tuple[str, set[tuple[str, str]]]]:
+        out: dict[str, tuple[str, set[tuple[str, str]]]] = {}
         for i, w in enumerate(ws[:-1]):
             noun = ws[i + 1]
             if pick(w) and noun not in STOPWORDS and noun not in _NUMBER_WORDS and not noun[0].isdigit():
                 after = stem(ws[i + 2]) if i + 2 < len(ws) else "$"
-                out.setdefault(stem(noun), set()).update({("before", ws[i - 1] if i else "^"), ("after", after)})
+                out.setdefault(stem(noun), (w, set()))[1].update({("before", ws[i - 1] if i else "^"), ("after", after)})
         return out
     def several(w: str) -> bool:
         value = _NUMBER_WORDS.get(w, w)
         return value.isdigit() and int(value) >= 2
     one, many = counted(wa, lambda w: w in _ONE), counted(wb, several)
-    return any(one[n] & many[n] for n in one.keys() & many.keys())
+    return [(one[n][0], many[n][0], n) for n in sorted(one.keys() & many.keys()) if one[n][1] & many[n][1]]
 
 
 def _asks(text: str) -> bool:
@@ -794,13 +799,15 @@ def changed_values(text_a: str, text_b: str) -> list[ValueChange]:
     ua, ub = _unrounded(xa - xb, xb - xa)
     out = _paired("numbers", wa, _number_tokens(wa, ua) - identifiers(text_a),
                   wb, _number_tokens(wb, ub) - identifiers(text_b))
+    out += [ValueChange("numbers", x, y, ("after", noun)) for x, y, noun in _count_changes(wa, wb)]
+    out += [ValueChange("numbers", x, y, ("after", noun)) for y, x, noun in _count_changes(wb, wa)]
     da, db = _dates(wa), _dates(wb)
     for kind in ("relative", "weekday", "month"):
         oa, ob = {d for d in da - db if _date_kind(d) == kind}, {d for d in db - da if _date_kind(d) == kind}
         if oa and ob:
             out += _paired("dates", wa, _date_tokens(wa, oa), wb, _date_tokens(wb, ob))
     sa, sb = set(content_stems(wa)), set(content_stems(wb))
-    na, nb = _absent_names(set(_names(text_a)), wb, sb), _absent_names(set(_names(text_b)), wa, sa)
+    na, nb = one_sided_names(text_a, text_b)
     out += _paired("names", wa, na, wb, nb)
     for pair in _contrasts(sa - sb, sb - sa, wa, wb):
         x, y = pair.split("/")
@@ -855,5 +862,8 @@ def _paired(kind: str, wa: list[str], ua: set[str], wb: list[str], ub: set[str])
 def one_sided_names(text_a: str, text_b: str) -> tuple[set[str], set[str]]:
     """The names each text has that the other lacks altogether (any case, inflection or close spelling)."""
     wa, wb = words(text_a), words(text_b)
-    return (_absent_names(set(_names(text_a)), wb, set(content_stems(wb))),
-            _absent_names(set(_names(text_b)), wa, set(content_stems(wa))))
+    return (_absent_names(set(_names(text_a)) - _FIRST_PERSON, wb, set(content_stems(wb))),
+            _absent_names(set(_names(text_b)) - _FIRST_PERSON, wa, set(content_stems(wa))))
+
+
+_FIRST_PERSON = {"ive", "im", "id", "ill"}  # "I've", "I'm", ...: capitalised, never a name

@@ -3,19 +3,28 @@
 An update: a newer memory states a new value for what an older memory of the same namespace and
 subject stated ("I've tried three different ones" -> "I've tried four different ones so far").
 Chat turns are long (LongMemEval's median is 105 words), so the unit compared is the sentence
-(core/text.sentences), not the memory:
+(core/text.sentences, list markers and headings dropped), not the memory:
 
-1. Order. Each memory's event time is its `event_start` (core/eventtime, stored by admission) or
-   else its `created_at`; two memories are ordered only when they fall on different days. On one
-   day time decides nothing: a contradiction there stays the merge guard's conflict.
-2. Same attribute. Two sentences share at least `MIN_SHARED` content words that are not generic
+1. Order. A memory's time is its `event_start` (core/eventtime, stored by admission), else its
+   `created_at`. Two memories are ordered only when the newer is later on another day both by that
+   time and by when it was said (`created_at`): on one day, or when the two clocks disagree, time
+   decides nothing, and a contradiction stays the merge guard's conflict.
+2. The speaker's own statement: the sentence speaks in the first person (I, my, we, ...). Advice,
+   lists and questions addressed to the other party state no value of the speaker's.
+3. Same attribute. Two sentences share at least `MIN_SHARED` content words that are not generic
    speech (core/text.GENERIC), covering at least `MIN_COVER` of the shorter sentence's.
-3. Different value. The merge guard's value comparison (guard.changed_values): a figure, a day,
-   a name or a member of one contrast set that each sentence states where the other states another,
+4. Different value. The merge guard's value comparison (guard.changed_values): a figure, a day, a
+   name or a member of one contrast set that each sentence states where the other states another,
    with the same word next to it in both ("tried [three] different" / "tried [four] different").
+   A day of a month dates an event and is no value.
+5. One thing, one state: no other name one-sided in each sentence with one next to the value ("70
+   hours playing Assassin's Creed" / "30 hours playing The Last of Us": two games); not two sentences
+   each dating its own event on days that do not meet; a value that is not a figure needs the newer
+   sentence to say it is current (CURRENT: "now", "currently", "switched", ...).
 
 The attribute recorded is the shared words around the value. A pair of memories gets one proposal
 (its best sentence pair); confidence is the share of the shorter sentence's content the two share.
+Figures on the LongMemEval dev questions: bench/retrieval/updates.py, docs/MERGE.md ("Updates").
 """
 
 from __future__ import annotations
@@ -26,6 +35,7 @@ from datetime import date, datetime
 from itertools import combinations
 from typing import Any, Iterable
 
+from graphcons.core import eventtime
 from graphcons.core import text as toolkit
 from graphcons.maintenance.merge import guard
 from graphcons.store.proposals import digest_id
@@ -34,6 +44,7 @@ KIND = "update"
 MIN_SHARED = 3  # shared content words (not generic speech) of the two sentences
 MIN_COVER = 0.3  # ... at least this share of the shorter sentence's content words
 WINDOW = 4  # words either side of the value that name the attribute
+NEAR = 6  # words either side of the value where another name makes the two sentences two things
 
 
 @dataclass(frozen=True)
@@ -67,6 +78,7 @@ class _Sentence:
     text: str
     words: tuple[str, ...]
     content: frozenset[str]  # content stems, generic speech left out
+    events: tuple[tuple[date, date], ...]  # the days the sentence's own time expressions name (core/eventtime)
 
 
 def since(memory: dict[str, Any]) -> str:
@@ -91,10 +103,10 @@ CURRENT = frozenset({"now", "currently", "anymore", "longer", "switched", "switc
 
 
 def _ordered(older: dict[str, Any], newer: dict[str, Any]) -> bool:
-    """`newer` is later by event time on another day, and was not said before `older`: when what the texts
-    say and when they were said disagree on the order ("lost 10 pounds since I started 3 months ago", said
-    after "lost 5 pounds in the past month"), time decides nothing."""
-    return _day(since(older)) < _day(since(newer)) and _day(_said(older)) <= _day(_said(newer))
+    """`newer` is later on another day both by event time and by when it was said: when the two disagree
+    ("lost 10 pounds since I started 3 months ago", said after "lost 5 pounds in the past month"), or two
+    turns of one chat differ only in the days their texts name, time decides nothing."""
+    return _day(since(older)) < _day(since(newer)) and _day(_said(older)) < _day(_said(newer))
 
 
 def _said(memory: dict[str, Any]) -> str:
@@ -102,8 +114,9 @@ def _said(memory: dict[str, Any]) -> str:
     return at.isoformat() if isinstance(at, (date, datetime)) else str(at)
 
 
-def _sentences(content: str) -> list[_Sentence]:
+def _sentences(content: str, said: str) -> list[_Sentence]:
     out = []
+    said_at = date.fromisoformat(said[:10])
     for line in (content or "").splitlines():
         for s in toolkit.sentences(_MARKER_RE.sub("", line)):
             ws = guard.words(s)
@@ -111,7 +124,8 @@ def _sentences(content: str) -> list[_Sentence]:
                 continue  # the speaker states nothing of their own here
             stems = frozenset(guard.content_stems(ws)) - toolkit.GENERIC_STEMS - FIRST_PERSON
             if len(stems) >= MIN_SHARED:
-                out.append(_Sentence(s, tuple(ws), stems))
+                events = tuple((e.start, e.end) for e in eventtime.resolve(s, said_at))
+                out.append(_Sentence(s, tuple(ws), stems, events))
     return out
 
 
@@ -129,7 +143,7 @@ def detect(memories: Iterable[dict[str, Any]]) -> list[Update]:
 
 def _detect_group(members: list[dict[str, Any]]) -> list[Update]:
     ordered = sorted(members, key=lambda m: (since(m), m["id"]))
-    split = {m["id"]: _sentences(m.get("content") or "") for m in ordered}
+    split = {m["id"]: _sentences(m.get("content") or "", _said(m)) for m in ordered}
     out = []
     for older, newer in combinations(ordered, 2):
         if not _ordered(older, newer):
@@ -151,22 +165,37 @@ def _best_pair(olds: list[_Sentence], news: list[_Sentence]) -> tuple | None:
             if cover < MIN_COVER or (best is not None and (cover, len(shared)) <= best[0]):
                 continue
             changes = [c for c in guard.changed_values(so.text, sn.text) if _one_thing(so, sn, c)]
+            if changes and _two_events(so, sn):
+                continue
             if changes:
                 best = ((cover, len(shared)), so, sn, min(changes, key=_anchor_rank))
     return best
 
 
 def _one_thing(so: _Sentence, sn: _Sentence, change: guard.ValueChange) -> bool:
-    """The two sentences speak of one thing whose value changed, not of two things: neither names something
-    the other does not besides the value ("took me 25 hours" of one game / "30 hours" of another). A value
-    that is not a figure (a name, a day, a colour) needs the newer sentence to say it is current (CURRENT):
-    one trip to Walmart and one to Target are two trips, "now at Target" is a change."""
+    """The two sentences speak of one thing whose value changed, not of two things: each names something the
+    other does not, one of them next to its value (within NEAR words: "spent 70 hours playing Assassin's
+    Creed" / "spent 30 hours playing The Last of Us" are two games). A value that is not a figure (a name, a
+    day, a colour) needs the newer sentence to say it is current (CURRENT): one trip to Walmart and one to
+    Target are two trips, "now at Target" is a change."""
     only_old, only_new = guard.one_sided_names(so.text, sn.text)
-    only_old -= set(change.value_a.split())
-    only_new -= set(change.value_b.split())
-    if only_old and only_new:
+    only_old, only_new = only_old - set(change.value_a.split()), only_new - set(change.value_b.split())
+    if (only_new and _near(so.words, only_old, change.value_a)) or (only_old and _near(sn.words, only_new, change.value_b)):
         return False
     return change.kind == "numbers" or bool(CURRENT & set(sn.words))
+
+
+def _two_events(so: _Sentence, sn: _Sentence) -> bool:
+    """Each sentence dates what it tells, on days that do not meet ("2 AM last Wednesday" / "10 AM last
+    Thursday"): two events, each with its own figure, not one value that changed."""
+    a, b = so.events, sn.events
+    return bool(a) and bool(b) and all(x[1] < y[0] or y[1] < x[0] for x in a for y in b)
+
+
+def _near(ws: tuple[str, ...], names: set[str], value: str) -> bool:
+    first = value.split()[0]
+    at = [i for i, w in enumerate(ws) if w == first] or [len(ws) // 2]
+    return any(w in names for i in at for w in ws[max(0, i - NEAR):i + NEAR + 1])
 
 
 def proposal_id(a: str, b: str) -> str:
