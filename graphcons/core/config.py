@@ -473,6 +473,7 @@ class JobsConfig(Section):
     """Seed 003's frequencies and seed 004's times (UTC). A job that never ran is due at once."""
 
     merge: JobConfig = _job("0 */6 * * *")
+    updates: JobConfig = _job("20 */6 * * *")  # issue 51: updates noticed, proposed for review
     promote: JobConfig = _job("15 */6 * * *")
     weights: JobConfig = _job("0 */12 * * *")
     decay: JobConfig = _job("30 3 * * *")
@@ -497,7 +498,7 @@ class JobsConfig(Section):
 
     @model_validator(mode="after")
     def _limits(self) -> "JobsConfig":
-        for name in ("merge", "promote", "weights", "decay", "precompute", "deprecate", "index", "event_time"):
+        for name in ("merge", "updates", "promote", "weights", "decay", "precompute", "deprecate", "index", "event_time"):
             job = getattr(self, name)
             if job.max_items or job.llm_budget:
                 raise ValueError(f"jobs.{name}: max_items and llm_budget apply to consolidate and reflect only")
