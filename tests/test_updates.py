@@ -158,3 +158,15 @@ def test_bad_input_names_the_field_and_writes_nothing(g):
         g.updates(dry_run=False, now=datetime(2026, 1, 1))  # a decision time without a zone
     assert err.value.field == "now"
     assert counts(g) == before
+
+
+def test_the_command_line_runs_the_pass_and_the_queue_reviews_it(g, cli_run):
+    old, new = g.add(OLD).id, g.add(NEW).id
+    dry = cli_run("updates", "--now", NOW.isoformat())
+    assert dry.returncode == 0 and "dry run" in dry.stdout and g.proposals(kind="update") == []
+    done = cli_run("updates", "--apply", "--now", NOW.isoformat(), "--json")
+    assert done.returncode == 0, done.stderr
+    pid = proposal_id(new, old)
+    out = cli_run("proposals", "approve", pid)
+    assert out.returncode == 0 and f"{new} SUPERSEDES {old}" in out.stdout
+    assert [e["s"]["reason"] for e in update_edges(g)] == ["update"]
