@@ -19,8 +19,9 @@ Chat turns are long (LongMemEval's median is 105 words), so the unit compared is
    A day of a month dates an event and is no value.
 5. One thing, one state: no other name one-sided in each sentence with one next to the value ("70
    hours playing Assassin's Creed" / "30 hours playing The Last of Us": two games); not two sentences
-   each dating its own event on days that do not meet; a value that is not a figure needs the newer
-   sentence to say it is current (CURRENT: "now", "currently", "switched", ...).
+   each dating its own event on days that do not meet; not a goal against a state (GOALS: "aimed to
+   raise $200" / "raised $250"); a value that is not a figure needs the newer sentence to say it is
+   current (CURRENT: "now", "currently", "switched", ...).
 
 The attribute recorded is the shared words around the value. A pair of memories gets one proposal
 (its best sentence pair); confidence is the share of the shorter sentence's content the two share.
@@ -100,6 +101,11 @@ FIRST_PERSON = frozenset({"i", "me", "my", "mine", "myself", "we", "us", "our", 
 # Words by which a speaker says a value is the current one (English, not words of any data set).
 CURRENT = frozenset({"now", "currently", "anymore", "longer", "switched", "switch", "moved", "changed", "instead",
                      "lately", "nowadays", "present"})
+
+
+# Words by which a speaker names a goal rather than a state (English, not words of any data set).
+GOALS = frozenset(toolkit.stem(w) for w in ("aim", "aimed", "goal", "target", "need", "want", "hope", "plan",
+                                             "planning", "intend", "expect"))
 
 
 def _ordered(older: dict[str, Any], newer: dict[str, Any]) -> bool:
@@ -182,7 +188,16 @@ def _one_thing(so: _Sentence, sn: _Sentence, change: guard.ValueChange) -> bool:
     only_old, only_new = only_old - set(change.value_a.split()), only_new - set(change.value_b.split())
     if (only_new and _near(so.words, only_old, change.value_a)) or (only_old and _near(sn.words, only_new, change.value_b)):
         return False
+    if _goal(so.words, change.value_a) != _goal(sn.words, change.value_b):
+        return False  # a goal and a state ("aimed to raise $200" / "raised $250"): two attributes
     return change.kind == "numbers" or bool(CURRENT & set(sn.words))
+
+
+def _goal(ws: tuple[str, ...], value: str) -> bool:
+    """The value is what the speaker aims at, not what holds: a goal word in the NEAR words before it."""
+    first = value.split()[0]
+    at = [i for i, w in enumerate(ws) if w == first]
+    return any(toolkit.stem(w) in GOALS for i in at for w in ws[max(0, i - NEAR):i])
 
 
 def _two_events(so: _Sentence, sn: _Sentence) -> bool:
