@@ -40,6 +40,7 @@ from graphcons.jobs import worker as job_worker
 from graphcons.maintenance import deprecation, feedback, health, promotion, vector_index, weights
 from graphcons.maintenance.merge import conflicts as merge_conflicts
 from graphcons.maintenance.merge import job as merge_job
+from graphcons.maintenance.updates import job as updates_job
 from graphcons.review import queue
 from graphcons.store import (
     activation,
@@ -269,6 +270,13 @@ class Graphcons:
         """Near-duplicate merge pass: proposals (or merges with [merge] auto_apply), conflict and RELATED links."""
         return merge_job.run(self.db, self.config, now=now or utcnow(), dry_run=dry_run, auto_apply=auto_apply,
                              progress=progress, namespace=namespace, subject=subject)
+
+    def updates(self, *, dry_run: bool = True, now: datetime | None = None, auto_apply: bool | None = None,
+                namespace: str | None = None, subject: str | None = None) -> dict[str, Any]:
+        """Update pass (issue 51): a newer memory stating a new value for an older one's attribute is proposed as
+        (newer)-[:SUPERSEDES {reason: 'update'}]->(older) (applied at once only with [updates] auto_apply)."""
+        return updates_job.run(self.db, self.config, now=now or utcnow(), dry_run=dry_run, auto_apply=auto_apply,
+                               namespace=namespace, subject=subject)
 
     def conflicts(self, *, status: str | None = "open", limit: int = 100,
                   namespaces: list[str] | None = None) -> list[dict[str, Any]]:

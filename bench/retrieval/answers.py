@@ -9,7 +9,7 @@ evidence turns are recorded as used together (co-access, one session per questio
 half is the *evaluated* half: it never touches the store.
 
 Phases. *before*: the store as admitted. *after*: consolidation (enabled, not dry run, offline
-synthesizer unless --llm) and the merge pass run, and every pending proposal (consolidate and
+synthesizer unless --llm), the merge pass and the update pass run, and every pending proposal (consolidate, update and
 merge) is approved, as a reviewer who accepts all would.
 
 Figures, per question category, for the evaluated half, in each phase:
@@ -291,9 +291,18 @@ def consolidate_all(g: Graphcons, args) -> dict:
             approved["merge"] += 1
         except Conflict:  # a merge whose member an earlier approval already took: counted, not applied
             approved["merge_refused"] += 1
+    updates = g.updates(dry_run=False, now=NOW)  # issue 51: a newer memory stating a new value
+    for p in g.proposals(status="pending", kind="update", limit=10_000):
+        try:
+            g.approve(p["id"], by="bench", now=NOW)
+            approved["update"] += 1
+        except Conflict:  # a memory of the pair merged away meanwhile: counted, not applied
+            approved["update_refused"] += 1
     stats = g.db.run_text(query("retrieval_summarised"))[0]
     out = {"accepted_clusters": run.scan["accepted"] if run.scan else 0, "approved": dict(approved),
            "merge_pass": {k: v for k, v in merge.items() if isinstance(v, (int, float, str))},
+           "update_pass": {k: (len(v) if isinstance(v, list) else v) for k, v in updates.items()
+                           if isinstance(v, (int, float, str, list))},
            "memories": stats["memories"], "memories_summarised": stats["summarised"],
            "share_summarised": round(stats["summarised"] / stats["memories"], 4),
            "outcomes": {s: run.count(s) for s in sorted({o.status for o in run.outcomes})},

@@ -1,6 +1,7 @@
 // Stale memories (seed 003): old enough, weight under the floor, (almost) never accessed,
 // not accessed or restored since the cutoff; with the active memory that SUPERSEDES each
-// one, if any (reverted edges do not count; the smallest id when there are several).
+// one, if any (reverted edges do not count, nor an update's: it replaces a value, not the memory; the
+// smallest id when there are several).
 // A member that a live insight rests on (SUMMARIZES, not reverted) is never a candidate (seed 002).
 // $namespace: only that namespace's memories (null: every namespace).
 MATCH (m:Memory)
@@ -13,7 +14,7 @@ WHERE m.status IN $statuses
   AND (m.restored_at IS NULL OR m.restored_at <= $cutoff)
   AND NOT EXISTS { (i:Memory)-[sm:SUMMARIZES]->(m) WHERE i.status IN $live AND sm.reverted_at IS NULL }
 OPTIONAL MATCH (r:Memory)-[s:SUPERSEDES]->(m)
-WHERE r.status = 'active' AND NOT coalesce(s.reverted, false)
+WHERE r.status = 'active' AND NOT coalesce(s.reverted, false) AND coalesce(s.reason, '') <> 'update'
 WITH m, r ORDER BY m.id, r.id
 WITH m, collect(r.id) AS replacements
 RETURN m.id AS id, m.status AS status, m.effective_weight AS effective_weight, m.created_at AS created_at,

@@ -32,7 +32,7 @@ HELP_SECTIONS: dict[str, tuple[str, ...]] = {
     "Consolidation": ("clusters", "consolidate", "explain", "reflect", "profile", "precompute", "rules",
                       "except", "confirm", "justify", "status-in"),
     "Review": ("proposals", "review", "conflicts"),
-    "Maintenance": ("health", "merge", "decay", "weights", "promote", "deprecate", "restore", "index",
+    "Maintenance": ("health", "merge", "updates", "decay", "weights", "promote", "deprecate", "restore", "index",
                     "migrate", "benchmark"),
     "Service": ("serve", "tokens", "mcp", "worker", "jobs", "llm"),
 }

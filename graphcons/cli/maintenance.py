@@ -64,6 +64,30 @@ def merge(ctx: typer.Context, apply: bool = ApplyOpt, now: Optional[str] = NowOp
                   f"{len(report['derived'])} {_dry(report)}")
 
 
+@app.command("updates")
+def updates(apply: bool = ApplyOpt, now: Optional[str] = NowOpt,
+            auto: Optional[bool] = typer.Option(None, "--auto-apply/--propose",
+                                                help="Override [updates] auto_apply for this run."),
+            namespace: Optional[str] = typer.Option(None, help="Only this namespace."),
+            subject: Optional[str] = typer.Option(None, help="Only this subject."),
+            json_out: bool = JsonOpt) -> None:
+    """Notice updates: a newer memory stating a new value for an older one's attribute (same subject and
+    namespace, another day) is proposed as newer SUPERSEDES older; review with `graphcons proposals --kind update`."""
+    with open_store() as g:
+        report = g.updates(dry_run=not apply, now=parse_now(now), auto_apply=auto, namespace=namespace, subject=subject)
+    if json_out:
+        emit_json(report)
+        return
+    table = Table("action", "older -> newer", "attribute", "old -> new", "since", "confidence")
+    for action in ("applied", "proposed"):
+        for u in report[action]:
+            table.add_row(action, f"{u['older']} -> {u['newer']}", u["attribute"], f"{u['old_value']} -> {u['new_value']}",
+                          u["newer_since"][:10], f"{u['confidence']:.2f}")
+    console.print(table)
+    console.print(f"found {report['found']}: proposed {len(report['proposed'])}, applied {len(report['applied'])}, "
+                  f"already handled {report['known']} {_dry(report)}")
+
+
 @merge_app.command("list")
 def merge_list(status: Optional[str] = typer.Option("pending", help="pending, applied, rejected, reverted or all"),
                limit: int = typer.Option(100, min=1), json_out: bool = JsonOpt) -> None:

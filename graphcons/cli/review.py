@@ -29,6 +29,9 @@ def show_decision(d: Decision, json_out: bool) -> None:
         verb = "merged" if d.status == "applied" else d.status
         console.print(f"{d.proposal_id}: {verb}" + (f" ({d.loser} into {d.winner})" if d.winner else "")
                       + (f": {d.reason}" if d.reason else ""), markup=False)
+    elif d.kind == "update":  # issue 51
+        edge = f"{d.newer} SUPERSEDES {d.older}" + (" (edge kept, marked reverted)" if d.status == "reverted" else "")
+        console.print(f"{d.status} {d.proposal_id}: {edge}" + (f": {d.reason}" if d.reason else ""), markup=False)
     elif d.kind == "reflect":  # issue 14
         what = (f"{len(d.created)} new semantic memories, {len(d.confirmed)} confirmed, {d.consolidated} memories "
                 "consolidated" if d.status == "applied" else f"{d.consolidated} memories back to their earlier status")

@@ -50,6 +50,11 @@ def describe(g: Graphcons, p: dict[str, Any]) -> str:
             f" · {p.get('namespace') or ''}/{p.get('subject') or ''} · {str(p.get('created_at') or '')[:10]}[/]\n")
     if p.get("kind") == "merge":
         return head + _merge(g, p)
+    if p.get("kind") == "update" and isinstance(p.get("payload"), dict):
+        u = p["payload"]  # issue 51: both sentences, both dates, the attribute
+        return head + (f"[b]{escape(u['attribute'])}[/]: {escape(u['old_value'])} -> {escape(u['new_value'])}\n"
+                       f"[dim]older {u['older']} · {u['older_since'][:10]}[/]\n{escape(u['older_sentence'])}\n"
+                       f"[dim]newer {u['newer']} · {u['newer_since'][:10]}[/]\n{escape(u['newer_sentence'])}")
     if isinstance(p.get("insight"), dict):
         return head + _consolidation(g, p)
     return head + "\n".join(f"{k}: {escape(str(v))}" for k, v in sorted(p.items()) if v is not None)

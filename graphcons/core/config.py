@@ -332,6 +332,16 @@ class MergeConfig(Section):
     batch_size: int = Field(default=500, ge=1, le=10_000)
 
 
+class UpdatesConfig(Section):
+    """Updates noticed (issue 51; graphcons/maintenance/updates): a newer memory stating a new value for what
+    an older one of the same subject stated is proposed as `(newer)-[:SUPERSEDES {reason: 'update'}]->(older)`
+    in the review queue. Auto-apply is off: a person approves each one unless `auto_apply` is set."""
+
+    auto_apply: bool = False  # apply proposals at or over auto_apply_at at once instead of queueing them
+    # the share of the shorter sentence's content words the two sentences share (detect.py's confidence)
+    auto_apply_at: float = Field(default=0.8, ge=0, le=1)
+
+
 class WeightsConfig(Section):
     """effective_weight = (sum_i c_i * component_i / sum_i c_i) * decay (see graphcons/core/weights.py)."""
 
@@ -463,6 +473,7 @@ class JobsConfig(Section):
     """Seed 003's frequencies and seed 004's times (UTC). A job that never ran is due at once."""
 
     merge: JobConfig = _job("0 */6 * * *")
+    updates: JobConfig = _job("20 */6 * * *")  # issue 51: updates noticed, proposed for review
     promote: JobConfig = _job("15 */6 * * *")
     weights: JobConfig = _job("0 */12 * * *")
     decay: JobConfig = _job("30 3 * * *")
@@ -487,7 +498,7 @@ class JobsConfig(Section):
 
     @model_validator(mode="after")
     def _limits(self) -> "JobsConfig":
-        for name in ("merge", "promote", "weights", "decay", "precompute", "deprecate", "index", "event_time"):
+        for name in ("merge", "updates", "promote", "weights", "decay", "precompute", "deprecate", "index", "event_time"):
             job = getattr(self, name)
             if job.max_items or job.llm_budget:
                 raise ValueError(f"jobs.{name}: max_items and llm_budget apply to consolidate and reflect only")
@@ -530,6 +541,7 @@ class Config(BaseModel):
     consolidation: ConsolidationConfig = Field(default_factory=ConsolidationConfig)
     retrieval: RetrievalConfig = Field(default_factory=RetrievalConfig)
     merge: MergeConfig = Field(default_factory=MergeConfig)
+    updates: UpdatesConfig = Field(default_factory=UpdatesConfig)
     weights: WeightsConfig = Field(default_factory=WeightsConfig)
     promotion: PromotionConfig = Field(default_factory=PromotionConfig)
     deprecation: DeprecationConfig = Field(default_factory=DeprecationConfig)

@@ -4,6 +4,8 @@ Each runner takes (db, cfg, now, ctx) and returns its counts; `ctx.checkpoint()`
 between pages / clusters and raises when the worker must stop (SIGTERM, lease lost), so a
 job stops only between two transactions. Every job is idempotent or resumable:
 - merge: pairs with a proposal or conflict link are skipped; propose (+ apply) is one transaction;
+- updates: pairs with an update proposal of any status or a SUPERSEDES edge are skipped (proposal
+  ids are digests of the pair); propose (+ apply) is one transaction;
 - weights / decay: recomputes from the memories' state at `now`, writes only changed ones;
 - promote / deprecate: conditional per-memory writes (a promoted one is no longer proposed);
 - consolidate: deterministic proposal ids, SynthesisTask records, budget reservations per
@@ -32,6 +34,7 @@ from graphcons.core.db import Database
 from graphcons.core.embedders import make_embedder
 from graphcons.maintenance import deprecation, promotion, vector_index, weights
 from graphcons.maintenance.merge import job as merge_job
+from graphcons.maintenance.updates import job as updates_job
 from graphcons.store import eventtimes
 
 
@@ -57,6 +60,11 @@ def _merge(db: Database, cfg: Config, now: datetime, ctx: Context) -> dict[str, 
                       scopes=ctx.scopes)
     counts = _lens(r, "over_threshold", "proposed", "applied", "conflicts", "deferred", "pending")
     return {**counts, "scopes": "all" if ctx.scopes is None else len(ctx.scopes)}
+
+
+def _updates(db: Database, cfg: Config, now: datetime, ctx: Context) -> dict[str, Any]:
+    r = updates_job.run(db, cfg, now=now, dry_run=False, run_id=ctx.run_id, progress=lambda n: ctx.checkpoint())
+    return _lens(r, "found", "proposed", "applied", "known")
 
 
 def _promote(db: Database, cfg: Config, now: datetime, ctx: Context) -> dict[str, Any]:
@@ -155,6 +163,7 @@ class Job:
 
 JOBS: dict[str, Job] = {j.name: j for j in (
     Job("merge", _merge, dirty=True),
+    Job("updates", _updates),
     Job("promote", _promote, dirty=True),
     Job("weights", _weights("weights")),
     Job("decay", _weights("decay")),

@@ -8,6 +8,7 @@ explicit table:
     consolidate  graphcons.consolidation.insight   an insight with SUMMARIZES / DERIVED_FROM
     merge        graphcons.maintenance.merge.review  (winner)-[:SUPERSEDES]->(loser)
     reflect      graphcons.consolidation.profile   an entity profile version + semantic memories
+    update       graphcons.maintenance.updates.review  (newer)-[:SUPERSEDES {reason: 'update'}]->(older)
 
 Approval applies one proposal in one transaction; approving twice changes nothing; a
 rejected proposal is kept with its reason; revert undoes an applied one and keeps every
@@ -29,6 +30,7 @@ from graphcons.core.embedders import Embedder
 from graphcons.core.errors import Conflict, ValidationError
 from graphcons.core.inputs import check_text
 from graphcons.maintenance.merge import review as merge_review
+from graphcons.maintenance.updates import review as update_review
 from graphcons.store import proposals
 from graphcons.store.proposals import Decision
 
@@ -52,6 +54,9 @@ KINDS: dict[str, Kind] = {
                             merge_review.approve(db, p, by=by, now=now),
                             revert=merge_review.revert),
     profile.KIND: Kind(approve=profile.approve, revert=profile.revert, embeds=True),
+    update_review.KIND: Kind(approve=lambda db, cfg, emb, p, *, by, now, checkpoint=None:
+                             update_review.approve(db, p, by=by, now=now),
+                             revert=update_review.revert),
 }
 
 

@@ -40,6 +40,8 @@ class Decision(BaseModel):
     winner: str | None = None  # merge: the memory that stays
     loser: str | None = None  # merge: the memory deprecated (or restored by revert)
     reason: str | None = None
+    newer: str | None = None  # update (issue 51): the memory stating the current value
+    older: str | None = None  # update: the memory whose value it supersedes (it stays as it was)
     # reflect (issue 14): the profile version written, semantic memories created / confirmed,
     # memories marked consolidated (or given their earlier status back by a revert).
     profile_version: int | None = None

@@ -42,7 +42,7 @@ import re
 import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 import jellyfish
 
@@ -466,20 +466,24 @@ def _same_slot(wa: list[str], ua: set[str], wb: list[str], ub: set[str], *, loos
     both neighbours are ("handled by Priya." / "by Marco."). A function word alone anchors nothing: in
     "Tuesday: the client confirmed ..." / "Wednesday: the deadline is ..." the days only date two notes.
     `loose`: one neighbour of any kind ("with Chelsea at home" / "with Everton on Sunday")."""
-    def slots(ws: list[str], items: set[str]) -> set[tuple[str, ...]]:
-        out = set()
-        for i, w in enumerate(ws):
-            if w in items:
-                before = ws[i - 1] if i > 0 else "^"
-                after = ws[i + 1] if i + 1 < len(ws) else "$"
-                if before not in items and after not in items:
-                    out.add(("both", before, after))
-                if before not in items and (loose or before not in STOPWORDS) and before != "^":
-                    out.add(("before", before))
-                if after not in items and (loose or after not in STOPWORDS) and after != "$":
-                    out.add(("after", after))
-        return out
-    return bool(slots(wa, ua) & slots(wb, ub))
+    return bool(_slots(wa, ua, loose) & _slots(wb, ub, loose))
+
+
+def _slots(ws: list[str], items: set[str], loose: bool = False, key: Callable[[str], str] = str) -> set[tuple[str, ...]]:
+    """The slots the `items` of `ws` stand in: their neighbours, each read through `key` (stem: "4 projects" /
+    "5th project" share a slot)."""
+    out = set()
+    for i, w in enumerate(ws):
+        if w in items:
+            before = ws[i - 1] if i > 0 else "^"
+            after = ws[i + 1] if i + 1 < len(ws) else "$"
+            if before not in items and after not in items:
+                out.add(("both", key(before), key(after)))
+            if before not in items and (loose or before not in STOPWORDS) and before != "^":
+                out.add(("before", key(before)))
+            if after not in items and (loose or after not in STOPWORDS) and after != "$":
+                out.add(("after", key(after)))
+    return out
 
 
 def _negating(ws: list[str]) -> list[str]:
@@ -694,19 +698,24 @@ def _count_differs(wa: list[str], wb: list[str]) -> bool:
     """One thing in one text, several of the same in the other, in the same slot: "a server failed" /
     "two servers failed" (a / one and a count word or figure >= 2 right before the same noun, with the
     same word before the count or after the noun). "a year or two later" / "within two years" is not."""
-    def counted(ws: list[str], pick) -> dict[str, set[tuple[str, str]]]:
-        out: dict[str, set[tuple[str, str]]] = {}
+    return bool(_count_changes(wa, wb))
+
+
+def _count_changes(wa: list[str], wb: list[str]) -> list[tuple[str, str, str]]:
+    """(the "a" / "one" of `wa`, the count of `wb`, the noun's stem) of each `_count_differs` finds."""
+    def counted(ws: list[str], pick) -> dict[str, tuple[str, set[tuple[str, str]]]]:
+        out: dict[str, tuple[str, set[tuple[str, str]]]] = {}
         for i, w in enumerate(ws[:-1]):
             noun = ws[i + 1]
             if pick(w) and noun not in STOPWORDS and noun not in _NUMBER_WORDS and not noun[0].isdigit():
                 after = stem(ws[i + 2]) if i + 2 < len(ws) else "$"
-                out.setdefault(stem(noun), set()).update({("before", ws[i - 1] if i else "^"), ("after", after)})
+                out.setdefault(stem(noun), (w, set()))[1].update({("before", ws[i - 1] if i else "^"), ("after", after)})
         return out
     def several(w: str) -> bool:
         value = _NUMBER_WORDS.get(w, w)
         return value.isdigit() and int(value) >= 2
     one, many = counted(wa, lambda w: w in _ONE), counted(wb, several)
-    return any(one[n] & many[n] for n in one.keys() & many.keys())
+    return [(one[n][0], many[n][0], n) for n in sorted(one.keys() & many.keys()) if one[n][1] & many[n][1]]
 
 
 def _asks(text: str) -> bool:
@@ -753,3 +762,108 @@ def compare_title(mem: dict[str, Any]) -> tuple[str, bool]:
 def guard_text(mem: dict[str, Any]) -> str:
     title, derived = compare_title(mem)
     return mem.get("content") or "" if derived else f"{title}. {mem.get('content') or ''}"
+
+
+@dataclass(frozen=True)
+class ValueChange:
+    """One value of one text where the other text states another in the same slot (issue 51)."""
+
+    kind: str  # numbers | dates | names | contrast
+    value_a: str
+    value_b: str
+    anchor: tuple[str, ...]  # the shared slot: ("after", "project"), ("both", "tri", "different") (stems)
+
+
+_ORDINAL_RE = re.compile(r"\b(\d+)(?:st|nd|rd|th)\b")
+# A day of a month ("on the 15th of April", "December 24th", "on 7/10") dates an event: a figure of no attribute.
+_MONTH_WORDS = "|".join(sorted(m.capitalize() for m in _MONTHS | set(_MONTH_ABBR)))  # "May", never the verb
+_DAY_OF_MONTH_RES = [
+    (re.compile(r"\b\d{1,2}/\d{1,2}(?:/\d{2,4})?\b"), " "),
+    (re.compile(rf"\b\d{{1,2}}(?:st|nd|rd|th)?(?=\s+(?:of\s+)?(?:{_MONTH_WORDS})\b)"), " "),
+    (re.compile(rf"\b({_MONTH_WORDS})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?\b(?!\s*,?\s*\d)"), r"\1"),
+]
+_PLURAL_DAY_RE = re.compile(r"\b(" + "|".join(_WEEKDAYS) + r")s\b", re.IGNORECASE)
+
+
+def changed_values(text_a: str, text_b: str) -> list[ValueChange]:
+    """The values one text states where the other states another, in the same slot (neighbours compared by
+    stem, so "4 projects" / "my 5th project" share one; a run of names is one value): figures (a rounding
+    aside; identifiers such as "deploy 4.2" name a thing, not a value), days or months of one kind, names,
+    two members of one contrast set. What `differences` calls numbers / dates / names / contrast, without
+    asking that the rest of the two texts be the same: an update's two sentences usually say other things
+    besides (maintenance.updates)."""
+    text_a, text_b = (_PLURAL_DAY_RE.sub(r"\1", _ORDINAL_RE.sub(r"\1", _without_days_of_month(t)))
+                      for t in (text_a, text_b))
+    wa, wb = words(text_a), words(text_b)
+    xa, xb = _numbers(normalise(text_a), wa), _numbers(normalise(text_b), wb)
+    ua, ub = _unrounded(xa - xb, xb - xa)
+    out = _paired("numbers", wa, _number_tokens(wa, ua) - identifiers(text_a),
+                  wb, _number_tokens(wb, ub) - identifiers(text_b))
+    out += [ValueChange("numbers", x, y, ("after", noun)) for x, y, noun in _count_changes(wa, wb)]
+    out += [ValueChange("numbers", x, y, ("after", noun)) for y, x, noun in _count_changes(wb, wa)]
+    da, db = _dates(wa), _dates(wb)
+    for kind in ("relative", "weekday", "month"):
+        oa, ob = {d for d in da - db if _date_kind(d) == kind}, {d for d in db - da if _date_kind(d) == kind}
+        if oa and ob:
+            out += _paired("dates", wa, _date_tokens(wa, oa), wb, _date_tokens(wb, ob))
+    sa, sb = set(content_stems(wa)), set(content_stems(wb))
+    na, nb = one_sided_names(text_a, text_b)
+    out += _paired("names", wa, na, wb, nb)
+    for pair in _contrasts(sa - sb, sb - sa, wa, wb):
+        x, y = pair.split("/")
+        near = sorted(n for _, n in _content_neighbours(wa, x) & _content_neighbours(wb, y))
+        out.append(ValueChange("contrast", x, y, ("near", *near)))
+    return out
+
+
+def _without_days_of_month(text: str) -> str:
+    for rx, by in _DAY_OF_MONTH_RES:
+        text = rx.sub(by, text)
+    return text
+
+
+def _runs(ws: list[str], items: set[str]) -> list[tuple[int, int]]:
+    """The stretches [start, end) of consecutive words of `ws` that are all `items`."""
+    out, start = [], None
+    for i, w in enumerate([*ws, ""]):
+        if w in items and start is None:
+            start = i
+        elif w not in items and start is not None:
+            out.append((start, i))
+            start = None
+    return out
+
+
+def _run_slots(ws: list[str], run: tuple[int, int]) -> set[tuple[str, ...]]:
+    """The slot of one run of values: its neighbours (stems); a function word alone anchors nothing."""
+    before = ws[run[0] - 1] if run[0] > 0 else "^"
+    after = ws[run[1]] if run[1] < len(ws) else "$"
+    out = {("both", stem(before), stem(after))}
+    if before not in STOPWORDS and before != "^":
+        out.add(("before", stem(before)))
+    if after not in STOPWORDS and after != "$":
+        out.add(("after", stem(after)))
+    return out
+
+
+def _paired(kind: str, wa: list[str], ua: set[str], wb: list[str], ub: set[str]) -> list[ValueChange]:
+    """Each run of one-sided values of `wa` with each run of `wb` that stands in the same slot."""
+    out = []
+    runs_b = [(" ".join(wb[r[0]:r[1]]), _run_slots(wb, r)) for r in _runs(wb, ub)]
+    for ra in _runs(wa, ua):
+        slots_a, value_a = _run_slots(wa, ra), " ".join(wa[ra[0]:ra[1]])
+        for value_b, slots_b in runs_b:
+            shared = slots_a & slots_b
+            if shared:
+                out.append(ValueChange(kind, value_a, value_b, max(shared, key=lambda s: (len(s), s))))
+    return out
+
+
+def one_sided_names(text_a: str, text_b: str) -> tuple[set[str], set[str]]:
+    """The names each text has that the other lacks altogether (any case, inflection or close spelling)."""
+    wa, wb = words(text_a), words(text_b)
+    return (_absent_names(set(_names(text_a)) - _FIRST_PERSON, wb, set(content_stems(wb))),
+            _absent_names(set(_names(text_b)) - _FIRST_PERSON, wa, set(content_stems(wa))))
+
+
+_FIRST_PERSON = {"ive", "im", "id", "ill"}  # "I've", "I'm", ...: capitalised, never a name

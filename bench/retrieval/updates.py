@@ -1,0 +1,135 @@
+"""Are the updates graphcons notices right? (issue 51 item 1) LongMemEval dev questions, offline.
+
+Loads every dev question (all types: a false proposal in a multi-session question counts too) as
+bench/retrieval/longmemeval.py stores them (every turn a memory, created_at the session date, subject
+the speaker, one namespace per question), gives each memory the event start admission would store
+(core/eventtime), and runs the update detection (graphcons.maintenance.updates.detect) without a
+database. A proposal is right when both memories hold the question's old and new value: both are
+has_answer turns of two different answer sessions of a knowledge-update question, the newer one
+pointing to the older. Fit on the first half of the questions (file order), `held_out` the second.
+
+    python -m bench.retrieval.updates
+
+Saves bench/retrieval/results/updates.json: made, right, precision, wrong (each with both texts,
+ids, the attribute and why it is wrong), found_of_knowledge_update, per half and overall, seconds.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from datetime import datetime
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+from bench.retrieval.longmemeval import DATA, load, when  # noqa: E402
+from graphcons.core import eventtime  # noqa: E402
+from graphcons.maintenance.updates.detect import detect  # noqa: E402
+
+RESULTS = ROOT / "bench" / "retrieval" / "results" / "updates.json"
+
+
+def labels() -> tuple[dict[str, dict], list[str]]:
+    """Per question: its type, its has_answer turns (memory id -> session) and the session dates; the
+    question ids in file order."""
+    out, order = {}, []
+    for q in json.loads(DATA.read_text()):
+        answers, turns_of = {}, {}
+        dates = dict(zip(q["haystack_session_ids"], q["haystack_dates"]))
+        for sid, turns in zip(q["haystack_session_ids"], q["haystack_sessions"]):
+            for j, t in enumerate(turns):
+                if sid in q["answer_session_ids"]:
+                    turns_of[f"{q['question_id']}.{sid}.{j}"] = sid
+                if t.get("has_answer") and sid in q["answer_session_ids"]:
+                    answers[f"{q['question_id']}.{sid}.{j}"] = sid
+        out[f"lme-{q['question_id']}"] = {"id": q["question_id"], "type": q["question_type"], "answers": answers, "turns": turns_of, "dates": {s: when(d) for s, d in dates.items()},
+                                          "question": q["question"], "answer": str(q["answer"])}
+        order.append(f"lme-{q['question_id']}")
+    return out, order
+
+
+def judge(u, label: dict) -> str | None:
+    """None when right; else why it is wrong."""
+    if label["type"] != "knowledge-update":
+        return f"not a knowledge-update question ({label['type']})"
+    a, b = label["answers"].get(u.newer), label["answers"].get(u.older)
+    if a is None or b is None:
+        return "a memory of the pair holds no answer of the question (not has_answer)"
+    if a == b:
+        return "both from one answer session"
+    if label["dates"][a] <= label["dates"][b]:
+        return "the wrong way round: the 'newer' memory's session is not later"
+    return None
+
+
+def in_answer_sessions(u, label: dict) -> bool:
+    """The looser reading: any two turns (has_answer or not) of two answer sessions of a knowledge-update
+    question (its `_abs` twin too: same sessions, no labels), the newer one's session later. The strict
+    reading (`judge`) misses a turn that restates the value when another turn of its session carries the label."""
+    a, b = label["turns"].get(u.newer), label["turns"].get(u.older)
+    return (label["type"] == "knowledge-update" and a is not None and b is not None and a != b
+            and label["dates"][a] > label["dates"][b])
+
+
+def figures(updates, labels_, namespaces: list[str], texts: dict[str, str]) -> dict:
+    keep = set(namespaces)
+    mine = [u for u in updates if u.namespace in keep]
+    wrong, right_ns = [], set()
+    for u in mine:
+        why = judge(u, labels_[u.namespace])
+        if why is None:
+            right_ns.add(u.namespace)
+        else:
+            wrong.append({"question": labels_[u.namespace]["id"], "why": why, **u.as_dict(),
+                          "question_text": labels_[u.namespace]["question"]})
+    ku = [ns for ns in namespaces if labels_[ns]["type"] == "knowledge-update"
+          and len(set(labels_[ns]["answers"].values())) >= 2]
+    made = len(mine)
+    loose = sum(1 for u in mine if in_answer_sessions(u, labels_[u.namespace]))
+    for w in wrong:
+        w["in_answer_sessions"] = in_answer_sessions(type("U", (), w), labels_["lme-" + w["question"]])
+    return {"questions": len(namespaces), "made": made, "right": made - len(wrong),
+            "precision": round((made - len(wrong)) / made, 4) if made else None,
+            "right_in_answer_sessions": loose,
+            "precision_in_answer_sessions": round(loose / made, 4) if made else None,
+            "knowledge_update_questions": sum(1 for ns in namespaces if labels_[ns]["type"] == "knowledge-update"),
+            "knowledge_update_with_two_answer_sessions": len(ku),
+            "found_of_knowledge_update": len(right_ns),
+            "missed_knowledge_update": sorted(labels_[ns]["id"] for ns in ku if ns not in right_ns),
+            "wrong": wrong}
+
+
+def main() -> None:
+    t = time.perf_counter()
+    memories, _ = load(None, None)
+    for m in memories:
+        props = eventtime.properties(m["content"], datetime.fromisoformat(m["created_at"]))
+        m["event_start"] = props["event_start"]
+    updates = detect(memories)
+    seconds = round(time.perf_counter() - t, 2)
+    labels_, order = labels()
+    texts = {m["id"]: m["content"] for m in memories}
+    fit, held = [], []
+    for ns in order:  # the first half of each question type (file order) to fit, the second half held out
+        same = [x for x in order if labels_[x]["type"] == labels_[ns]["type"]]
+        (fit if same.index(ns) < (len(same) + 1) // 2 else held).append(ns)
+    report = {"command": "python -m bench.retrieval.updates", "memories": len(memories), "seconds": seconds,
+              "overall": figures(updates, labels_, order, texts),
+              "fit": figures(updates, labels_, fit, texts),
+              "held_out": figures(updates, labels_, held, texts)}
+    for key in ("made", "right", "precision", "right_in_answer_sessions", "precision_in_answer_sessions",
+                "found_of_knowledge_update", "wrong"):
+        report[key] = report["overall"][key]
+    RESULTS.write_text(json.dumps(report, indent=1, default=str) + "\n")
+    for part in ("fit", "held_out", "overall"):
+        f = report[part]
+        print(f"{part}: made {f['made']} right {f['right']} precision {f['precision']} (in answer sessions "
+              f"{f['right_in_answer_sessions']}, {f['precision_in_answer_sessions']}) "
+              f"found {f['found_of_knowledge_update']}/{f['knowledge_update_with_two_answer_sessions']} KU")
+    print(f"{seconds} s -> {RESULTS.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,245 @@
+"""Offline, deterministic detection of updates (issue 51 item 1).
+
+An update: a newer memory states a new value for what an older memory of the same namespace and
+subject stated ("I've tried three different ones" -> "I've tried four different ones so far").
+Chat turns are long (LongMemEval's median is 105 words), so the unit compared is the sentence
+(core/text.sentences, list markers and headings dropped), not the memory:
+
+1. Order. A memory's time is its `event_start` (core/eventtime, stored by admission), else its
+   `created_at`. Two memories are ordered only when the newer is later on another day both by that
+   time and by when it was said (`created_at`): on one day, or when the two clocks disagree, time
+   decides nothing, and a contradiction stays the merge guard's conflict.
+2. The speaker's own statement: the sentence speaks in the first person (I, my, we, ...). Advice,
+   lists and questions addressed to the other party state no value of the speaker's.
+3. Same attribute. Two sentences share at least `MIN_SHARED` content words that are not generic
+   speech (core/text.GENERIC), covering at least `MIN_COVER` of the shorter sentence's.
+4. Different value. The merge guard's value comparison (guard.changed_values): a figure, a day, a
+   name or a member of one contrast set that each sentence states where the other states another,
+   with the same word next to it in both ("tried [three] different" / "tried [four] different").
+   A day of a month dates an event and is no value.
+5. One thing, one state: no other name one-sided in each sentence with one next to the value ("70
+   hours playing Assassin's Creed" / "30 hours playing The Last of Us": two games); not two sentences
+   each dating its own event on days that do not meet; not a goal against a state (GOALS: "aimed to
+   raise $200" / "raised $250"); a value that is not a figure needs the newer sentence to say it is
+   current (CURRENT: "now", "currently", "switched", ...).
+
+The attribute recorded is the shared words around the value. A pair of memories gets one proposal
+(its best sentence pair); confidence is the share of the shorter sentence's content the two share.
+Figures on the LongMemEval dev questions: bench/retrieval/updates.py, docs/MERGE.md ("Updates").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass
+from datetime import date, datetime
+from itertools import combinations
+from typing import Any, Iterable
+
+from graphcons.core import eventtime
+from graphcons.core import text as toolkit
+from graphcons.maintenance.merge import guard
+from graphcons.store.proposals import digest_id
+
+KIND = "update"
+MIN_SHARED = 3  # shared content words (not generic speech) of the two sentences
+MIN_COVER = 0.3  # ... at least this share of the shorter sentence's content words
+WINDOW = 4  # words either side of the value that name the attribute
+NEAR = 6  # words either side of the value where another name makes the two sentences two things
+
+
+@dataclass(frozen=True)
+class Update:
+    """`newer` states `new_value` where `older` stated `old_value` for one attribute."""
+
+    proposal_id: str
+    namespace: str
+    subject: str
+    newer: str
+    older: str
+    attribute: str
+    value_kind: str  # numbers | dates | names | contrast
+    old_value: str
+    new_value: str
+    newer_sentence: str
+    older_sentence: str
+    newer_since: str  # ISO: when the newer value became current (event_start, else created_at)
+    older_since: str
+    confidence: float
+    shared: int
+    newer_version: int | None = None
+    older_version: int | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class _Sentence:
+    text: str
+    words: tuple[str, ...]
+    content: frozenset[str]  # content stems, generic speech left out
+    events: tuple[tuple[date, date], ...]  # the days the sentence's own time expressions name (core/eventtime)
+
+
+def since(memory: dict[str, Any]) -> str:
+    """When what the memory says became current: its event start, else when it was said (ISO)."""
+    at = memory.get("event_start") or memory.get("created_at")
+    return at.isoformat() if isinstance(at, (date, datetime)) else str(at)
+
+
+def _day(iso: str) -> str:
+    return iso[:10]
+
+
+_MARKER_RE = re.compile(r"^\s*(?:#+|[*>-]|\d{1,2}[.)](?!\d))\s*")  # a heading or list marker, not a value
+# The speaker's own words ("I've" is read as "ive"): the sentence is about the speaker, never a content word.
+FIRST_PERSON = frozenset({"i", "me", "my", "mine", "myself", "we", "us", "our", "ours", "im", "ive", "id", "ill",
+                          "weve", "were", "wed", "well"})
+
+
+# Words by which a speaker says a value is the current one (English, not words of any data set).
+CURRENT = frozenset({"now", "currently", "anymore", "longer", "switched", "switch", "moved", "changed", "instead",
+                     "lately", "nowadays", "present"})
+
+
+# Words by which a speaker names a goal rather than a state (English, not words of any data set).
+GOALS = frozenset(toolkit.stem(w) for w in ("aim", "aimed", "goal", "target", "need", "want", "hope", "plan",
+                                             "planning", "intend", "expect"))
+
+
+def _ordered(older: dict[str, Any], newer: dict[str, Any]) -> bool:
+    """`newer` is later on another day both by event time and by when it was said: when the two disagree
+    ("lost 10 pounds since I started 3 months ago", said after "lost 5 pounds in the past month"), or two
+    turns of one chat differ only in the days their texts name, time decides nothing."""
+    return _day(since(older)) < _day(since(newer)) and _day(_said(older)) < _day(_said(newer))
+
+
+def _said(memory: dict[str, Any]) -> str:
+    at = memory.get("created_at")
+    return at.isoformat() if isinstance(at, (date, datetime)) else str(at)
+
+
+def _sentences(content: str, said: str) -> list[_Sentence]:
+    out = []
+    said_at = date.fromisoformat(said[:10])
+    for line in (content or "").splitlines():
+        for s in toolkit.sentences(_MARKER_RE.sub("", line)):
+            ws = guard.words(s)
+            if not FIRST_PERSON & set(ws):
+                continue  # the speaker states nothing of their own here
+            stems = frozenset(guard.content_stems(ws)) - toolkit.GENERIC_STEMS - FIRST_PERSON
+            if len(stems) >= MIN_SHARED:
+                events = tuple((e.start, e.end) for e in eventtime.resolve(s, said_at))
+                out.append(_Sentence(s, tuple(ws), stems, events))
+    return out
+
+
+def detect(memories: Iterable[dict[str, Any]]) -> list[Update]:
+    """Every update among `memories` (dicts with id, content, namespace, subject, created_at and
+    optionally event_start), one per (newer, older) pair, in a deterministic order."""
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for m in memories:
+        groups.setdefault((m.get("namespace") or "", m.get("subject") or ""), []).append(m)
+    out: list[Update] = []
+    for key in sorted(groups):
+        out += _detect_group(groups[key])
+    return sorted(out, key=lambda u: (u.namespace, u.subject, u.newer_since, u.newer, u.older))
+
+
+def _detect_group(members: list[dict[str, Any]]) -> list[Update]:
+    ordered = sorted(members, key=lambda m: (since(m), m["id"]))
+    split = {m["id"]: _sentences(m.get("content") or "", _said(m)) for m in ordered}
+    out = []
+    for older, newer in combinations(ordered, 2):
+        if not _ordered(older, newer):
+            continue  # time does not decide (a conflict, if anything)
+        best = _best_pair(split[older["id"]], split[newer["id"]])
+        if best is not None:
+            out.append(_update(older, newer, *best))
+    return out
+
+
+def _best_pair(olds: list[_Sentence], news: list[_Sentence]) -> tuple | None:
+    best = None
+    for so in olds:
+        for sn in news:
+            shared = so.content & sn.content
+            if len(shared) < MIN_SHARED:
+                continue
+            cover = len(shared) / min(len(so.content), len(sn.content))
+            if cover < MIN_COVER or (best is not None and (cover, len(shared)) <= best[0]):
+                continue
+            changes = [c for c in guard.changed_values(so.text, sn.text) if _one_thing(so, sn, c)]
+            if changes and _two_events(so, sn):
+                continue
+            if changes:
+                best = ((cover, len(shared)), so, sn, min(changes, key=_anchor_rank))
+    return best
+
+
+def _one_thing(so: _Sentence, sn: _Sentence, change: guard.ValueChange) -> bool:
+    """The two sentences speak of one thing whose value changed, not of two things: each names something the
+    other does not, one of them next to its value (within NEAR words: "spent 70 hours playing Assassin's
+    Creed" / "spent 30 hours playing The Last of Us" are two games). A value that is not a figure (a name, a
+    day, a colour) needs the newer sentence to say it is current (CURRENT): one trip to Walmart and one to
+    Target are two trips, "now at Target" is a change."""
+    only_old, only_new = guard.one_sided_names(so.text, sn.text)
+    only_old, only_new = only_old - set(change.value_a.split()), only_new - set(change.value_b.split())
+    if (only_new and _near(so.words, only_old, change.value_a)) or (only_old and _near(sn.words, only_new, change.value_b)):
+        return False
+    if _goal(so.words, change.value_a) != _goal(sn.words, change.value_b):
+        return False  # a goal and a state ("aimed to raise $200" / "raised $250"): two attributes
+    return change.kind == "numbers" or bool(CURRENT & set(sn.words))
+
+
+def _goal(ws: tuple[str, ...], value: str) -> bool:
+    """The value is what the speaker aims at, not what holds: a goal word in the NEAR words before it."""
+    first = value.split()[0]
+    at = [i for i, w in enumerate(ws) if w == first]
+    return any(toolkit.stem(w) in GOALS for i in at for w in ws[max(0, i - NEAR):i])
+
+
+def _two_events(so: _Sentence, sn: _Sentence) -> bool:
+    """Each sentence dates what it tells, on days that do not meet ("2 AM last Wednesday" / "10 AM last
+    Thursday"): two events, each with its own figure, not one value that changed."""
+    a, b = so.events, sn.events
+    return bool(a) and bool(b) and all(x[1] < y[0] or y[1] < x[0] for x in a for y in b)
+
+
+def _near(ws: tuple[str, ...], names: set[str], value: str) -> bool:
+    first = value.split()[0]
+    at = [i for i, w in enumerate(ws) if w == first] or [len(ws) // 2]
+    return any(w in names for i in at for w in ws[max(0, i - NEAR):i + NEAR + 1])
+
+
+def proposal_id(a: str, b: str) -> str:
+    """One id per pair of memories, either way round: a rejected pair is never proposed again."""
+    return digest_id("u-", KIND, *sorted((a, b)))
+
+
+def _anchor_rank(change: guard.ValueChange) -> tuple:
+    """The value whose slot says most: both neighbours shared, else the word after it (what a figure counts),
+    else the word before."""
+    return ({"both": 0, "after": 1, "before": 2}.get(change.anchor[0], 3), change.value_a, change.value_b)
+
+
+def _update(older: dict[str, Any], newer: dict[str, Any], score: tuple[float, int], so: _Sentence,
+            sn: _Sentence, change: guard.ValueChange) -> Update:
+    attribute = _attribute(sn, so, change.value_b)
+    return Update(proposal_id=proposal_id(newer["id"], older["id"]),
+                  namespace=newer.get("namespace") or "", subject=newer.get("subject") or "",
+                  newer=newer["id"], older=older["id"], attribute=attribute, value_kind=change.kind,
+                  old_value=change.value_a, new_value=change.value_b, newer_sentence=sn.text, older_sentence=so.text,
+                  newer_since=since(newer), older_since=since(older), confidence=round(score[0], 4), shared=score[1],
+                  newer_version=newer.get("version"), older_version=older.get("version"))
+
+
+def _attribute(sn: _Sentence, so: _Sentence, value: str) -> str:
+    """The newer sentence's words around its value that the older sentence has too (by stem)."""
+    ws, first = list(sn.words), value.split()[0]
+    at = ws.index(first) if first in ws else len(ws) // 2
+    olds = {toolkit.stem(w) for w in so.words}
+    near = [w for w in ws[max(0, at - WINDOW):at + WINDOW + 1]
+            if w not in guard.STOPWORDS and w not in FIRST_PERSON and toolkit.stem(w) in olds and w != first]
+    return " ".join(near[:6]) or value

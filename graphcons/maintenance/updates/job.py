@@ -1,0 +1,117 @@
+"""The update pass (issue 51 item 1): notice updates among live memories and queue them for review.
+
+Block by block ((namespace, subject): an update never crosses either), the memories are read and
+`detect` finds the (newer, older) pairs where the newer states a new value for the older's attribute
+(graphcons/maintenance/updates/detect.py). A pair with an update proposal of any status (a rejected pair
+is never proposed again) or already related by SUPERSEDES is skipped. Each new pair becomes a pending
+`update` proposal in the one review queue (graphcons.review.queue), audited; with `[updates] auto_apply`
+(off by default) one at or over `auto_apply_at` is applied at once. A dry run reports the same lists and
+writes nothing at all (no proposal, no edge, no audit record).
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Any, Callable
+
+from graphcons.core import audit
+from graphcons.core.config import Config
+from graphcons.core.db import Database, Tx
+from graphcons.core.errors import Conflict, ValidationError
+from graphcons.core.memory import LIVE_STATUSES
+from graphcons.core.time import require_aware
+from graphcons.maintenance.updates import review
+from graphcons.maintenance.updates.detect import KIND, Update, detect
+from graphcons.store import proposals
+
+READ_BATCH = 2000  # memories read per query (whole blocks; a block larger than this is read alone)
+WRITE_BATCH = 500  # proposals written per transaction
+
+
+def run(db: Database, cfg: Config, *, now: datetime, dry_run: bool = True, run_id: str | None = None,
+        auto_apply: bool | None = None, namespace: str | None = None, subject: str | None = None,
+        progress: Callable[[int], None] | None = None) -> dict[str, Any]:
+    """One update pass; `namespace` / `subject` limit it. Returns what it proposed, applied and skipped."""
+    require_aware(now)
+    for name, value in (("namespace", namespace), ("subject", subject)):
+        if value is not None and (not isinstance(value, str) or not value.strip()):
+            raise ValidationError(name, "expected a non-empty text or none")
+    ucfg = cfg.updates
+    auto = ucfg.auto_apply if auto_apply is None else auto_apply
+    run_id = run_id or audit.new_run_id("updates")
+    found = _found(db, namespace, subject, progress)
+    known = {r["proposal_id"]: r for start in range(0, len(found), 1000) for r in db.run(
+        "updates/known_pairs", pairs=[{"proposal_id": u.proposal_id, "newer": u.newer, "older": u.older}
+                                      for u in found[start:start + 1000]])}
+    proposed, applied, handled = [], [], []
+    for u in found:
+        k = known.get(u.proposal_id, {})
+        if k.get("proposal_status") or k.get("superseded"):
+            handled.append(u)
+        elif auto and u.confidence >= ucfg.auto_apply_at:
+            applied.append(u)
+        else:
+            proposed.append(u)
+    if not dry_run:
+        for start in range(0, len(proposed), WRITE_BATCH):
+            chunk = proposed[start:start + WRITE_BATCH]
+            db.write(lambda tx: _propose(tx, chunk, now, run_id))
+        applied = [u for u in applied if _auto_apply(db, u, now, run_id)]
+    report = {"job": "updates", "run_id": run_id, "dry_run": dry_run, "now": now.isoformat(), "namespace": namespace,
+              "subject": subject, "auto_apply": auto, "auto_apply_at": ucfg.auto_apply_at, "found": len(found),
+              "proposed": [u.as_dict() for u in proposed], "applied": [u.as_dict() for u in applied],
+              "known": len(handled)}
+    if not dry_run:
+        audit.record_run(db, "updates", run_id, now, {k: (len(v) if isinstance(v, list) else v) for k, v in report.items()})
+    return report
+
+
+def _found(db: Database, namespace: str | None, subject: str | None,
+           progress: Callable[[int], None] | None) -> list[Update]:
+    """Every update of the store's blocks, read a few blocks at a time."""
+    blocks = db.run("updates/blocks", live=LIVE_STATUSES, namespace=namespace, subject=subject)
+    found: list[Update] = []
+    batch: list[dict[str, str]] = []
+    size = 0
+    for n, b in enumerate(blocks):
+        batch.append({"namespace": b["namespace"], "subject": b["subject"]})
+        size += b["size"]
+        if size >= READ_BATCH or n == len(blocks) - 1:
+            found += detect(db.run("updates/memories", live=LIVE_STATUSES, scopes=batch))
+            if progress:
+                progress(size)
+            batch, size = [], 0
+    return found
+
+
+def _props(u: Update, now: datetime, run_id: str) -> dict[str, Any]:
+    return {"id": u.proposal_id, "kind": KIND, "created_at": now, "run_id": run_id, "memory_ids": [u.newer, u.older],
+            "namespace": u.namespace, "subject": u.subject,
+            "title": f"update: {u.attribute}: {u.old_value} -> {u.new_value} ({u.older} -> {u.newer})",
+            "payload": json.dumps(u.as_dict(), sort_keys=True)}
+
+
+def _propose(tx: Tx, chunk: list[Update], now: datetime, run_id: str) -> None:
+    proposals.create_many(tx, [(_props(u, now, run_id), [{"id": u.newer, "version": u.newer_version},
+                                                          {"id": u.older, "version": u.older_version}])
+                               for u in chunk])
+    audit.record_many(tx, [("update_proposed", [u.newer, u.older], now,
+                            {"proposal": u.proposal_id, "attribute": u.attribute, "old_value": u.old_value,
+                             "new_value": u.new_value, "since": u.newer_since, "confidence": u.confidence})
+                           for u in chunk], run_id=run_id)
+
+
+def _auto_apply(db: Database, u: Update, now: datetime, run_id: str) -> bool:
+    """Propose and apply one update in one transaction; False when a memory stopped being live meanwhile."""
+    def work(tx: Tx) -> None:
+        _propose(tx, [u], now, run_id)
+        locked = proposals.lock(tx, u.proposal_id)
+        if locked["status"] == "pending":
+            review.apply(tx, locked, now=now, run_id=run_id, by="auto")
+
+    try:
+        db.write(work)
+    except Conflict:
+        return False
+    return True

@@ -1,0 +1,172 @@
+"""Updates noticed (issue 51 item 1) on a real Neo4j: what a reviewer would check after an update pass."""
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from conftest import _wipe
+from graphcons.core.config import Config
+from graphcons.core.errors import ValidationError
+from graphcons.maintenance.updates.detect import proposal_id
+
+NOW = datetime(2026, 11, 29, 12, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 9, 1, 9, 0, tzinfo=timezone.utc)
+OLD = {"content": "I'm looking for noodle ideas. I've tried three different Korean restaurants in my city so far, "
+                  "each with its own style.",
+       "subject": "user", "namespace": "chat", "source": "s1:0", "created_at": T0}
+NEW = {"content": "Any tips for kimchi? By the way, I've tried four different Korean restaurants in my city so far, "
+                  "and I keep looking for more.",
+       "subject": "user", "namespace": "chat", "source": "s2:0", "created_at": T0 + timedelta(days=40)}
+
+
+def counts(g):
+    return g.db.run_text("MATCH (n) WITH count(n) AS nodes OPTIONAL MATCH ()-[r]->() RETURN nodes, count(r) AS rels")[0]
+
+
+def update_edges(g):
+    return g.db.run_text("MATCH (n:Memory)-[s:SUPERSEDES]->(o:Memory) RETURN n.id AS newer, o.id AS older, "
+                         "s {.*} AS s ORDER BY newer, older")
+
+
+def test_an_update_is_proposed_and_applied_by_time_order_and_the_older_stays_active(g):
+    new = g.add(NEW).id  # admitted first, said later: time decides, not the order of admission
+    old = g.add(OLD).id
+    dry = g.updates(now=NOW)
+    assert [(u["newer"], u["older"]) for u in dry["proposed"]] == [(new, old)]
+    assert g.proposals(kind="update") == []
+
+    report = g.updates(dry_run=False, now=NOW)
+    (u,) = report["proposed"]
+    assert (u["old_value"], u["new_value"], u["value_kind"]) == ("three", "four", "numbers")
+    assert "korean" in u["attribute"].lower() and "restaurants" in u["attribute"].lower()
+    (p,) = g.proposals(kind="update", status="pending")
+    assert p["id"] == proposal_id(new, old) and p["memory_ids"] == [new, old]
+    payload = p["payload"]  # both texts, both dates, the attribute
+    assert "three different Korean" in payload["older_sentence"] and "four different Korean" in payload["newer_sentence"]
+    assert payload["older_since"][:10] == "2026-09-01" and payload["newer_since"][:10] == "2026-10-11"
+    assert not update_edges(g)  # a proposal writes no edge
+
+    out = g.approve(p["id"], by="alice", now=NOW)
+    assert (out.kind, out.status, out.newer, out.older) == ("update", "applied", new, old)
+    (edge,) = update_edges(g)
+    s = edge["s"]
+    assert (edge["newer"], edge["older"]) == (new, old)
+    assert s["reason"] == "update" and s["reverted"] is False and s["by"] == "alice" and s["proposal_id"] == p["id"]
+    assert s["attribute"] == u["attribute"] and s["since"].startswith("2026-10-11") and s["at"] == NOW.isoformat()
+    assert s["run_id"]
+    assert g.get(old).status == "active" and g.get(new).status == "active"  # history, not a deprecation
+    assert g.approve(p["id"], now=NOW).changed is False  # approving twice changes nothing
+    assert len(update_edges(g)) == 1
+    audit = g.audit_log(op="update_applied")
+    assert audit and audit[0]["details"]["proposal"] == p["id"] and set(audit[0]["targets"]) == {new, old}
+    assert g.updates(dry_run=False, now=NOW)["proposed"] == []  # the pair is handled
+
+
+def test_a_rejected_update_is_never_proposed_again(g):
+    old, new = g.add(OLD).id, g.add(NEW).id
+    g.updates(dry_run=False, now=NOW)
+    (p,) = g.proposals(kind="update", status="pending")
+    g.reject(p["id"], "the two counts are of different cities", now=NOW)
+    again = g.updates(dry_run=False, now=NOW + timedelta(days=1))
+    assert again["proposed"] == [] and again["applied"] == [] and again["known"] == 1
+    assert [(x["id"], x["status"]) for x in g.proposals(kind="update")] == [(p["id"], "rejected")]
+    assert not update_edges(g)
+    assert g.audit_log(op="reject")[0]["details"]["kind"] == "update"
+
+
+def test_revert_marks_the_update_edge_reverted_and_keeps_it(g):
+    old, new = g.add(OLD).id, g.add(NEW).id
+    g.updates(dry_run=False, now=NOW)
+    (p,) = g.proposals(kind="update")
+    g.approve(p["id"], now=NOW)
+    out = g.revert(p["id"], "the older count was right", now=NOW + timedelta(hours=1))
+    assert (out.status, out.changed) == ("reverted", True)
+    (edge,) = update_edges(g)  # nothing deleted
+    assert edge["s"]["reverted"] is True and edge["s"]["reverted_at"]
+    assert g.get(old).status == "active" and g.get(new).status == "active"
+    assert g.proposal(p["id"])["status"] == "reverted"
+    assert g.audit_log(op="update_reverted")[0]["details"]["reason"] == "the older count was right"
+    assert g.updates(dry_run=False, now=NOW + timedelta(days=1))["proposed"] == []  # a reverted pair stays handled
+
+
+def test_a_dry_run_writes_nothing(g):
+    g.add(OLD), g.add(NEW)
+    before = counts(g)
+    for auto in (None, True):
+        report = g.updates(now=NOW, auto_apply=auto)
+        assert report["dry_run"] and len(report["proposed"] + report["applied"]) == 1
+    assert counts(g) == before
+
+
+def test_a_contradiction_on_the_same_day_stays_a_conflict_not_an_update(g):
+    a = g.add(dict(content="I lead a team of 4 engineers in my new role as senior engineer.", subject="user",
+              namespace="chat", created_at=T0)).id
+    b = g.add(dict(content="I lead a team of 5 engineers in my new role as senior engineer.", subject="user",
+              namespace="chat", created_at=T0 + timedelta(hours=5))).id
+    g.merge(dry_run=False, now=NOW)
+    (c,) = g.conflicts()
+    assert {c["a"], c["b"]} == {a, b} and "numbers" in c["reasons"]
+    report = g.updates(dry_run=False, now=NOW)
+    assert report["found"] == 0 and g.proposals(kind="update") == [] and not update_edges(g)
+    assert len(g.conflicts(status="open")) == 1  # the conflict stays for a person to settle
+    # the same two statements on two days: time decides, the newer supersedes the older
+    c2 = g.add(dict(content="I lead a team of 6 engineers in my new role as senior engineer.", subject="user",
+               namespace="chat", created_at=T0 + timedelta(days=30))).id
+    found = g.updates(now=NOW)["proposed"]
+    assert {(u["newer"], u["older"]) for u in found} == {(c2, a), (c2, b)}
+
+
+def test_auto_apply_is_off_by_default_and_applies_only_when_set(g):
+    assert Config().updates.auto_apply is False
+    old, new = g.add(OLD).id, g.add(NEW).id
+    report = g.updates(dry_run=False, now=NOW)
+    assert report["auto_apply"] is False and len(report["proposed"]) == 1 and report["applied"] == []
+    assert not update_edges(g)
+    _wipe(g)
+    g.init()
+    old, new = g.add(OLD).id, g.add(NEW).id
+    g.config.updates.auto_apply, g.config.updates.auto_apply_at = True, 0.0
+    report = g.updates(dry_run=False, now=NOW)
+    assert len(report["applied"]) == 1 and report["proposed"] == []
+    (edge,) = update_edges(g)
+    assert edge["s"]["by"] == "auto" and g.proposal(proposal_id(new, old))["status"] == "applied"
+
+
+def test_same_input_gives_the_same_proposals_on_a_fresh_store(g):
+    def once():
+        g.add(OLD), g.add(NEW)
+        g.add(dict(content="I've completed 20 videos of the Python series so far.", subject="user", namespace="chat",
+              created_at=T0 + timedelta(days=2)))
+        g.add(dict(content="Good news: I've completed 30 videos of the Python series so far.", subject="user",
+              namespace="chat", created_at=T0 + timedelta(days=9)))
+        g.updates(dry_run=False, now=NOW)
+        return [(p["id"], p["memory_ids"], p["payload"]) for p in g.proposals(kind="update")]
+
+    first = once()
+    _wipe(g)
+    g.init()
+    assert once() == first and len(first) == 2
+
+
+def test_bad_input_names_the_field_and_writes_nothing(g):
+    g.add(OLD), g.add(NEW)
+    before = counts(g)
+    with pytest.raises(ValidationError) as err:
+        g.updates(dry_run=False, now=NOW, namespace="  ")
+    assert err.value.field == "namespace"
+    with pytest.raises(ValidationError) as err:
+        g.updates(dry_run=False, now=datetime(2026, 1, 1))  # a decision time without a zone
+    assert err.value.field == "now"
+    assert counts(g) == before
+
+
+def test_the_command_line_runs_the_pass_and_the_queue_reviews_it(g, cli_run):
+    old, new = g.add(OLD).id, g.add(NEW).id
+    dry = cli_run("updates", "--now", NOW.isoformat())
+    assert dry.returncode == 0 and "dry run" in dry.stdout and g.proposals(kind="update") == []
+    done = cli_run("updates", "--apply", "--now", NOW.isoformat(), "--json")
+    assert done.returncode == 0, done.stderr
+    pid = proposal_id(new, old)
+    out = cli_run("proposals", "approve", pid)
+    assert out.returncode == 0 and f"{new} SUPERSEDES {old}" in out.stdout
+    assert [e["s"]["reason"] for e in update_edges(g)] == ["update"]
