@@ -170,3 +170,20 @@ def test_the_command_line_runs_the_pass_and_the_queue_reviews_it(g, cli_run):
     out = cli_run("proposals", "approve", pid)
     assert out.returncode == 0 and f"{new} SUPERSEDES {old}" in out.stdout
     assert [e["s"]["reason"] for e in update_edges(g)] == ["update"]
+
+
+def test_an_approved_update_puts_the_current_value_first_and_as_of_gives_the_older(g):
+    """Issue 51 end to end: the pass notices the update, a reviewer approves it, and an agent's
+    context shows the newer value first with the older one marked; asked as of a day before the
+    newer was said, the older value is what holds."""
+    old = g.add(OLD).id
+    new = g.add(NEW).id
+    (p,) = g.updates(dry_run=False, now=NOW)["proposed"]
+    assert (p["newer"], p["older"]) == (new, old)
+    g.approve(proposal_id(new, old), by="alice", now=NOW)
+    q = "How many Korean restaurants have I tried in my city?"
+    ctx = g.context(q, 300, namespace="chat", record=False)
+    assert ctx.ids.index(new) < ctx.ids.index(old)
+    assert "earlier, until 11 October 2026:" in next(x for x in ctx.lines if x["ids"] == [old])["text"]
+    then = g.context(q, 300, namespace="chat", record=False, as_of=T0 + timedelta(days=10))
+    assert then.ids == [old] and "earlier" not in then.text and "three different Korean" in then.text

@@ -196,12 +196,18 @@ def figures(rows: dict[str, list[dict]], questions: list[dict]) -> dict:
 
 
 def update_proposals(g: Graphcons, questions: list[dict]) -> dict:
-    """The update proposals consolidation made, judged against the dev labels (issue 51)."""
-    try:
-        from bench.retrieval.updates import judge
-    except ImportError:  # update detection not in this build
-        return {"made": None, "note": "bench.retrieval.updates not available"}
-    return judge(g, questions)
+    """The update proposals consolidation made in the store (any status: the bench approves them all),
+    judged against the dev labels as bench/retrieval/updates.py judges its offline run (issue 51)."""
+    from bench.retrieval.updates import figures as judged, labels
+    from graphcons.maintenance.updates.detect import Update
+
+    made = []
+    for p in g.proposals(kind="update", limit=1_000_000):
+        u = p["payload"] if isinstance(p["payload"], dict) else json.loads(p["payload"])
+        made.append(Update(**u))
+    labels_, order = labels()
+    asked = {q["namespace"] for q in questions}
+    return judged(made, labels_, [ns for ns in order if ns in asked], {})
 
 
 if __name__ == "__main__":
