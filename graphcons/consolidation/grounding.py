@@ -6,15 +6,21 @@
   tensions may also name the labelled context, which is never support);
 - a claim left without citations is dropped; a synthesis whose claims rest on none of the
   members is rejected with `Ungrounded` (the caller audits the rejection and stores nothing);
-- confirmation counts are computed here, from the *distinct sources* of the cited members,
+- confirmation counts are computed here, from the *distinct sources* of the cited members that
+  state the claim on their own (issue 48: a co-cited member sharing a word is no confirmation),
   never from how many members repeat a claim (principle 10: one source planting a claim
   three times is confirmed once); any "(confirmed N times)" the model wrote is removed;
+- every claim, fact or implication dropped or folded is listed with the reason (`dropped`):
+  facts restating the same member are one fact, an implication repeating a claim is folded;
 - the prompt's own rules are checked where code can (issue 31): a "tension" that only restates
   a claim is dropped, and the confidence is capped at MAX_CONFIDENCE unless the members leave
   no doubt (every member cited, no tension, no gap, at least NO_DOUBT_SOURCES distinct sources);
 - a reflection's summary keeps only the sentences the shown memories support (content words
   found in them): a summary claim no memory supports is dropped like an uncited statement; and a
-  reflection statement keeps only the citations of memories that share a content word with it.
+  reflection statement keeps only the citations of memories that share a content word with it;
+- over chats (issue 48), a memory supports a statement only by what its speaker states about the
+  entity (`said_by_entity`), a statement holding a chat line is dropped whole, a generalisation
+  states nothing beyond its memories, and a model's check quote must hold all of it (`_checked`).
 """
 
 from __future__ import annotations
@@ -402,8 +408,8 @@ class Verdict:
     category: str
     statement: str  # as the model wrote it
     memory_ids: list[str]  # as cited
-    text: str = ""  # without confirmation counts and chat formulas
-    chat_removed: list[str] = field(default_factory=list)
+    text: str = ""  # without confirmation counts
+    chat_removed: list[str] = field(default_factory=list)  # its chat lines (issue 48: then dropped whole)
     kept_ids: list[str] = field(default_factory=list)
     coverage: float | None = None
     verdict: str | None = None  # Support.verdict
