@@ -28,6 +28,12 @@ Script = dict[str, Any] | Callable[[dict[str, Any]], dict[str, Any]]
 MEMBER_RE = re.compile(r"MEMBER id=(\S+)")
 
 
+def shown_memories(request: dict[str, Any]) -> list[tuple[str, str]]:
+    """(short id, text) of each fenced memory of a reflection prompt, in order."""
+    text = "\n".join(m.get("content") or "" for m in request.get("messages", []) if isinstance(m.get("content"), str))
+    return re.findall(r"MEMORY id=(\S+)[^\n]*\n(.*?)\n@@MEMORY-\S+ END", text, flags=re.S)
+
+
 def shown_member_ids(request: dict[str, Any]) -> list[str]:
     text = "\n".join(m.get("content") or "" for m in request.get("messages", []) if isinstance(m.get("content"), str))
     return list(dict.fromkeys(MEMBER_RE.findall(text)))
@@ -45,7 +51,10 @@ def step(request: dict[str, Any]) -> str:
 
 def grounded_answer(request: dict[str, Any], *, extra_ids: list[str] = (), title: str = "Recurring 503 after deploy",
                     only_invented: bool = False) -> dict[str, Any]:
-    """What a well-behaved model answers: cites the ids it was shown (plus `extra_ids`)."""
+    """What a well-behaved model answers: cites the ids it was shown (plus `extra_ids`); asked to check
+    a reflection statement (issue 40/48), it quotes each memory it was shown whole, as the local model did."""
+    if any(t.get("function", {}).get("name", "").lower().startswith("support") for t in request.get("tools") or []):
+        return {"args": {"supporting": [{"memory_id": i, "quote": t} for i, t in shown_memories(request)]}}
     ids = [] if only_invented else shown_member_ids(request)
     ids = ids + list(extra_ids)
     if step(request) == "themes":

@@ -5,7 +5,7 @@ import json
 import pytest
 from synthesis_helpers import INCIDENTS, NOW, add_incidents, insights
 
-from graphcons.consolidation.grounding import confirmation_phrase, distinct_sources, ground
+from graphcons.consolidation.grounding import SUPPORTED_COVERAGE, confirmation_phrase, distinct_sources, ground, support
 from graphcons.consolidation.synthesis.models import (
     Claim,
     Insight,
@@ -90,8 +90,13 @@ def test_distinct_sources_confirm(g):
     p = g.proposal(out.proposal_id)
     claim = p["insight"]["claims"][0]
     sources = {mid: src for mid, _, src, _ in INCIDENTS}  # pagerduty twice, oncall-ana, oncall-bo
-    distinct = len({sources[m] for m in claim["member_ids"]})
-    assert claim["confirmations"] == distinct and len(claim["member_ids"]) >= 2
+    texts = {mid: text for mid, text, _, _ in INCIDENTS}
+    # issue 48: only the cited members that state the claim on their own confirm it (a member sharing
+    # "503 after deploy" with "... we should warm the cache before switching traffic" does not)
+    shares = support(claim["statement"], [texts[m] for m in claim["member_ids"]], {"checkout"}).per_text
+    stating = [m for m, share in zip(claim["member_ids"], shares) if share >= SUPPORTED_COVERAGE]
+    distinct = len({sources[m] for m in stating})
+    assert claim["confirmations"] == distinct >= 1 and len(claim["member_ids"]) >= 2
     res = g.approve(out.proposal_id, now=NOW)
     assert g.get(res.insight_id).title.endswith(f"({confirmation_phrase(distinct)})")
 

@@ -156,6 +156,8 @@ def test_a_facts_date_is_that_of_the_member_whose_text_it_shows(g):
     dated = [line for line in g.get(iid).content.splitlines() if re.match(r"^\s*(?:- )?\d{1,2} \w+ \d{4}: ", line)]
     assert dated, g.get(iid).content
     for line in dated:
-        day, said = re.match(r"^\s*(?:- )?(\d{1,2} \w+ \d{4}): (.*?)(?: \[[^\]]*\])?$", line).groups()
+        # a fact line ends with its members [..], a claim line (dated too, issue 48) with (confirmed ..; members ..)
+        day, said = re.match(r"^\s*(?:- )?(\d{1,2} \w+ \d{4}): (.*?)(?: \[[^\]]*\]| \(confirmed [^)]*\))?$",
+                             line).groups()
         shown = [text for text in days if said.rstrip(".") in text]
         assert shown and day == days[shown[0]], (line, days)

@@ -163,18 +163,22 @@ def test_grounding_strips_unshown_ids_and_drops_statements_citing_nothing(g, llm
 def test_a_dropped_statement_is_listed_in_the_proposal_with_its_reason(g, llm, neo4j_settings, tmp_path):
     seed_people(g)
     synth = use_llm(g, llm)
-    # "Works in Lisbon" cites the memory next to the right one (ana-11 instead of ana-10); the model's
-    # check then quotes words that are not in ana-11: dropped, and the reviewer sees it
-    llm.push(lambda req: answer(preferences=[("Ana prefers TypeScript", [short(req, "ana-01"), short(req, "ana-02")])],
+    # "Works in Lisbon" cites the memory next to the right one (ana-11 instead of ana-10): dropped on its
+    # words; the generalisation is checked (issue 48), and the model's quote is not in the memories: dropped
+    llm.push(lambda req: answer(preferences=[("Ana prefers TypeScript", [short(req, "ana-01")])],
+                                behaviors=[("Ana reviews pull requests every morning",
+                                            [short(req, "ana-07"), short(req, "ana-09")])],
                                 facts=[("Ana works in Lisbon", [short(req, "ana-11")])]),
-             lambda req: {"args": {"supporting": [{"memory_id": "M1", "quote": "Ana works in Lisbon"}]}})
+             lambda req: {"args": {"supporting": [{"memory_id": "M1", "quote": "Ana reviews pull requests at noon"}]}})
     res = g.reflect("user-ana", now=NOW, synthesizer=synth)
     assert res.status == "proposed" and res.calls == 2  # the reflection and one support check
     p = g.proposal(res.proposal_id)
-    assert [s["statement"] for s in p["payload"]["reflection"]["facts"]] == []
+    assert [s["statement"] for s in p["payload"]["reflection"]["behaviors"]] == []
     dropped = p["grounding"]["dropped"]
-    assert [(d["statement"], d["memory_ids"]) for d in dropped] == [("Ana works in Lisbon", ["ana-11"])]
-    assert "quoted no words of a cited memory" in dropped[0]["reason"]
+    assert [(d["statement"], d["memory_ids"]) for d in dropped] == [
+        ("Ana reviews pull requests every morning", ["ana-07", "ana-09"]), ("Ana works in Lisbon", ["ana-11"])]
+    assert "quoted no span of a cited memory" in dropped[0]["reason"]
+    assert "hold 0 of its 2 content words" in dropped[1]["reason"]
     assert p["grounding"]["checked"][0]["quotes"][0]["found"] is False
     assert "ana-11" not in p["cited"]  # approving consolidates only what supported statements cite
     import subprocess
@@ -185,7 +189,7 @@ def test_a_dropped_statement_is_listed_in_the_proposal_with_its_reason(g, llm, n
     env.pop("GRAPHCONS_CONFIG", None)
     out = subprocess.run([sys.executable, "-m", "graphcons", "proposals", "show", res.proposal_id], capture_output=True,
                          text=True, env=env, cwd=tmp_path, timeout=180)
-    assert "dropped statements (1)" in out.stdout and "Ana works in Lisbon" in out.stdout
+    assert "dropped statements (2)" in out.stdout and "Ana works in Lisbon" in out.stdout
 
 
 def test_a_reflection_citing_nothing_is_rejected_and_nothing_is_stored(g, llm):

@@ -25,8 +25,13 @@ parsed output (before any guard), the answers of the support checks, and per sta
 cited ids, coverage (grounding.support), verdict, copy flag, check quotes, kept / dropped /
 folded with the reason. The headline figures are the model's own (every statement written is
 the denominator: supported by its own citations, copies of one memory, chat), then what the
-guard kept. `--rescore FILE` recomputes all of it from the stored file (no model call; the
-stored check answers are replayed). The offline reflector runs on all 15 users beside it
+guard kept, then (issue 48, bench/llm/reading.py) the kept statements per reader's class
+(`reader_classes`) and the agreement of those classes with the hand labels (`label_agreement`).
+`--rescore FILE` recomputes all of it from the stored file (no model call; the stored check
+answers are replayed, a statement without one is judged on its words), re-grounds each synthesis
+from the model's stored raw answer with the current guard, and counts its facts dated from another
+member and its confirmations without support (`synthesis.lines`; `lines_before_issue_48` keeps
+the figures of the insights as first stored). The offline reflector runs on all 15 users beside it
 (`offline_reflection`: statements citing a memory that shares no content word with them).
 Synthesis and verifier: calls, seconds per call, grounded_share (verifier: the share of pairs
 given a verdict), claims per output, citation precision (the share of (claim, cited member)
@@ -68,6 +73,7 @@ from graphcons.core.llm import LLMClient  # noqa: E402
 from graphcons.maintenance.merge.score import DUPLICATE, score_pair  # noqa: E402
 from graphcons.maintenance.merge.verify import RulesVerifier  # noqa: E402
 from graphcons.maintenance.merge.verify_llm import LLMVerifier  # noqa: E402
+from bench.llm.reading import guard_class, label_agreement, line_figures, reader_classes, reground  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 DATA = Path(os.environ.get("GRAPHCONS_DEV_DATA") or REPO.parent.parent / "shared" / "data")
@@ -124,11 +130,13 @@ def score_reflection(out: dict, check=None) -> None:
     texts = {m["id"]: m["text"] for m in out["shown_memories"]}
     answers = out.setdefault("checks", {})
 
-    def replay(statement: str, cited: dict[str, str]) -> list[tuple[str, str]]:
+    def replay(statement: str, cited: dict[str, str]) -> list[tuple[str, str]] | None:
         if statement not in answers:
+            if check is None:  # a rescore: no stored answer for this statement, so no check (the words decide)
+                return None
             t0 = time.perf_counter()
-            answers[statement] = {"answer": [list(a) for a in check(statement, cited)] if check else [],
-                                  "seconds": round(time.perf_counter() - t0, 1), "asked": check is not None}
+            answers[statement] = {"answer": [list(a) for a in check(statement, cited)],
+                                  "seconds": round(time.perf_counter() - t0, 1), "asked": True}
         return [tuple(a) for a in answers[statement]["answer"]]
 
     for key in ("status", "error", "statements", "kept", "report"):
@@ -144,19 +152,22 @@ def score_reflection(out: dict, check=None) -> None:
                           "coverage": j["coverage"], "verdict": j["verdict"], "copy_of": j["restated"],
                           "check": j["check"], "quotes": j["quotes"], "outcome": j["outcome"], "reason": j["reason"],
                           "kept_ids": j["kept_ids"], "chat_removed": j["chat_removed"]} for j in (v.to_dict() for v in judged)]
+    for row in out["statements"]:
+        row["guard_class"] = guard_class(row)
     if g:
         out.update(status="grounded", kept=g.reflection.model_dump(), report=g.report())
 
 
 def _judged_when_rejected(out: dict, texts: dict[str, str]) -> list:
     """Every statement's support when the guard rejected the whole output (none kept)."""
-    from graphcons.consolidation.grounding import _judge, _keep
+    from graphcons.consolidation.grounding import _judge, _keep, said_by_entity
 
     ignore = content_terms(out["user"])
     refl = Reflection.model_validate(out["output"])
     answers = out.get("checks", {})
-    replay = (lambda st, cited: [tuple(a) for a in answers.get(st, {}).get("answer", [])]) if answers else None
-    return [_judge(c, s, _keep(s.memory_ids, set(texts), []), texts, ignore, replay) for c, s in refl.statements()]
+    replay = (lambda st, cited: [tuple(a) for a in answers[st]["answer"]] if st in answers else None)
+    said = {i: said_by_entity(t, "user") for i, t in texts.items()}  # MemoryBank memories are the user's turns
+    return [_judge(c, s, _keep(s.memory_ids, set(texts), []), texts, ignore, replay, said) for c, s in refl.statements()]
 
 
 def reflection_job(synth: OpenAISynthesizer, user: str, data: dict, checks: bool) -> dict:
@@ -347,16 +358,18 @@ def reflection_figures(runs: list[dict]) -> dict:
 
     own_support = lambda s: s["verdict"] == "supported"  # noqa: E731 - its own citations, lexical check
     copy = lambda s: s["copy_of"] is not None  # noqa: E731
-    chat = lambda s: s["reason"].startswith("a chat formula") or bool(s["chat_removed"])  # noqa: E731
-    real = lambda s: s["outcome"] == "kept" and not copy(s)  # noqa: E731
+    chat = lambda s: s["reason"].startswith("a chat line") or bool(s["chat_removed"])  # noqa: E731
     reasons: dict[str, int] = {}
     for s in written:
         if s["outcome"] != "kept":
             key = s["reason"].split(" (")[0].split(";")[0].split(":")[0]
-            key = "unsupported (coverage below the threshold)" if "content words" in s["reason"] else key
+            key = ("states more than its cited memories (coverage under 1, not a copy)"
+                   if s["reason"].startswith("it states more") else
+                   "unsupported (coverage below the threshold)" if "content words" in s["reason"] else key)
             reasons[key] = reasons.get(key, 0) + 1
     return {
         "users": len(runs), "parsed": len(parsed), "failed": len(runs) - len(parsed),
+        "reader_classes": reader_classes(runs), "label_agreement": label_agreement(runs),
         "model_own": {
             "statements_written": n,
             "supported_by_own_citations": count(written, own_support),
@@ -374,15 +387,15 @@ def reflection_figures(runs: list[dict]) -> dict:
             "kept_by_model_quote": count(kept, lambda s: s["check"] == "quoted"),
             "kept_below_half_without_quote": count(
                 kept, lambda s: (s["coverage"] or 0) < 0.5 and s["check"] != "quoted"),
-            "kept_chat": count(kept, lambda s: s["reason"].startswith("a chat formula")),
+            "kept_chat": count(kept, lambda s: bool(s["chat_removed"])),
             "duplicates_folded": sum(1 for s in written if s["outcome"] == "folded"),
             "dropped_by_reason": dict(sorted(reasons.items())),
             "support_checks": {"asked": sum(r.get("check_calls", 0) for r in parsed),
                                "quoted_real_words": sum(1 for s in written if s["check"] == "quoted"),
-                               "no_real_quote": sum(1 for s in written if s["check"] == "no real quote")},
-            "users_with_a_kept_statement": sum(1 for r in parsed if any(s["outcome"] == "kept" for s in r["statements"])),
-            "users_with_a_supported_non_copy": {"n": sum(1 for r in parsed if any(real(s) for s in r["statements"])),
-                                                "of": len(runs)}},
+                               "no_real_quote": sum(1 for s in written if s["check"] == "no real quote"),
+                               "quote_does_not_hold_it": sum(1 for s in written if s["check"] == "quote does not hold it"),
+                               "replayed_answers": sum(len(r.get("checks", {})) for r in parsed)},
+            "users_with_a_kept_statement": sum(1 for r in parsed if any(s["outcome"] == "kept" for s in r["statements"]))},
         **per_call(runs),
         "check_seconds": round(sum(r.get("check_seconds", 0) for r in parsed), 1),
     }
@@ -444,12 +457,18 @@ def rescore(path: Path, verifier_from: str | None, synthesis_from: str | None = 
         conv = ns.removeprefix("bench-llm-").rsplit("-", 1)[0]
         data = next(c for c in json.loads((DATA / "locomo-dev.json").read_text()) if c["sample_id"] == conv)
         mems = {m["id"]: m for m in locomo_memories(data, ns)}
+        if "lines_before_issue_48" not in res["synthesis"]:  # the stored insights as the earlier guard left them
+            res["synthesis"]["lines_before_issue_48"] = {
+                k: v for k, v in line_figures(res["synthesis"]["runs"], mems).items() if k != "dropped_or_folded"}
         for r in res["synthesis"]["runs"]:
+            if r.get("raw") and r.get("shown_memories"):  # the current guard over the model's stored answer
+                reground(r, mems)
             if r["status"] == "proposed":
                 claims = [(c["statement"], c["member_ids"]) for c in r["insight"]["claims"]]
                 speakers = set().union(*(content_terms(mems[i]["subject"]) for _, ids in claims for i in ids))
                 r["citations"] = precision(claims, {i: m["content"] for i, m in mems.items()}, speakers)
                 r["claim_support"] = claim_support(claims, {i: m["content"] for i, m in mems.items()})
+        res["synthesis"]["lines"] = line_figures(res["synthesis"]["runs"], mems)
     if verifier_from:
         res["verifier"] = section_of(Path(verifier_from), "verifier")
     summarise(res)

@@ -4,7 +4,7 @@
 // state. Memories a consolidation wrote never count.
 MATCH (m:Memory {namespace: $namespace, subject: $subject})
 WHERE m.status IN ['active', 'proposed'] AND m.kind IN $kinds AND coalesce(m.source_type, '') <> 'consolidated'
-RETURN m.id AS id, m.title AS title, m.content AS content, m.kind AS kind, m.subject AS subject,
+RETURN m.id AS id, m.title AS title, m.content AS content, m.kind AS kind, m.subject AS subject, m.metadata AS metadata,
        m.namespace AS namespace, m.source AS source, m.sources AS sources, m.created_at AS created_at,
        CASE WHEN m.created_at <> m.admitted_at THEN m.created_at END AS dated_at,
        m.version AS version, m.status AS status, m.embedding AS embedding

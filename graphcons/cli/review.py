@@ -127,15 +127,18 @@ def proposals_show(proposal_id: str, json_out: bool = JsonOpt) -> None:
     console.print(f"members: {', '.join(f'{m}@v{v}' for m, v in sorted(versions.items()))}")
     console.print(f"cited: {', '.join(p.get('cited') or [])}; stripped unshown ids: "
                   f"{grounding.get('stripped_count', 0)}; gate figures: {json.dumps(p.get('gate_figures'), default=str)}")
+    _dropped(grounding)  # the claims, facts and implications the guard dropped or folded (issue 48)
 
 
 def _dropped(grounding: dict) -> None:
-    """What the grounding guard removed from a reflection, and why (issue 40): the reviewer sees it."""
+    """What the grounding guard removed from a reflection or an insight, and why (issues 40, 48)."""
     dropped = grounding.get("dropped") or [] if isinstance(grounding, dict) else []
     if dropped:
         console.print(f"[bold]dropped statements ({len(dropped)}):[/]")
         for d in dropped:
-            console.print(f"  - {d['statement']}  [dim]({d['category']}; cited {', '.join(d['memory_ids']) or 'nothing'}"
+            what = d.get("category") or d.get("kind")  # a reflection's category, an insight line's kind
+            cited = d.get("memory_ids") or d.get("member_ids") or []
+            console.print(f"  - {d['statement']}  [dim]({what}; cited {', '.join(cited) or 'nothing'}"
                           f"): {d['reason']}[/]")
 
 

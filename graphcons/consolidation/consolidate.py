@@ -16,13 +16,14 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import partial
 from typing import Any, Callable
 
 from graphcons.consolidation import closure, insight
 from graphcons.consolidation.budget import Budget, needs_synthesis, settle
 from graphcons.consolidation.cluster import Cluster, membership_hash
 from graphcons.consolidation.gate import GateDecision
-from graphcons.consolidation.grounding import ground
+from graphcons.consolidation.grounding import ground, stating, subject_words
 from graphcons.consolidation.precompute import precompute
 from graphcons.consolidation.scan import scan
 from graphcons.consolidation.synthesis import Synthesizer, make_synthesizer
@@ -171,16 +172,16 @@ def synthesize_cluster(db: Database, cfg: Config, cluster: Cluster, *, synthesiz
         _settled(db, cluster, "no_pattern", result.no_pattern, now, run_id, mhash, "no_pattern",
                  reason=result.no_pattern, calls=result.calls, **base)
         return Outcome(cluster.key, "no_pattern", result.no_pattern, None, mhash, calls=result.calls)
-    sources = {m.id: m.sources for m in prompt.members}
+    sources, texts = {m.id: m.sources for m in prompt.members}, {m.id: m.text for m in prompt.members}
     try:
         grounded = ground(result.insight, result.themes, prompt.member_ids, sources, prompt.context_ids,
-                          texts={m.id: m.text for m in prompt.members}, subject=cluster.subject or "")
+                          texts=texts, subject=cluster.subject or "")
     except Ungrounded as exc:
         _settled(db, cluster, "ungrounded", str(exc), now, run_id, mhash, "rejected_ungrounded", error=str(exc),
                  stripped=exc.stripped, stripped_count=len(exc.stripped), calls=result.calls, **base)
         return Outcome(cluster.key, "ungrounded", str(exc), None, mhash, {"stripped": exc.stripped}, result.calls)
     grounded.insight = grounded.insight.dated({m.id: m.created_at for m in prompt.members},  # facts in time order
-                                              {m.id: m.text for m in prompt.members})
+                                              texts, partial(stating, ignore=subject_words(prompt.subject or "")))
     report = grounded.report()
     report["sources"] = sorted({s for mid in grounded.cited for s in sources[mid]})
     pid = insight.proposal_id(cluster.key, mhash)

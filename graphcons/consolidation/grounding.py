@@ -6,15 +6,21 @@
   tensions may also name the labelled context, which is never support);
 - a claim left without citations is dropped; a synthesis whose claims rest on none of the
   members is rejected with `Ungrounded` (the caller audits the rejection and stores nothing);
-- confirmation counts are computed here, from the *distinct sources* of the cited members,
+- confirmation counts are computed here, from the *distinct sources* of the cited members that
+  state the claim on their own (issue 48: a co-cited member sharing a word is no confirmation),
   never from how many members repeat a claim (principle 10: one source planting a claim
   three times is confirmed once); any "(confirmed N times)" the model wrote is removed;
+- every claim, fact or implication dropped or folded is listed with the reason (`dropped`):
+  facts restating the same member are one fact, an implication repeating a claim is folded;
 - the prompt's own rules are checked where code can (issue 31): a "tension" that only restates
   a claim is dropped, and the confidence is capped at MAX_CONFIDENCE unless the members leave
   no doubt (every member cited, no tension, no gap, at least NO_DOUBT_SOURCES distinct sources);
 - a reflection's summary keeps only the sentences the shown memories support (content words
   found in them): a summary claim no memory supports is dropped like an uncited statement; and a
-  reflection statement keeps only the citations of memories that share a content word with it.
+  reflection statement keeps only the citations of memories that share a content word with it;
+- over chats (issue 48), a memory supports a statement only by what its speaker states about the
+  entity (`said_by_entity`), a statement holding a chat line is dropped whole, a generalisation
+  states nothing beyond its memories, and a model's check quote must hold all of it (`_checked`).
 """
 
 from __future__ import annotations
@@ -36,7 +42,7 @@ from graphcons.consolidation.synthesis.models import (
     Themes,
 )
 from graphcons.core.errors import Ungrounded
-from graphcons.core.text import GENERIC_STEMS, content_terms, sentences, squash
+from graphcons.core.text import GENERIC_STEMS, chat_line, content_terms, own_words, sentences, squash
 
 MAX_CONFIDENCE = 0.9  # a generalisation is a hypothesis: 1.0 only when the members leave no doubt
 NO_DOUBT_SOURCES = 3
@@ -49,12 +55,6 @@ SUPPORTED_COVERAGE = 0.6
 #: One cited memory holding this share of a statement's words, and no other cited memory supporting
 #: it, makes the statement a restatement of that memory, not a generalisation.
 COPY_COVERAGE = 0.8
-# Chat formulas and questions to the other speaker: what a chat turn says to its listener, never a fact.
-CHAT_RE = re.compile(
-    r"\b(thanks?(?: you)? for (?:sharing|asking|listening|the)|thank you|talk to you (?:later|soon)|(?:i )?(?:have|got) "
-    r"to go|see you|good ?bye|bye\b|nice (?:to|talking|chatting)|have a (?:nice|good|great)|you'?re welcome|"
-    r"how about you|what about you|sounds good)", re.IGNORECASE)
-
 _CONFIRMED_RE = re.compile(r"\s*\((?:confirmed|seen|reported)\s+(?:\d+|once|twice|thrice|\w+)\s+times?\)|"
                            r"\s*\(confirmed (?:once|twice)\)", re.IGNORECASE)
 
@@ -66,7 +66,8 @@ class Grounded:
     cited: list[str]  # member ids the claims rest on (DERIVED_FROM targets)
     stripped: list[str] = field(default_factory=list)  # ids cited but never shown, in order of appearance
     context_as_support: list[str] = field(default_factory=list)  # context ids a claim tried to cite
-    dropped_claims: int = 0
+    dropped_claims: int = 0  # claims and facts dropped, each listed in `dropped`
+    dropped: list[dict[str, Any]] = field(default_factory=list)  # kind, statement, member_ids, reason
     dropped_tensions: list[str] = field(default_factory=list)  # "tensions" that restated a claim
     confidence_given: float | None = None  # the model's confidence when it was capped
     claim_support: list[dict[str, Any]] = field(default_factory=list)  # per claim: coverage, verdict, restated
@@ -79,6 +80,8 @@ class Grounded:
     def report(self) -> dict[str, Any]:
         out = {"cited": self.cited, "stripped": self.stripped, "stripped_count": self.stripped_count,
                "context_as_support": self.context_as_support, "dropped_claims": self.dropped_claims}
+        if self.dropped:
+            out["dropped"] = self.dropped
         if self.dropped_tensions:
             out["dropped_tensions"] = self.dropped_tensions
         if self.claim_support:
@@ -163,18 +166,37 @@ def support(statement: str, cited_texts: list[str], ignore: set[str] | frozenset
 
 
 def without_chat(text: str) -> tuple[str, list[str]]:
-    """(the text without chat formulas and questions, the sentences removed)."""
+    """(the text without its chat lines - questions, formulas, acknowledgements - the lines removed).
+    For a summary and the offline reflector's sentences; a statement with a chat line is dropped whole."""
     kept, removed = [], []
     for sentence in sentences(text):
-        (removed if sentence.endswith("?") or CHAT_RE.search(sentence) else kept).append(sentence)
+        (removed if chat_line(sentence) else kept).append(sentence)
     return " ".join(kept), removed
 
 
-def quoted(quote: str, memory_text: str, words: set[str]) -> bool:
-    """A model's quote counts when it is really in the memory (case and punctuation aside) and
-    holds one of the statement's claimed words."""
+#: Speakers whose words are never a fact about the entity a reflection is on (a memory's role or
+#: speaker, `Shown.speaker`): what an assistant suggested is not what the user does (issue 48).
+ASSISTANT_ROLES = frozenset({"assistant", "ai", "bot", "system", "agent", "model", "tool"})
+
+
+def said_by_entity(text: str, speaker: str | None) -> str:
+    """What a memory states about the entity a reflection is on: nothing when an assistant said it,
+    else its own statements (`own_words`: no question to the listener, no thanks, no acknowledgement)."""
+    if speaker and speaker.strip().casefold() in ASSISTANT_ROLES:
+        return ""
+    return own_words(text)
+
+
+def in_memory(quote: str, memory_text: str) -> bool:
+    """A model's quote is really in the memory (case and punctuation aside)."""
     q = squash(quote)
-    return bool(q) and f" {q} " in f" {squash(memory_text)} " and any(_known(w, content_terms(quote)) for w in words)
+    return bool(q) and f" {q} " in f" {squash(memory_text)} "
+
+
+def quote_covers(statement: str, quotes: list[str], ignore: set[str] | frozenset[str] = frozenset()) -> Support:
+    """The coverage rule applied to the quotes (their own statements: a quoted question says nothing):
+    a statement kept on a quote must state nothing beyond it (`missing` empty)."""
+    return support(statement, [own_words(q) for q in quotes], ignore)
 
 
 def confirmation_phrase(n: int) -> str:
@@ -214,6 +236,67 @@ def _narrowed(ids: list[str], statement: str, texts: dict[str, str], ignore: set
     return kept
 
 
+def subject_words(subject: str) -> set[str]:
+    """The content words of an entity's name ("user-ana": user, ana): never a claim about it."""
+    return content_terms(subject.replace("-", " ")) if subject else set()
+
+
+def stating(statement: str, ids: list[str], texts: dict[str, str], ignore: set[str] | frozenset[str] = frozenset()
+            ) -> list[str]:
+    """The cited members that state `statement` on their own (each holds SUPPORTED_COVERAGE of its
+    words); when none does (a line joining several), those holding the most of them. What confirms a
+    line and what dates it (issue 48: never a co-cited neighbour sharing a word)."""
+    sup = support(statement, [texts.get(i, "") for i in ids], ignore)
+    if sup.verdict == "empty":
+        return list(ids)
+    alone = [i for i, share in zip(ids, sup.per_text) if share >= SUPPORTED_COVERAGE]
+    best = max(sup.per_text, default=0.0)
+    return alone or [i for i, share in zip(ids, sup.per_text) if share == best and share > 0]
+
+
+def confirmations(statement: str, ids: list[str], texts: dict[str, str] | None, sources: dict[str, Any],
+                  ignore: set[str] | frozenset[str] = frozenset()) -> int:
+    """Distinct sources of the members that state a line on their own; a line no member states alone
+    (it joins several) is confirmed once. Without texts: the cited members' sources (principle 10)."""
+    if not texts:
+        return distinct_sources(ids, sources)
+    sup = support(statement, [texts.get(i, "") for i in ids], ignore)
+    alone = [i for i, share in zip(ids, sup.per_text) if share >= SUPPORTED_COVERAGE]
+    return max(1, distinct_sources(alone, sources)) if alone else 1
+
+
+def _folded_facts(facts: list[tuple[Fact, Support]], dropped: list[dict[str, Any]]) -> list[tuple[Fact, Support]]:
+    """Facts restating the same member are one fact (issue 48: two halves of one memory were kept as
+    two restated facts): the later one's words are added to the first, and it is listed as folded."""
+    out: list[tuple[Fact, Support]] = []
+    first: dict[str, int] = {}
+    for f, sup in facts:
+        copied = f.member_ids[sup.copy_of] if sup.copy_of is not None else None
+        if copied is not None and copied in first:
+            k = first[copied]
+            kept, ksup = out[k]
+            out[k] = (kept.model_copy(update={"statement": f"{kept.statement.rstrip('.')}. {f.statement}"}), ksup)
+            dropped.append({"kind": "fact", "statement": f.statement, "member_ids": f.member_ids,
+                            "reason": f"folded: the same member ({copied}) as {kept.statement!r}"})
+            continue
+        if copied is not None:
+            first[copied] = len(out)
+        out.append((f, sup))
+    return out
+
+
+def _implications(implications: list[str], claims: list[str], dropped: list[dict[str, Any]]) -> list[str]:
+    """Implications that are new: one repeating a claim or an earlier implication is folded (listed)."""
+    out: list[str] = []
+    for x in implications:
+        if restates_claim(x, claims + out):
+            dropped.append({"kind": "implication", "statement": x, "member_ids": [],
+                            "reason": "folded: it repeats a claim or an earlier implication"})
+        else:
+            out.append(x)
+    return out
+
+
 def ground(insight: Insight, themes: Themes | None, member_ids: list[str] | tuple[str, ...],
            sources: dict[str, tuple[str, ...] | list[str]], context_ids: list[str] | tuple[str, ...] = (),
            texts: dict[str, str] | None = None, subject: str = "") -> Grounded:
@@ -222,30 +305,34 @@ def ground(insight: Insight, themes: Themes | None, member_ids: list[str] | tupl
     copy is not an insight. With `texts`, a fact its cited members do not hold is dropped, and a
     claim or fact keeps only the citations that hold its words (`subject`'s name aside)."""
     members, context = set(member_ids), set(context_ids)
-    ignore = content_terms(subject.replace("-", " ")) if subject else set()
+    ignore = subject_words(subject)
     unsupported: list[str] = []
     stripped: list[str] = []
     context_hits: list[str] = []
     claims: list[Claim] = []
-    dropped = 0
+    gone: list[dict[str, Any]] = []  # every claim, fact and implication dropped or folded, with the reason
     for c in insight.claims:
         kept = _keep(c.member_ids, members, stripped, context, context_hits)
         if not kept:
-            dropped += 1
+            gone.append({"kind": "claim", "statement": c.statement, "member_ids": list(c.member_ids),
+                         "reason": "cites no member it was shown"})
             continue
         statement = _CONFIRMED_RE.sub("", c.statement).strip()
         if texts:
             kept = _narrowed(kept, statement, texts, ignore, unsupported)
         claims.append(Claim(statement=statement, member_ids=sorted(kept),
-                            confirmations=distinct_sources(kept, sources)))
+                            confirmations=confirmations(statement, sorted(kept), texts, sources, ignore)))
     facts = []  # a fact citing no shown member is dropped like a claim, but never decides groundedness alone
     for f in insight.facts:
         kept = _keep(f.member_ids, members, stripped, context, context_hits)
-        if kept:
-            statement = _CONFIRMED_RE.sub("", f.statement).strip()
-            if texts:
-                kept = _narrowed(kept, statement, texts, ignore, unsupported)
-            facts.append(Fact(statement=statement, member_ids=sorted(kept)))
+        if not kept:
+            gone.append({"kind": "fact", "statement": f.statement, "member_ids": list(f.member_ids),
+                         "reason": "cites no member it was shown"})
+            continue
+        statement = _CONFIRMED_RE.sub("", f.statement).strip()
+        if texts:
+            kept = _narrowed(kept, statement, texts, ignore, unsupported)
+        facts.append(Fact(statement=statement, member_ids=sorted(kept)))
     said = [c.statement for c in claims]
     restated = [t.description for t in insight.tensions if restates_claim(t.description, said)]
     tensions = [Tension(description=t.description, member_ids=sorted(_keep(t.member_ids, members | context, stripped)))
@@ -260,8 +347,12 @@ def ground(insight: Insight, themes: Themes | None, member_ids: list[str] | tupl
     support_of = [support(c.statement, [texts.get(i, "") for i in c.member_ids]) for c in claims] if texts else []
     fact_support = []
     if texts:  # a fact its cited members do not hold is dropped (issue 40), like an unsupported statement
-        fact_support = [(f, s) for f in facts for s in [support(f.statement, [texts.get(i, "") for i in f.member_ids])]
-                        if s.verdict != "unsupported"]
+        judged = [(f, support(f.statement, [texts.get(i, "") for i in f.member_ids])) for f in facts]
+        gone += [{"kind": "fact", "statement": f.statement, "member_ids": f.member_ids,
+                  "reason": f"its cited members hold {s.coverage:.0%} of its content words (needs "
+                            f"{SUPPORTED_COVERAGE:.0%}; missing: {', '.join(s.missing)})"}
+                 for f, s in judged if s.verdict == "unsupported"]
+        fact_support = _folded_facts([(f, s) for f, s in judged if s.verdict != "unsupported"], gone)
         facts = [f for f, _ in fact_support]
     # A copy of one memory is not an insight (issue 40); a digest (issue 39) states several members'
     # facts, each in its member's words: it is a copy only when everything it says rests on one member.
@@ -272,23 +363,32 @@ def ground(insight: Insight, themes: Themes | None, member_ids: list[str] | tupl
                          "a copy of a memory is not a pattern across members; rejected, nothing stored", [])
     clean = Insight(title=_CONFIRMED_RE.sub("", insight.title).strip() or insight.title, concept=insight.concept,
                     claims=claims, facts=facts, tensions=tensions, gaps=list(insight.gaps),
-                    implications=list(insight.implications), confidence=insight.confidence)
+                    implications=_implications(list(insight.implications), [c.statement for c in claims], gone),
+                    confidence=insight.confidence)
     capped = capped_confidence(clean, members, sources)
     given = None if capped == clean.confidence else clean.confidence
     clean.confidence = capped
     out_themes = Themes.model_construct(themes=theme_list) if theme_list else Themes.model_construct(themes=[])
     return Grounded(insight=clean, themes=out_themes, cited=clean.cited_ids(), stripped=stripped,
-                    context_as_support=context_hits, dropped_claims=dropped, dropped_tensions=restated,
-                    confidence_given=given, unsupported=unsupported, claim_support=[{"statement": c.statement, "coverage": s.coverage,
-                                                            "verdict": s.verdict,
-                                                            "restated": None if s.copy_of is None
-                                                            else c.member_ids[s.copy_of]}
-                                                           for c, s in zip(claims, support_of)])
+                    context_as_support=context_hits, dropped=gone, dropped_claims=_dropped_lines(gone),
+                    dropped_tensions=restated,
+                    confidence_given=given, unsupported=unsupported, claim_support=_claim_support(claims, support_of))
+
+
+def _dropped_lines(gone: list[dict[str, Any]]) -> int:
+    """Claims and facts dropped (folded ones are kept, in the line they were folded into)."""
+    return sum(1 for d in gone if d["kind"] in ("claim", "fact") and not d["reason"].startswith("folded"))
+
+
+def _claim_support(claims: list[Claim], support_of: list[Support]) -> list[dict[str, Any]]:
+    return [{"statement": c.statement, "coverage": s.coverage, "verdict": s.verdict,
+             "restated": None if s.copy_of is None else c.member_ids[s.copy_of]} for c, s in zip(claims, support_of)]
 
 
 # -- reflection (issue 14): the same guard over an entity's typed statements ---------------------
-#: A model's check of one statement: (cited memory id, the words it quotes from that memory) pairs.
-Checker = Callable[[str, dict[str, str]], list[tuple[str, str]]]
+#: A model's check of one statement: (cited memory id, the words it quotes from that memory) pairs;
+#: None when no check was made (a replay of stored answers without one for this statement).
+Checker = Callable[[str, dict[str, str]], list[tuple[str, str]] | None]
 
 
 class Outcome(str, Enum):
@@ -308,17 +408,18 @@ class Verdict:
     category: str
     statement: str  # as the model wrote it
     memory_ids: list[str]  # as cited
-    text: str = ""  # without confirmation counts and chat formulas
-    chat_removed: list[str] = field(default_factory=list)
+    text: str = ""  # without confirmation counts
+    chat_removed: list[str] = field(default_factory=list)  # its chat lines (issue 48: then dropped whole)
     kept_ids: list[str] = field(default_factory=list)
     coverage: float | None = None
     verdict: str | None = None  # Support.verdict
     restated: str | None = None  # the one memory it copies
     quotes: list[dict[str, Any]] | None = None  # the model's check: its quotes and whether each was found
-    check: str | None = None  # "quoted" | "no real quote"
+    check: str | None = None  # "quoted" | "no real quote" | "quote does not hold it"; None: not checked
     outcome: Outcome = Outcome.DROPPED
     reason: str = ""
     check_error: str | None = None
+    quote_missing: list[str] | None = None  # the statement's words its real quotes do not hold
 
     def to_dict(self) -> dict[str, Any]:
         out = {"category": self.category, "statement": self.statement, "memory_ids": self.memory_ids,
@@ -327,6 +428,8 @@ class Verdict:
                "chat_removed": self.chat_removed, "outcome": self.outcome.value, "reason": self.reason}
         if self.check_error is not None:
             out["check_error"] = self.check_error
+        if self.quote_missing is not None:
+            out["quote_missing"] = self.quote_missing
         return out
 
 
@@ -376,57 +479,85 @@ def _fold_key(text: str, words: set[str]) -> str:
     return " ".join(sorted(words)) if words else squash(text)
 
 
-def _checked(v: Verdict, cited: list[str], texts: dict[str, str], words: set[str], check: Checker) -> None:
-    """The model's check of a statement its citations do not hold: kept on a real quote of a cited memory."""
+def _checked(v: Verdict, cited: list[str], texts: dict[str, str], said: dict[str, str], ignore: set[str],
+             check: Checker) -> None:
+    """The model's check of a statement its citations hold but do not copy (issue 48): the model
+    quotes the shortest span of each cited memory that says it. A quote counts when it is really in a
+    cited memory the entity speaks in and holds a word of the statement; the real quotes together must
+    hold it by the same coverage rule as the memories, and the statement is kept only when they hold
+    every content word of it (it states nothing beyond them), else dropped. A checker answering None asked nothing (a replay without a stored answer):
+    the words decide alone."""
     try:
         answer = check(v.text, {i: texts[i] for i in cited})
-    except Exception as exc:  # noqa: BLE001 - any failed check leaves the statement unsupported
+    except Exception as exc:  # noqa: BLE001 - a failed check is no quote: the statement is not confirmed
         answer, v.check_error = [], str(exc)
-    v.quotes = [{"memory_id": i, "quote": q, "found": i in texts and quoted(q, texts[i], words)} for i, q in answer]
-    real = sorted({q["memory_id"] for q in v.quotes if q["found"] and q["memory_id"] in cited})
-    v.check = "quoted" if real else "no real quote"
-    if real:
-        v.outcome, v.kept_ids = Outcome.KEPT, real
+    if answer is None:
+        return
+    v.quotes = [{"memory_id": i, "quote": q, "found": i in cited and bool(said.get(i)) and in_memory(q, texts[i])
+                 and bool(quote_covers(v.text, [q], ignore).coverage)} for i, q in answer]
+    real = [q for q in v.quotes if q["found"]]
+    covered = quote_covers(v.text, [q["quote"] for q in real], ignore)
+    if not real or covered.verdict != "supported":
+        v.check, v.reason = "no real quote", ("the model's check quoted no span of a cited memory holding "
+                                              f"{SUPPORTED_COVERAGE:.0%} of its content words")
+    elif covered.missing:
+        v.check, v.quote_missing = "quote does not hold it", list(covered.missing)
+        v.reason = f"it states more than the model's quotes hold (missing: {', '.join(covered.missing)})"
+    else:
+        v.check = "quoted"
+        v.outcome, v.kept_ids = Outcome.KEPT, sorted({q["memory_id"] for q in real})
+
+
+CHAT_REASON = "a chat line (a question, thanks or an acknowledgement to the listener), not a statement about the entity"
 
 
 def _judge(category: str, s: Statement, ids: list[str], texts: dict[str, str] | None, ignore: set[str],
-           check: Checker | None) -> Verdict:
-    """One statement's support, copy flag and outcome (kept / dropped with the reason)."""
-    text, chat = without_chat(_CONFIRMED_RE.sub("", s.statement).strip())
+           check: Checker | None, said: dict[str, str] | None = None) -> Verdict:
+    """One statement's support, copy flag and outcome (kept / dropped with the reason). A statement
+    holding a chat line is a chat turn copied, not a statement about the entity: dropped whole
+    (issue 48: cutting the line out left fragments and half-chat)."""
+    text = _CONFIRMED_RE.sub("", s.statement).strip()
+    chat = [line for line in sentences(text) if chat_line(line)]
     v = Verdict(category=category, statement=s.statement, memory_ids=list(s.memory_ids), text=text, chat_removed=chat)
     if not ids:
         v.reason = "cites no memory it was shown"
-    elif not text:
-        v.reason = "a chat formula or a question, not a statement about the entity"
+    elif chat:
+        v.reason = CHAT_REASON
     elif texts is None:  # nothing to compare with: the citations stand
         v.outcome, v.kept_ids = Outcome.KEPT, ids
     else:
-        _supported(v, ids, texts, ignore, check)
+        _supported(v, ids, texts, said if said is not None else texts, ignore, check)
     return v
 
 
-def _supported(v: Verdict, ids: list[str], texts: dict[str, str], ignore: set[str], check: Checker | None) -> None:
-    """Judge `v` by its cited memories' words (and, below the threshold, the model's check)."""
+def _supported(v: Verdict, ids: list[str], texts: dict[str, str], said: dict[str, str], ignore: set[str],
+               check: Checker | None) -> None:
+    """Judge `v` by what its cited memories state about the entity (`said`); a generalisation they
+    allow (supported, not a copy) is then checked by the model against the memories' `texts`."""
     cited = [i for i in ids if i in texts]
-    sup = support(v.text, [texts[i] for i in cited], ignore)
+    sup = support(v.text, [said.get(i, "") for i in cited], ignore)
     v.coverage, v.verdict = sup.coverage, sup.verdict
     words = claim_words(v.text, ignore)
     if sup.verdict == "empty":
         v.reason = "no content word beyond the entity's name and generic words: nothing a memory could support"
         return
-    if sup.verdict == "unsupported" and check is not None:
-        _checked(v, cited, texts, words, check)
-        if v.outcome is Outcome.KEPT:
-            return
     if sup.verdict == "unsupported":
-        v.reason = (("the model's check quoted no words of a cited memory; " if v.check else "") +
-                    f"its cited memories hold {round((sup.coverage or 0) * len(words))} of its {len(words)} "
+        v.reason = (f"its cited memories hold {round((sup.coverage or 0) * len(words))} of its {len(words)} "
                     f"content words (needs {SUPPORTED_COVERAGE:.0%}; missing: {', '.join(sup.missing)})")
         return
-    v.kept_ids = [i for i, share in zip(cited, sup.per_text) if share > 0]
     if sup.copy_of is not None:
         v.restated = cited[sup.copy_of]
-        v.kept_ids = [v.restated]
+        v.outcome, v.kept_ids = Outcome.KEPT, [v.restated]
+        return
+    if sup.missing:  # not a copy: it must state nothing beyond its memories (the prompt's own rule)
+        v.reason = (f"it states more than its cited memories: they hold {round((sup.coverage or 0) * len(words))} "
+                    f"of its {len(words)} content words (missing: {', '.join(sup.missing)})")
+        return
+    if check is not None:  # a generalisation the words allow: the model's quotes must hold it
+        _checked(v, cited, texts, said, ignore, check)
+        if v.check is not None:
+            return
+    v.kept_ids = [i for i, share in zip(cited, sup.per_text) if share > 0]
     v.outcome = Outcome.KEPT
 
 
@@ -448,7 +579,7 @@ def _written(reflection: Reflection, shown: set[str], ignore: set[str],
     for category in CATEGORIES:
         for s in getattr(reflection, category):
             ids = _keep(s.memory_ids, shown, stripped)
-            text = without_chat(_CONFIRMED_RE.sub("", s.statement).strip())[0]
+            text = _CONFIRMED_RE.sub("", s.statement).strip()
             key = _fold_key(text, claim_words(text, ignore)) if text else ""
             if key in first:  # said before, in any category: one statement resting on both citations
                 earlier = first[key]
@@ -480,21 +611,27 @@ def _capped(kept: dict[str, list[Statement]], judged: list[Verdict], max_stateme
 
 def ground_reflection(reflection: Reflection, shown_ids: list[str] | tuple[str, ...], *,
                       max_statements: int | None = None, texts: dict[str, str] | None = None,
-                      subject: str = "", check: Checker | None = None) -> GroundedReflection:
+                      subject: str = "", check: Checker | None = None,
+                      speakers: dict[str, str | None] | None = None) -> GroundedReflection:
     """Keep only the statements their cited memories support (issue 40); raise Ungrounded when none is left.
 
-    Each statement, in category order: ids never shown are stripped; chat formulas and questions
-    are cut out (a statement left empty is dropped); with the shown memories' `texts`, its cited
-    memories together must hold SUPPORTED_COVERAGE of its content words (`support`), else, with a
-    model `check`, the model must quote words really in a cited memory, else it is dropped with
-    the reason; citations holding none of its words are stripped (a small model cites the
-    neighbour of the memory it used, and approving consolidates what it cited); a statement that
-    restates one memory is kept as a fact marked `restated` (never a preference or a behaviour it
-    does not generalise). A statement already made (same content words, any category) is folded
+    Each statement, in category order: ids never shown are stripped; a statement holding a chat
+    line (a question, thanks, an acknowledgement: `core.text.chat_line`) is a chat turn copied and
+    is dropped whole (issue 48); with the shown memories' `texts`, what its cited memories state
+    about the entity (`said_by_entity`: not their questions to the listener nor their thanks for
+    the listener's suggestions, nothing when `speakers` names an assistant role) must hold
+    SUPPORTED_COVERAGE of its content words (`support`), else it is dropped with the reason;
+    citations holding none of its words are stripped (a small model cites the neighbour of the
+    memory it used, and approving consolidates what it cited); a statement that restates one
+    memory is kept as a fact marked `restated` (never a preference or a behaviour it does not
+    generalise); any other statement must have every content word in its cited memories (issue 48:
+    a generalisation states nothing beyond them, as the prompt asks) and, with a model `check`, in
+    the model's quotes (`_checked`). A statement already made (same content words, any category) is folded
     into the first before it is judged: one statement resting on both citations (ten memories
     each saying it are a generalisation, not ten copies). Then each category is capped and the
-    summary keeps only supported sentences."""
+    summary keeps only the sentences the memories' own statements support."""
     ignore = content_terms(subject.replace("-", " "))
+    said = {i: said_by_entity(t, (speakers or {}).get(i)) for i, t in texts.items()} if texts is not None else None
     stripped: list[str] = []
     unsupported: list[str] = []
     judged: list[Verdict] = []
@@ -503,7 +640,7 @@ def ground_reflection(reflection: Reflection, shown_ids: list[str] | tuple[str, 
         if isinstance(e, Verdict):
             judged.append(e)
             continue
-        v = _judge(e.category, e.s, e.ids, texts, ignore, check)
+        v = _judge(e.category, e.s, e.ids, texts, ignore, check, said)
         judged.append(v)
         if v.outcome is Outcome.KEPT:
             unsupported += [i for i in e.ids if i not in v.kept_ids]
@@ -518,7 +655,7 @@ def ground_reflection(reflection: Reflection, shown_ids: list[str] | tuple[str, 
                          "rejected, nothing stored", stripped + unsupported)
     summary, dropped_summary = without_chat(_CONFIRMED_RE.sub("", reflection.summary).strip())
     if texts is not None:
-        summary, unsupported_summary = supported_sentences(summary, [texts[i] for i in shown_ids if i in texts],
+        summary, unsupported_summary = supported_sentences(summary, [said[i] for i in shown_ids if i in said],
                                                            ignore=ignore)
         dropped_summary += unsupported_summary
     clean = Reflection(summary=summary, **kept)

@@ -56,7 +56,9 @@ def render(insight: Insight, *, member_count: int, sources: list[str]) -> tuple[
     title = f"{insight.title} ({confirmation_phrase(main.confirmations or 1)})"
     lines = [insight.concept.strip(), "", "Claims:"]
     for c in insight.claims:
-        lines.append(f"- {c.statement} ({confirmation_phrase(c.confirmations or 1)}; members {', '.join(c.member_ids)})")
+        when = f"{c.when}: " if c.when else ""  # the date of the member stating it (issue 48)
+        lines.append(f"- {when}{c.statement} ({confirmation_phrase(c.confirmations or 1)}; "
+                     f"members {', '.join(c.member_ids)})")
     if insight.facts:  # issue 39: the facts an agent answers from, in time order with their dates
         lines += ["", "Facts:"] + [f"- {fact_line(f)}" for f in insight.facts]
     if insight.tensions:

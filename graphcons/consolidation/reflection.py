@@ -291,7 +291,7 @@ def _grounded(synth: Any, prompt: ReflectionPrompt, res: ReflectionResult, budge
     texts = {m.id: m.text for m in prompt.members}
     try:
         grounded = ground_reflection(result.reflection, prompt.member_ids, max_statements=max_statements, texts=texts,
-                                     subject=prompt.subject,
+                                     subject=prompt.subject, speakers={m.id: m.speaker for m in prompt.members},
                                      check=support_checker(synth, prompt.subject, prompt.namespace))
     except Ungrounded as exc:
         checks = getattr(synth, "check_calls", 0)

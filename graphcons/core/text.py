@@ -9,6 +9,9 @@ text through it, so two of them never disagree about what a word, a stem or a se
 - `STOPWORDS`: function words (English closed classes: articles, pronouns, auxiliaries,
   prepositions, conjunctions, quantifiers, number words, days): never content. `GENERIC`: open-class
   words any chat holds ("like", "thing", "good"), kept apart: content to the guard, no claim to grounding.
+- `DIALOGUE`: the words of a conversation about itself (acknowledgements, greetings, the listener's
+  advice and suggestions, promises to follow them): a sentence holding only these and generic words
+  says nothing about its speaker (`chat_line`).
 - `sentences`: a sentence ends at . ! ? followed by a space and a capital, a digit or a quote
   (never inside "e.g. this" or "Frankfurt; then Lisbon").
 """
@@ -37,7 +40,9 @@ is are was were be been being am do does did doing done has have had having will
 may might must of to in on at by for with from as into onto about than then so and or but if while when
 because also just very too quite really some any each every all both either other another such own same
 which who whom whose what where how why up down out over under off again further once more most
-s t d ll m o re ve y mr mrs ms dr"""
+s t d ll m o re ve y mr mrs ms dr
+i'm i'll i've i'd you're you'll you've you'd we're we'll we've they're they'll they've it's that's there's
+here's what's let's he's she's"""
 VALUE_WORDS = frozenset("""after before during since until new few many much only no not yes else etc per via vs
 two three four five six seven eight nine ten""".split()) | WEEKDAYS | RELATIVE_DAYS
 STOPWORDS = frozenset(_FUNCTION.split()) | VALUE_WORDS
@@ -106,6 +111,22 @@ def stem(word: str) -> str:
 
 GENERIC_STEMS = frozenset(stem(w) for w in GENERIC)
 
+# The conversation talking about itself (issue 48): interjections and acknowledgements, greetings and
+# thanks, the listener's help and how it is received, a promise to follow it. Word classes, not phrases:
+# "Okay, those are very practical suggestions, and I'll do my best to follow them." holds nothing else.
+DIALOGUE = frozenset("""
+ok okay sure yes yeah yep alright hmm haha wow oh ah hi hello hey bye goodbye thank thanks please sorry welcome
+glad pleasure honored honoured appreciate grateful advice advise suggestion suggest recommendation recommend tip
+idea point sharing chat chatting talk talking question answer reply explanation encouragement wishes company
+practical useful helpful reasonable sense sound true give follow consider try trying best mind buddy companion ai assistant
+""".split())
+DIALOGUE_STEMS = frozenset(stem(w) for w in DIALOGUE)
+# Formulas said to the listener (thanks, goodbyes, "how about you"): never a fact about the speaker.
+CHAT_RE = re.compile(
+    r"\b(thanks?(?: you)? for (?:sharing|asking|listening|the)|thank you|talk to you (?:later|soon)|(?:i )?(?:have|got) "
+    r"to go|see you|good ?bye|bye\b|nice (?:to|talking|chatting)|have a (?:nice|good|great)|you'?re welcome|"
+    r"how about you|what about you|sounds good)", re.IGNORECASE)
+
 
 def fold(word: str) -> str:
     """A token as the lists spell it: casefolded, possessive and edge quotes or dots dropped."""
@@ -143,3 +164,19 @@ def shown_in(statement: str, texts: dict[str, str]) -> list[str]:
     """The ids whose text shows `statement` word for word (case and punctuation aside)."""
     said = squash(statement)
     return [i for i, t in texts.items() if said and f" {said} " in f" {squash(t)} "]
+
+
+def chat_line(sentence: str) -> bool:
+    """A sentence said to the listener rather than about the speaker: a question, a formula (CHAT_RE),
+    or one whose content words, generic ones aside, are all the conversation's own (DIALOGUE)."""
+    if sentence.rstrip().endswith("?") or CHAT_RE.search(sentence):
+        return True
+    words = content_terms(sentence) - GENERIC_STEMS
+    return bool(words) and words <= DIALOGUE_STEMS
+
+
+def own_words(text: str) -> str:
+    """What a chat turn states about its speaker: its sentences that are not chat lines (a question to
+    the listener or about the listener's suggestions, thanks, an acknowledgement) - what may support a
+    statement about the speaker (issue 48)."""
+    return " ".join(s for s in sentences(text) if not chat_line(s))

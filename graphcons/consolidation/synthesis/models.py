@@ -16,8 +16,9 @@ and exceptions), which never counts as support.
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
-from typing import Annotated, Any
+from typing import Annotated, Any, Callable
 
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, create_model
 from pydantic.json_schema import SkipJsonSchema
@@ -26,6 +27,8 @@ from graphcons.core.text import shown_in
 from graphcons.core.time import day
 
 MAX_THEMES = 3
+# A line about the present is dated by the latest member stating it; any other by the earliest ("since").
+NOW_RE = re.compile(r"\b(currently|now|nowadays|these days|still|at the moment|at present|presently)\b", re.IGNORECASE)
 
 
 class _Model(BaseModel):
@@ -65,6 +68,8 @@ class Claim(_Model):
     member_ids: list[str] = Field(default_factory=list, description="Ids of the members that support it.")
     # Filled in by the grounding guard (distinct sources of the cited members), never by the model.
     confirmations: int | None = Field(default=None, description="Leave empty: computed by graphcons.")
+    # When it happened: the date of the member that states it, filled in by graphcons, never by the model.
+    when: str | None = Field(default=None, description="Leave empty: computed by graphcons.")
 
 
 class Tension(_Model):
@@ -79,7 +84,7 @@ class Fact(_Model):
 
     statement: str = Field(description="The fact, in the members' own terms.")
     member_ids: list[str] = Field(default_factory=list, description="Ids of every member that states it.")
-    # When it happened: the earliest date of its cited members, filled in by graphcons, never by the model.
+    # When it happened: the date of the member that states it, filled in by graphcons, never by the model.
     when: str | None = Field(default=None, description="Leave empty: computed by graphcons.")
 
 
@@ -98,18 +103,26 @@ class Insight(_Model):
     implications: list[str] = Field(default_factory=list, description="Implications for design or action.")
     confidence: float = Field(ge=0.0, le=1.0, description="Confidence in the generalization, 0 to 1.")
 
-    def dated(self, created: dict[str, Any], texts: dict[str, str] | None = None) -> "Insight":
-        """A copy whose facts carry their date ("7 May 2023") and stand in time order (undated last,
-        then as written): when a fact happened is its members' `created_at`, which a caller sets to the
-        event's time (issue 39). A fact showing the text of cited members (`texts`) is dated by the
-        earliest of those (issue 50: never another member's date), else by its earliest cited member."""
-        def first(f: Fact) -> Any:
-            shown = shown_in(f.statement, {m: texts[m] for m in f.member_ids if m in texts}) if texts else []
-            return min((created[m] for m in shown or f.member_ids if created.get(m) is not None), default=None)
+    def dated(self, created: dict[str, Any], texts: dict[str, str] | None = None,
+              stating: Callable[[str, list[str], dict[str, str]], list[str]] | None = None) -> "Insight":
+        """A copy whose facts and claims carry their date ("7 May 2023"), facts in time order (undated
+        last, then as written): when a line happened is its members' `created_at`, which a caller sets to
+        the event's time (issue 39). With the members' `texts`, a line is dated by the member that states
+        it (its text shown word for word, issue 50; else `stating`, the guard's rule, issue 48), never by
+        a co-cited neighbour: the earliest such member, the latest for a line about now ("currently")."""
+        def when(line: Claim | Fact) -> Any:
+            ids = line.member_ids
+            if texts:
+                ids = (shown_in(line.statement, {m: texts[m] for m in ids if m in texts})
+                       or (stating(line.statement, ids, texts) if stating else []) or ids)
+            dates = [created[m] for m in ids if created.get(m) is not None]
+            return (max if NOW_RE.search(line.statement) else min)(dates, default=None)
 
-        facts = [(first(f), i, f) for i, f in enumerate(self.facts)]
+        facts = [(when(f), i, f) for i, f in enumerate(self.facts)]
         facts.sort(key=lambda t: (t[0] is None, t[0] or 0, t[1]))
-        return self.model_copy(update={"facts": [f.model_copy(update={"when": day(d) or None}) for d, _, f in facts]})
+        return self.model_copy(update={
+            "claims": [c.model_copy(update={"when": day(when(c)) or None}) for c in self.claims],
+            "facts": [f.model_copy(update={"when": day(d) or None}) for d, _, f in facts]})
 
     def cited_ids(self) -> list[str]:
         """Member ids the claims and facts rest on, sorted and distinct."""
@@ -205,7 +218,7 @@ class Statement(_Model):
 
 class SupportQuote(_Model):
     memory_id: str = Field(description="The id of a memory that says what the statement says.")
-    quote: str = Field(description="The words of that memory that say it, copied exactly.")
+    quote: str = Field(description="The shortest span of that memory that says it, copied exactly.")
 
 
 class SupportCheck(_Model):

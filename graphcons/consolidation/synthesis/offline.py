@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import math
 import re
+from functools import partial
 from typing import Any
 
 from graphcons.consolidation.synthesis.base import Synthesis, Synthesizer
@@ -158,7 +159,10 @@ class OfflineSynthesizer(Synthesizer):
                         question=f"What do the members say about {about}?", member_ids=sorted(m.id for m in g))
                   for g in chosen[:3]]
         created = {m.id: m.shown.created_at for m in members}
-        dated = insight.dated(created, {m.id: m.text for m in members})  # a fact is its speaker's sentence
+        from graphcons.consolidation.grounding import stating, subject_words  # it imports this package
+
+        dated = insight.dated(created, {m.id: m.text for m in members},  # a fact is its speaker's sentence
+                              partial(stating, ignore=subject_words(subject or "")))
         return Synthesis(themes=Themes(themes=themes), insight=dated, provider=self.provider,
                          model=self.model, calls=0)
 

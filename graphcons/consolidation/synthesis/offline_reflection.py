@@ -13,6 +13,8 @@ It fills the same typed `Reflection` an LLM would, from the memories' own senten
   group that say it too (their words support it, `grounding.support`); sharing a topic is not
   saying it ("prefers the aisle seat" does not support "prefers window seats"), so the rest of
   the group is not cited (issue 40);
+- only what the entity says is read (issue 48): a memory an assistant said (`Shown.speaker`) gives
+  nothing, and a question, thanks or acknowledgement (`core.text.chat_line`) is no sentence about it;
 - a sentence is whole: split at . ! ? only (never inside "Frankfurt; then Lisbon"), and a
   memory's derived title (its first sentence, cut) is not read as a sentence of its own;
 - statements are ranked by how many memories they rest on, then by text; the summary
@@ -106,13 +108,14 @@ def extract(prompt: ReflectionPrompt, max_statements: int = MAX_STATEMENTS) -> R
     subject = prompt.subject or ""
     names = frozenset(stem(fold(w)) for w in re.split(r"[^A-Za-z0-9]+", subject) if w)
     ignore = names | CUE_STEMS
-    from graphcons.consolidation.grounding import claim_words, without_chat  # it imports this package
+    from graphcons.consolidation.grounding import claim_words, said_by_entity  # it imports this package
 
     found: list[_Sentence] = []
     for m in members:
-        for sentence in sentences(m.text):
-            if not without_chat(sentence)[0] or not claim_words(sentence, names):
-                continue  # a chat formula, a question, or no claim beyond generic words: nothing to reflect
+        # what the entity itself states: no assistant turn, no question, thanks or acknowledgement (issue 48)
+        for sentence in sentences(said_by_entity(m.text, m.speaker)):
+            if not claim_words(sentence, names):
+                continue  # no claim beyond generic words: nothing to reflect
             found.append(_Sentence(m, sentence, _category(m, sentence), ignore))
     topical = _topical(found, len(members))
     out: dict[str, list[Statement]] = {}

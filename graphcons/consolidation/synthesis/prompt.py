@@ -76,6 +76,10 @@ class Shown:
     created_at: datetime | None = None  # when it happened, as the input gave it; None: only the clock knows
     version: int = 1
     relation: str | None = None  # context only: why it is shown (e.g. "contradicts m-1")
+    # Who said it (issue 48): the memory's metadata `role` or `speaker` when given, else its subject
+    # (a chat import stores the speaker or the role there, as the LoCoMo and LongMemEval benches do).
+    # Grounding never takes an assistant's words for a fact about the entity.
+    speaker: str | None = None
 
     @property
     def text(self) -> str:
@@ -94,7 +98,20 @@ class Shown:
         sources = tuple(row.get("sources") or [row.get("source") or "user"])
         return cls(id=row["id"], title=row.get("title") or "", content=row.get("content") or "",
                    kind=row.get("kind") or "episode", source=row.get("source") or "user", sources=sources,
-                   created_at=created, version=int(row.get("version") or 1), relation=row.get("relation"))
+                   created_at=created, version=int(row.get("version") or 1), relation=row.get("relation"),
+                   speaker=speaker_of(row))
+
+
+def speaker_of(row: dict[str, Any]) -> str | None:
+    """Who said a memory: its metadata's `role` or `speaker`, else its subject."""
+    meta = row.get("metadata")
+    if isinstance(meta, str):
+        try:
+            meta = json.loads(meta)
+        except ValueError:
+            meta = None
+    said = (meta.get("role") or meta.get("speaker")) if isinstance(meta, dict) else None
+    return str(said) if said else row.get("subject")
 
 
 @dataclass
@@ -266,8 +283,10 @@ below, the ones it cites. Statement:
     {statement}
 
 Which of these memories say what the statement says? For each one that does, give its id and
-copy the words of that memory that say it, exactly as written there. A memory that only shares
-a word or a topic with the statement does not say it. When none says it, answer with an empty list."""
+copy the shortest span of that memory that says its part of the statement, exactly as written
+there: not the whole memory. A memory that only shares a word or a topic with the statement does
+not say it, nor does a question or a suggestion made to the speaker. When none says it, answer
+with an empty list."""
 
 
 @dataclass
