@@ -4,12 +4,14 @@ of tests/data/llm_kept_labels.json (its `how` says how they were made)."""
 
 import copy
 import json
+import sys
 from pathlib import Path
 
-from bench.llm.models import score_reflection
-from bench.llm.reading import label_agreement, reader_classes
-
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # the bench package, as tests/test_plots.py reads it
+from bench.llm.models import score_reflection  # noqa: E402
+from bench.llm.reading import label_agreement, reader_classes  # noqa: E402
+
 STORED = ROOT / "bench" / "llm" / "results" / "llm-reflection.json"
 LABELS = ROOT / "tests" / "data" / "llm_kept_labels.json"
 
