@@ -77,9 +77,9 @@ def context(db: Database, cfg: Config, embedder: Embedder, query: str, budget_wo
     hits = retrieve(db, cfg, embedder, query, k=POOL, namespace=namespace, subject=subject, mode=mode,
                     insights=InsightMode.PLAIN, record=record, session=session)
     rank = {h.memory.id: n for n, h in enumerate(hits)}
-    insight_ids = [h.memory.id for h in hits if h.memory.kind == "insight"]
-    digests = {r["id"]: json.loads(r["insight"]) for r in db.run("retrieval/insight_facts", ids=insight_ids)} \
-        if insight_ids else {}
+    # an insight's typed digest came with its hit (retrieval's hydration): no round trip of its own
+    digests = {h.memory.id: json.loads(hits.nodes[h.memory.id]["insight_json"]) for h in hits
+               if h.memory.kind == "insight" and hits.nodes[h.memory.id].get("insight_json") is not None}
     lines: list[dict[str, Any]] = []
     words = 0
     terms = content_terms(query)
