@@ -285,8 +285,9 @@ def main() -> None:
 
     cfg = Config(neo4j=Neo4jConfig(uri=args.uri, password=password))
     cfg.consolidation.enabled, cfg.consolidation.dry_run, cfg.consolidation.daily_cap = True, False, 10_000
-    report: dict = {"benchmark": "hot_paths", "command": " ".join(["python -m bench.retrieval.hot_paths"] + [
-        a for a in sys.argv[1:] if "://" not in a]), "against": args.against, "cores": os.cpu_count(),
+    argv = [a for n, a in enumerate(sys.argv[1:]) if a != "--uri" and sys.argv[n] != "--uri" and "://" not in a]
+    report: dict = {"benchmark": "hot_paths", "command": " ".join(["python -m bench.retrieval.hot_paths"] + argv),
+                    "against": args.against, "cores": os.cpu_count(),
         "p95_ms": {}, "p50_ms": {}, "breakdown": {}, "baseline": {"p95_ms": {}, "p50_ms": {}, "admission_ms": {},
                                                                   "first_call_ms": {}},
         "first_call_ms": {}, "admission_ms": {}, "stores": {}, "consolidation": {}, "load": {}}
