@@ -80,12 +80,28 @@ def _in_span(span_name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
 
 @_traced
 class Graphcons:
-    def __init__(self, config: Config | str | Path | None = None, *, embedder: Embedder | None = None):
+    def __init__(self, config: Config | str | Path | None = None, *, embedder: Embedder | None = None,
+                 warm: bool = False):
+        """`warm`: ready for the first call when constructed (`warm()`), not on the first request."""
         self.config = config if isinstance(config, Config) else load_config(config)
         tracing.configure(self.config.otel)  # [otel] in process too (once per process)
         self.db = Database(self.config.neo4j)
         self._embedder = embedder
         self._checked = False
+        if warm:
+            try:
+                self.warm()
+            except BaseException:
+                self.db.close()
+                raise
+
+    def warm(self) -> "Graphcons":
+        """Load the embedder (the store checked against it), open the driver's connections and run
+        retrieve's and context's statements once on an empty namespace, so the first real call
+        costs what the next does (issue 52: the first search in a fresh process took ~1 s)."""
+        self._check_store()
+        retrieval.warm(self.db, self.config, self.embedder)
+        return self
 
     # -- lifecycle -------------------------------------------------------------------
     def __enter__(self) -> "Graphcons":

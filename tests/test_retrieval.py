@@ -365,3 +365,29 @@ def test_diversity_makes_room_for_a_second_fact_instead_of_a_restatement(g):
     # The k-prefix property holds with it (the pool does not depend on k).
     longer = ids(g.retrieve(query, k=12, insights="plain", record=False))
     assert longer[:3] == ids(diverse)
+
+
+# What a call costs in round trips (issue 52, docs/RETRIEVAL.md "What a call costs"): counted per
+# statement at graphcons.core.db, so a pass added to recall fails here, whatever the machine's speed.
+DEFAULT_RETRIEVE = ["retrieval/vector", "retrieval/fulltext", "retrieval/spread", "retrieval/pair_cosines",
+                    "retrieval/hydrate"]
+
+
+def test_a_default_retrieve_and_context_cost_five_round_trips_with_insights_or_without(g, insight):
+    from graphcons.core.db import counted
+
+    iid, _ = insight
+    g.warm()  # each statement's kind is asked of the server once per process: not a call's cost
+    for _ in range(2):  # the first call over a scope may learn its size class: the second is the steady state
+        with counted() as plain:
+            hits = g.retrieve("checkout 503 errors after a deploy", k=5, record=False)
+        with counted() as block:
+            text = g.context("checkout 503 errors after a deploy", 300, record=False).text
+    insight_hit = hits[ids(hits).index(iid)]  # the insight, with what it cites and its standing, came along
+    assert insight_hit.members and insight_hit.epistemic_status == "hypothesis" and "inc-1" in text
+    assert sorted(plain.names) == sorted(DEFAULT_RETRIEVE) and plain.round_trips == 5
+    assert sorted(block.names) == sorted(DEFAULT_RETRIEVE) and block.round_trips == 5
+    with counted() as used:  # recording the use: one write transaction after the five reads
+        g.retrieve("checkout 503 errors after a deploy", k=5)
+    assert used.names[5:] == ["access/session_members", "access/record", "audit/record", "activation/spread",
+                              "audit/record", "commit"]

@@ -1,4 +1,5 @@
-// Graph-aware recall (issue 28): one bounded step of spreading activation from the query's
+// What hybrid ranking reads after its two lists, in one round trip (issue 52):
+// 1. `rows`, graph-aware recall (issue 28): one bounded step of spreading activation from the query's
 // seed hits ($seeds: [{id, weight}], weight = fused score / best fused score) along the edges
 // consolidation maintains, each weighted by $kinds (edge type -> weight) and its strength:
 // SIMILAR its score (edges under $sim_floor ignored), LINKED the kind's weight in $link_kinds
@@ -8,36 +9,78 @@
 // ($namespace / $subject, null = any) come back, whatever namespace an edge reaches: an edge
 // never carries another namespace's memory into a result. Reverted links carry nothing. A
 // memory's spread is its strongest seed x edge (0..1 with weights <= 1).
-// One row holding the list: streaming a hundred records costs the driver more than the query.
-UNWIND $seeds AS seed
-MATCH (a:Memory {id: seed.id})
-CALL (a) {
-  MATCH (a)-[r:SIMILAR|LINKED|CO_ACCESSED|SUMMARIZES]-(b:Memory)
-  WHERE NOT coalesce(r.reverted, false) AND r.reverted_at IS NULL
-    AND (type(r) <> 'SIMILAR' OR coalesce(r.score, 0.0) >= $sim_floor)
-  RETURN b, type(r) AS kind,
-         CASE type(r) WHEN 'SIMILAR' THEN toFloat(r.score)
-                      WHEN 'LINKED' THEN coalesce($link_kinds[r.kind], 1.0)
-                      WHEN 'CO_ACCESSED' THEN toFloat(r.count) / (r.count + $coaccess_k)
-                      ELSE 1.0 END AS strength
-  UNION ALL
-  MATCH (a)<-[r1:SUMMARIZES]-(i:Memory)-[r2:SUMMARIZES]->(b:Memory)
-  WHERE b <> a AND i.status IN $live AND NOT coalesce(r1.reverted, false) AND NOT coalesce(r2.reverted, false)
-    AND r1.reverted_at IS NULL AND r2.reverted_at IS NULL
-  RETURN b, 'SIBLING' AS kind, 1.0 AS strength
+// No seeds: no rows (the graph step is off, or it is personalised PageRank's, recall/lists.ppr).
+// 2. `groups`, when $communities or $digest or $members: for each candidate ($ids, the fused
+// lists, and the memories the step reached) its kind, its stored community (latest scan,
+// cypher/clusters/communities_store.cypher) when $communities; when $digest, the live insights in
+// the scope that cite it (DERIVED_FROM, not reverted) and whether it cites anything itself.
+// 3. `members`, when $members: the live members each carrier cites (an insight candidate, a
+// derived one when $digest, an insight citing a candidate), most relevant to the query first:
+// with $digest those it DERIVED_FROM (cypher/retrieval/insight_cited), else those it SUMMARIZES
+// (cypher/retrieval/insight_members); the grouping then needs no round trip (recall/retrieval).
+// Each part returns one row holding its list: streaming a hundred records costs the driver more
+// than the query.
+CALL () {
+  UNWIND $seeds AS seed
+  MATCH (a:Memory {id: seed.id})
+  CALL (a) {
+    MATCH (a)-[r:SIMILAR|LINKED|CO_ACCESSED|SUMMARIZES]-(b:Memory)
+    WHERE NOT coalesce(r.reverted, false) AND r.reverted_at IS NULL
+      AND (type(r) <> 'SIMILAR' OR coalesce(r.score, 0.0) >= $sim_floor)
+    RETURN b, type(r) AS kind,
+           CASE type(r) WHEN 'SIMILAR' THEN toFloat(r.score)
+                        WHEN 'LINKED' THEN coalesce($link_kinds[r.kind], 1.0)
+                        WHEN 'CO_ACCESSED' THEN toFloat(r.count) / (r.count + $coaccess_k)
+                        ELSE 1.0 END AS strength
+    UNION ALL
+    MATCH (a)<-[r1:SUMMARIZES]-(i:Memory)-[r2:SUMMARIZES]->(b:Memory)
+    WHERE b <> a AND i.status IN $live AND NOT coalesce(r1.reverted, false) AND NOT coalesce(r2.reverted, false)
+      AND r1.reverted_at IS NULL AND r2.reverted_at IS NULL
+    RETURN b, 'SIBLING' AS kind, 1.0 AS strength
+  }
+  WITH seed, b, kind, strength
+  WHERE b.id <> seed.id AND coalesce($kinds[kind], 0.0) > 0
+  OPTIONAL MATCH (w:Memory)-[s:SUPERSEDES]->(b)
+  WHERE NOT b.status IN $live AND w.status IN $live AND NOT coalesce(s.reverted, false)
+    AND coalesce(s.reason, '') <> 'update'  // an update is not a merge: its older memory is a hit of its own
+  WITH seed, kind, strength, CASE WHEN b.status IN $live THEN b ELSE w END AS hit
+  WHERE hit IS NOT NULL AND hit.id <> seed.id
+    AND ($namespace IS NULL OR hit.namespace = $namespace) AND ($subject IS NULL OR hit.subject = $subject)
+  WITH hit, max(seed.weight * $kinds[kind] * strength) AS spread  // the strongest path, not a sum: a clique of
+                                                                  // paraphrases must not outvote the query
+  ORDER BY spread DESC, hit.id
+  LIMIT $limit
+  RETURN collect({memory: hit {.id, .kind, .epistemic_status}, spread: spread,
+                  cosine: CASE WHEN $embedding IS NULL OR hit.embedding IS NULL THEN null
+                               ELSE vector.similarity.cosine($embedding, hit.embedding) * 2 - 1 END}) AS rows
 }
-WITH seed, b, kind, strength
-WHERE b.id <> seed.id AND coalesce($kinds[kind], 0.0) > 0
-OPTIONAL MATCH (w:Memory)-[s:SUPERSEDES]->(b)
-WHERE NOT b.status IN $live AND w.status IN $live AND NOT coalesce(s.reverted, false)
-  AND coalesce(s.reason, '') <> 'update'  // an update is not a merge: its older memory is a hit of its own
-WITH seed, kind, strength, CASE WHEN b.status IN $live THEN b ELSE w END AS hit
-WHERE hit IS NOT NULL AND hit.id <> seed.id
-  AND ($namespace IS NULL OR hit.namespace = $namespace) AND ($subject IS NULL OR hit.subject = $subject)
-WITH hit, max(seed.weight * $kinds[kind] * strength) AS spread  // the strongest path, not a sum: a clique of
-                                                                // paraphrases must not outvote the query
-ORDER BY spread DESC, hit.id
-LIMIT $limit
-RETURN collect({memory: hit {.id, .kind, .epistemic_status}, spread: spread,
-                cosine: CASE WHEN $embedding IS NULL OR hit.embedding IS NULL THEN null
-                             ELSE vector.similarity.cosine($embedding, hit.embedding) * 2 - 1 END}) AS rows
+CALL (rows) {
+  UNWIND CASE WHEN $communities OR $digest OR $members
+              THEN $ids + [r IN rows WHERE NOT r.memory.id IN $ids | r.memory.id] ELSE [] END AS id
+  MATCH (m:Memory {id: id})
+  RETURN collect({
+           id: m.id, kind: m.kind,
+           community: CASE WHEN $communities THEN m.community END, size: m.community_size,
+           citing: CASE WHEN $digest AND m.kind <> 'insight' THEN
+             [(i:Memory {kind: 'insight'})-[r:DERIVED_FROM]->(m)
+               WHERE NOT coalesce(r.reverted, false) AND i.status IN $live
+                 AND ($namespace IS NULL OR i.namespace = $namespace) AND ($subject IS NULL OR i.subject = $subject)
+               | i {.id, .kind, .epistemic_status}]
+             ELSE [] END,
+           derived: $digest AND EXISTS { (m)-[d:DERIVED_FROM]->() WHERE NOT coalesce(d.reverted, false) }}) AS groups
+}
+CALL (groups) {
+  UNWIND CASE WHEN $members THEN groups ELSE [] END AS g
+  UNWIND CASE WHEN g.kind = 'insight' OR ($digest AND g.derived) THEN [g.id] ELSE [] END
+         + [c IN g.citing | c.id] AS iid
+  WITH DISTINCT iid
+  MATCH (:Memory {id: iid})-[r:DERIVED_FROM|SUMMARIZES]->(m:Memory)
+  WHERE type(r) = CASE WHEN $digest THEN 'DERIVED_FROM' ELSE 'SUMMARIZES' END
+    AND NOT coalesce(r.reverted, false) AND m.status IN $live
+  WITH iid, m, CASE WHEN $embedding IS NULL THEN 0.0
+                    ELSE vector.similarity.cosine($embedding, m.embedding) * 2 - 1 END AS relevance
+  ORDER BY iid, relevance DESC, m.id
+  WITH iid, collect({memory: m {.id, .kind, .epistemic_status}, relevance: relevance}) AS cited
+  RETURN collect({insight: iid, members: cited}) AS members
+}
+RETURN rows, groups, members

@@ -1,28 +1,60 @@
-// Nearest memories to a query vector in a scope too large for the exact scan: the nearest
-// $candidates store-wide from the vector index, kept when inside the scope ($namespace
-// and/or $subject, null = any), re-scored exactly; the caller widens $candidates until k
-// hits come back. A deprecated hit is replaced by the live memory that SUPERSEDES it
-// (following the chain); reverted SUPERSEDES edges are ignored, and so are updates (reason
-// 'update': the older memory stays a hit of its own, shown after its successor by
-// graphcons.recall.current). Ties are broken by id.
-// The index must be ONLINE now: db.awaitIndex with no wait fails at once when it is missing
+// The vector list of a retrieval scope ($namespace and/or $subject, either may be null), in one
+// round trip (issue 52: it was two at 100k, the scope's size then the index):
+// - a scope of at most $exact_max memories is scanned exactly (its top $k by cosine against every
+//   memory of the scope, so the scope's top-k is never crowded out by other scopes);
+// - a larger one (or $large: the caller knows it is, recall/lists.py; scopes never shrink) reads
+//   the nearest $candidates store-wide from the vector index, kept when inside the scope, re-scored
+//   exactly; the caller widens $candidates until k hits come back.
+// Either way a deprecated hit is replaced by the live memory that SUPERSEDES it (following the
+// chain; reverted SUPERSEDES edges are ignored, and so are updates, reason 'update': the older memory
+// stays a hit of its own, shown after its successor by graphcons.recall.current): the one place
+// retrieval's winner replacement is written. Ties are broken by id.
+// Each scope branch tests its parameters before it matches: a test after the MATCH ran on every
+// row of a seek it rejects (100k index entries for a subject scope at 100k memories, ~30 ms).
+// The index must be ONLINE: db.awaitIndex with no wait fails at once when it is missing
 // (IndexNotFound) or being rebuilt (ProcedureTimedOut), where queryNodes would block until it is
-// online (28 s at 100k memories); the caller then scans the scope exactly (store.schema).
-CALL db.awaitIndex('memory_embedding', 0)
-CALL db.index.vector.queryNodes('memory_embedding', $candidates, $embedding) YIELD node
-WHERE ($namespace IS NULL OR node.namespace = $namespace) AND ($subject IS NULL OR node.subject = $subject)
-WITH node, vector.similarity.cosine($embedding, node.embedding) * 2 - 1 AS cosine
-OPTIONAL MATCH path = (winner:Memory)-[:SUPERSEDES*1..5]->(node)
-WHERE winner.status IN $live AND none(r IN relationships(path) WHERE coalesce(r.reverted, false)
-                                                             OR coalesce(r.reason, '') = 'update')
-WITH node, cosine, winner, path
-ORDER BY length(path) DESC
-WITH node, cosine, head(collect(winner)) AS winner
-WITH coalesce(winner, node) AS hit, cosine, CASE WHEN winner IS NULL THEN null ELSE node.id END AS via
-WHERE hit.status IN $live
-WITH hit, max(cosine) AS cosine, collect(via) AS via
-ORDER BY cosine DESC, hit.id
-LIMIT $k
-// One row holding the list: streaming a hundred records costs the driver more than the query (issue 39).
-RETURN collect({memory: hit {.id, .kind, .epistemic_status}, cosine: cosine,
-                superseded: [v IN via WHERE v IS NOT NULL]}) AS hits
+// online (28 s at 100k memories); the caller then scans the scope exactly ($exact_max unlimited).
+CALL () {
+  MATCH (node:Memory {namespace: $namespace, subject: $subject}) RETURN node
+  UNION
+  WITH 1 AS branch WHERE $namespace IS NOT NULL AND $subject IS NULL
+  MATCH (node:Memory {namespace: $namespace}) RETURN node
+  UNION
+  WITH 1 AS branch WHERE $namespace IS NULL AND $subject IS NOT NULL
+  MATCH (node:Memory {subject: $subject}) RETURN node
+  UNION
+  WITH 1 AS branch WHERE $namespace IS NULL AND $subject IS NULL
+  MATCH (node:Memory) RETURN node
+}
+WITH node LIMIT CASE WHEN $large THEN 0 ELSE $exact_max + 1 END  // enough to know the scope is too large
+WITH collect(node) AS scope
+WITH scope, $large OR size(scope) > $exact_max AS indexed
+CALL (scope, indexed) {
+  CALL (scope, indexed) {
+    UNWIND CASE WHEN indexed THEN [] ELSE scope END AS node
+    RETURN node
+    UNION ALL
+    WITH indexed WHERE indexed
+    CALL db.awaitIndex('memory_embedding', 0)
+    CALL db.index.vector.queryNodes('memory_embedding', $candidates, $embedding) YIELD node
+    WITH node WHERE ($namespace IS NULL OR node.namespace = $namespace) AND ($subject IS NULL OR node.subject = $subject)
+    RETURN node
+  }
+  WITH node, vector.similarity.cosine($embedding, node.embedding) * 2 - 1 AS cosine
+  OPTIONAL MATCH path = (winner:Memory)-[:SUPERSEDES*1..5]->(node)
+  WHERE winner.status IN $live AND none(r IN relationships(path) WHERE coalesce(r.reverted, false)
+                                                               OR coalesce(r.reason, '') = 'update')
+  WITH node, cosine, winner, path
+  ORDER BY length(path) DESC
+  WITH node, cosine, head(collect(winner)) AS winner
+  WITH coalesce(winner, node) AS hit, cosine, CASE WHEN winner IS NULL THEN null ELSE node.id END AS via
+  WHERE hit.status IN $live
+  WITH hit, max(cosine) AS cosine, collect(via) AS via
+  ORDER BY cosine DESC, hit.id
+  LIMIT $k
+  // One row holding the list: streaming a hundred records costs the driver more than the query (issue 39).
+  RETURN collect({memory: hit {.id, .kind, .epistemic_status}, cosine: cosine,
+                  superseded: [v IN via WHERE v IS NOT NULL]}) AS hits
+}
+CALL () { MATCH (n:Memory) RETURN count(n) AS store }  // the count store: the widest pool the index can return
+RETURN size(scope) AS size, indexed, hits, store  // size: capped at $exact_max + 1 (0 when $large)

@@ -32,7 +32,7 @@ import logging
 import random
 import time
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Callable, Iterator, TypeVar
@@ -137,6 +137,68 @@ def _committed_write(session: neo4j.Session | None) -> None:
             call.left = tuple(sorted(session.last_bookmarks().raw_values))
 
 
+@dataclass
+class Trip:
+    """One statement sent to the server: its query's name, the server's own time (the driver's
+    result summary: until the first record, then until the last) and the time this process spent
+    on it (sending, waiting, decoding), in ms. An explicit transaction's COMMIT is a trip of its own
+    ("commit"); its BEGIN travels with the first statement."""
+
+    name: str
+    server_ms: float
+    wall_ms: float
+    round_trips: int = 1
+    alongside: bool = False  # sent from `alongside`'s worker: its time overlaps the caller's
+
+
+@dataclass
+class Tally:
+    """The statements of one unit of work (a retrieve, an add), in order: what `counted` yields.
+    Cheap enough to leave in: a list append per statement, only while a tally is open."""
+
+    trips: list[Trip] = field(default_factory=list)
+
+    @property
+    def round_trips(self) -> int:
+        return sum(t.round_trips for t in self.trips)
+
+    @property
+    def names(self) -> list[str]:
+        return [t.name for t in self.trips]
+
+
+_tally: contextvars.ContextVar[Tally | None] = contextvars.ContextVar("graphcons_tally", default=None)
+_beside: contextvars.ContextVar[bool] = contextvars.ContextVar("graphcons_alongside", default=False)
+
+
+@contextmanager
+def counted() -> Iterator[Tally]:
+    """Within this block, every statement this context sends is recorded in the yielded Tally
+    (bench/retrieval/hot_paths.py's breakdown, and the test that a retrieve costs what
+    docs/RETRIEVAL.md says). A statement `alongside` runs in a copy of the context: counted too."""
+    tally = Tally()
+    token = _tally.set(tally)
+    try:
+        yield tally
+    finally:
+        _tally.reset(token)
+
+
+def _count(name: str, result: Any, started: float) -> None:
+    """Record one statement (RUN and PULL: one round trip) in the open tally, if any."""
+    if (tally := _tally.get()) is None:
+        return
+    summary = result.consume()  # every record was read: the summary is already here, no round trip
+    server = (summary.result_available_after or 0) + (summary.result_consumed_after or 0)
+    tally.trips.append(Trip(name, float(server), round(1000 * (time.perf_counter() - started), 3), 1,
+                            _beside.get()))
+
+
+def _count_commit(started: float) -> None:
+    if (tally := _tally.get()) is not None:
+        tally.trips.append(Trip("commit", 0.0, round(1000 * (time.perf_counter() - started), 3), 1))
+
+
 U = TypeVar("U")
 _ALONGSIDE = ThreadPoolExecutor(max_workers=8, thread_name_prefix="graphcons-alongside")
 
@@ -146,7 +208,11 @@ def alongside(first: Callable[[], T], second: Callable[[], U]) -> tuple[T, U]:
     one call at once (retrieve's vector and keyword lists, each a round trip of its own). The
     worker runs in a copy of this call's context, so it waits for the call's bookmarks and its
     queries trace under the call's span. An error of either is raised, `first`'s before."""
-    pending = _ALONGSIDE.submit(contextvars.copy_context().run, first)
+    def beside() -> T:
+        _beside.set(True)  # in the worker's copy of the context only
+        return first()
+
+    pending = _ALONGSIDE.submit(contextvars.copy_context().run, beside)
     try:
         other = second()
     finally:
@@ -193,13 +259,18 @@ class Database:
         """Run one named query in its own transaction (read or write, retried); rows as dicts,
         converted as `rows` says (Rows.VALUES / Rows.PLAIN for the big reads of a scan)."""
         with tracing.span(name, "client", **{"db.system": "neo4j"}):  # the file's name, never its parameters
-            return self.run_text(query(name), rows, **params)
+            return self._one(name, query(name), rows, params)
 
     def run_text(self, text: str, rows: Rows = Rows.DATA, /, **params: Any) -> list[dict[str, Any]]:
         """`run` for a statement read from cypher/ by the caller (schema files hold several)."""
-        convert = _CONVERT[rows]
-        _SEEN[text] = None
-        return self._transact(lambda tx: [convert(r) for r in tx._tx.run(text, params)], self.mode_of(text, params))
+        return self._one("(text)", text, rows, params)
+
+    def _one(self, name: str, text: str, rows: Rows, params: dict[str, Any]) -> list[dict[str, Any]]:
+        """One statement in its own transaction. A read runs as an auto-commit transaction: one
+        network round trip (RUN and PULL pipelined), where BEGIN, RUN and COMMIT cost two or three
+        (issue 52); a write keeps its explicit, retried transaction."""
+        mode = self.mode_of(text, params)
+        return self._transact(lambda tx: tx.statement(name, text, rows, params), mode, auto=mode == READ)
 
     # --- units of work -------------------------------------------------------------------
 
@@ -232,7 +303,10 @@ class Database:
             mode = WRITE
             if "gds." not in text:
                 try:
-                    summary = self._transact(lambda tx: tx._tx.run("EXPLAIN " + text, params).consume(), READ)
+                    started = time.perf_counter()  # once per text and process: a first call's cost
+                    summary = self._transact(lambda tx: tx._tx.run("EXPLAIN " + text, params).consume(), READ, auto=True)
+                    if (tally := _tally.get()) is not None:
+                        tally.trips.append(Trip("explain", 0.0, round(1000 * (time.perf_counter() - started), 3)))
                     mode = READ if summary.query_type == "r" else WRITE
                 except (Neo4jError, DriverError):  # a statement EXPLAIN refuses (schema): the writer
                     mode = WRITE
@@ -245,7 +319,7 @@ class Database:
         return self.driver.session(database=self.cfg.database, default_access_mode=mode,
                                    bookmark_manager=self.bookmarks, bookmarks=given)
 
-    def _transact(self, work: Callable[["Tx"], T], mode: str) -> T:
+    def _transact(self, work: Callable[["Tx"], T], mode: str, *, auto: bool = False) -> T:
         """Run `work` in one transaction of `mode`, retrying transient failures: deadlocks for up to
         retry_s, a lost server for up to unavailable_retry_s. Each attempt is a fresh transaction.
         While a lost server has not answered the recovery probe, it fails within unavailable_retry_s."""
@@ -256,7 +330,7 @@ class Database:
                                     maybe_written=_wrote_before())
         while True:
             try:
-                result = self._attempt(work, mode)
+                result = self._attempt(work, mode, auto)
                 self.transactions[mode] += 1
                 return result
             except IncompleteCommit as exc:  # the commit was sent, its answer lost: never retried
@@ -304,12 +378,21 @@ class Database:
         log.info("Neo4j answers again after %s; retrying the transaction", type(exc).__name__)
         metrics.retried("unavailable")
 
-    def _attempt(self, work: Callable[["Tx"], T], mode: str) -> T:
+    def _attempt(self, work: Callable[["Tx"], T], mode: str, auto: bool = False) -> T:
         session = self._session(mode)
         try:
-            with session.begin_transaction() as tx:
-                result = work(Tx(tx))
-                tx.commit()
+            if auto:  # one read statement: the session's auto-commit transaction, nothing to commit
+                result = work(Tx(session))
+            else:
+                # BEGIN sent with the first statement, not on its own (the driver's execute_query
+                # does the same): a round trip less per transaction
+                with getattr(session, "_pipelined_begin", None) or nullcontext():
+                    tx = session.begin_transaction()
+                with tx:
+                    result = work(Tx(tx))
+                    committing = time.perf_counter()
+                    tx.commit()
+                    _count_commit(committing)
             if mode == WRITE:
                 _committed_write(session)
         except ResultFailedError as exc:
@@ -385,9 +468,18 @@ class Tx:
 
     def run(self, name: str, rows: Rows = Rows.DATA, /, **params: Any) -> list[dict[str, Any]]:
         with tracing.span(name, "client", **{"db.system": "neo4j"}):
-            return self.run_text(query(name), rows, **params)
+            return self.statement(name, query(name), rows, params)
 
     def run_text(self, text: str, rows: Rows = Rows.DATA, /, **params: Any) -> list[dict[str, Any]]:
+        return self.statement("(text)", text, rows, params)
+
+    def statement(self, name: str, text: str, rows: Rows, params: dict[str, Any]) -> list[dict[str, Any]]:
+        """One statement of this transaction, its rows converted as `rows` says; counted under
+        `name` in an open `counted()` tally."""
         convert = _CONVERT[rows]
         _SEEN[text] = None
-        return [convert(r) for r in self._tx.run(text, params)]
+        started = time.perf_counter()
+        result = self._tx.run(text, params)
+        out = [convert(r) for r in result]
+        _count(name, result, started)
+        return out

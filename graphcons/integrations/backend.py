@@ -12,7 +12,6 @@ from graphcons.core.memory import Memory
 
 Member = tuple[Memory, float | None]  # a memory an insight hit carries, with its relevance
 Hit = tuple[Memory, float, list[Member]]
-WARM_NAMESPACE = "graphcons-warm-up"  # no memory lives there: the warm-up query reads nothing
 
 
 def as_hit(h: Any) -> Hit:
@@ -34,7 +33,7 @@ class Local:
     def warm(self) -> None:
         """Load the embedder, open the driver's pool and plan retrieve's queries now (a query on a
         namespace that holds nothing), so the first real call is not the slow one."""
-        self.g.retrieve("warm-up", k=1, namespace=WARM_NAMESPACE, record=False)
+        self.g.warm()
 
     def close(self) -> None:
         """The Graphcons is the caller's: it stays open."""

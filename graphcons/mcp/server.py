@@ -21,6 +21,8 @@ from __future__ import annotations
 import functools
 import inspect
 import json
+import logging
+import threading
 from pathlib import Path
 from typing import Annotated, Any, Callable, Literal
 
@@ -48,6 +50,8 @@ from graphcons.mcp.rights import LOCAL, LOCAL_SOURCE, StoreTokenVerifier, local_
 from graphcons.review.queue import KINDS
 from graphcons.store.proposals import STATUSES
 from graphcons.store.tokens import Principal
+
+log = logging.getLogger("graphcons.mcp")
 
 Transport = Literal["stdio", "streamable-http"]
 RECALL_NOTE = ("hits are in rank order (rank 1 first); score is each hit's relevance before the diversity step "
@@ -436,12 +440,21 @@ def build_server(store: Store, *, transport: Transport = "stdio", host: str = "1
     return server
 
 
+def _warm(store: Store) -> None:
+    try:
+        store.get().warm()
+    except Exception as exc:  # Neo4j not up yet: the server still serves, the first call pays
+        log.warning("warm-up skipped: %s", exc)
+
+
 def serve(config: Config | str | Path | None = None, *, transport: Transport = "stdio", host: str = "127.0.0.1",
           port: int = 8766, path: str = "/mcp") -> None:
     """Run the server until the client closes stdio, or serve streamable HTTP at http://host:port/path.
-    One store (one Neo4j driver, one embedder) serves every session; it is opened on first use."""
+    One store (one Neo4j driver, one embedder) serves every session; it is opened and warmed
+    (Graphcons.warm) on a thread at start, so the first tool call does not load the embedder (issue 52)."""
     cfg = config if isinstance(config, Config) else load_config(config)
     store = Store(cfg)
+    threading.Thread(target=_warm, args=(store,), name="graphcons-mcp-warm-up", daemon=True).start()
     try:
         server = build_server(store, transport=transport, host=host, port=port)
         if transport == "stdio":

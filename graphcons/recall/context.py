@@ -88,9 +88,12 @@ def context(db: Database, cfg: Config, embedder: Embedder, query: str, budget_wo
                     insights=InsightMode.PLAIN, record=record, session=session, as_of=as_of, when=when,
                     when_mode=when_mode, now=now)
     rank = {h.memory.id: n for n, h in enumerate(hits)}
-    insight_ids = [h.memory.id for h in hits if h.memory.kind == "insight"]
-    digests = {r["id"]: {**json.loads(r["insight"]), "_members": r["members"]}
-               for r in db.run("retrieval/insight_facts", ids=insight_ids)} if insight_ids else {}
+    # an insight's typed digest came with its hit (retrieval's hydration): no round trip of its own
+    digests = {h.memory.id: json.loads(hits.nodes[h.memory.id]["insight_json"]) for h in hits
+               if h.memory.kind == "insight" and hits.nodes[h.memory.id].get("insight_json") is not None}
+    # the floor compares an insight's lines with what this context would show instead: its members'
+    # lines where they are in the pool (a member outside it is something the insight adds)
+    pooled = {h.memory.id: h.memory.content for h in hits if h.memory.kind != "insight"}
     block = Block(budget_words)
     terms = content_terms(query)
     for h in hits:
@@ -99,7 +102,7 @@ def context(db: Database, cfg: Config, embedder: Embedder, query: str, budget_wo
             continue
         if mem.kind == "insight":
             if mem.id in digests:
-                _put_insight(block, mem, digests[mem.id], rank)
+                _put_insight(block, mem, digests[mem.id], rank, pooled)
             continue
         text = _flat(mem.content)
         if text.casefold() in block.shown_texts or (h.superseded_by is not None and h.superseded_by not in block.shown_ids):
@@ -178,7 +181,7 @@ class Block:
         return Context(text="\n".join(rendered), words=self.words, budget_words=self.budget, lines=lines)
 
 
-def _put_insight(block: Block, mem: Any, digest: dict[str, Any], rank: dict[str, int]) -> None:
+def _put_insight(block: Block, mem: Any, digest: dict[str, Any], rank: dict[str, int], pooled: dict[str, str]) -> None:
     """An insight's header and its facts most relevant to the query, only where they pass the floor:
     they say something its members' lines would not, or the same in fewer words (issue 47: a
     context is never worse after consolidation). Otherwise its members are shown at their own rank."""
@@ -188,7 +191,7 @@ def _put_insight(block: Block, mem: Any, digest: dict[str, Any], rank: dict[str,
     header = f"Insight {mem.id} ({mem.epistemic_status or 'hypothesis'}):"
     lines = [{"text": _fact_text(f), "ids": [i for i in f.get("member_ids", []) if i not in block.shown_ids],
               "kind": "fact", "date": f.get("when") or ""} for f in facts]
-    if not lines or not _adds(header, lines, facts, digest.get("_members", [])):
+    if not lines or not _adds(header, lines, facts, pooled):
         return
     fitted: list[dict[str, Any]] = []
     used = len(header.split())
@@ -201,15 +204,16 @@ def _put_insight(block: Block, mem: Any, digest: dict[str, Any], rank: dict[str,
         block.put_group([{"text": header, "ids": [mem.id], "kind": "insight", "date": ""}, *fitted])
 
 
-def _adds(header: str, lines: list[dict[str, Any]], facts: list[dict[str, Any]], members: list[dict[str, Any]]) -> bool:
-    """True when the insight's lines state a word none of the members they cite states, or cost fewer
-    words than those members' own lines (text and id) would."""
-    content = {m["id"]: m.get("content") or "" for m in members}
-    cited = {i for line in lines for i in line["ids"] if i in content}
-    said = set().union(*(content_terms(content[i]) for i in cited)) if cited else set()
+def _adds(header: str, lines: list[dict[str, Any]], facts: list[dict[str, Any]], pooled: dict[str, str]) -> bool:
+    """True when the insight's lines cite a member the pool would not show, state a word none of the
+    members they cite states, or cost fewer words than those members' own lines (text and id) would."""
+    cited = {i for line in lines for i in line["ids"]}
+    if cited - set(pooled):
+        return True
+    said = set().union(*(content_terms(pooled[i]) for i in cited)) if cited else set()
     if any(content_terms(f.get("statement", "")) - said for f in facts):
         return True
-    theirs = sum(len(content[i].split()) + 1 for i in cited)
+    theirs = sum(len(pooled[i].split()) + 1 for i in cited)
     return len(header.split()) + sum(len(line["text"].split()) for line in lines) < theirs
 
 

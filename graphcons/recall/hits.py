@@ -136,3 +136,6 @@ class Hits(list):
     recording: "recorded", "off" (record=False or no hits) or "skipped: <why>" (issue 30)."""
 
     recording: str = "off"
+    # each shown memory's stored properties as hydration read them (no embedding): what a caller
+    # shows beyond Memory's fields (context: an insight's typed digest) without another round trip
+    nodes: dict[str, dict[str, Any]] = {}

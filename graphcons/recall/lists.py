@@ -11,6 +11,7 @@ holding k live memories always returns k.
 from __future__ import annotations
 
 import uuid
+import weakref
 from typing import Any
 
 from neo4j.exceptions import ClientError
@@ -58,27 +59,44 @@ def keyword_query(escaped: str, namespace: str | None, subject: str | None) -> s
     return query
 
 
+# Scopes seen larger than exact_scope_max (namespace, subject, exact_scope_max), by database (a
+# scope never shrinks: nothing is deleted), with the store's size then: the vector statement then
+# skips counting them (~7 ms at 100k, issue 52). A smaller store since (a wipe) forgets them.
+_LARGE: "weakref.WeakKeyDictionary[Database, dict[tuple[str | None, str | None, int], int]]" = \
+    weakref.WeakKeyDictionary()
+
+
 def vector(db: Database, cfg: Config, embedding: list[float], k: int, namespace: str | None,
            subject: str | None) -> list[Candidate]:
+    """The scope's k nearest live memories (cypher/retrieval/vector.cypher): one round trip, unless
+    a large scope holds fewer than k among the index's first candidates (the pool widens)."""
     scope = dict(namespace=namespace, subject=subject, live=LIVE_STATUSES, embedding=embedding, k=k)
-    exact = db.run("retrieval/vector_exact", exact_max=cfg.retrieval.exact_scope_max, **scope)[0]
-    if exact["size"] <= cfg.retrieval.exact_scope_max:
-        rows = exact["hits"]
-    else:  # widen the index pool until the scope yields k (or the pool is the whole store)
-        store = exact["store"]
-        # 2k: headroom for the approximate index and a scope's share of it; the widening covers the
-        # rest. At 100k the index answers 400 candidates in ~41 ms, 200 in ~28 ms (issue 28).
-        pool = max(cfg.retrieval.index_pool, 2 * k)
-        try:
-            while True:
-                rows = db.run("retrieval/vector", candidates=min(pool, store), **scope)[0]["hits"]
-                if len(rows) >= k or pool >= store:
-                    break
-                pool *= 4
-        except ClientError as exc:  # being rebuilt: the whole scope, exactly (slower, never failing)
-            if exc.code not in schema.INDEX_NOT_ONLINE:
-                raise
-            rows = db.run("retrieval/vector_exact", exact_max=UNLIMITED, **scope)[0]["hits"]
+    known = _LARGE.setdefault(db, {})
+    key = (namespace, subject, cfg.retrieval.exact_scope_max)
+    large = key in known
+    # 2k: headroom for the approximate index and a scope's share of it; the widening covers the
+    # rest. At 100k the index answers 400 candidates in ~41 ms, 200 in ~28 ms (issue 28).
+    pool = max(cfg.retrieval.index_pool, 2 * k)
+    store = known.get(key, pool)
+    try:
+        while True:
+            r = db.run("retrieval/vector", exact_max=cfg.retrieval.exact_scope_max, large=large,
+                       candidates=min(pool, max(store, 1)), **scope)[0]
+            store = r["store"]
+            if large and store < known[key]:  # the store was wiped since: count again
+                known.clear()
+                large = False
+                continue
+            if r["indexed"]:
+                known[key] = store
+            rows = r["hits"]
+            if not r["indexed"] or len(rows) >= k or pool >= store:
+                break
+            pool *= 4
+    except ClientError as exc:  # being rebuilt: the whole scope, exactly (slower, never failing)
+        if exc.code not in schema.INDEX_NOT_ONLINE:
+            raise
+        rows = db.run("retrieval/vector", exact_max=UNLIMITED, large=False, candidates=0, **scope)[0]["hits"]
     return [Candidate(Head.of(r["memory"]), vector=r["cosine"], superseded=list(r["superseded"])) for r in rows]
 
 
@@ -102,16 +120,20 @@ def keyword(db: Database, text: str, k: int, namespace: str | None, subject: str
 
 
 def spread(db: Database, cfg: Config, seeds: list[dict[str, Any]], embedding: list[float] | None, pool: int,
-           namespace: str | None, subject: str | None) -> tuple[list[dict[str, Any]], str, float]:
+           namespace: str | None, subject: str | None, *, ids: list[str], communities: bool = False,
+           digest: bool = False, members: bool = False) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Graph-aware recall: the seeds spread one step through the stored graph (SIMILAR, LINKED,
     CO_ACCESSED, SUMMARIZES and an insight's other members, within the scope). One Cypher
-    statement, bounded by the seeds' degrees (no projection per query: docs/RETRIEVAL.md).
-    Returns the rows, the key of their graph score and its scale."""
+    statement, bounded by the seeds' degrees (no projection per query: docs/RETRIEVAL.md), which
+    also reads what ranking and grouping need of the candidates (`ids` and the rows): their
+    groups (communities, citing insights) and the members each carrier cites.
+    Returns the rows (graph score under "spread", scale 1) and {"groups", "members"}."""
     rc, cc = cfg.retrieval, cfg.consolidation
-    rows = db.run("retrieval/spread", seeds=seeds, kinds=dict(rc.graph_kinds), link_kinds=dict(cc.link_kind_weights),
-                  coaccess_k=float(cc.coaccess_k), sim_floor=float(cfg.similarity_floor), live=LIVE_STATUSES,
-                  namespace=namespace, subject=subject, embedding=embedding, limit=pool)[0]["rows"]
-    return rows, "spread", 1.0
+    r = db.run("retrieval/spread", seeds=seeds, kinds=dict(rc.graph_kinds), link_kinds=dict(cc.link_kind_weights),
+               coaccess_k=float(cc.coaccess_k), sim_floor=float(cfg.similarity_floor), live=LIVE_STATUSES,
+               namespace=namespace, subject=subject, embedding=embedding, limit=pool, ids=ids,
+               communities=communities, digest=digest, members=members)[0]
+    return r["rows"], {"groups": r["groups"], "members": {m["insight"]: m["members"] for m in r["members"]}}
 
 
 def ppr(db: Database, cfg: Config, seeds: list[dict[str, Any]], embedding: list[float] | None, pool: int,

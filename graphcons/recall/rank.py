@@ -23,14 +23,22 @@ from graphcons.core.config import Config
 from graphcons.core.db import Database, Rows, alongside
 from graphcons.core.vectors import cosine_matrix
 from graphcons.recall import lists
-from graphcons.core.memory import LIVE_STATUSES
 from graphcons.recall.hits import Candidate, Head, Mode
 
 STAND_FOR_EPS = 1e-6  # an insight ranks just above the best member it stands for
 
 
+class Ranking(list):
+    """`ranked`'s candidates, best first; `members` the members each carrier cites (insight id ->
+    rows, as cypher/retrieval/insight_cited returns them) when the ranking read them (hybrid mode,
+    asked with `members`), else None: the grouping then reads them itself."""
+
+    members: dict[str, list[dict[str, Any]]] | None = None
+
+
 def ranked(db: Database, cfg: Config, query: str, embedding: list[float] | None, pool: int,
-           namespace: str | None, subject: str | None, mode: Mode, *, digest: bool = False) -> list[Candidate]:
+           namespace: str | None, subject: str | None, mode: Mode, *, digest: bool = False,
+           members: bool = False) -> Ranking:
     """Every candidate of the pool, best first."""
     def vector() -> list[Candidate]:
         return lists.vector(db, cfg, embedding, pool, namespace, subject) if mode != Mode.KEYWORD else []
@@ -41,19 +49,22 @@ def ranked(db: Database, cfg: Config, query: str, embedding: list[float] | None,
 
     # Independent lists: in hybrid mode read at once (at 100k memories ~25 ms off the p50, issue 39).
     kw, vec = alongside(keyword, vector) if mode == Mode.HYBRID else (keyword(), vector())
+    cited = None
     if mode == Mode.VECTOR:
         hits = [_scored(h, h.vector) for h in vec]
     elif mode == Mode.KEYWORD:
         hits = [_scored(h, h.keyword) for h in kw]
     else:
-        hits = _hybrid(db, cfg, vec, kw, embedding, pool, namespace, subject, digest=digest)
+        hits, cited = _hybrid(db, cfg, vec, kw, embedding, pool, namespace, subject, digest=digest, members=members)
     # Scores are rounded so that float summation order can never swap two equal memories.
     for h in hits:
         h.score = round(h.score, 9)
     hits.sort(key=lambda h: (h.memory.epistemic_status == "unsupported", -h.score, h.id))
     if mode == Mode.HYBRID and cfg.retrieval.diversity > 0:
         hits = diversify(db, hits, cfg.retrieval.diversity, cfg.retrieval.diversity_pool)
-    return hits
+    out = Ranking(hits)
+    out.members = cited
+    return out
 
 
 def _scored(h: Candidate, score: float) -> Candidate:
@@ -62,25 +73,29 @@ def _scored(h: Candidate, score: float) -> Candidate:
 
 
 def _hybrid(db: Database, cfg: Config, vec: list[Candidate], kw: list[Candidate], embedding: list[float] | None,
-            pool: int, namespace: str | None, subject: str | None, *, digest: bool) -> list[Candidate]:
+            pool: int, namespace: str | None, subject: str | None, *, digest: bool, members: bool
+            ) -> tuple[list[Candidate], dict[str, list[dict[str, Any]]] | None]:
+    """Fusion, the graph step, the community prior and the digests' stand-in: after the two lists,
+    one round trip (cypher/retrieval/spread reads the graph step, the candidates' groups and, with
+    `members`, what each carrier cites); personalised PageRank costs its own three."""
     rc = cfg.retrieval
     vbest = best(vec, "vector")
     hits = fuse(vec, kw, rc.keyword_weight)
-    if rc.graph_weight > 0 and hits:
-        seeds = _seeds(hits, rc.graph_seeds)
-        if seeds:
-            step = lists.ppr if rc.graph_method == "ppr" else lists.spread
-            rows, key, scale = step(db, cfg, seeds, embedding, pool, namespace, subject)
-            hits = _add_graph(hits, rows, key, scale, rc.graph_weight, vbest)
-    if (rc.community_weight > 0 or digest) and hits:
-        groups = db.run("retrieval/candidate_groups", ids=[h.id for h in hits],
-                        communities=rc.community_weight > 0, digest=digest, live=LIVE_STATUSES,
-                        namespace=namespace, subject=subject)[0]["groups"]
-        if rc.community_weight > 0:
-            hits = community(hits, groups, rc.community_weight)
-        if digest:
-            hits = stand_for(hits, groups)
-    return hits
+    if not hits:
+        return hits, None
+    seeds = _seeds(hits, rc.graph_seeds) if rc.graph_weight > 0 else []
+    if seeds and rc.graph_method == "ppr":
+        rows, key, scale = lists.ppr(db, cfg, seeds, embedding, pool, namespace, subject)
+        hits, seeds = _add_graph(hits, rows, key, scale, rc.graph_weight, vbest), []
+    rows, read = lists.spread(db, cfg, seeds, embedding, pool, namespace, subject, ids=[h.id for h in hits],
+                              communities=rc.community_weight > 0, digest=digest, members=members)
+    if seeds:
+        hits = _add_graph(hits, rows, "spread", 1.0, rc.graph_weight, vbest)
+    if rc.community_weight > 0:
+        hits = community(hits, read["groups"], rc.community_weight)
+    if digest:
+        hits = stand_for(hits, read["groups"])
+    return hits, read["members"] if members else None
 
 
 def best(hits: list[Candidate], key: str) -> float:

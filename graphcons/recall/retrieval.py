@@ -30,7 +30,7 @@ from datetime import datetime
 from typing import Any
 
 from graphcons.core.config import Config
-from graphcons.core.db import Database
+from graphcons.core.db import Database, Rows
 from graphcons.core.embedders import Embedder
 from graphcons.core.epistemics import UNSUPPORTED
 from graphcons.core.errors import ServerUnavailable, ValidationError
@@ -38,13 +38,27 @@ from graphcons.core.inputs import is_blank
 from graphcons.core.memory import LIVE_STATUSES, Memory
 from graphcons.recall import current, eventwindow, lists
 from graphcons.recall.hits import Candidate, Head, Hit, Hits, InsightMode, Member, Mode
-from graphcons.recall.rank import ranked
+from graphcons.recall.rank import Ranking, ranked
 from graphcons.store.coaccess import record_access
 
 log = logging.getLogger("graphcons.retrieval")
 
 MAX_K = 1000  # the facade's bound; the HTTP service's `[service] max_k` may be lower
 WIDEST_POOL = 16 * MAX_K  # as_of / when: the pool stops widening here
+WARM_NAMESPACE = "graphcons-warm-up"  # no memory lives there: the warm-up reads nothing
+
+
+def warm(db: Database, cfg: Config, embedder: Embedder) -> None:
+    """Make the first real call as fast as the next (issue 52): the embedder loaded and run once,
+    the driver's connections open (the two lists are read at once), every statement of a default
+    retrieve and context run once with its parameters' types (the server plans each once; this
+    process asks once whether it only reads), on a namespace that holds nothing."""
+    embedding = embedder.embed_one("warm-up")
+    retrieve(db, cfg, embedder, "warm-up", k=1, namespace=WARM_NAMESPACE, record=False)
+    lists.spread(db, cfg, [], embedding, 1, WARM_NAMESPACE, None, ids=[], communities=True, digest=True,
+                 members=True)
+    db.run("retrieval/pair_cosines", Rows.VALUES, ids=[])
+    db.run("retrieval/hydrate", ids=[], summarised=True, live=LIVE_STATUSES)
 
 
 def retrieve(db: Database, cfg: Config, embedder: Embedder, query: str, k: int = 5, *,
@@ -68,20 +82,20 @@ def retrieve(db: Database, cfg: Config, embedder: Embedder, query: str, k: int =
     shown = order[:k] if insights == InsightMode.PLAIN else _group(db, order, k, embedding, rc.members_per_insight,
                                                                    digest=insights == InsightMode.DIGEST)
     newer: dict[str, list[dict[str, Any]]] = {}
-    hits = _hydrate(db, shown, summarised=insights != InsightMode.PLAIN, newer=newer)
+    hits, nodes = _hydrate(db, shown, summarised=insights != InsightMode.PLAIN, newer=newer)
     if any(newer.values()):  # an update superseded a hit: the current value first (issue 51)
         hits = current.first(hits, newer, k, namespace=namespace, subject=subject, as_of=as_of,
-                             bring=lambda ids: _bring(db, ids, insights != InsightMode.PLAIN))
+                             bring=lambda ids: _bring(db, ids, insights != InsightMode.PLAIN, nodes))
     recording = "off"
     if record and hits:
         try:
-            record_access(db, cfg, session or f"retrieve-{uuid.uuid4().hex[:12]}", shown_ids(hits))
+            record_access(db, cfg, session or f"retrieve-{uuid.uuid4().hex[:12]}", shown_ids(hits), read=True)
             recording = "recorded"
         except ServerUnavailable as exc:  # deadlocked past every retry, or Neo4j lost mid-call
             log.warning("retrieve: co-access recording skipped: %s", exc)
             recording = f"skipped: {exc.public}"
-    out = Hits(_annotate(db, hits))  # epistemic status and scoped exceptions travel with each insight
-    out.recording = recording
+    out = Hits(_annotate(hits, nodes))  # epistemic status and scoped exceptions travel with each insight
+    out.recording, out.nodes = recording, nodes
     return out
 
 
@@ -89,8 +103,8 @@ def search_text(db: Database, text: str, k: int = 10, *, namespace: str | None =
                 subject: str | None = None) -> list[Hit]:
     """Plain keyword search; records nothing."""
     _check(text, k, namespace, subject, Mode.KEYWORD, InsightMode.PLAIN, field="text")
-    hits = _hydrate(db, lists.keyword(db, text, k, namespace, subject))
-    return _annotate(db, [Hit(h.memory, h.keyword, keyword=h.keyword) for h in hits])
+    hits, nodes = _hydrate(db, lists.keyword(db, text, k, namespace, subject))
+    return _annotate([Hit(h.memory, h.keyword, keyword=h.keyword) for h in hits], nodes)
 
 
 def _check(query: Any, k: Any, namespace: Any, subject: Any, mode: Any, insights: Any, *,
@@ -109,7 +123,7 @@ def _check(query: Any, k: Any, namespace: Any, subject: Any, mode: Any, insights
     return Mode(mode), InsightMode(insights)
 
 
-def _group(db: Database, order: list[Candidate], k: int, embedding: list[float] | None,
+def _group(db: Database, order: Ranking, k: int, embedding: list[float] | None,
            per_insight: int, *, digest: bool = False) -> list[Candidate]:
     """Walk the ranking. "group": each memory shown (insight, nested member or plain hit) takes one
     of k. "digest": an insight takes one of k and carries every member it cites (their facts are
@@ -117,10 +131,13 @@ def _group(db: Database, order: list[Candidate], k: int, embedding: list[float] 
     # "digest": every derived memory carries what it cites: an insight, and an approved profile's
     # statements (issue 39: profiles are recall), whatever their kind.
     # (`derived`, read by rank.stand_for in the hybrid ranking; unknown in the others: asked).
-    carriers = [h.id for h in order if h.memory.kind == "insight" or (digest and h.derived is not False)]
-    query = "retrieval/insight_cited" if digest else "retrieval/insight_members"
-    members = {r["insight"]: r["members"] for r in
-               db.run(query, ids=carriers, embedding=embedding, live=LIVE_STATUSES)} if carriers else {}
+    # (the hybrid ranking read them with its graph step, cypher/retrieval/spread: no round trip)
+    members = order.members
+    if members is None:
+        carriers = [h.id for h in order if h.memory.kind == "insight" or (digest and h.derived is not False)]
+        query = "retrieval/insight_cited" if digest else "retrieval/insight_members"
+        members = {r["insight"]: r["members"] for r in
+                   db.run(query, ids=carriers, embedding=embedding, live=LIVE_STATUSES)} if carriers else {}
     out: list[Candidate] = []
     shown: set[str] = set()
     used = 0
@@ -148,36 +165,44 @@ def _group(db: Database, order: list[Candidate], k: int, embedding: list[float] 
 
 def _ranked(db: Database, cfg: Config, query: str, embedding: list[float] | None, k: int, namespace: str | None,
             subject: str | None, mode: Mode, insights: InsightMode, as_of: datetime | None,
-            window: eventwindow.Window | None) -> list[Candidate]:
+            window: eventwindow.Window | None) -> Ranking:
     """The ranking; with `as_of` or a `when` window, of what existed then / falls in the window, the
     pool widening until k remain (or the lists ran dry)."""
     pool = max(cfg.retrieval.hybrid_pool, k)  # independent of k up to hybrid_pool: top k is a prefix of top k + n
     while True:
-        order = ranked(db, cfg, query, embedding, pool, namespace, subject, mode, digest=insights == InsightMode.DIGEST)
+        order = ranked(db, cfg, query, embedding, pool, namespace, subject, mode,
+                       digest=insights == InsightMode.DIGEST, members=insights != InsightMode.PLAIN)
         if as_of is None and window is None:
             return order
         known = current.times(db, [h.id for h in order])
-        kept = eventwindow.apply(current.created_by(order, known, as_of), known, window)
+        kept = Ranking(eventwindow.apply(current.created_by(order, known, as_of), known, window))
+        kept.members = order.members
         if len(kept) >= k or len(order) < pool or pool >= WIDEST_POOL:
             return kept
         pool *= 4
 
 
-def _bring(db: Database, ids: list[str], summarised: bool) -> tuple[list[Hit], dict[str, list[dict[str, Any]]]]:
-    """Successors the ranking did not reach, read in full (and what superseded them in turn)."""
+def _bring(db: Database, ids: list[str], summarised: bool, nodes: dict[str, dict[str, Any]]
+           ) -> tuple[list[Hit], dict[str, list[dict[str, Any]]]]:
+    """Successors the ranking did not reach, read in full (and what superseded them in turn); their
+    stored properties join `nodes`."""
     newer: dict[str, list[dict[str, Any]]] = {}
-    return _hydrate(db, [Candidate(Head(i)) for i in ids], summarised=summarised, newer=newer), newer
+    hits, more = _hydrate(db, [Candidate(Head(i)) for i in ids], summarised=summarised, newer=newer)
+    nodes.update(more)
+    return hits, newer
 
 
 def _hydrate(db: Database, hits: list[Candidate], *, summarised: bool = False,
-             newer: dict[str, list[dict[str, Any]]] | None = None) -> list[Hit]:
+             newer: dict[str, list[dict[str, Any]]] | None = None) -> tuple[list[Hit], dict[str, dict[str, Any]]]:
     """The shown hits (and their nested members) as `Hit`s with their memories read in full, in one
     query; with `summarised` (grouped rankings) also the live insights that summarise each plain
     hit and member (`insights`), in the same round trip; `newer` is filled with the live memories
-    that superseded each by an update (graphcons.recall.current)."""
+    that superseded each by an update (graphcons.recall.current). Also each memory's stored
+    properties as read (an insight's epistemic scopes and typed digest: `_annotate` and context
+    need no query)."""
     ids = [h.id for h in hits] + [mid for h in hits for mid, _ in h.members or []]
     if not ids:
-        return []
+        return [], {}
     rows = {r["memory"]["id"]: r for r in db.run("retrieval/hydrate", ids=ids, summarised=summarised, live=LIVE_STATUSES)}
     if newer is not None:
         newer.update({i: r["newer"] for i, r in rows.items() if r["newer"]})
@@ -194,19 +219,20 @@ def _hydrate(db: Database, hits: list[Candidate], *, summarised: bool = False,
         out.append(Hit(mem, h.score, superseded=h.superseded, vector=h.vector, keyword=h.keyword, graph=h.graph,
                        community=h.community, derived=h.derived, members=members,
                        insights=insights_of(h.id) if mem.kind != "insight" else None))
-    return out
+    return out, {i: r["memory"] for i, r in rows.items()}
 
 
-def _annotate(db: Database, hits: list[Hit]) -> list[Hit]:
+def _annotate(hits: list[Hit], nodes: dict[str, dict[str, Any]]) -> list[Hit]:
     """Retrieval's epistemic fields, in one place: each insight hit gets its `epistemic_status`
-    and scoped `exceptions`; unsupported insights move below everything else (stable order)."""
-    ids = [h.memory.id for h in hits if h.memory.kind == "insight"]
-    if not ids:
+    and scoped `exceptions` (its stored properties, as hydration read them); unsupported insights
+    move below everything else (stable order)."""
+    found = {h.memory.id: nodes[h.memory.id] for h in hits
+             if h.memory.kind == "insight" and nodes[h.memory.id].get("epistemic_status") is not None}
+    if not found:
         return hits
-    found = {r["id"]: r for r in db.run("justification/annotate", ids=ids)}
     out = [h if h.memory.id not in found else
-           replace(h, epistemic_status=found[h.memory.id]["status"],
-                   exceptions=json.loads(found[h.memory.id]["scopes"]) if found[h.memory.id]["scopes"] else [])
+           replace(h, epistemic_status=found[h.memory.id]["epistemic_status"],
+                   exceptions=json.loads(scopes) if (scopes := found[h.memory.id].get("epistemic_scopes")) else [])
            for h in hits]
     return sorted(out, key=lambda h: h.epistemic_status == UNSUPPORTED)
 

@@ -14,6 +14,7 @@ the log (issues 30, 50), as for the MCP server.
 from __future__ import annotations
 
 import inspect
+import logging
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,7 @@ from graphcons.service.deps import Store
 from graphcons.service.limits import BodyLimit
 from graphcons.service.models import Problem
 
+log = logging.getLogger("graphcons.service")
 ROUTERS = (ops.router, memories.router, review.router, reflection.router, beliefs.router, maintenance.router,
            observe.router)
 # FastAPI's own OpenTelemetry (0.16x) would add a second server span per request with the raw path
@@ -52,6 +54,10 @@ def create_app(config: Config | str | Path | None = None, *, embedder: Embedder 
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
+        try:  # the first request should not load the embedder nor plan the queries (issue 52)
+            holder.get().warm()
+        except Exception as exc:  # Neo4j not up yet: the server still starts, the first call pays
+            log.warning("warm-up skipped: %s", exc)
         yield
         holder.close()
 

@@ -20,10 +20,13 @@ from graphcons.core.time import utcnow
 from graphcons.store.activation import spread_in
 
 
-def record_access(db: Database, cfg: Config, session: str, ids: list[str], *, now: datetime | None = None) -> dict:
+def record_access(db: Database, cfg: Config, session: str, ids: list[str], *, now: datetime | None = None,
+                  read: bool = False) -> dict:
+    """`read`: the ids were just read from the store (retrieve's hits; nothing is ever deleted), so
+    their existence is not asked again (a round trip less on every recorded retrieve, issue 52)."""
     check_key("session", session)  # the one input policy (core/inputs.py)
     ids = list(dict.fromkeys(check_ids("ids", ids)))  # keep order, drop repeats within the call
-    found = set(db.run("memory/existing_ids", ids=ids)[0]["found"])
+    found = set(ids) if read else set(db.run("memory/existing_ids", ids=ids)[0]["found"])
     missing = [i for i in ids if i not in found]
     if missing:
         raise NotFound(f"unknown memory id(s): {', '.join(missing)}")
