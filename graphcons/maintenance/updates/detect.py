@@ -46,6 +46,7 @@ MIN_SHARED = 3  # shared content words (not generic speech) of the two sentences
 MIN_COVER = 0.3  # ... at least this share of the shorter sentence's content words
 WINDOW = 4  # words either side of the value that name the attribute
 NEAR = 6  # words either side of the value where another name makes the two sentences two things
+COMMON = 200  # a word held by more memories of a block than this is not indexed (_sharing)
 
 
 @dataclass(frozen=True)
@@ -151,13 +152,32 @@ def _detect_group(members: list[dict[str, Any]]) -> list[Update]:
     ordered = sorted(members, key=lambda m: (since(m), m["id"]))
     split = {m["id"]: _sentences(m.get("content") or "", _said(m)) for m in ordered}
     out = []
-    for older, newer in combinations(ordered, 2):
+    for a, b in _sharing(ordered, split):
+        older, newer = ordered[a], ordered[b]
         if not _ordered(older, newer):
             continue  # time does not decide (a conflict, if anything)
         best = _best_pair(split[older["id"]], split[newer["id"]])
         if best is not None:
             out.append(_update(older, newer, *best))
     return out
+
+
+def _sharing(ordered: list[dict[str, Any]], split: dict[str, list[_Sentence]]) -> list[tuple[int, int]]:
+    """The pairs (older index, newer index) whose sentences share at least MIN_SHARED content words:
+    the only pairs `_best_pair` can accept, found through an index of words instead of every pair
+    (a block of 10k memories is 50M pairs). A word in more than COMMON memories of the block
+    names no particular attribute there and is not indexed, so a very large block stays bounded;
+    in a block of at most COMMON memories the pairs are exactly those every-pair comparison finds."""
+    holders: dict[str, list[int]] = {}
+    for i, m in enumerate(ordered):
+        for stem in sorted(set().union(*(s.content for s in split[m["id"]]))):
+            holders.setdefault(stem, []).append(i)
+    shared: dict[tuple[int, int], int] = {}
+    for held in holders.values():
+        if len(held) <= COMMON:
+            for pair in combinations(held, 2):
+                shared[pair] = shared.get(pair, 0) + 1
+    return sorted(pair for pair, n in shared.items() if n >= MIN_SHARED)
 
 
 def _best_pair(olds: list[_Sentence], news: list[_Sentence]) -> tuple | None:
