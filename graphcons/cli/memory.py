@@ -175,7 +175,7 @@ def context(query: str, budget: int = typer.Option(300, "--budget", min=10, max=
             as_of: Optional[str] = AsOfOpt, when: Optional[str] = WhenOpt, when_mode: Optional[str] = WhenModeOpt,
             json_out: bool = JsonOpt) -> None:
     """Print the context block an agent pastes into its prompt: best memories and insight facts,
-    each line with its date and id, never over the word budget, no fact twice; a value an update
+    each line with its id under a header of its day, never over the word budget, no fact twice; a value an update
     superseded only after its successor ("earlier, until ...")."""
     with open_store() as g:
         ctx = g.context(query, budget, namespace=namespace, subject=subject, session=session,

@@ -3,7 +3,7 @@
 Tools (descriptions are written for a model choosing among them):
     remember(content, subject?, namespace?, source?, kind?, links?, title?, created_at?)   add a memory
     recall(query, k?, namespace?, subject?)       retrieve, an insight carrying the members it cites
-    context(query, budget_words?, namespace?, subject?)  the dated, citable text block to paste into a prompt
+    context(query, budget_words?, namespace?, subject?)  the citable text block (a header per day) to paste into a prompt
     explain(id)                                   the provenance tree down to the source episodes
     profile(subject, namespace?)                  an entity's preferences, behaviors, facts
     reflect(subject, namespace?)                  propose a reflection on an entity (review queue)
@@ -389,8 +389,8 @@ DESCRIPTIONS = {
               "`subject` (one entity) or `namespace`. The list order is the ranking (`rank` 1 first); `score` is "
               "the relevance before the diversity step, so it need not decrease down the list.",
     "context": "The text block to paste into your prompt before answering: the memories (and insight facts) "
-               "most relevant to the query, best first, one line each with its date and id for citation, never "
-               "over `budget_words`, no fact twice. Prefer it to `recall` when you need words, not records.",
+               "most relevant to the query, best first, one line each with its id for citation, under a header "
+               "of its day, never over `budget_words`, no fact twice. Prefer it to `recall` when you need words, not records.",
     "explain": "Answer 'how do you know this?' for a memory or insight id: the provenance tree down to the "
                "source episodes, with sources, dates and, for an insight, its epistemic status, "
                "justifications and exceptions.",

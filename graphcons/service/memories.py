@@ -201,7 +201,7 @@ def retrieve(body: m.RetrieveQuery, g: Graphcons = Depends(store), p: Principal 
 @router.post("/context", response_model=m.ContextOut)
 def context(body: m.ContextQuery, g: Graphcons = Depends(store), p: Principal = Depends(reader)) -> m.ContextOut:
     """The text block an agent pastes into its prompt (issue 39): best memories and insight facts until
-    `budget_words`, each line with its date and id, no fact twice; a writer's use is recorded as co-access."""
+    `budget_words`, each line with its id under a header of its day, no fact twice; a writer's use is recorded as co-access."""
     namespace = read_namespace(p, body.namespace)
     session = _session(p, body.session) if body.session is not None else None
     ctx = g.context(body.query, body.budget_words, namespace=namespace, subject=body.subject, session=session,

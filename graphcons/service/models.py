@@ -143,7 +143,7 @@ class ContextLine(BaseModel):
 
 class ContextOut(BaseModel):
     text: str = Field(description="The block to paste into a prompt: one line per memory or insight fact, each "
-                                  "with its date and id.")
+                                  "with its id, under a header of its day.")
     words: int
     budget_words: int
     lines: list[ContextLine]
