@@ -158,7 +158,7 @@ def test_when_auto_restricts_or_boosts_by_the_queries_time_phrase_and_is_off_by_
                               when_mode="restrict"))) == {"hills", "plan"}  # said that day; planned for June
     ctx = g.context(CQ, 300, namespace="trips", record=False, when="auto", when_mode="restrict")
     assert set(ctx.ids) == {"hills", "plan", "swim"}
-    assert g.context(CQ, 300, namespace="trips", record=False).ids[0] == "lake"
+    assert "lake" in g.context(CQ, 300, namespace="trips", record=False).ids  # off by default: nothing left out
     # "last year" against as_of: 2022 as of 2023
     last = g.retrieve("Where did we camp last year?", k=4, namespace="trips", record=False, when="auto",
                       when_mode="restrict", as_of="2023-07-01")

@@ -94,7 +94,7 @@ def test_stdio_lists_the_tools_and_remember_recall_explain_round_trip(g, stdio):
         hits = (await s.ok("recall", query="503 errors after a deploy", k=3))["hits"]
         assert {h["memory"]["id"] for h in hits} == {a["id"], b["id"]}
         ctx = await s.ok("context", query="503 errors after a deploy", budget_words=40)
-        assert ctx["words"] <= 40 and a["id"] in ctx["ids"] and "[2 November 2026]" in ctx["text"]
+        assert ctx["words"] <= 40 and a["id"] in ctx["ids"] and "2 November 2026:\n" in ctx["text"]
         why = await s.ok("explain", id=a["id"])
         assert why["id"] == a["id"] and why["sources"][0]["sources"] == ["pagerduty"]
         stored = await s.read(f"graphcons://memories/{a['id']}")

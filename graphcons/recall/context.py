@@ -1,8 +1,8 @@
 """A context an agent can paste (issue 39): `context(query, budget_words)` is the text block an
 agent puts into its prompt, built from `retrieve`'s ranking.
 
-- Best hits first (the plain ranking: each memory in its own place), packed until the word
-  budget; the block is never over the budget. A memory longer than what is left shows its
+- Chosen best hits first (the plain ranking: each memory in its own place), packed until the
+  word budget, and shown by day, the newest day first (below); the block is never over the budget. A memory longer than what is left shows its
   sentences that share the query's words, in their order, as an excerpt marked "(excerpt)" with
   its date and id (issue 51: a 350-word chat turn could never enter a 300-word context); one that
   shares none is skipped (a shorter one after it may still fit).
@@ -10,6 +10,8 @@ agent puts into its prompt, built from `retrieve`'s ranking.
   rests on), and sits under the header of its day (the memory's `created_at`, which a caller sets
   to when the event happened): one "8 May 2023:" per day instead of a date on every line (issue 47:
   words an agent pays for and reads nothing new in); `lines[].date` keeps each line's day.
+  The newest day comes first (issue 51: what a later memory says of a thing is read before what
+  an earlier one said, whether or not an update was noticed); within a day, rank order.
   A relative time expression is followed by the day it names, resolved against that date
   ("ran a race last Saturday [20 May 2023]"; core/eventtime, issue 47): what no ranking can add.
 - An insight is shown as its id and the facts of its digest most relevant to the query (those
@@ -111,7 +113,7 @@ def context(db: Database, cfg: Config, embedder: Embedder, query: str, budget_wo
         mark, earlier = _earlier(h.superseded_by, h.until)
         if not block.put(f"{mark}{annotate(text, mem.created_at)} ({mem.id})", [mem.id], mem.kind, date, **earlier):
             # longer than what is left: its sentences that share the query's words, marked (issue 51)
-            room = block.room(date, h.superseded_by) - len(f"(excerpt) {mark}({mem.id})".split())
+            room = block.room(date) - len(f"(excerpt) {mark}({mem.id})".split())
             part = _excerpt(mem.content, terms, room, mem.created_at)
             if part:
                 block.put(f"(excerpt) {mark}{part} ({mem.id})", [mem.id], mem.kind, date, excerpt=True, **earlier)
@@ -119,48 +121,37 @@ def context(db: Database, cfg: Config, embedder: Embedder, query: str, budget_wo
 
 
 class Block:
-    """The lines chosen so far, laid out under one header per day (issue 47: a date repeated on
-    every line is words an agent pays for and reads nothing new in). Groups keep the order of their
-    best-ranked line; a line joins its day's group. An insight's lines are a group of their own.
-    The word count is the rendered block's, headers included, so the budget always holds."""
+    """The lines chosen so far (in rank order: what fits is decided best first), laid out under one
+    header per day (issue 47: a date repeated on every line is words an agent pays for and reads
+    nothing new in), the newest day first (issue 51: whatever a later memory says of a thing is read
+    before what an earlier one said, whether or not an update was noticed; a value an update
+    superseded is always on an earlier day than its successor). An insight's lines are a group of
+    their own, before the days. Within a day, lines keep their rank order. The word count is the
+    rendered block's, headers included, so the budget always holds."""
 
     def __init__(self, budget: int):
         self.budget = budget
-        self.groups: list[tuple[str, list[dict[str, Any]]]] = []  # (header, lines)
+        self.days: dict[str, list[dict[str, Any]]] = {}  # "7 May 2023" -> its lines
+        self.insights: list[list[dict[str, Any]]] = []
         self.words = 0
         self.shown_ids: set[str] = set()
         self.shown_texts: set[str] = set()
 
-    def _group(self, date: str, after: str | None = None) -> list[dict[str, Any]] | None:
-        """The group a line of this day joins: its day's, but for a superseded value (issue 51) only
-        one placed after its successor's line; None = a new group at the end."""
-        if not date:
-            return None
-        first = 0
-        if after is not None:
-            first = next((n + 1 for n, (_, lines) in enumerate(self.groups) if any(after in x["ids"] for x in lines)), 0)
-        return next((lines for header, lines in self.groups[first:] if header == f"{date}:"), None)
-
-    def room(self, date: str, after: str | None = None) -> int:
+    def room(self, date: str) -> int:
         """Words left for a line of this day (a new day's header is paid first)."""
-        header = 0 if self._group(date, after) is not None or not date else len(f"{date}:".split())
+        header = 0 if date in self.days or not date else len(f"{date}:".split())
         return self.budget - self.words - header
 
     def put(self, text: str, ids: list[str], kind: str, date: str, excerpt: bool = False, **earlier: str) -> bool:
         """Add a line under its day if it fits; `earlier` (superseded_by, until) marks a value an
-        update superseded, placed after its successor."""
-        after = earlier.get("superseded_by")
+        update superseded (the caller adds it only after its successor)."""
         n = len(text.split())
-        if n > self.room(date, after):
+        if n > self.room(date):
             return False
         line = {"text": text, "ids": ids, "kind": kind, "date": date, **({"excerpt": True} if excerpt else {}), **earlier}
-        group = self._group(date, after)
-        if group is None:
-            header = f"{date}:" if date else ""
-            self.groups.append((header, [line]))
-            self.words += len(header.split())
-        else:
-            group.append(line)
+        if date not in self.days:
+            self.words += len(f"{date}:".split()) if date else 0
+        self.days.setdefault(date, []).append(line)
         self.words += n
         self.shown_ids.update(ids)
         self.shown_texts.add(_flat(text).casefold())
@@ -169,15 +160,17 @@ class Block:
     def put_group(self, lines: list[dict[str, Any]]) -> None:
         """A block of its own, without a day header (an insight's line and its facts, each fact
         dated), already checked against the budget."""
-        self.groups.append(("", lines))
+        self.insights.append(lines)
         self.words += sum(len(line["text"].split()) for line in lines)
         for line in lines:
             self.shown_ids.update(line["ids"])
             self.shown_texts.add(_flat(line["text"]).casefold())
 
     def context(self) -> Context:
-        rendered = [part for header, lines in self.groups for part in ([header] if header else []) + [x["text"] for x in lines]]
-        lines = [line for _, group in self.groups for line in group]
+        days = sorted(self.days, key=lambda d: datetime.strptime(d, "%d %B %Y") if d else datetime.min, reverse=True)
+        groups = [("", lines) for lines in self.insights] + [(f"{d}:" if d else "", self.days[d]) for d in days]
+        rendered = [part for header, lines in groups for part in ([header] if header else []) + [x["text"] for x in lines]]
+        lines = [line for _, group in groups for line in group]
         return Context(text="\n".join(rendered), words=self.words, budget_words=self.budget, lines=lines)
 
 
