@@ -126,7 +126,7 @@ class Block:
     nothing new in), the newest day first (issue 51: whatever a later memory says of a thing is read
     before what an earlier one said, whether or not an update was noticed; a value an update
     superseded is always on an earlier day than its successor). An insight's lines are a group of
-    their own, before the days. Within a day, lines keep their rank order. The word count is the
+    their own, placed at the day of its earliest fact. Within a day, lines keep their rank order. The word count is the
     rendered block's, headers included, so the budget always holds."""
 
     def __init__(self, budget: int):
@@ -167,11 +167,21 @@ class Block:
             self.shown_texts.add(_flat(line["text"]).casefold())
 
     def context(self) -> Context:
-        days = sorted(self.days, key=lambda d: datetime.strptime(d, "%d %B %Y") if d else datetime.min, reverse=True)
-        groups = [("", lines) for lines in self.insights] + [(f"{d}:" if d else "", self.days[d]) for d in days]
+        # newest day first; an insight where its earliest fact's day falls (what it summarises began
+        # then), after that day's own lines: its older facts are never read before a newer day's lines
+        keyed = [((_when(d), 1, n), f"{d}:" if d else "", lines) for n, (d, lines) in enumerate(self.days.items())]
+        keyed += [((min((_when(x["date"]) for x in lines[1:]), default=datetime.min), 0, n), "", lines)
+                  for n, lines in enumerate(self.insights)]
+        groups = [(header, lines) for _, header, lines in
+                  sorted(keyed, key=lambda g: (g[0][0], g[0][1], -g[0][2]), reverse=True)]
         rendered = [part for header, lines in groups for part in ([header] if header else []) + [x["text"] for x in lines]]
         lines = [line for _, group in groups for line in group]
         return Context(text="\n".join(rendered), words=self.words, budget_words=self.budget, lines=lines)
+
+
+def _when(day_text: str) -> datetime:
+    """A line's day ("7 May 2023", core.time.day's form) as a sort key; undated lines last."""
+    return datetime.strptime(day_text, "%d %B %Y") if day_text else datetime.min
 
 
 def _put_insight(block: Block, mem: Any, digest: dict[str, Any], rank: dict[str, int], pooled: dict[str, str]) -> None:
