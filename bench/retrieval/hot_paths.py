@@ -184,20 +184,12 @@ def build(g, n: int, queries: int, seed: int = 28) -> tuple[dict, list[tuple[str
     """bench/retrieval/latency.py's store of n memories and its queries (text, vector, subject)."""
     import numpy as np
 
-    from bench import query
     from bench.merge import speed as mbench
-    from bench.store.scale import coaccess_edges, similar_edges, write_edges
+    from bench.retrieval.latency import write_synthetic
 
     t0 = time.perf_counter()
     store = mbench.synthetic_store(n)
-    mbench.wipe(g)
-    mbench.write_store(g, store)
-    eid = {int(r["id"][2:]): r["eid"] for r in g.db.run_text(query("scale_element_ids"))}
-    sim = similar_edges(store, g.config.admission.similar_k, g.config.consolidation.similarity_floor)
-    co = coaccess_edges(store)
-    write_edges(g, "clusters_create_similar_by_eid", sim, eid)
-    write_edges(g, "clusters_create_coaccess_by_eid", co, eid)
-    mbench.build_index(g)
+    written = write_synthetic(g, store)
     g.scan(namespace="default")  # the community prior reads what a scan stores
     rng = np.random.default_rng(seed)
     out = []
@@ -206,8 +198,7 @@ def build(g, n: int, queries: int, seed: int = 28) -> tuple[dict, list[tuple[str
         vec = store["vecs"][i] + rng.standard_normal(dims) * (0.6 / np.sqrt(dims))
         text = " ".join(store["contents"][i].split()[:6]) + f" q{i}"
         out.append((text, (vec / np.linalg.norm(vec)).tolist(), f"subj-{int(store['subjects'][i]):05d}"))
-    return {"n": n, "seconds": round(time.perf_counter() - t0, 1), "similar_edges": len(sim),
-            "coaccess_edges": len(co)}, out
+    return {"n": n, **written, "seconds": round(time.perf_counter() - t0, 1)}, out
 
 
 def timed_phase(sides: dict[str, Side], qs: list[tuple[str, list[float], str]], warmup: int) -> dict:

@@ -84,17 +84,7 @@ def main() -> None:
     with Graphcons(cfg, embedder=Vectors(make_embedder(cfg.embedding), known)) as g:
         stored = g.db.run_text("MATCH (m:Memory) RETURN count(m) AS n")[0]["n"]
         if not (args.keep_store and stored == args.n):
-            t0 = time.perf_counter()
-            mbench.wipe(g)
-            mbench.write_store(g, store)
-            eid = {int(r["id"][2:]): r["eid"] for r in g.db.run_text(query("scale_element_ids"))}
-            sim = similar_edges(store, g.config.admission.similar_k, g.config.consolidation.similarity_floor)
-            co = coaccess_edges(store)
-            write_edges(g, "clusters_create_similar_by_eid", sim, eid)
-            write_edges(g, "clusters_create_coaccess_by_eid", co, eid)
-            mbench.build_index(g)
-            out["load"] = {"seconds": round(time.perf_counter() - t0, 1), "similar_edges": len(sim),
-                           "coaccess_edges": len(co)}
+            out["load"] = write_synthetic(g, store)
         g.init()
         rc = g.config.retrieval
         out["settings"] = rc.model_dump()
@@ -154,6 +144,22 @@ def main() -> None:
     RESULTS.write_text(json.dumps(out, indent=2) + "\n")
     print(f"saved {RESULTS}")
 
+
+
+
+def write_synthetic(g, store: dict) -> dict:
+    """Write the synthetic store (wiping first) with its SIMILAR and CO_ACCESSED edges and the vector
+    index; what it took. bench/retrieval/hot_paths.py builds the same store."""
+    t0 = time.perf_counter()
+    mbench.wipe(g)
+    mbench.write_store(g, store)
+    eid = {int(r["id"][2:]): r["eid"] for r in g.db.run_text(query("scale_element_ids"))}
+    sim = similar_edges(store, g.config.admission.similar_k, g.config.consolidation.similarity_floor)
+    co = coaccess_edges(store)
+    write_edges(g, "clusters_create_similar_by_eid", sim, eid)
+    write_edges(g, "clusters_create_coaccess_by_eid", co, eid)
+    mbench.build_index(g)
+    return {"seconds": round(time.perf_counter() - t0, 1), "similar_edges": len(sim), "coaccess_edges": len(co)}
 
 if __name__ == "__main__":
     main()
