@@ -23,6 +23,7 @@ from typing import Any, Callable
 from graphcons.consolidation import consolidate as consolidation
 from graphcons.consolidation import epistemics, provenance, reflection, rules
 from graphcons.consolidation import precompute as precomputing
+from graphcons.consolidation.cards import job as cards_job
 from graphcons.consolidation import profile as profiles
 from graphcons.consolidation.cluster import Cluster
 from graphcons.consolidation.gate import GateDecision, gate
@@ -293,6 +294,12 @@ class Graphcons:
         (newer)-[:SUPERSEDES {reason: 'update'}]->(older) (applied at once only with [updates] auto_apply)."""
         return updates_job.run(self.db, self.config, now=now or utcnow(), dry_run=dry_run, auto_apply=auto_apply,
                                namespace=namespace, subject=subject)
+
+    def cards(self, *, dry_run: bool = True, now: datetime | None = None, namespace: str | None = None,
+              subject: str | None = None) -> dict[str, Any]:
+        """Card pass (issue 47): each subject's memories said the short way, grouped, dated and cited, proposed
+        as one `card` proposal per subject; approving it gives the profile its next version with the card."""
+        return cards_job.run(self.db, now=now or utcnow(), dry_run=dry_run, namespace=namespace, subject=subject)
 
     def conflicts(self, *, status: str | None = "open", limit: int = 100,
                   namespaces: list[str] | None = None) -> list[dict[str, Any]]:

@@ -7,7 +7,7 @@ MERGE (p:Profile {key: $key})
 WITH p
 WHERE p.version = $expected_version
 SET p.version = p.version + 1, p.updated_at = $now, p.summary = $fields.summary,
-    p.preferences = $fields.preferences, p.behaviors = $fields.behaviors, p.facts = $fields.facts,
+    p.preferences = $fields.preferences, p.behaviors = $fields.behaviors, p.facts = $fields.facts, p.card = $fields.card,
     p.memory_ids = $memory_ids, p.source_ids = $source_ids, p.proposal_id = $proposal_id, p.change = $change
 CREATE (p)-[:VERSION]->(v:ProfileVersion)
 SET v = $fields, v.key = p.key, v.subject = p.subject, v.namespace = p.namespace, v.version = p.version,

@@ -29,7 +29,7 @@ from graphcons.core.time import parse_instant
 HELP_SECTIONS: dict[str, tuple[str, ...]] = {
     "Getting started": ("init", "scenario", "add", "search", "context", "show", "config"),
     "Memories": ("import", "edit", "history", "link", "access", "feedback", "stats", "viz"),
-    "Consolidation": ("clusters", "consolidate", "explain", "reflect", "profile", "precompute", "rules",
+    "Consolidation": ("clusters", "consolidate", "explain", "reflect", "profile", "cards", "precompute", "rules",
                       "except", "confirm", "justify", "status-in"),
     "Review": ("proposals", "review", "conflicts"),
     "Maintenance": ("health", "merge", "updates", "decay", "weights", "promote", "deprecate", "restore", "index",

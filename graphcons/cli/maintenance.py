@@ -309,3 +309,24 @@ def conflicts_resolve(a: str, b: str, holds: str = typer.Option(..., help="The i
     if out is None:
         return
     console.print(f"resolved: {out['holds']} holds{(' in ' + out['scope']) if out['scope'] else ''}")
+
+
+@app.command("cards")
+def cards(apply: bool = ApplyOpt, now: Optional[str] = NowOpt,
+          namespace: Optional[str] = typer.Option(None, help="Only this namespace."),
+          subject: Optional[str] = typer.Option(None, help="Only this subject."),
+          json_out: bool = JsonOpt) -> None:
+    """Profile cards: each subject's memories said the short way, grouped, dated and cited, one `card`
+    proposal per subject; review with `graphcons proposals --kind card` (approving versions the profile)."""
+    with open_store() as g:
+        report = g.cards(dry_run=not apply, now=parse_now(now), namespace=namespace, subject=subject)
+    if json_out:
+        emit_json(report)
+        return
+    table = Table("proposal", "namespace", "subject", "items", "memories", "groups")
+    for c in report["proposed"]:
+        table.add_row(c["proposal_id"], c["namespace"], c["subject"], str(c["items"]), str(c["memories"]),
+                      ", ".join(f"{k} {v}" for k, v in sorted(c["groups"].items())))
+    console.print(table)
+    console.print(f"subjects {report['subjects']}: proposed {len(report['proposed'])}, already proposed "
+                  f"{len(report['known'])} ({report['parser']}) {_dry(report)}")

@@ -80,15 +80,21 @@ def _decode(row: dict[str, Any]) -> dict[str, Any]:
     reverted statement never reads as current (issue 50)."""
     out = dict(row)
     gone = {r["id"]: r["status"] for r in out.pop("retired", None) or []}
+    out["card"] = json.loads(out["card"]) if isinstance(out.get("card"), str) else dict(out.get("card") or {})
     for c in CATEGORIES:
         out[c] = json.loads(out[c]) if isinstance(out.get(c), str) else list(out.get(c) or [])
         out[c] = [{**e, "status": gone[e["id"]]} if e.get("id") in gone else e for e in out[c]]
     return out
 
 
+def decode_version(row: dict[str, Any]) -> dict[str, Any]:
+    """A stored `ProfileVersion` (or profile) as a dict: categories and card decoded."""
+    return _decode(row)
+
+
 def empty(namespace: str, subject: str) -> dict[str, Any]:
     return {"key": key(namespace, subject), "subject": subject, "namespace": namespace, "version": 0,
-            "summary": "", **{c: [] for c in CATEGORIES}, "memory_ids": [], "source_ids": []}
+            "summary": "", **{c: [] for c in CATEGORIES}, "card": {}, "memory_ids": [], "source_ids": []}
 
 
 def current(runner: Any, namespace: str, subject: str) -> dict[str, Any]:
@@ -169,7 +175,8 @@ def _save(tx: Any, p: dict[str, Any], fields: dict[str, Any], expected: int, *, 
           now: datetime) -> int:
     mids = sorted({e["id"] for c in CATEGORIES for e in fields[c]})
     srcs = sorted({s for c in CATEGORIES for e in fields[c] for s in e["sources"]})
-    stored = {"summary": fields.get("summary") or "", **{c: json.dumps(fields[c], sort_keys=True) for c in CATEGORIES}}
+    stored = {"summary": fields.get("summary") or "", **{c: json.dumps(fields[c], sort_keys=True) for c in CATEGORIES},
+              "card": json.dumps(fields.get("card") or {}, sort_keys=True)}
     rows = tx.run("profile/save", key=key(p["namespace"], p["subject"]), subject=p["subject"],
                   namespace=p["namespace"], expected_version=expected, fields=stored, memory_ids=mids,
                   source_ids=srcs, proposal_id=pid, change=change, by=by, now=now)
@@ -228,7 +235,8 @@ def approve(db: Database, cfg: Config, embedder: Embedder, p: dict[str, Any], *,
         step("links")
         marked = tx.run("memory/mark_consolidated", ids=sorted(set(p["cited"]) & set(versions)), proposal_id=pid,
                         now=now)[0]["marked"]
-        version = _save(tx, p, merged.profile, old["version"], pid=pid, change="reflect", by=by, now=now)
+        version = _save(tx, p, {**merged.profile, "card": old["card"]}, old["version"], pid=pid, change="reflect",
+                        by=by, now=now)  # the card is its own proposal's (consolidation/cards)
         step("profile")
         proposals.transition(tx, pid, "pending", "applied", now=now, by=by)
         tx.run("reflection/applied", id=pid, profile_version=version, profile_version_before=old["version"],
@@ -244,6 +252,14 @@ def approve(db: Database, cfg: Config, embedder: Embedder, p: dict[str, Any], *,
                         confirmed=[r["id"] for r in merged.confirmed], consolidated=marked)
 
     return db.write(work)  # retried whole on a deadlock; a retry sees the proposal still pending
+
+
+def save_card(tx: Any, p: dict[str, Any], card: dict[str, Any], *, pid: str, change: str, by: str,
+              now: datetime) -> tuple[int, int]:
+    """The profile's next version with this card and its entries as they are: (version before, after)."""
+    cur = current(tx, p["namespace"], p["subject"])
+    fields = {"summary": cur["summary"], **{c: cur[c] for c in CATEGORIES}, "card": card}
+    return cur["version"], _save(tx, cur, fields, cur["version"], pid=pid, change=change, by=by, now=now)
 
 
 def _statement(cfg: Config, p: dict[str, Any], row: dict[str, Any], now: datetime) -> MemoryInput:
@@ -286,6 +302,7 @@ def revert(db: Database, p: dict[str, Any], reason: str, *, by: str, now: dateti
             fields = _decode(rows[0]["version"])
         else:
             fields = empty(p["namespace"], p["subject"])
+        fields["card"] = cur["card"]  # a card approved since stays (reverting a card is its own proposal's)
         version = _save(tx, cur, fields, cur["version"], pid=pid, change=f"revert to version {before}", by=by, now=now)
         audit.record(tx, "revert", [pid, cur["key"]], at=now, kind=KIND, by=by, reason=reason,
                      profile_version=version, restored_version=before, deprecated=done["deprecated"],

@@ -189,6 +189,11 @@ class RetrievalConfig(Section):
     # counted in k. Either way a member shows its insights. "plain": off.
     insights: Literal["digest", "group", "plain"] = "digest"
     members_per_insight: int = Field(default=3, ge=0, le=100)
+    # Profile cards in context() (issue 47): when the query names a subject with an approved card
+    # (or the caller's subject has one), up to this share of the word budget shows, first, the card
+    # items of the pool's memories the lines had no room for (each memory said the short way,
+    # dated, cited). 0 turns it off. Measured in docs/RETRIEVAL.md.
+    card_share: float = Field(default=0.3, ge=0, le=1)
 
 
 class ConsolidationConfig(Section):
@@ -481,6 +486,7 @@ class JobsConfig(Section):
     precompute: JobConfig = _job("0 5 * * *")
     deprecate: JobConfig = _job("0 4 */2 * *")  # every other day (cron has no "every 48 h")
     reflect: JobConfig = _job("45 4 * * 0")  # seed 004: weekly, Sunday 04:45; reflects only with [reflection] enabled
+    cards: JobConfig = _job("55 4 * * 0")  # issue 47: profile cards proposed for review, weekly after reflect
     index: JobConfig = _job("50 4 * * *")  # vector index health: probe, rebuild when slow (issue 15)
     # event times of memories admitted before the resolver (issue 47): due at once on a store that never ran it,
     # then weekly (admission and edits store their own)
@@ -498,7 +504,8 @@ class JobsConfig(Section):
 
     @model_validator(mode="after")
     def _limits(self) -> "JobsConfig":
-        for name in ("merge", "updates", "promote", "weights", "decay", "precompute", "deprecate", "index", "event_time"):
+        for name in ("merge", "updates", "promote", "weights", "decay", "precompute", "deprecate", "index", "event_time",
+                     "cards"):
             job = getattr(self, name)
             if job.max_items or job.llm_budget:
                 raise ValueError(f"jobs.{name}: max_items and llm_budget apply to consolidate and reflect only")

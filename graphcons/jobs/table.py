@@ -15,6 +15,8 @@ job stops only between two transactions. Every job is idempotent or resumable:
   (the same memories are never reflected on twice), consolidated memories no longer count
   toward the thresholds, and a budget-deferred entity stays due for the next run;
 - index: probes the vector index and rebuilds it only when slow (its readers scan exactly meanwhile);
+- cards: a card proposal's id is a digest of its subject and its members' versions (an unchanged
+  subject is never proposed twice); without the cards extra it reports that and writes nothing;
 - event_time: reads the event times of memories the current resolver has not read, a page per
   transaction, marking each (store/eventtimes; admission and edits store their own).
 """
@@ -28,6 +30,8 @@ from typing import Any, Callable
 from graphcons.consolidation import consolidate as consolidation
 from graphcons.consolidation import reflection
 from graphcons.consolidation.budget import Budget
+from graphcons.consolidation.cards import extract as card_extract
+from graphcons.consolidation.cards import job as cards_job
 from graphcons.consolidation.precompute import precompute
 from graphcons.core.config import Config, JobConfig
 from graphcons.core.db import Database
@@ -65,6 +69,14 @@ def _merge(db: Database, cfg: Config, now: datetime, ctx: Context) -> dict[str, 
 def _updates(db: Database, cfg: Config, now: datetime, ctx: Context) -> dict[str, Any]:
     r = updates_job.run(db, cfg, now=now, dry_run=False, run_id=ctx.run_id, progress=lambda n: ctx.checkpoint())
     return _lens(r, "found", "proposed", "applied", "known")
+
+
+def _cards(db: Database, cfg: Config, now: datetime, ctx: Context) -> dict[str, Any]:
+    if not card_extract.available():
+        ctx.notes.append(f"skipped: {card_extract.ParserMissing()}")
+        return {"proposed": 0}
+    r = cards_job.run(db, now=now, dry_run=False, run_id=ctx.run_id, progress=lambda n: ctx.checkpoint())
+    return {**_lens(r, "proposed", "known"), "subjects": r["subjects"]}
 
 
 def _promote(db: Database, cfg: Config, now: datetime, ctx: Context) -> dict[str, Any]:
@@ -171,6 +183,7 @@ JOBS: dict[str, Job] = {j.name: j for j in (
     Job("consolidate", _consolidate, dirty=True),
     Job("precompute", _precompute),
     Job("reflect", _reflect),
+    Job("cards", _cards),
     Job("index", _index),
     Job("event_time", _event_time),
 )}

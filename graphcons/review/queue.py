@@ -8,6 +8,7 @@ explicit table:
     consolidate  graphcons.consolidation.insight   an insight with SUMMARIZES / DERIVED_FROM
     merge        graphcons.maintenance.merge.review  (winner)-[:SUPERSEDES]->(loser)
     reflect      graphcons.consolidation.profile   an entity profile version + semantic memories
+    card         graphcons.consolidation.cards.review  a profile version holding the subject's card
     update       graphcons.maintenance.updates.review  (newer)-[:SUPERSEDES {reason: 'update'}]->(older)
 
 Approval applies one proposal in one transaction; approving twice changes nothing; a
@@ -22,6 +23,7 @@ from datetime import datetime
 from typing import Any, Callable
 
 from graphcons.consolidation import consolidate, insight, profile
+from graphcons.consolidation.cards import review as card_review
 from graphcons.consolidation.synthesis import Synthesizer
 from graphcons.core import audit
 from graphcons.core.config import Config
@@ -54,6 +56,9 @@ KINDS: dict[str, Kind] = {
                             merge_review.approve(db, p, by=by, now=now),
                             revert=merge_review.revert),
     profile.KIND: Kind(approve=profile.approve, revert=profile.revert, embeds=True),
+    card_review.KIND: Kind(approve=lambda db, cfg, emb, p, *, by, now, checkpoint=None:
+                           card_review.approve(db, p, by=by, now=now),
+                           revert=card_review.revert),
     update_review.KIND: Kind(approve=lambda db, cfg, emb, p, *, by, now, checkpoint=None:
                              update_review.approve(db, p, by=by, now=now),
                              revert=update_review.revert),

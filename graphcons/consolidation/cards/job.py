@@ -1,0 +1,116 @@
+"""The card pass: one `card` proposal per subject whose live memories changed since its last card.
+
+Subject by subject ((namespace, subject), the update pass's blocks), the live memories that are
+not derived from others (cypher/updates/memories: an insight or a reflection's statement says
+what its premises say) become card items (graphcons/consolidation/cards/extract). The proposal
+cites every member an item comes from, at its version; its id is a digest of the subject and
+those versions, so the same memories give the same proposal on any fresh store, and a pass over
+an unchanged store proposes nothing new. Each is queued in the one review queue
+(graphcons.review.queue); approving it gives the profile its next version with the card
+(cards/review). A dry run reports the same and writes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import date, datetime
+from typing import Any, Callable
+
+from graphcons.consolidation.cards import extract
+from graphcons.consolidation.cluster import membership_hash
+from graphcons.core import audit, eventtime
+from graphcons.core.db import Database, Tx
+from graphcons.core.errors import ValidationError
+from graphcons.core.memory import LIVE_STATUSES
+from graphcons.core.time import require_aware
+from graphcons.store import proposals
+
+KIND = "card"
+
+
+def run(db: Database, *, now: datetime, dry_run: bool = True, namespace: str | None = None,
+        subject: str | None = None, run_id: str | None = None,
+        progress: Callable[[int], None] | None = None) -> dict[str, Any]:
+    """One card pass; `namespace` / `subject` limit it. Returns the proposals made (or that a dry
+    run would make) and the subjects whose card is already proposed for these memories."""
+    require_aware(now)
+    for name, value in (("namespace", namespace), ("subject", subject)):
+        if value is not None and (not isinstance(value, str) or not value.strip()):
+            raise ValidationError(name, "expected a non-empty text or none")
+    if not extract.available():
+        raise extract.ParserMissing()
+    run_id = run_id or audit.new_run_id("cards")
+    made, known = [], []
+    blocks = db.run("updates/blocks", live=LIVE_STATUSES, namespace=namespace, subject=subject)
+    for n, b in enumerate(blocks):
+        scope = {"namespace": b["namespace"], "subject": b["subject"]}
+        card = propose_one(db.run("updates/memories", live=LIVE_STATUSES, scopes=[scope]), **scope, now=now,
+                           run_id=run_id)
+        if card is None:
+            continue
+        if not dry_run and not db.write(lambda tx, c=card: _queue(tx, c, now, run_id)):
+            known.append(card["id"])
+            continue
+        made.append(card)
+        if progress:
+            progress(n + 1)
+    report = {"job": "cards", "run_id": run_id, "dry_run": dry_run, "now": now.isoformat(), "namespace": namespace,
+              "subject": subject, "parser": extract.PARSER, "subjects": len(blocks),
+              "proposed": [_summary(c) for c in made], "known": known}
+    if not dry_run:
+        audit.record_run(db, "cards", run_id, now, {k: (len(v) if isinstance(v, list) else v) for k, v in report.items()})
+    return report
+
+
+def propose_one(rows: list[dict[str, Any]], *, namespace: str, subject: str, now: datetime,
+                run_id: str) -> dict[str, Any] | None:
+    """The card proposal of one subject's memories (None when no memory gives an item)."""
+    mems = [{"id": r["id"], "content": r["content"], "date": item_date(r["content"], r["created_at"]),
+             "event_start": r.get("event_start"), "said": r["created_at"]} for r in rows]
+    items = extract.items(mems, subject)
+    if not items:
+        return None
+    versions = {r["id"]: int(r["version"] or 1) for r in rows if r["id"] in {i.member_id for i in items}}
+    pid = proposals.digest_id("card-", namespace, subject, membership_hash(versions))
+    return {"id": pid, "namespace": namespace, "subject": subject, "versions": versions, "run_id": run_id,
+            "items": [i.as_dict() for i in items], "parser": extract.PARSER, "memories": len(rows)}
+
+
+def item_date(content: str, said: str) -> str:
+    """An item's date, compact: its first resolved event time at its own granularity ("2022",
+    "2023-05", "week of 2023-05-01", "2023-05-20"; core/eventtime), else the day it was said."""
+    said_day = date.fromisoformat(said[:10])
+    found = eventtime.resolve(content, said_day)
+    if not found:
+        return said_day.isoformat()
+    e = found[0]
+    if e.granularity == "year":
+        return str(e.start.year)
+    if e.granularity == "month":
+        return e.start.isoformat()[:7]
+    if e.granularity == "day":
+        return e.start.isoformat()
+    return e.label() if e.granularity == "season" else f"{e.granularity} of {e.start.isoformat()}"
+
+
+def _summary(card: dict[str, Any]) -> dict[str, Any]:
+    groups: dict[str, int] = {}
+    for i in card["items"]:
+        groups[i["group"]] = groups.get(i["group"], 0) + 1
+    return {"proposal_id": card["id"], "namespace": card["namespace"], "subject": card["subject"],
+            "items": len(card["items"]), "memories": card["memories"], "groups": groups}
+
+
+def _queue(tx: Tx, card: dict[str, Any], now: datetime, run_id: str) -> bool:
+    """Queue the proposal once per id (False: it exists already, whatever its status)."""
+    payload = {k: card[k] for k in ("items", "parser", "memories")}
+    props = {"id": card["id"], "kind": KIND, "created_at": now, "run_id": run_id, "namespace": card["namespace"],
+             "subject": card["subject"], "memory_ids": sorted(card["versions"]),
+             "member_versions": json.dumps(card["versions"], sort_keys=True),
+             "title": f"card: {card['subject']} ({len(card['items'])} items from {len(card['versions'])} memories)",
+             "payload": json.dumps(payload, sort_keys=True)}
+    if not proposals.create(tx, props, [{"id": i, "version": v} for i, v in sorted(card["versions"].items())]):
+        return False
+    audit.record(tx, "card_proposed", [card["id"]], run_id=run_id, at=now, subject=card["subject"],
+                 namespace=card["namespace"], items=len(card["items"]), parser=card["parser"])
+    return True
