@@ -41,7 +41,7 @@ from graphcons.core.db import Database
 from graphcons.core.embedders import Embedder
 from graphcons.core.errors import ValidationError
 from graphcons.core.eventtime import annotate
-from graphcons.core.text import content_terms, sentences
+from graphcons.core.text import WORD_RE, content_terms, sentences
 from graphcons.core.time import day
 from graphcons.recall.current import instant
 from graphcons.recall.hits import InsightMode
@@ -96,7 +96,9 @@ def context(db: Database, cfg: Config, embedder: Embedder, query: str, budget_wo
     # the floor compares an insight's lines with what this context would show instead: its members'
     # lines where they are in the pool (a member outside it is something the insight adds)
     pooled = {h.memory.id: h.memory.content for h in hits if h.memory.kind != "insight"}
-    block = Block(budget_words)
+    cards = _card_items(db, query, namespace, subject) if cfg.retrieval.card_share > 0 else {}
+    reserve = int(budget_words * cfg.retrieval.card_share) if cards else 0
+    block = Block(budget_words - reserve)  # the card's share waits for the lines' leftovers (_put_card)
     terms = content_terms(query)
     for h in hits:
         mem = h.memory
@@ -117,6 +119,9 @@ def context(db: Database, cfg: Config, embedder: Embedder, query: str, budget_wo
             part = _excerpt(mem.content, terms, room, mem.created_at)
             if part:
                 block.put(f"(excerpt) {mark}{part} ({mem.id})", [mem.id], mem.kind, date, excerpt=True, **earlier)
+    if cards:
+        block.budget = budget_words
+        _put_card(block, [h.memory.id for h in hits], cards)
     return block.context()
 
 
@@ -133,6 +138,7 @@ class Block:
         self.budget = budget
         self.days: dict[str, list[dict[str, Any]]] = {}  # "7 May 2023" -> its lines
         self.insights: list[list[dict[str, Any]]] = []
+        self.card: list[dict[str, Any]] = []  # shown first: the subject's card items (issue 47)
         self.words = 0
         self.shown_ids: set[str] = set()
         self.shown_texts: set[str] = set()
@@ -174,9 +180,52 @@ class Block:
                   for n, lines in enumerate(self.insights)]
         groups = [(header, lines) for _, header, lines in
                   sorted(keyed, key=lambda g: (g[0][0], g[0][1], -g[0][2]), reverse=True)]
+        groups = [("", self.card)] + groups if self.card else groups
         rendered = [part for header, lines in groups for part in ([header] if header else []) + [x["text"] for x in lines]]
         lines = [line for _, group in groups for line in group]
         return Context(text="\n".join(rendered), words=self.words, budget_words=self.budget, lines=lines)
+
+
+def _card_items(db: Database, query: str, namespace: str | None, subject: str | None) -> dict[str, tuple[str, dict]]:
+    """member id -> (subject, card item) of the approved cards of the subject the query is about."""
+    words = sorted({w.casefold().removesuffix("'s") for w in WORD_RE.findall(query)})
+    out: dict[str, tuple[str, dict[str, Any]]] = {}
+    for row in db.run("cards/for_query", namespace=namespace, subject=subject, words=words):
+        for item in json.loads(row["card"]).get("items", []):
+            out.setdefault(item["member_id"], (row["subject"], item))
+    return out
+
+
+def _put_card(block: Block, ranked: list[str], cards: dict[str, tuple[str, dict[str, Any]]]) -> None:
+    """The card items of the pool's memories the lines did not show, most relevant first, each under
+    its subject's and group's header (issue 47: the same facts in fewer words, so more of them fit),
+    within what is left of the budget; shown at the top of the block."""
+    left = block.budget - block.words
+    chosen: list[tuple[str, dict[str, Any]]] = []
+    heads: set[tuple[str, str]] = set()
+    for mid in ranked:
+        if mid not in cards or mid in block.shown_ids:
+            continue
+        subject, item = cards[mid]
+        text = f"- {item['text']} ({item['date']} {mid})"
+        head = 0 if (subject, item["group"]) in heads else len(f"{subject}, {item['group']}:".split())
+        if head + len(text.split()) > left:
+            continue
+        left -= head + len(text.split())
+        heads.add((subject, item["group"]))
+        chosen.append((text, item | {"subject": subject}))
+    order = sorted(range(len(chosen)), key=lambda n: (chosen[n][1]["subject"], chosen[n][1]["group"], n))
+    seen: set[tuple[str, str]] = set()
+    for n in order:
+        text, item = chosen[n]
+        key = (item["subject"], item["group"])
+        if key not in seen:
+            seen.add(key)
+            block.card.append({"text": f"{item['subject']}, {item['group']}:", "ids": [], "kind": "card", "date": ""})
+        block.card.append({"text": text, "ids": [item["member_id"]], "kind": "card", "date": item["date"]})
+    block.words += sum(len(line["text"].split()) for line in block.card)
+    for line in block.card:
+        block.shown_ids.update(line["ids"])
 
 
 def _when(day_text: str) -> datetime:
