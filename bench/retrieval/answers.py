@@ -81,7 +81,7 @@ MODES = {"vector": {"mode": "vector"}, "keyword": {"mode": "keyword"}}
 # The default with one step off: what each step adds (the fitted weights otherwise).
 ABLATIONS = {"no_keyword": {"keyword_weight": 0.0}, "no_graph": {"graph_weight": 0.0},
              "no_diversity": {"diversity": 0.0}, "no_digest": {"insights": "plain"},
-             "no_community": {"community_weight": 0.0}}
+             "no_community": {"community_weight": 0.0}, "no_card": {"card_share": 0.0}}
 # The community prior reads the scan's communities, which exist after consolidation only: its
 # weight is fitted on the after phase (the other weights as fitted on the before phase).
 COMMUNITY = (0.0, 0.1, 0.2, 0.4)
@@ -298,11 +298,18 @@ def consolidate_all(g: Graphcons, args) -> dict:
             approved["update"] += 1
         except Conflict:  # a memory of the pair merged away meanwhile: counted, not applied
             approved["update_refused"] += 1
+    cards = g.cards(dry_run=False, now=NOW)  # issue 47: each speaker's card, approved as the rest
+    for p in g.proposals(status="pending", kind="card", limit=10_000):
+        g.approve(p["id"], by="bench", now=NOW)
+        approved["card"] += 1
     stats = g.db.run_text(query("retrieval_summarised"))[0]
     out = {"accepted_clusters": run.scan["accepted"] if run.scan else 0, "approved": dict(approved),
            "merge_pass": {k: v for k, v in merge.items() if isinstance(v, (int, float, str))},
            "update_pass": {k: (len(v) if isinstance(v, list) else v) for k, v in updates.items()
                            if isinstance(v, (int, float, str, list))},
+           "card_pass": {"parser": cards["parser"], "subjects": cards["subjects"],
+                         "items": sum(c["items"] for c in cards["proposed"]),
+                         "memories": sum(c["memories"] for c in cards["proposed"])},
            "memories": stats["memories"], "memories_summarised": stats["summarised"],
            "share_summarised": round(stats["summarised"] / stats["memories"], 4),
            "outcomes": {s: run.count(s) for s in sorted({o.status for o in run.outcomes})},
@@ -411,11 +418,11 @@ def main() -> None:
                 report["community_fit"], weights = fit_community(g, asked, convs, weights)
                 fitted = weights
             for name, change in {"default": {}, **{f"default_{k}": v for k, v in ABLATIONS.items()}}.items():
-                if phase == "before" and name in ("default_no_digest", "default_no_community"):  # nothing to turn off yet
+                if phase == "before" and name in ("default_no_digest", "default_no_community", "default_no_card"):
                     rows[phase][name] = rows[phase]["default"]
                     continue
                 pooled: list = [None] * len(asked)
-                budgets = args.budgets if name == "default" else ABLATION_BUDGETS
+                budgets = args.budgets if name in ("default", "default_no_card") else ABLATION_BUDGETS
                 for held in convs:
                     idx = [i for i, q in enumerate(asked) if q["namespace"] == held]
                     got, r_ms, c_ms = run_rows(g, [asked[i] for i in idx], {**weights[held], **change}, budgets)
