@@ -60,9 +60,9 @@ def test_a_card_is_proposed_reviewed_versioned_and_reverted(g):
     assert card["proposal_id"] == p["id"] and card["parser"] == extract.PARSER
     assert {i["member_id"] for i in card["items"]} == set(ids) - {ids[2]}  # never cites what changed
     dates = {i["member_id"]: i["date"] for i in card["items"]}
-    assert dates[ids[0]] == "2023-05-08"  # when it was said
-    assert dates[ids[1]] == "week of 2023-05-01"  # "last week", said on 11 May: its event time
-    assert dates[ids[3]] == "2023-06"  # "next month", said on 20 May
+    assert dates[ids[0]] == "8 May 2023"  # when it was said
+    assert dates[ids[1]] == "week of 1 May 2023"  # "last week", said on 11 May: its event time
+    assert dates[ids[3]] == "June 2023"  # "next month", said on 20 May
     assert g.approve(p["id"], now=NOW).changed is False
 
     again = g.cards(dry_run=False, now=NOW)["proposed"]  # the edit is new: a second card, then reverts
@@ -89,6 +89,11 @@ def test_context_shows_the_card_items_the_lines_had_no_room_for_first(g):
     assert ctx.lines[0]["kind"] == "card" and ctx.lines[0]["text"].startswith("Melanie, ")
     cited = [i for line in ctx.lines for i in line["ids"]]
     assert len(cited) == len(set(cited))  # no memory both as a line and as an item
-    assert len(set(cited)) > len(set(plain.ids))  # more of what she does fits in the same words
+    assert len(set(cited)) >= len(set(plain.ids))  # no fewer of what she does in the same words
+    items = [line for line in ctx.lines if line["kind"] == "card" and line["ids"]]
+    for line in items:  # the member said the short way, with its date and id
+        said, _, rest = line["text"][2:].partition(" [")
+        assert len(said.split()) < len(g.get(line["ids"][0]).content.split())
+        assert rest == f"{line['date']}] ({line['ids'][0]})"
     other = g.context("What does Caroline like?", 40, namespace="conv", record=False)
     assert all(line["kind"] != "card" for line in other.lines)  # not about her: no card

@@ -207,7 +207,7 @@ def _put_card(block: Block, ranked: list[str], cards: dict[str, tuple[str, dict[
         if mid not in cards or mid in block.shown_ids:
             continue
         subject, item = cards[mid]
-        text = f"- {item['text']} ({item['date']} {mid})"
+        text = f"- {item['text']} [{item['date']}] ({mid})"
         head = 0 if (subject, item["group"]) in heads else len(f"{subject}, {item['group']}:".split())
         if head + len(text.split()) > left:
             continue

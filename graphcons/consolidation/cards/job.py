@@ -22,7 +22,7 @@ from graphcons.core import audit, eventtime
 from graphcons.core.db import Database, Tx
 from graphcons.core.errors import ValidationError
 from graphcons.core.memory import LIVE_STATUSES
-from graphcons.core.time import require_aware
+from graphcons.core.time import day, require_aware
 from graphcons.store import proposals
 
 KIND = "card"
@@ -77,20 +77,12 @@ def propose_one(rows: list[dict[str, Any]], *, namespace: str, subject: str, now
 
 
 def item_date(content: str, said: str) -> str:
-    """An item's date, compact: its first resolved event time at its own granularity ("2022",
-    "2023-05", "week of 2023-05-01", "2023-05-20"; core/eventtime), else the day it was said."""
+    """An item's date as an agent reads a context's days: its first resolved event time at its own
+    granularity ("20 May 2023", "week of 1 May 2023", "May 2023", "2022"; core/eventtime), else the
+    day it was said."""
     said_day = date.fromisoformat(said[:10])
     found = eventtime.resolve(content, said_day)
-    if not found:
-        return said_day.isoformat()
-    e = found[0]
-    if e.granularity == "year":
-        return str(e.start.year)
-    if e.granularity == "month":
-        return e.start.isoformat()[:7]
-    if e.granularity == "day":
-        return e.start.isoformat()
-    return e.label() if e.granularity == "season" else f"{e.granularity} of {e.start.isoformat()}"
+    return found[0].label() if found else day(datetime.combine(said_day, datetime.min.time()))
 
 
 def _summary(card: dict[str, Any]) -> dict[str, Any]:
