@@ -80,6 +80,7 @@ def test_a_card_is_proposed_reviewed_versioned_and_reverted(g):
 
 def test_context_shows_the_card_items_the_lines_had_no_room_for_first(g):
     ids = add_melanie(g)
+    g.config.retrieval.card_share = 0.3  # opt-in (off by default: docs/RETRIEVAL.md)
     g.cards(dry_run=False, now=NOW)
     (p,) = g.proposals(kind="card", status="pending")
     plain = g.context("What activities does Melanie partake in?", 60, namespace="conv", record=False)
@@ -97,3 +98,5 @@ def test_context_shows_the_card_items_the_lines_had_no_room_for_first(g):
         assert rest == f"{line['date']}] ({line['ids'][0]})"
     other = g.context("What does Caroline like?", 40, namespace="conv", record=False)
     assert all(line["kind"] != "card" for line in other.lines)  # not about her: no card
+    g.config.retrieval.card_share = 0.0
+    assert g.context("What activities does Melanie partake in?", 60, namespace="conv", record=False).text == plain.text

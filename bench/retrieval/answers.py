@@ -81,7 +81,8 @@ MODES = {"vector": {"mode": "vector"}, "keyword": {"mode": "keyword"}}
 # The default with one step off: what each step adds (the fitted weights otherwise).
 ABLATIONS = {"no_keyword": {"keyword_weight": 0.0}, "no_graph": {"graph_weight": 0.0},
              "no_diversity": {"diversity": 0.0}, "no_digest": {"insights": "plain"},
-             "no_community": {"community_weight": 0.0}, "no_card": {"card_share": 0.0}}
+             "no_community": {"community_weight": 0.0}, "no_card": {"card_share": 0.0},
+             "card_share_0.1": {"card_share": 0.1}, "card_share_0.5": {"card_share": 0.5}}
 # The community prior reads the scan's communities, which exist after consolidation only: its
 # weight is fitted on the after phase (the other weights as fitted on the before phase).
 COMMUNITY = (0.0, 0.1, 0.2, 0.4)
@@ -418,11 +419,12 @@ def main() -> None:
                 report["community_fit"], weights = fit_community(g, asked, convs, weights)
                 fitted = weights
             for name, change in {"default": {}, **{f"default_{k}": v for k, v in ABLATIONS.items()}}.items():
-                if phase == "before" and name in ("default_no_digest", "default_no_community", "default_no_card"):
+                if phase == "before" and (name in ("default_no_digest", "default_no_community", "default_no_card")
+                                          or name.startswith("default_card_")):
                     rows[phase][name] = rows[phase]["default"]
                     continue
                 pooled: list = [None] * len(asked)
-                budgets = args.budgets if name in ("default", "default_no_card") else ABLATION_BUDGETS
+                budgets = args.budgets if name == "default" or "card" in name else ABLATION_BUDGETS
                 for held in convs:
                     idx = [i for i, q in enumerate(asked) if q["namespace"] == held]
                     got, r_ms, c_ms = run_rows(g, [asked[i] for i in idx], {**weights[held], **change}, budgets)

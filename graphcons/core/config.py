@@ -192,8 +192,9 @@ class RetrievalConfig(Section):
     # Profile cards in context() (issue 47): when the query names a subject with an approved card
     # (or the caller's subject has one), up to this share of the word budget shows, first, the card
     # items of the pool's memories the lines had no room for (each memory said the short way,
-    # dated, cited). 0 turns it off. Measured in docs/RETRIEVAL.md.
-    card_share: float = Field(default=0.3, ge=0, le=1)
+    # dated, cited). Off (0) by default: on the dev conversations 0.1-0.5 moved answer words by
+    # -0.008..+0.002 and cost multi-hop up to 0.032 at 150 words (docs/RETRIEVAL.md).
+    card_share: float = Field(default=0.0, ge=0, le=1)
 
 
 class ConsolidationConfig(Section):
