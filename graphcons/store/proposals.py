@@ -94,6 +94,19 @@ def lock(tx: Any, pid: str) -> dict[str, Any]:
     return decode(rows[0]["proposal"])
 
 
+def begin_approve(tx: Any, pid: str, kind: str, *,
+                  keep: tuple[str, ...] = ()) -> tuple[dict[str, Any], Decision | None]:
+    """Lock a proposal to approve it: (its committed state, None) when it is pending; (it, the unchanged
+    Decision, carrying the payload's `keep` fields) when it is applied already; Conflict otherwise."""
+    locked = lock(tx, pid)
+    if locked["status"] == "applied":
+        return locked, Decision(proposal_id=pid, kind=kind, status="applied", changed=False,
+                                **{k: locked["payload"][k] for k in keep})
+    if locked["status"] != "pending":
+        raise Conflict(f"{kind} proposal {pid!r} is {locked['status']}, not pending")
+    return locked, None
+
+
 def list_(db: Database, *, status: str | None = None, kind: str | None = None, limit: int = 100,
           namespaces: list[str] | None = None) -> list[dict[str, Any]]:
     if status is not None and status not in STATUSES:

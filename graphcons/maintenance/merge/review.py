@@ -44,13 +44,8 @@ def apply(tx: Any, p: dict[str, Any], *, now: datetime, run_id: str, by: str) ->
 def approve(db: Database, p: dict[str, Any], *, by: str, now: datetime) -> Decision:
     """Apply a pending merge in one transaction; approving an applied one changes nothing."""
     def work(tx: Tx) -> Decision:
-        locked = proposals.lock(tx, p["id"])
-        if locked["status"] == "applied":
-            return Decision(proposal_id=p["id"], kind=KIND, status="applied", changed=False,
-                            winner=locked["payload"]["winner"], loser=locked["payload"]["loser"])
-        if locked["status"] != "pending":
-            raise Conflict(f"merge proposal {p['id']!r} is {locked['status']}, not pending")
-        return apply(tx, locked, now=now, run_id=audit.new_run_id("merge-approve"), by=by)
+        locked, unchanged = proposals.begin_approve(tx, p["id"], KIND, keep=("winner", "loser"))
+        return unchanged or apply(tx, locked, now=now, run_id=audit.new_run_id("merge-approve"), by=by)
 
     return db.write(work)
 
