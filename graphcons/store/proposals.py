@@ -94,17 +94,20 @@ def lock(tx: Any, pid: str) -> dict[str, Any]:
     return decode(rows[0]["proposal"])
 
 
-def begin_approve(tx: Any, pid: str, kind: str, *,
-                  keep: tuple[str, ...] = ()) -> tuple[dict[str, Any], Decision | None]:
-    """Lock a proposal to approve it: (its committed state, None) when it is pending; (it, the unchanged
-    Decision, carrying the payload's `keep` fields) when it is applied already; Conflict otherwise."""
-    locked = lock(tx, pid)
-    if locked["status"] == "applied":
-        return locked, Decision(proposal_id=pid, kind=kind, status="applied", changed=False,
-                                **{k: locked["payload"][k] for k in keep})
-    if locked["status"] != "pending":
-        raise Conflict(f"{kind} proposal {pid!r} is {locked['status']}, not pending")
-    return locked, None
+def approve_once(db: Database, pid: str, kind: str, apply: Callable[[Tx, dict[str, Any]], Decision], *,
+                 keep: tuple[str, ...] = ()) -> Decision:
+    """Lock a proposal and `apply` its committed state, in one transaction, when it is pending; when it
+    is applied already, the unchanged Decision (carrying the payload's `keep` fields); Conflict otherwise."""
+    def work(tx: Tx) -> Decision:
+        locked = lock(tx, pid)
+        if locked["status"] == "applied":
+            return Decision(proposal_id=pid, kind=kind, status="applied", changed=False,
+                            **{k: locked["payload"][k] for k in keep})
+        if locked["status"] != "pending":
+            raise Conflict(f"{kind} proposal {pid!r} is {locked['status']}, not pending")
+        return apply(tx, locked)
+
+    return db.write(work)
 
 
 def propose_and_apply(db: Database, pid: str, propose: Callable[[Tx], Any],

@@ -43,11 +43,8 @@ def apply(tx: Any, p: dict[str, Any], *, now: datetime, run_id: str, by: str) ->
 
 def approve(db: Database, p: dict[str, Any], *, by: str, now: datetime) -> Decision:
     """Apply a pending merge in one transaction; approving an applied one changes nothing."""
-    def work(tx: Tx) -> Decision:
-        locked, unchanged = proposals.begin_approve(tx, p["id"], KIND, keep=("winner", "loser"))
-        return unchanged or apply(tx, locked, now=now, run_id=audit.new_run_id("merge-approve"), by=by)
-
-    return db.write(work)
+    return proposals.approve_once(db, p["id"], KIND, lambda tx, locked: apply(
+        tx, locked, now=now, run_id=audit.new_run_id("merge-approve"), by=by), keep=("winner", "loser"))
 
 
 def revert(db: Database, p: dict[str, Any], reason: str, *, by: str, now: datetime) -> Decision:
