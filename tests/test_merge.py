@@ -6,7 +6,6 @@ import pytest
 
 from graphcons.core.config import load_config
 from graphcons.core.errors import ConfigError, Conflict, NotFound, ValidationError
-from graphcons.maintenance.merge import review as merge_review
 from graphcons.maintenance.merge.guard import contradictions, differences
 from graphcons.maintenance.merge.score import proposal_id
 from graphcons.store import coaccess
@@ -70,23 +69,6 @@ def test_near_duplicates_are_proposed_then_merged_and_the_loser_stays_addressabl
     assert rec["targets"] == [a, b] and "jaro_winkler" in rec["details"]["rule"]
     assert rec["details"]["before"]["winner"]["evidence_count"] == 1
     assert rec["details"]["after"]["winner"]["evidence_count"] == 2 and rec["run_id"]
-
-
-@pytest.mark.parametrize("settle", ["approve", "reject"])
-def test_a_merge_settled_while_waiting_for_the_lock_is_not_applied_twice(g, settle):
-    """The queue read the proposal pending; another reviewer settled it before the lock was taken."""
-    a, b = g.add(A).id, g.add(B).id
-    g.merge(dry_run=False, now=NOW)
-    (read,) = g.proposals(kind="merge", status="pending")
-    g.approve(read["id"], now=NOW) if settle == "approve" else g.reject(read["id"], "not the same deploy", now=NOW)
-    before = snapshot(g)
-    if settle == "approve":
-        again = merge_review.approve(g.db, read, by="bo", now=NOW)
-        assert (again.status, again.changed, again.winner, again.loser) == ("applied", False, a, b)
-    else:
-        with pytest.raises(Conflict, match=f"merge proposal '{read['id']}' is rejected, not pending"):
-            merge_review.approve(g.db, read, by="bo", now=NOW)
-    assert snapshot(g) == before  # nothing written either way
 
 
 def test_different_subjects_or_namespaces_never_merge(g):

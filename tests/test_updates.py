@@ -6,8 +6,7 @@ import pytest
 
 from conftest import _wipe
 from graphcons.core.config import Config
-from graphcons.core.errors import Conflict, ValidationError
-from graphcons.maintenance.updates import review as update_review
+from graphcons.core.errors import ValidationError
 from graphcons.maintenance.updates.detect import proposal_id
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=timezone.utc)
@@ -61,23 +60,6 @@ def test_an_update_is_proposed_and_applied_by_time_order_and_the_older_stays_act
     audit = g.audit_log(op="update_applied")
     assert audit and audit[0]["details"]["proposal"] == p["id"] and set(audit[0]["targets"]) == {new, old}
     assert g.updates(dry_run=False, now=NOW)["proposed"] == []  # the pair is handled
-
-
-@pytest.mark.parametrize("settle", ["approve", "reject"])
-def test_an_update_settled_while_waiting_for_the_lock_is_not_applied_twice(g, settle):
-    """The queue read the proposal pending; another reviewer settled it before the lock was taken."""
-    old, new = g.add(OLD).id, g.add(NEW).id
-    g.updates(dry_run=False, now=NOW)
-    (read,) = g.proposals(kind="update", status="pending")
-    g.approve(read["id"], now=NOW) if settle == "approve" else g.reject(read["id"], "different cities", now=NOW)
-    before = counts(g), update_edges(g)
-    if settle == "approve":
-        again = update_review.approve(g.db, read, by="bo", now=NOW)
-        assert (again.status, again.changed, again.newer, again.older) == ("applied", False, new, old)
-    else:
-        with pytest.raises(Conflict, match=f"update proposal '{read['id']}' is rejected, not pending"):
-            update_review.approve(g.db, read, by="bo", now=NOW)
-    assert (counts(g), update_edges(g)) == before  # nothing written either way
 
 
 def test_a_rejected_update_is_never_proposed_again(g):
