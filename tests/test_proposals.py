@@ -2,8 +2,12 @@
 
 import pytest
 from synthesis_helpers import NOW, add_incidents, count, insights
+from test_merge import A, B
+from test_updates import NEW, OLD
 
 from graphcons.core.errors import Conflict, NotFound, ValidationError
+from graphcons.maintenance.merge import review as merge_review
+from graphcons.maintenance.updates import review as update_review
 
 
 def graph_size(g):
@@ -231,6 +235,30 @@ def test_one_queue_approve_and_revert_dispatch_merge_proposals_to_the_merge_job(
     assert (out.winner, out.loser) == (a, b) and g.get(b).status == "deprecated"
     g.revert(merge_p["id"], now=NOW)
     assert g.get(b).status == "active"
+
+
+# kind -> (its review module, the two memories, the pass that proposes them, the Decision's fields for them)
+PAIR_KINDS = {"merge": (merge_review, (A, B), "merge", ("winner", "loser")),
+              "update": (update_review, (NEW, OLD), "updates", ("newer", "older"))}
+
+
+@pytest.mark.parametrize("settle", ["approve", "reject"])
+@pytest.mark.parametrize("kind", PAIR_KINDS)
+def test_a_pair_proposal_settled_before_the_lock_is_not_applied_twice(g, kind, settle):
+    """The queue read the proposal pending; another reviewer settled it before the lock was taken."""
+    review, memories, job, fields = PAIR_KINDS[kind]
+    ids = [g.add(m).id for m in memories]
+    getattr(g, job)(dry_run=False, now=NOW)
+    (read,) = g.proposals(kind=kind, status="pending")
+    g.approve(read["id"], now=NOW) if settle == "approve" else g.reject(read["id"], "not the same", now=NOW)
+    before = graph_size(g), count(g, "MATCH (a:Audit) RETURN count(a) AS n")
+    if settle == "approve":
+        again = review.approve(g.db, read, by="bo", now=NOW)
+        assert (again.status, again.changed, [getattr(again, f) for f in fields]) == ("applied", False, ids)
+    else:
+        with pytest.raises(Conflict, match=f"{kind} proposal '{read['id']}' is rejected, not pending"):
+            review.approve(g.db, read, by="bo", now=NOW)
+    assert (graph_size(g), count(g, "MATCH (a:Audit) RETURN count(a) AS n")) == before  # nothing written
 
 
 def test_a_member_retired_since_the_proposal_makes_it_stale(g, pending):

@@ -186,7 +186,7 @@ def ask(g: Graphcons, q: dict, settings: dict, budgets: tuple[int, ...]) -> tupl
 
 def cited_sources(g: Graphcons, ids: list[str]) -> set[str]:
     """The dialogue turns of the memories a context cites (looked up after the timed call)."""
-    return {s for r in g.db.run_text(query("answers_sources"), ids=list(ids)) for s in r["sources"]} if ids else set()
+    return {s for r in g.db.run_text(query("cited_memories"), ids=list(ids)) for s in r["sources"]} if ids else set()
 
 
 def reader_questions(asked: list[dict]) -> list[dict]:

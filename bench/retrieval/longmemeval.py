@@ -106,7 +106,7 @@ def ask(g: Graphcons, q: dict) -> dict:
     for b in BUDGETS:
         ctx = g.context(q["question"], b, namespace=q["namespace"], record=False)
         assert ctx.words <= b, (q["id"], b, ctx.words)
-        cited = g.db.run_text(query("longmemeval_sessions"), ids=ctx.ids)
+        cited = g.db.run_text(query("cited_memories"), ids=ctx.ids)
         order = [r["session"] for r in sorted(cited, key=lambda r: ctx.ids.index(r["id"])) if r["session"]]
         row[f"context_session_recall@{b}"] = len(answer & set(order)) / len(answer) if answer else None
         row[f"answer@{b}"] = len(gold & answer_words(ctx.text)) / len(gold) if gold else None

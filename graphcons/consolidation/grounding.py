@@ -311,28 +311,22 @@ def ground(insight: Insight, themes: Themes | None, member_ids: list[str] | tupl
     context_hits: list[str] = []
     claims: list[Claim] = []
     gone: list[dict[str, Any]] = []  # every claim, fact and implication dropped or folded, with the reason
-    for c in insight.claims:
-        kept = _keep(c.member_ids, members, stripped, context, context_hits)
+
+    def cited(kind: str, line: Claim | Fact) -> tuple[str, list[str]] | None:
+        """A claim's or fact's statement without a "(confirmed N times)" note, and the shown members that hold it;
+        None, noted in `gone`, when it cites no member it was shown."""
+        kept = _keep(line.member_ids, members, stripped, context, context_hits)
         if not kept:
-            gone.append({"kind": "claim", "statement": c.statement, "member_ids": list(c.member_ids),
+            gone.append({"kind": kind, "statement": line.statement, "member_ids": list(line.member_ids),
                          "reason": "cites no member it was shown"})
-            continue
-        statement = _CONFIRMED_RE.sub("", c.statement).strip()
-        if texts:
-            kept = _narrowed(kept, statement, texts, ignore, unsupported)
-        claims.append(Claim(statement=statement, member_ids=sorted(kept),
-                            confirmations=confirmations(statement, sorted(kept), texts, sources, ignore)))
-    facts = []  # a fact citing no shown member is dropped like a claim, but never decides groundedness alone
-    for f in insight.facts:
-        kept = _keep(f.member_ids, members, stripped, context, context_hits)
-        if not kept:
-            gone.append({"kind": "fact", "statement": f.statement, "member_ids": list(f.member_ids),
-                         "reason": "cites no member it was shown"})
-            continue
-        statement = _CONFIRMED_RE.sub("", f.statement).strip()
-        if texts:
-            kept = _narrowed(kept, statement, texts, ignore, unsupported)
-        facts.append(Fact(statement=statement, member_ids=sorted(kept)))
+            return None
+        statement = _CONFIRMED_RE.sub("", line.statement).strip()
+        return statement, sorted(_narrowed(kept, statement, texts, ignore, unsupported) if texts else kept)
+
+    for st, ids in filter(None, (cited("claim", c) for c in insight.claims)):
+        claims.append(Claim(statement=st, member_ids=ids, confirmations=confirmations(st, ids, texts, sources, ignore)))
+    # a fact citing no shown member is dropped like a claim, but never decides groundedness alone
+    facts = [Fact(statement=st, member_ids=ids) for st, ids in filter(None, (cited("fact", f) for f in insight.facts))]
     said = [c.statement for c in claims]
     restated = [t.description for t in insight.tensions if restates_claim(t.description, said)]
     tensions = [Tension(description=t.description, member_ids=sorted(_keep(t.member_ids, members | context, stripped)))

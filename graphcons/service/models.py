@@ -9,7 +9,7 @@ free display label).
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic_core import PydanticCustomError
@@ -99,6 +99,16 @@ class AccessOut(BaseModel):
     warmed: int
 
 
+# The time fields of retrieve and context, typed once (not a mixin: that would move them first in the schema)
+AsOf = Annotated[str | None, Field(max_length=64, description="Answer with what was current then: a date "
+                                   "(2023-05-27, its whole day) or an ISO-8601 date-time with a timezone.")]
+When = Annotated[str | None, Field(max_length=64, description="Event time on request (off by default): \"auto\" "
+                                   "(the query's own time phrase, against as_of or now) or a window: 2023-06-01, "
+                                   "2023-06, 2023, or START/END of those.")]
+WhenMode = Annotated[Literal["boost", "restrict"] | None, Field(description="With `when`: boost (the default) moves "
+                                                                "in-window memories up, restrict shows only them.")]
+
+
 class RetrieveQuery(Body):
     query: str = Field(min_length=1, max_length=10_000)
     k: int = Field(default=5, ge=1, description="At most [service] max_k (the served schema's maximum).")
@@ -106,14 +116,9 @@ class RetrieveQuery(Body):
     subject: str | None = Field(default=None, min_length=1, max_length=200)
     session: str | None = Field(default=None, max_length=200)
     record: bool = True  # writers: record the hits as used together (readers never record)
-    as_of: str | None = Field(default=None, max_length=64, description="Answer with what was current then: a "
-                              "date (2023-05-27, its whole day) or an ISO-8601 date-time with a timezone.")
-    when: str | None = Field(default=None, max_length=64, description="Event time on request (off by default): "
-                             "\"auto\" (the query's own time phrase, against as_of or now) or a window: "
-                             "2023-06-01, 2023-06, 2023, or START/END of those.")
-    when_mode: Literal["boost", "restrict"] | None = Field(default=None, description="With `when`: boost (the "
-                                                          "default) moves in-window memories up, restrict shows "
-                                                          "only them.")
+    as_of: AsOf = None
+    when: When = None
+    when_mode: WhenMode = None
 
 
 class ContextQuery(Body):
@@ -124,14 +129,9 @@ class ContextQuery(Body):
     subject: str | None = Field(default=None, max_length=200)
     session: str | None = Field(default=None, max_length=200)
     record: bool = True  # writers: record the memories shown as used together (readers never record)
-    as_of: str | None = Field(default=None, max_length=64, description="Answer with what was current then: a "
-                              "date (2023-05-27, its whole day) or an ISO-8601 date-time with a timezone.")
-    when: str | None = Field(default=None, max_length=64, description="Event time on request (off by default): "
-                             "\"auto\" (the query's own time phrase, against as_of or now) or a window: "
-                             "2023-06-01, 2023-06, 2023, or START/END of those.")
-    when_mode: Literal["boost", "restrict"] | None = Field(default=None, description="With `when`: boost (the "
-                                                          "default) moves in-window memories up, restrict shows "
-                                                          "only them.")
+    as_of: AsOf = None
+    when: When = None
+    when_mode: WhenMode = None
 
 
 class ContextLine(BaseModel):

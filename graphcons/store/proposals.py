@@ -14,11 +14,11 @@ from __future__ import annotations
 import hashlib
 import json
 from datetime import datetime
-from typing import Any
+from typing import Any, Callable
 
 from pydantic import BaseModel
 
-from graphcons.core.db import Database
+from graphcons.core.db import Database, Tx
 from graphcons.core.errors import Conflict, NotFound, ValidationError
 from graphcons.core.inputs import check_key
 
@@ -92,6 +92,39 @@ def lock(tx: Any, pid: str) -> dict[str, Any]:
     if not rows:
         raise NotFound(f"no proposal with id {pid!r}")
     return decode(rows[0]["proposal"])
+
+
+def approve_once(db: Database, pid: str, kind: str, apply: Callable[[Tx, dict[str, Any]], Decision], *,
+                 keep: tuple[str, ...] = ()) -> Decision:
+    """Lock a proposal and `apply` its committed state, in one transaction, when it is pending; when it
+    is applied already, the unchanged Decision (carrying the payload's `keep` fields); Conflict otherwise."""
+    def work(tx: Tx) -> Decision:
+        locked = lock(tx, pid)
+        if locked["status"] == "applied":
+            return Decision(proposal_id=pid, kind=kind, status="applied", changed=False,
+                            **{k: locked["payload"][k] for k in keep})
+        if locked["status"] != "pending":
+            raise Conflict(f"{kind} proposal {pid!r} is {locked['status']}, not pending")
+        return apply(tx, locked)
+
+    return db.write(work)
+
+
+def propose_and_apply(db: Database, pid: str, propose: Callable[[Tx], Any],
+                      apply: Callable[[Tx, dict[str, Any]], Any]) -> bool:
+    """Queue a proposal and apply it in one transaction (a pass's auto-apply); False when applying
+    raised Conflict (a memory stopped being live meanwhile): nothing is written then."""
+    def work(tx: Tx) -> None:
+        propose(tx)
+        locked = lock(tx, pid)
+        if locked["status"] == "pending":  # another worker or a reviewer may have settled it
+            apply(tx, locked)
+
+    try:
+        db.write(work)
+    except Conflict:
+        return False
+    return True
 
 
 def list_(db: Database, *, status: str | None = None, kind: str | None = None, limit: int = 100,

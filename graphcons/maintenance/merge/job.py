@@ -34,8 +34,7 @@ from typing import Any, Callable, Iterator
 
 from graphcons.core import audit
 from graphcons.core.config import Config, MergeConfig
-from graphcons.core.db import Database, Rows, Tx
-from graphcons.core.errors import Conflict
+from graphcons.core.db import Database, Rows
 from graphcons.core.memory import LIVE_STATUSES
 from graphcons.core.time import require_aware
 from graphcons.maintenance.merge import blocking, review, verifiers, verify
@@ -224,17 +223,8 @@ def run(db: Database, cfg: Config, *, now: datetime, dry_run: bool = True, run_i
 def _auto_apply(db: Database, p: Pair, now: datetime, run_id: str, cfg: MergeConfig) -> bool:
     """Propose and apply one pair in one transaction; False when a memory of the pair was merged
     elsewhere meanwhile (nothing written)."""
-    def work(tx: Tx) -> None:
-        _propose(tx, p, now, run_id, cfg)
-        locked = proposals.lock(tx, p.proposal_id)
-        if locked["status"] == "pending":  # another worker or a reviewer may have settled it
-            review.apply(tx, locked, now=now, run_id=run_id, by="auto")
-
-    try:
-        db.write(work)
-    except Conflict:
-        return False
-    return True
+    return proposals.propose_and_apply(db, p.proposal_id, lambda tx: _propose(tx, p, now, run_id, cfg),
+                                       lambda tx, locked: review.apply(tx, locked, now=now, run_id=run_id, by="auto"))
 
 
 def _unless_rested_on(db: Database, loser: str, flush: Callable[[], None]) -> bool:

@@ -18,7 +18,7 @@ from typing import Any, Callable
 from graphcons.core import audit
 from graphcons.core.config import Config
 from graphcons.core.db import Database, Tx
-from graphcons.core.errors import Conflict, ValidationError
+from graphcons.core.errors import ValidationError
 from graphcons.core.memory import LIVE_STATUSES
 from graphcons.core.time import require_aware
 from graphcons.maintenance.updates import review
@@ -104,14 +104,5 @@ def _propose(tx: Tx, chunk: list[Update], now: datetime, run_id: str) -> None:
 
 def _auto_apply(db: Database, u: Update, now: datetime, run_id: str) -> bool:
     """Propose and apply one update in one transaction; False when a memory stopped being live meanwhile."""
-    def work(tx: Tx) -> None:
-        _propose(tx, [u], now, run_id)
-        locked = proposals.lock(tx, u.proposal_id)
-        if locked["status"] == "pending":
-            review.apply(tx, locked, now=now, run_id=run_id, by="auto")
-
-    try:
-        db.write(work)
-    except Conflict:
-        return False
-    return True
+    return proposals.propose_and_apply(db, u.proposal_id, lambda tx: _propose(tx, [u], now, run_id),
+                                       lambda tx, locked: review.apply(tx, locked, now=now, run_id=run_id, by="auto"))

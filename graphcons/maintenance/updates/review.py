@@ -39,16 +39,8 @@ def apply(tx: Any, p: dict[str, Any], *, now: datetime, run_id: str, by: str) ->
 
 def approve(db: Database, p: dict[str, Any], *, by: str, now: datetime) -> Decision:
     """Apply a pending update in one transaction; approving an applied one changes nothing."""
-    def work(tx: Tx) -> Decision:
-        locked = proposals.lock(tx, p["id"])
-        if locked["status"] == "applied":
-            return Decision(proposal_id=p["id"], kind=KIND, status="applied", changed=False,
-                            newer=locked["payload"]["newer"], older=locked["payload"]["older"])
-        if locked["status"] != "pending":
-            raise Conflict(f"update proposal {p['id']!r} is {locked['status']}, not pending")
-        return apply(tx, locked, now=now, run_id=audit.new_run_id("update-approve"), by=by)
-
-    return db.write(work)
+    return proposals.approve_once(db, p["id"], KIND, lambda tx, locked: apply(
+        tx, locked, now=now, run_id=audit.new_run_id("update-approve"), by=by), keep=("newer", "older"))
 
 
 def revert(db: Database, p: dict[str, Any], reason: str, *, by: str, now: datetime) -> Decision:
