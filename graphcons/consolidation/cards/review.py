@@ -24,33 +24,26 @@ from graphcons.store.proposals import Decision
 
 def approve(db: Database, p: dict[str, Any], *, by: str, now: datetime) -> Decision:
     """Apply a pending card in one transaction; approving an applied one changes nothing."""
-    pid = p["id"]
+    return proposals.approve_once(db, p["id"], KIND, lambda tx, locked: _apply(tx, locked, by=by, now=now))
 
-    def work(tx: Tx) -> Decision:
-        locked = proposals.lock(tx, pid)
-        if locked["status"] == "applied":
-            return Decision(proposal_id=pid, kind=KIND, status="applied", changed=False,
-                            profile_version=locked.get("profile_version"))
-        if locked["status"] != "pending":
-            raise Conflict(f"card proposal {pid!r} is {locked['status']}, not pending")
-        versions: dict[str, int] = locked["member_versions"]
-        now_are = {r["id"]: r for r in tx.run("proposals/member_versions", ids=sorted(versions))}
-        fresh = {i for i, v in versions.items()
-                 if now_are[i]["version"] == v and now_are[i]["status"] in LIVE_STATUSES}
-        items = locked["payload"]["items"]
-        kept = [i for i in items if i["member_id"] in fresh]
-        dropped = sorted({i["member_id"] for i in items} - fresh)
-        card = {"proposal_id": pid, "parser": locked["payload"]["parser"], "items": kept}
-        before, version = profile.save_card(tx, locked, card, pid=pid, change="card", by=by, now=now)
-        proposals.transition(tx, pid, "pending", "applied", now=now, by=by)
-        tx.run("cards/applied", id=pid, profile_version=version, profile_version_before=before, kept=len(kept),
-               dropped=dropped)
-        audit.record(tx, "approve", [pid, profile.key(locked["namespace"], locked["subject"])], at=now, kind=KIND,
-                     by=by, subject=locked["subject"], namespace=locked["namespace"], profile_version=version,
-                     items=len(kept), dropped=dropped)
-        return Decision(proposal_id=pid, kind=KIND, status="applied", changed=True, profile_version=version)
 
-    return db.write(work)
+def _apply(tx: Tx, locked: dict[str, Any], *, by: str, now: datetime) -> Decision:
+    pid = locked["id"]
+    versions: dict[str, int] = locked["member_versions"]
+    now_are = {r["id"]: r for r in tx.run("proposals/member_versions", ids=sorted(versions))}
+    fresh = {i for i, v in versions.items() if now_are[i]["version"] == v and now_are[i]["status"] in LIVE_STATUSES}
+    items = locked["payload"]["items"]
+    kept = [i for i in items if i["member_id"] in fresh]
+    dropped = sorted({i["member_id"] for i in items} - fresh)
+    card = {"proposal_id": pid, "parser": locked["payload"]["parser"], "items": kept}
+    before, version = profile.save_card(tx, locked, card, pid=pid, change="card", by=by, now=now)
+    proposals.transition(tx, pid, "pending", "applied", now=now, by=by)
+    tx.run("cards/applied", id=pid, profile_version=version, profile_version_before=before, kept=len(kept),
+           dropped=dropped)
+    audit.record(tx, "approve", [pid, profile.key(locked["namespace"], locked["subject"])], at=now, kind=KIND, by=by,
+                 subject=locked["subject"], namespace=locked["namespace"], profile_version=version, items=len(kept),
+                 dropped=dropped)
+    return Decision(proposal_id=pid, kind=KIND, status="applied", changed=True, profile_version=version)
 
 
 def revert(db: Database, p: dict[str, Any], reason: str, *, by: str, now: datetime) -> Decision:
