@@ -38,12 +38,12 @@ GROUPS = ("plans", "preferences", "possessions", "places", "people", "activities
 _PRUNED = {"relcl", "advcl", "appos", "parataxis", "npadvmod", "punct", "meta", "dep", "prn"}
 _PRONOUNS = {"she", "he", "they", "i", "we"}
 _DANGLING = {"cc", "prep", "mark", "det", "aux", "auxpass", "case", "poss", "preconj"}
-# word classes (lemmas) of English verbs
+# word classes of English verbs, compared by stem
 _INTENT = frozenset(map(stem, "plan want hope intend aim consider wish dream decide expect prepare".split()))
 _LIKING = frozenset(map(stem, "like love enjoy prefer value cherish appreciate adore treasure hate dislike favor "
                               "admire fancy".split()))
 _HAVING = frozenset(map(stem, "have own buy get receive keep adopt acquire".split()))
-MAX_WORDS = 24  # an item longer than this says too little less than its member: cut at a clause's end
+MAX_WORDS = 24  # a longer item saves too little: cut at the last clause boundary before it
 
 
 @dataclass(frozen=True)
@@ -51,7 +51,7 @@ class Item:
     group: str
     text: str
     member_id: str
-    date: str  # ISO day: the member's event time when resolved, else when it was said
+    date: str  # as a context's days read: the member's event time when resolved, else when it was said
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
