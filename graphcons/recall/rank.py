@@ -30,8 +30,8 @@ STAND_FOR_EPS = 1e-6  # an insight ranks just above the best member it stands fo
 
 class Ranking(list):
     """`ranked`'s candidates, best first; `members` the members each carrier cites (insight id ->
-    rows, as cypher/retrieval/insight_cited returns them) when the ranking read them (hybrid mode,
-    asked with `members`), else None: the grouping then reads them itself."""
+    [[member id, relevance]], cypher/retrieval/spread's `members`) when the ranking read them (hybrid
+    mode, asked with `members`), else None: the grouping then reads them itself."""
 
     members: dict[str, list[dict[str, Any]]] | None = None
 
