@@ -207,8 +207,9 @@ def _hydrate(db: Database, hits: list[Candidate], *, summarised: bool = False,
     if not ids:
         return [], {}
     scored = [mid for h in hits for mid, relevance in h.members or [] if relevance is None]
-    rows = {r["memory"]["id"]: r for r in db.run("retrieval/hydrate", ids=ids, summarised=summarised, live=LIVE_STATUSES,
-                                                 scored=scored, embedding=embedding if scored else None)}
+    rows = {r["memory"]["id"]: r for r in db.run("retrieval/hydrate", ids=ids, summarised=summarised,
+                                                 live=LIVE_STATUSES, scored=scored,
+                                                 embedding=embedding if scored else None)}
     if newer is not None:
         newer.update({i: r["newer"] for i, r in rows.items() if r["newer"]})
     full = {i: Memory.from_node(r["memory"]) for i, r in rows.items()}
