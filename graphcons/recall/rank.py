@@ -196,7 +196,7 @@ def diversify(db: Database, hits: list[Candidate], weight: float, pool: int) -> 
     head = [h for h in hits[:pool] if h.memory.epistemic_status != "unsupported"]
     if len(head) < 3:
         return hits
-    sims = db.run("retrieval/pair_cosines", Rows.VALUES, ids=[h.id for h in head])[0]["sims"]
+    sims = db.run("retrieval/pair_cosines", Rows.PLAIN, ids=[h.id for h in head])[0]["sims"]
     sim = np.maximum(cosine_matrix(sims), 0.0)  # only likeness is penalised (the diagonal is never read)
     closest = np.zeros(len(head))
     left = list(range(len(head)))

@@ -57,8 +57,9 @@ def warm(db: Database, cfg: Config, embedder: Embedder) -> None:
     retrieve(db, cfg, embedder, "warm-up", k=1, namespace=WARM_NAMESPACE, record=False)
     lists.spread(db, cfg, [], embedding, 1, WARM_NAMESPACE, None, ids=[], communities=True, digest=True,
                  members=True)
-    db.run("retrieval/pair_cosines", Rows.VALUES, ids=[])
-    db.run("retrieval/hydrate", ids=[], summarised=True, live=LIVE_STATUSES, scored=[], embedding=embedding)
+    db.run("retrieval/pair_cosines", Rows.PLAIN, ids=[])
+    db.run("retrieval/hydrate", Rows.VALUES, ids=[], summarised=True, live=LIVE_STATUSES, scored=[],
+           embedding=embedding)
 
 
 def retrieve(db: Database, cfg: Config, embedder: Embedder, query: str, k: int = 5, *,
@@ -137,7 +138,7 @@ def _group(db: Database, order: Ranking, k: int, embedding: list[float] | None,
         carriers = [h.id for h in order if h.memory.kind == "insight" or (digest and h.derived is not False)]
         query = "retrieval/insight_cited" if digest else "retrieval/insight_members"
         members = {r["insight"]: [[m["memory"]["id"], m["relevance"]] for m in r["members"]] for r in
-                   db.run(query, ids=carriers, embedding=embedding, live=LIVE_STATUSES)} if carriers else {}
+                   db.run(query, Rows.PLAIN, ids=carriers, embedding=embedding, live=LIVE_STATUSES)} if carriers else {}
     out: list[Candidate] = []
     shown: set[str] = set()
     used = 0
@@ -207,7 +208,7 @@ def _hydrate(db: Database, hits: list[Candidate], *, summarised: bool = False,
     if not ids:
         return [], {}
     scored = [mid for h in hits for mid, relevance in h.members or [] if relevance is None]
-    rows = {r["memory"]["id"]: r for r in db.run("retrieval/hydrate", ids=ids, summarised=summarised,
+    rows = {r["memory"]["id"]: r for r in db.run("retrieval/hydrate", Rows.VALUES, ids=ids, summarised=summarised,
                                                  live=LIVE_STATUSES, scored=scored,
                                                  embedding=embedding if scored else None)}
     if newer is not None:
