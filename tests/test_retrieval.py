@@ -367,6 +367,26 @@ def test_diversity_makes_room_for_a_second_fact_instead_of_a_restatement(g):
     assert longer[:3] == ids(diverse)
 
 
+def test_a_digest_carries_every_member_it_cites_most_relevant_first_in_any_mode(g, insight):
+    # The hybrid ranking reads a carrier's members as ids (cypher/retrieval/spread) and scores the
+    # shown ones at hydration; vector mode reads them scored (cypher/retrieval/insight_cited): the
+    # same members, relevance and order either way (issue 52).
+    iid, _ = insight
+    ins = g.get(iid)
+    query = f"{ins.title}. {ins.content}"  # the insight's own text: it ranks first, nothing shown before it
+
+    def carried(hits):
+        top = hits[0]
+        assert top.memory.id == iid
+        return [(m.memory.id, m.relevance) for m in top.members]
+
+    hybrid = carried(g.retrieve(query, k=3, record=False))
+    vector = carried(g.retrieve(query, k=3, mode="vector", record=False))
+    assert len(hybrid) >= 2 and hybrid == vector
+    relevance = [r for _, r in hybrid]
+    assert relevance == sorted(relevance, reverse=True) and all(-1 <= r <= 1 for r in relevance)
+
+
 # What a call costs in round trips (issue 52, docs/RETRIEVAL.md "What a call costs"): counted per
 # statement at graphcons.core.db, so a pass added to recall fails here, whatever the machine's speed.
 DEFAULT_RETRIEVE = ["retrieval/vector", "retrieval/fulltext", "retrieval/spread", "retrieval/pair_cosines",

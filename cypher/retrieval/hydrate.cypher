@@ -6,8 +6,13 @@
 // `newer`: the live memories that state a newer value of what it says (issue 51: an applied update,
 // SUPERSEDES {reason: 'update'} not reverted; the older stays live), for graphcons.recall.current to
 // show them first. A degree check per hit when there are none.
+// `relevance`: for the ids in $scored (the members a digest shows: retrieval/spread sends their ids
+// only), their cosine to the query as cypher/retrieval/insight_cited scores it (null elsewhere):
+// scored here for the ten or so carriers shown, not for every candidate carrier (issue 52).
 MATCH (m:Memory) WHERE m.id IN $ids
 RETURN m {.*, embedding: null} AS memory,
+       CASE WHEN NOT m.id IN $scored THEN null WHEN $embedding IS NULL THEN 0.0
+            ELSE vector.similarity.cosine($embedding, m.embedding) * 2 - 1 END AS relevance,
        CASE WHEN $summarised THEN
          COLLECT { MATCH (i:Memory)-[r:SUMMARIZES]->(m)
                    WHERE NOT coalesce(r.reverted, false) AND i.status IN $live

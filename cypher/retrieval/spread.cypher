@@ -11,15 +11,20 @@
 // memory's spread is its strongest seed x edge (0..1 with weights <= 1).
 // No seeds: no rows (the graph step is off, or it is personalised PageRank's, recall/lists.ppr).
 // 2. `groups`, when $communities or $digest or $members: for each candidate ($ids, the fused
-// lists, and the memories the step reached) its kind, its stored community (latest scan,
-// cypher/clusters/communities_store.cypher) when $communities; when $digest, the live insights in
-// the scope that cite it (DERIVED_FROM, not reverted) and whether it cites anything itself.
+// lists, and the memories the step reached) [id, kind, community, community size, citing, derived]:
+// its stored community (latest scan, cypher/clusters/communities_store.cypher) when $communities;
+// when $digest, the ids of the live insights in the scope that cite it (DERIVED_FROM, not
+// reverted; their heads once each in `heads`, [id, kind, epistemic status]) and whether it cites
+// anything itself.
 // 3. `members`, when $members: the live members each carrier cites (an insight candidate, a
-// derived one when $digest, an insight citing a candidate), most relevant to the query first:
-// with $digest those it DERIVED_FROM (cypher/retrieval/insight_cited), else those it SUMMARIZES
-// (cypher/retrieval/insight_members); the grouping then needs no round trip (recall/retrieval).
-// Each part returns one row holding its list: streaming a hundred records costs the driver more
-// than the query.
+// derived one when $digest, an insight citing a candidate), as [carrier id, [[member id, relevance]]]:
+// with $digest those it DERIVED_FROM (cypher/retrieval/insight_cited), by id, relevance null (the
+// grouping needs the set only; retrieval/hydrate scores the members shown); else those it SUMMARIZES
+// (cypher/retrieval/insight_members), most relevant to the query first. The grouping then needs no
+// round trip (recall/retrieval).
+// Each part returns one row holding its list, and lists rather than maps where the caller reads a
+// few fields: streaming a hundred records, or 600 members as maps (100 kB after consolidation at 10k
+// memories), costs the driver more than the query (issue 52).
 CALL () {
   UNWIND $seeds AS seed
   MATCH (a:Memory {id: seed.id})
@@ -58,29 +63,44 @@ CALL (rows) {
   UNWIND CASE WHEN $communities OR $digest OR $members
               THEN $ids + [r IN rows WHERE NOT r.memory.id IN $ids | r.memory.id] ELSE [] END AS id
   MATCH (m:Memory {id: id})
-  RETURN collect({
-           id: m.id, kind: m.kind,
-           community: CASE WHEN $communities THEN m.community END, size: m.community_size,
-           citing: CASE WHEN $digest AND m.kind <> 'insight' THEN
+  WITH m, CASE WHEN $digest AND m.kind <> 'insight' THEN
              [(i:Memory {kind: 'insight'})-[r:DERIVED_FROM]->(m)
                WHERE NOT coalesce(r.reverted, false) AND i.status IN $live
                  AND ($namespace IS NULL OR i.namespace = $namespace) AND ($subject IS NULL OR i.subject = $subject)
-               | i {.id, .kind, .epistemic_status}]
-             ELSE [] END,
-           derived: $digest AND EXISTS { (m)-[d:DERIVED_FROM]->() WHERE NOT coalesce(d.reverted, false) }}) AS groups
+               | i]
+           ELSE [] END AS citing
+  WITH collect([m.id, m.kind, CASE WHEN $communities THEN m.community END, m.community_size, [i IN citing | i.id],
+                $digest AND EXISTS { (m)-[d:DERIVED_FROM]->() WHERE NOT coalesce(d.reverted, false) }]) AS groups,
+       collect(citing) AS citing
+  CALL (citing) {  // each citing insight's head once, not once per candidate it cites
+    UNWIND citing AS insights
+    UNWIND insights AS i
+    WITH DISTINCT i
+    RETURN collect([i.id, i.kind, i.epistemic_status]) AS heads
+  }
+  RETURN groups, heads
 }
 CALL (groups) {
-  UNWIND CASE WHEN $members THEN groups ELSE [] END AS g
-  UNWIND CASE WHEN g.kind = 'insight' OR ($digest AND g.derived) THEN [g.id] ELSE [] END
-         + [c IN g.citing | c.id] AS iid
+  UNWIND CASE WHEN $members THEN groups ELSE [] END AS g  // [id, kind, community, size, citing ids, derived]
+  UNWIND CASE WHEN g[1] = 'insight' OR ($digest AND g[5]) THEN [g[0]] ELSE [] END + g[4] AS iid
   WITH DISTINCT iid
-  MATCH (:Memory {id: iid})-[r:DERIVED_FROM|SUMMARIZES]->(m:Memory)
-  WHERE type(r) = CASE WHEN $digest THEN 'DERIVED_FROM' ELSE 'SUMMARIZES' END
-    AND NOT coalesce(r.reverted, false) AND m.status IN $live
-  WITH iid, m, CASE WHEN $embedding IS NULL THEN 0.0
+  CALL (iid) {  // the one relationship type the mode reads: expanding both and filtering read each carrier twice
+    WITH iid WHERE $digest
+    MATCH (:Memory {id: iid})-[r:DERIVED_FROM]->(m:Memory)
+    WHERE NOT coalesce(r.reverted, false) AND m.status IN $live
+    RETURN m
+    UNION ALL
+    WITH iid WHERE NOT $digest
+    MATCH (:Memory {id: iid})-[r:SUMMARIZES]->(m:Memory)
+    WHERE NOT coalesce(r.reverted, false) AND m.status IN $live
+    RETURN m
+  }
+  // With $digest a carrier shows every member it cites whatever their order: the ids, by id (no
+  // cosine here; hydrate scores the shown carriers' members only). Grouped, the order decides.
+  WITH iid, m, CASE WHEN $digest THEN null WHEN $embedding IS NULL THEN 0.0
                     ELSE vector.similarity.cosine($embedding, m.embedding) * 2 - 1 END AS relevance
   ORDER BY iid, relevance DESC, m.id
-  WITH iid, collect({memory: m {.id, .kind, .epistemic_status}, relevance: relevance}) AS cited
-  RETURN collect({insight: iid, members: cited}) AS members
+  WITH iid, collect([m.id, relevance]) AS cited
+  RETURN collect([iid, cited]) AS members
 }
-RETURN rows, groups, members
+RETURN rows, groups, heads, members

@@ -6,6 +6,10 @@ Scope: namespace and/or subject filter the candidates BEFORE the top-k is taken.
 `retrieval.exact_scope_max` memories are scanned exactly; larger ones read the vector index with a
 pool that widens until k in-scope results are found (or the pool is the whole store), so a scope
 holding k live memories always returns k.
+
+Each statement here returns ids, numbers, strings and lists or maps of them, read as the driver
+decoded them (`Rows.PLAIN`): walking Record.data() over a graph step's groups and members cost
+~5 ms of Python a call after consolidation at 10k memories (issue 52).
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from typing import Any
 from neo4j.exceptions import ClientError
 
 from graphcons.core.config import Config
-from graphcons.core.db import Database
+from graphcons.core.db import Database, Rows
 from graphcons.core.memory import LIVE_STATUSES
 from graphcons.recall.hits import Candidate, Head
 from graphcons.store import schema
@@ -80,7 +84,7 @@ def vector(db: Database, cfg: Config, embedding: list[float], k: int, namespace:
     store = known.get(key, pool)
     try:
         while True:
-            r = db.run("retrieval/vector", exact_max=cfg.retrieval.exact_scope_max, large=large,
+            r = db.run("retrieval/vector", Rows.PLAIN, exact_max=cfg.retrieval.exact_scope_max, large=large,
                        candidates=min(pool, max(store, 1)), **scope)[0]
             store = r["store"]
             if large and store < known[key]:  # the store was wiped since: count again
@@ -96,7 +100,8 @@ def vector(db: Database, cfg: Config, embedding: list[float], k: int, namespace:
     except ClientError as exc:  # being rebuilt: the whole scope, exactly (slower, never failing)
         if exc.code not in schema.INDEX_NOT_ONLINE:
             raise
-        rows = db.run("retrieval/vector", exact_max=UNLIMITED, large=False, candidates=0, **scope)[0]["hits"]
+        rows = db.run("retrieval/vector", Rows.PLAIN, exact_max=UNLIMITED, large=False, candidates=0,
+                      **scope)[0]["hits"]
     return [Candidate(Head.of(r["memory"]), vector=r["cosine"], superseded=list(r["superseded"])) for r in rows]
 
 
@@ -110,7 +115,7 @@ def keyword(db: Database, text: str, k: int, namespace: str | None, subject: str
     lucene = keyword_query(escaped, namespace, subject)
     candidates = max(pool, 2 * k)  # enough that the k-th score is usually above the floor at once
     while True:
-        r = db.run("retrieval/fulltext", text=lucene, k=k, candidates=candidates, namespace=namespace,
+        r = db.run("retrieval/fulltext", Rows.PLAIN, text=lucene, k=k, candidates=candidates, namespace=namespace,
                    subject=subject, live=LIVE_STATUSES)[0]
         rows = r["hits"]
         if r["returned"] < candidates or (len(rows) >= k and rows[k - 1]["score"] > r["floor"]):
@@ -127,13 +132,18 @@ def spread(db: Database, cfg: Config, seeds: list[dict[str, Any]], embedding: li
     statement, bounded by the seeds' degrees (no projection per query: docs/RETRIEVAL.md), which
     also reads what ranking and grouping need of the candidates (`ids` and the rows): their
     groups (communities, citing insights) and the members each carrier cites.
-    Returns the rows (graph score under "spread", scale 1) and {"groups", "members"}."""
+    Returns the rows (graph score under "spread", scale 1) and {"groups", "members"}, members as
+    {carrier id: [[member id, relevance]]} (with `digest` by id, relevance None: scored when shown)."""
     rc, cc = cfg.retrieval, cfg.consolidation
-    r = db.run("retrieval/spread", seeds=seeds, kinds=dict(rc.graph_kinds), link_kinds=dict(cc.link_kind_weights),
+    r = db.run("retrieval/spread", Rows.PLAIN, seeds=seeds, kinds=dict(rc.graph_kinds),
+               link_kinds=dict(cc.link_kind_weights),
                coaccess_k=float(cc.coaccess_k), sim_floor=float(cfg.similarity_floor), live=LIVE_STATUSES,
                namespace=namespace, subject=subject, embedding=embedding, limit=pool, ids=ids,
                communities=communities, digest=digest, members=members)[0]
-    return r["rows"], {"groups": r["groups"], "members": {m["insight"]: m["members"] for m in r["members"]}}
+    heads = {i: {"id": i, "kind": kind, "epistemic_status": status} for i, kind, status in r["heads"]}
+    groups = [{"id": i, "kind": kind, "community": community, "size": size, "citing": [heads[c] for c in citing],
+               "derived": derived} for i, kind, community, size, citing, derived in r["groups"]]
+    return r["rows"], {"groups": groups, "members": dict(r["members"])}
 
 
 def ppr(db: Database, cfg: Config, seeds: list[dict[str, Any]], embedding: list[float] | None, pool: int,

@@ -30,8 +30,8 @@ STAND_FOR_EPS = 1e-6  # an insight ranks just above the best member it stands fo
 
 class Ranking(list):
     """`ranked`'s candidates, best first; `members` the members each carrier cites (insight id ->
-    rows, as cypher/retrieval/insight_cited returns them) when the ranking read them (hybrid mode,
-    asked with `members`), else None: the grouping then reads them itself."""
+    [[member id, relevance]], cypher/retrieval/spread's `members`) when the ranking read them (hybrid
+    mode, asked with `members`), else None: the grouping then reads them itself."""
 
     members: dict[str, list[dict[str, Any]]] | None = None
 
@@ -196,7 +196,7 @@ def diversify(db: Database, hits: list[Candidate], weight: float, pool: int) -> 
     head = [h for h in hits[:pool] if h.memory.epistemic_status != "unsupported"]
     if len(head) < 3:
         return hits
-    sims = db.run("retrieval/pair_cosines", Rows.VALUES, ids=[h.id for h in head])[0]["sims"]
+    sims = db.run("retrieval/pair_cosines", Rows.PLAIN, ids=[h.id for h in head])[0]["sims"]
     sim = np.maximum(cosine_matrix(sims), 0.0)  # only likeness is penalised (the diagonal is never read)
     closest = np.zeros(len(head))
     left = list(range(len(head)))

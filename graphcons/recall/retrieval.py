@@ -57,8 +57,9 @@ def warm(db: Database, cfg: Config, embedder: Embedder) -> None:
     retrieve(db, cfg, embedder, "warm-up", k=1, namespace=WARM_NAMESPACE, record=False)
     lists.spread(db, cfg, [], embedding, 1, WARM_NAMESPACE, None, ids=[], communities=True, digest=True,
                  members=True)
-    db.run("retrieval/pair_cosines", Rows.VALUES, ids=[])
-    db.run("retrieval/hydrate", ids=[], summarised=True, live=LIVE_STATUSES)
+    db.run("retrieval/pair_cosines", Rows.PLAIN, ids=[])
+    db.run("retrieval/hydrate", Rows.VALUES, ids=[], summarised=True, live=LIVE_STATUSES, scored=[],
+           embedding=embedding)
 
 
 def retrieve(db: Database, cfg: Config, embedder: Embedder, query: str, k: int = 5, *,
@@ -82,7 +83,7 @@ def retrieve(db: Database, cfg: Config, embedder: Embedder, query: str, k: int =
     shown = order[:k] if insights == InsightMode.PLAIN else _group(db, order, k, embedding, rc.members_per_insight,
                                                                    digest=insights == InsightMode.DIGEST)
     newer: dict[str, list[dict[str, Any]]] = {}
-    hits, nodes = _hydrate(db, shown, summarised=insights != InsightMode.PLAIN, newer=newer)
+    hits, nodes = _hydrate(db, shown, summarised=insights != InsightMode.PLAIN, newer=newer, embedding=embedding)
     if any(newer.values()):  # an update superseded a hit: the current value first (issue 51)
         hits = current.first(hits, newer, k, namespace=namespace, subject=subject, as_of=as_of,
                              bring=lambda ids: _bring(db, ids, insights != InsightMode.PLAIN, nodes))
@@ -136,8 +137,8 @@ def _group(db: Database, order: Ranking, k: int, embedding: list[float] | None,
     if members is None:
         carriers = [h.id for h in order if h.memory.kind == "insight" or (digest and h.derived is not False)]
         query = "retrieval/insight_cited" if digest else "retrieval/insight_members"
-        members = {r["insight"]: r["members"] for r in
-                   db.run(query, ids=carriers, embedding=embedding, live=LIVE_STATUSES)} if carriers else {}
+        members = {r["insight"]: [[m["memory"]["id"], m["relevance"]] for m in r["members"]] for r in
+                   db.run(query, Rows.PLAIN, ids=carriers, embedding=embedding, live=LIVE_STATUSES)} if carriers else {}
     out: list[Candidate] = []
     shown: set[str] = set()
     used = 0
@@ -150,17 +151,18 @@ def _group(db: Database, order: Ranking, k: int, embedding: list[float] | None,
         used += 1
         if h.memory.kind == "insight" or h.id in members:
             nested = []
-            for m in members.get(h.id, []):
+            for mid, relevance in members.get(h.id, []):
                 if not digest and (len(nested) >= per_insight or used >= k):
                     break
-                if m["memory"]["id"] in shown:
+                if mid in shown:
                     continue
-                nested.append((m["memory"]["id"], m["relevance"]))  # read in full by _hydrate
-                shown.add(m["memory"]["id"])
+                nested.append((mid, relevance))  # read in full by _hydrate (and scored, relevance None)
+                shown.add(mid)
                 used += 0 if digest else 1
             h.members = nested
         out.append(h)
     return out  # `_hydrate(..., summarised=True)` adds each plain hit's and member's insights
+    # (a digest's members, in any order here: the set shown does not depend on it, _hydrate orders them)
 
 
 def _ranked(db: Database, cfg: Config, query: str, embedding: list[float] | None, k: int, namespace: str | None,
@@ -193,17 +195,22 @@ def _bring(db: Database, ids: list[str], summarised: bool, nodes: dict[str, dict
 
 
 def _hydrate(db: Database, hits: list[Candidate], *, summarised: bool = False,
-             newer: dict[str, list[dict[str, Any]]] | None = None) -> tuple[list[Hit], dict[str, dict[str, Any]]]:
+             newer: dict[str, list[dict[str, Any]]] | None = None, embedding: list[float] | None = None
+             ) -> tuple[list[Hit], dict[str, dict[str, Any]]]:
     """The shown hits (and their nested members) as `Hit`s with their memories read in full, in one
     query; with `summarised` (grouped rankings) also the live insights that summarise each plain
     hit and member (`insights`), in the same round trip; `newer` is filled with the live memories
     that superseded each by an update (graphcons.recall.current). Also each memory's stored
     properties as read (an insight's epistemic scopes and typed digest: `_annotate` and context
-    need no query)."""
+    need no query). Members without a relevance (a digest's, cypher/retrieval/spread) are scored
+    against `embedding` here and put most relevant first, as cypher/retrieval/insight_cited orders."""
     ids = [h.id for h in hits] + [mid for h in hits for mid, _ in h.members or []]
     if not ids:
         return [], {}
-    rows = {r["memory"]["id"]: r for r in db.run("retrieval/hydrate", ids=ids, summarised=summarised, live=LIVE_STATUSES)}
+    scored = [mid for h in hits for mid, relevance in h.members or [] if relevance is None]
+    rows = {r["memory"]["id"]: r for r in db.run("retrieval/hydrate", Rows.VALUES, ids=ids, summarised=summarised,
+                                                 live=LIVE_STATUSES, scored=scored,
+                                                 embedding=embedding if scored else None)}
     if newer is not None:
         newer.update({i: r["newer"] for i, r in rows.items() if r["newer"]})
     full = {i: Memory.from_node(r["memory"]) for i, r in rows.items()}
@@ -214,12 +221,22 @@ def _hydrate(db: Database, hits: list[Candidate], *, summarised: bool = False,
     out = []
     for h in hits:
         members = None if h.members is None else [
-            Member(full[mid], relevance, insights_of(mid)) for mid, relevance in h.members]
+            Member(full[mid], relevance, insights_of(mid)) for mid, relevance in _relevant(h.members, rows)]
         mem = full[h.id]
         out.append(Hit(mem, h.score, superseded=h.superseded, vector=h.vector, keyword=h.keyword, graph=h.graph,
                        community=h.community, derived=h.derived, members=members,
                        insights=insights_of(h.id) if mem.kind != "insight" else None))
     return out, {i: r["memory"] for i, r in rows.items()}
+
+
+def _relevant(members: list[tuple[str, float | None]], rows: dict[str, dict[str, Any]]
+              ) -> list[tuple[str, float | None]]:
+    """Members as scored: unchanged when they came scored and ordered; else each with hydrate's
+    relevance, most relevant first, then by id (Cypher's ORDER BY relevance DESC, id: null first)."""
+    if all(relevance is not None for _, relevance in members):
+        return members
+    scored = [(mid, rows[mid]["relevance"] if relevance is None else relevance) for mid, relevance in members]
+    return sorted(scored, key=lambda m: (m[1] is not None, -(m[1] or 0.0), m[0]))
 
 
 def _annotate(hits: list[Hit], nodes: dict[str, dict[str, Any]]) -> list[Hit]:
