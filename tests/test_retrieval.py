@@ -389,7 +389,7 @@ def test_a_digest_carries_every_member_it_cites_most_relevant_first_in_any_mode(
 
 # What a call costs in round trips (issue 52, docs/RETRIEVAL.md "What a call costs"): counted per
 # statement at graphcons.core.db, so a pass added to recall fails here, whatever the machine's speed.
-DEFAULT_RETRIEVE = ["retrieval/vector", "retrieval/fulltext", "retrieval/spread", "retrieval/pair_cosines",
+DEFAULT_RETRIEVE = ["retrieval/vector", "retrieval/fulltext", "retrieval/spread", "retrieval/embeddings",
                     "retrieval/hydrate"]
 
 

@@ -21,7 +21,7 @@ import numpy as np
 
 from graphcons.core.config import Config
 from graphcons.core.db import Database, Rows, alongside
-from graphcons.core.vectors import cosine_matrix
+from graphcons.core.vectors import cosines
 from graphcons.recall import lists
 from graphcons.recall.hits import Candidate, Head, Mode
 
@@ -196,8 +196,8 @@ def diversify(db: Database, hits: list[Candidate], weight: float, pool: int) -> 
     head = [h for h in hits[:pool] if h.memory.epistemic_status != "unsupported"]
     if len(head) < 3:
         return hits
-    sims = db.run("retrieval/pair_cosines", Rows.PLAIN, ids=[h.id for h in head])[0]["sims"]
-    sim = np.maximum(cosine_matrix(sims), 0.0)  # only likeness is penalised (the diagonal is never read)
+    embeddings = [e[0] for e in db.run("retrieval/embeddings", Rows.PLAIN, ids=[h.id for h in head])[0]["es"]]
+    sim = np.maximum(cosines(embeddings), 0.0)  # only likeness is penalised (the diagonal is never read)
     closest = np.zeros(len(head))
     left = list(range(len(head)))
     order = []

@@ -57,7 +57,7 @@ def warm(db: Database, cfg: Config, embedder: Embedder) -> None:
     retrieve(db, cfg, embedder, "warm-up", k=1, namespace=WARM_NAMESPACE, record=False)
     lists.spread(db, cfg, [], embedding, 1, WARM_NAMESPACE, None, ids=[], communities=True, digest=True,
                  members=True)
-    db.run("retrieval/pair_cosines", Rows.PLAIN, ids=[])
+    db.run("retrieval/embeddings", Rows.PLAIN, ids=[])
     db.run("retrieval/hydrate", Rows.VALUES, ids=[], summarised=True, live=LIVE_STATUSES, scored=[],
            embedding=embedding)
 
