@@ -411,3 +411,23 @@ def test_a_default_retrieve_and_context_cost_five_round_trips_with_insights_or_w
         g.retrieve("checkout 503 errors after a deploy", k=5)
     assert used.names[5:] == ["access/session_members", "access/record", "audit/record", "activation/spread",
                               "audit/record", "commit"]
+
+
+def test_a_hit_reads_its_date_times_back_as_the_driver_decodes_them(g):
+    """Hydration sends date-times as text (issue 52); a hit's memory must still hold the instants,
+    offsets and zones stored, to the microsecond, as a plain driver read returns them."""
+    add_deploys(g, namespaces="a", per=2)
+    with g.db.driver.session(database=g.config.neo4j.database) as s:
+        s.run("MATCH (m:Memory {id: 'a-0'}) SET m.created_at = datetime('2026-01-01T10:00:00.123456789+05:30'), "
+              "m.restored_at = datetime('2026-03-29T01:30:00[Europe/Paris]'), m.promoted_at = datetime('1999-12-31T23:59:59Z')"
+              ).consume()
+        stored = {k: v.to_native() if hasattr(v, "to_native") else v
+                  for k, v in s.run("MATCH (m:Memory {id: 'a-0'}) RETURN m {.*} AS m").single()["m"].items()}
+    hits = g.retrieve("deploy 0 of service A failed", k=2, namespace="a", record=False)
+    read = hits.nodes["a-0"]
+    assert read["embedding"] is None
+    for key in ("created_at", "restored_at", "promoted_at", "admitted_at"):
+        assert read[key] == stored[key] and read[key].utcoffset() == stored[key].utcoffset(), key
+        assert read[key].isoformat() == stored[key].isoformat() and type(read[key].tzinfo) is type(stored[key].tzinfo)
+    assert {k: v for k, v in read.items() if k != "embedding"} == {k: v for k, v in stored.items() if k != "embedding"}
+    assert next(h for h in hits if h.memory.id == "a-0").memory.created_at == stored["created_at"]

@@ -9,8 +9,14 @@
 // `relevance`: for the ids in $scored (the members a digest shows: retrieval/spread sends their ids
 // only), their cosine to the query as cypher/retrieval/insight_cited scores it (null elsewhere):
 // scored here for the ten or so carriers shown, not for every candidate carrier (issue 52).
+// `fields` and `instants`: the memory's properties but its embedding, as [key, value] pairs; its
+// zoned date-times as text ([key, ISO-8601]), which graphcons.core.time.memory_fields reads back into
+// the datetimes the driver would give: the driver's own decoding of ~40 of them cost ~3 ms a call
+// (issue 52). A date-time in a named zone ("...[Europe/Paris]") travels as itself.
 MATCH (m:Memory) WHERE m.id IN $ids
-RETURN m {.*, embedding: null} AS memory,
+WITH m, [k IN keys(m) WHERE m[k] IS :: ZONED DATETIME AND NOT toString(m[k]) CONTAINS '['] AS instants
+RETURN [k IN keys(m) WHERE k <> 'embedding' AND NOT k IN instants | [k, m[k]]] AS fields,
+       [k IN instants | [k, toString(m[k])]] AS instants,
        CASE WHEN NOT m.id IN $scored THEN null WHEN $embedding IS NULL THEN 0.0
             ELSE vector.similarity.cosine($embedding, m.embedding) * 2 - 1 END AS relevance,
        CASE WHEN $summarised THEN

@@ -9,6 +9,8 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any
 
+import pytz  # the Neo4j driver's own dependency: its date-times carry pytz offsets
+
 from graphcons.core.errors import ValidationError
 
 
@@ -39,6 +41,28 @@ def native(value: Any) -> Any:
 
 
 _PLAIN = frozenset({str, int, float, bool, type(None), bytes})
+
+
+def memory_fields(fields: list[list[Any]], instants: list[list[str]]) -> dict[str, Any]:
+    """A memory's properties as cypher/retrieval/hydrate sends them: [key, value] pairs, and its
+    zoned date-times as ISO-8601 text, read back here into the datetime the driver would have
+    given (the same instant, offset and tzinfo: pytz's fixed offset); `embedding` None."""
+    props = {k: v if type(v) in _PLAIN else native(v) for k, v in fields}  # a list property, a named zone
+    for key, text in instants:
+        props[key] = instant(text)
+    props["embedding"] = None
+    return props
+
+
+def instant(text: str) -> datetime:
+    """Neo4j's text of a zoned date-time with an offset ("2026-01-01T10:00:00.123456789Z") as the
+    driver decodes it: nanoseconds cut to microseconds, tzinfo pytz.FixedOffset (the driver's)."""
+    value = datetime.fromisoformat(text)  # Python 3.11: any number of fractional digits, "Z"
+    offset = value.utcoffset()
+    seconds = int(offset.total_seconds()) if offset is not None else 0
+    if offset is None or seconds % 60:  # an offset in seconds: kept as parsed
+        return value
+    return value.replace(tzinfo=pytz.FixedOffset(seconds // 60))
 
 
 def require_aware(now: Any, field: str = "now") -> datetime:

@@ -36,6 +36,7 @@ from graphcons.core.epistemics import UNSUPPORTED
 from graphcons.core.errors import ServerUnavailable, ValidationError
 from graphcons.core.inputs import is_blank
 from graphcons.core.memory import LIVE_STATUSES, Memory
+from graphcons.core.time import memory_fields, native
 from graphcons.recall import current, eventwindow, lists
 from graphcons.recall.hits import Candidate, Head, Hit, Hits, InsightMode, Member, Mode
 from graphcons.recall.rank import Ranking, ranked
@@ -58,7 +59,7 @@ def warm(db: Database, cfg: Config, embedder: Embedder) -> None:
     lists.spread(db, cfg, [], embedding, 1, WARM_NAMESPACE, None, ids=[], communities=True, digest=True,
                  members=True)
     db.run("retrieval/embeddings", Rows.PLAIN, ids=[])
-    db.run("retrieval/hydrate", Rows.VALUES, ids=[], summarised=True, live=LIVE_STATUSES, scored=[],
+    db.run("retrieval/hydrate", Rows.PLAIN, ids=[], summarised=True, live=LIVE_STATUSES, scored=[],
            embedding=embedding)
 
 
@@ -208,9 +209,12 @@ def _hydrate(db: Database, hits: list[Candidate], *, summarised: bool = False,
     if not ids:
         return [], {}
     scored = [mid for h in hits for mid, relevance in h.members or [] if relevance is None]
-    rows = {r["memory"]["id"]: r for r in db.run("retrieval/hydrate", Rows.VALUES, ids=ids, summarised=summarised,
-                                                 live=LIVE_STATUSES, scored=scored,
-                                                 embedding=embedding if scored else None)}
+    rows = {}
+    for r in db.run("retrieval/hydrate", Rows.PLAIN, ids=ids, summarised=summarised, live=LIVE_STATUSES,
+                    scored=scored, embedding=embedding if scored else None):
+        r["memory"] = memory_fields(r.pop("fields"), r.pop("instants"))
+        r["newer"] = native(r["newer"])  # their dates: the one other temporal value read here
+        rows[r["memory"]["id"]] = r
     if newer is not None:
         newer.update({i: r["newer"] for i, r in rows.items() if r["newer"]})
     full = {i: Memory.from_node(r["memory"]) for i, r in rows.items()}
