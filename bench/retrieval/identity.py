@@ -149,7 +149,10 @@ def main() -> None:
     cfg.consolidation.enabled, cfg.consolidation.dry_run, cfg.consolidation.daily_cap = True, False, 10_000
     uri, password = cfg.neo4j.uri, cfg.neo4j.resolved_password()
     memories, questions = load()
-    report: dict = {"command": " ".join(["bench/retrieval/identity.py"] + sys.argv[1:]), "against": args.against,
+    # The command as run, without the server's address and password (a saved result is shared).
+    argv = [a for n, a in enumerate(sys.argv[1:]) if a not in ("--uri", "--password")
+            and sys.argv[n] not in ("--uri", "--password")]
+    report: dict = {"command": " ".join(["python -m bench.retrieval.identity"] + argv), "against": args.against,
                     "questions": len(questions[::args.every]), "phases": {}}
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
