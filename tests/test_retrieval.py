@@ -368,9 +368,9 @@ def test_diversity_makes_room_for_a_second_fact_instead_of_a_restatement(g):
 
 
 def test_a_digest_carries_every_member_it_cites_most_relevant_first_in_any_mode(g, insight):
-    # The hybrid ranking reads a carrier's members as ids (cypher/retrieval/spread) and scores the
-    # shown ones at hydration; vector mode reads them scored (cypher/retrieval/insight_cited): the
-    # same members, relevance and order either way (issue 52).
+    # Every mode reads the members of the carriers in the ranking's first places with the memories
+    # shown (cypher/retrieval/hydrate, issue 52); the hybrid ranking knows which candidates are derived,
+    # vector mode asks of every candidate: the same members, relevance and order either way.
     iid, _ = insight
     ins = g.get(iid)
     query = f"{ins.title}. {ins.content}"  # the insight's own text: it ranks first, nothing shown before it
@@ -431,3 +431,4 @@ def test_a_hit_reads_its_date_times_back_as_the_driver_decodes_them(g):
         assert read[key].isoformat() == stored[key].isoformat() and type(read[key].tzinfo) is type(stored[key].tzinfo)
     assert {k: v for k, v in read.items() if k != "embedding"} == {k: v for k, v in stored.items() if k != "embedding"}
     assert next(h for h in hits if h.memory.id == "a-0").memory.created_at == stored["created_at"]
+

@@ -1,31 +1,73 @@
-// The memories a ranking finally shows, read once: the ranking itself moves only each hit's
-// head (id, kind, epistemic status), since reading every candidate's properties cost more than
-// the index lookups at 100k memories (issue 28). Embeddings never leave the database.
-// With $summarised (a grouped ranking), also the live insights that summarise each memory
-// (insight-aware results; SUMMARIZES not reverted), by id, in this same round trip.
-// `newer`: the live memories that state a newer value of what it says (issue 51: an applied update,
-// SUPERSEDES {reason: 'update'} not reverted; the older stays live), for graphcons.recall.current to
-// show them first. A degree check per hit when there are none.
-// `relevance`: for the ids in $scored (the members a digest shows: retrieval/spread sends their ids
-// only), their cosine to the query as cypher/retrieval/insight_cited scores it (null elsewhere):
-// scored here for the ten or so carriers shown, not for every candidate carrier (issue 52).
-// `fields` and `instants`: the memory's properties but its embedding, as [key, value] pairs; its
-// zoned date-times as text ([key, ISO-8601]), which graphcons.core.time.memory_fields reads back into
-// the datetimes the driver would give: the driver's own decoding of ~40 of them cost ~3 ms a call
-// (issue 52). A date-time in a named zone ("...[Europe/Paris]") travels as itself.
-MATCH (m:Memory) WHERE m.id IN $ids
-WITH m, [k IN keys(m) WHERE m[k] IS :: ZONED DATETIME AND NOT toString(m[k]) CONTAINS '['] AS instants
-RETURN [k IN keys(m) WHERE k <> 'embedding' AND NOT k IN instants | [k, m[k]]] AS fields,
-       [k IN instants | [k, toString(m[k])]] AS instants,
-       CASE WHEN NOT m.id IN $scored THEN null WHEN $embedding IS NULL THEN 0.0
-            ELSE vector.similarity.cosine($embedding, m.embedding) * 2 - 1 END AS relevance,
-       CASE WHEN $summarised THEN
-         COLLECT { MATCH (i:Memory)-[r:SUMMARIZES]->(m)
-                   WHERE NOT coalesce(r.reverted, false) AND i.status IN $live
-                   WITH DISTINCT i ORDER BY i.id
-                   RETURN {id: i.id, title: i.title, epistemic_status: i.epistemic_status} }
-       ELSE [] END AS insights,
-       COLLECT { MATCH (n:Memory)-[s:SUPERSEDES {reason: 'update'}]->(m)
-                 WHERE NOT coalesce(s.reverted, false) AND n.status IN $live
-                 RETURN {id: n.id, since: s.since, created_at: n.created_at, namespace: n.namespace,
-                         subject: n.subject} } AS newer
+// What a result shows, read once (issue 52: the grouping and the hydration in one round trip). The
+// ranking itself moves only each hit's head (id, kind, epistemic status), since reading every
+// candidate's properties cost more than the index lookups at 100k memories (issue 28).
+// 1. `shown`: the walk down the ranking ($order: [id, carrier, insight] best first) that picks what is
+//    shown, as [id, members or null] in order; graphcons.recall.retrieval documents it (`_grouped`):
+//    - a place already shown (a member an earlier carrier showed) is skipped; the walk ends once $k
+//      places are taken;
+//    - a carrier (an insight, and with $digest a memory that may cite: the caller says which) shows
+//      its live members not shown yet: with $digest those it DERIVED_FROM (the members whose facts its
+//      text states), all of them, taking no place; else those it SUMMARIZES, each taking a place, at
+//      most $per_insight. Reverted links are ignored; the most relevant to the query first
+//      ($embedding null: relevance 0, by id), as [member id, relevance];
+//    - an insight, or a carrier with a live member, gets its members (maybe none left); any other
+//      place null.
+//    The members are read for the carriers the walk reaches only (one subquery each); before, the
+//    graph step read them for every candidate carrier (~600 members after consolidation at 10k).
+//    An ungrouped result sends no carrier and no insight flag: the first $k places, members null.
+// 2. `memories`: the shown memories and members, each as [fields, instants, insights, newer]:
+//    - fields: its properties but its embedding, as [key, value] pairs; instants: its zoned date-times
+//      as text ([key, ISO-8601]), which graphcons.core.time.memory_fields reads back into the datetimes
+//      the driver would give (the driver's own decoding of ~40 of them cost ~3 ms a call). A date-time
+//      in a named zone ("...[Europe/Paris]") travels as itself. Embeddings never leave the database.
+//    - insights, with $summarised (a grouped ranking): the live insights that summarise it
+//      (insight-aware results; SUMMARIZES not reverted), by id.
+//    - newer: the live memories that state a newer value of what it says (issue 51: an applied update,
+//      SUPERSEDES {reason: 'update'} not reverted; the older stays live), for graphcons.recall.current to
+//      show them first. A degree check per memory when there are none.
+WITH reduce(st = {shown: [], used: 0, out: []}, h IN $order |
+  CASE WHEN st.used >= $k OR h[0] IN st.shown THEN st
+  ELSE [walked IN [reduce(s = {shown: st.shown + [h[0]], used: st.used + 1, nested: [], cited: 0, done: false},
+                          x IN CASE WHEN NOT h[1] THEN []
+                                    WHEN $digest THEN
+                                      COLLECT { MATCH (:Memory {id: h[0]})-[r:DERIVED_FROM]->(m:Memory)
+                                                WHERE NOT coalesce(r.reverted, false) AND m.status IN $live
+                                                WITH m, CASE WHEN $embedding IS NULL THEN 0.0 ELSE
+                                                          vector.similarity.cosine($embedding, m.embedding) * 2 - 1 END AS relevance
+                                                ORDER BY relevance DESC, m.id
+                                                RETURN [m.id, relevance] }
+                                    ELSE
+                                      COLLECT { MATCH (:Memory {id: h[0]})-[r:SUMMARIZES]->(m:Memory)
+                                                WHERE NOT coalesce(r.reverted, false) AND m.status IN $live
+                                                WITH m, CASE WHEN $embedding IS NULL THEN 0.0 ELSE
+                                                          vector.similarity.cosine($embedding, m.embedding) * 2 - 1 END AS relevance
+                                                ORDER BY relevance DESC, m.id
+                                                RETURN [m.id, relevance] } END |
+                          CASE WHEN s.done THEN s {.*, cited: s.cited + 1}
+                               WHEN NOT $digest AND (size(s.nested) >= $per_insight OR s.used >= $k)
+                                 THEN s {.*, cited: s.cited + 1, done: true}
+                               WHEN x[0] IN s.shown THEN s {.*, cited: s.cited + 1}
+                               ELSE {shown: s.shown + [x[0]], used: s.used + CASE WHEN $digest THEN 0 ELSE 1 END,
+                                     nested: s.nested + [x], cited: s.cited + 1, done: false} END)] |
+        {shown: walked.shown, used: walked.used,
+         out: st.out + [[h[0], CASE WHEN h[2] OR walked.cited > 0 THEN walked.nested END]]}][0]
+  END).out AS shown
+CALL (shown) {
+  UNWIND [p IN shown | p[0]] + reduce(ids = [], p IN shown | ids + [x IN coalesce(p[1], []) | x[0]]) AS id
+  MATCH (m:Memory {id: id})
+  WITH m, [k IN keys(m) WHERE m[k] IS :: ZONED DATETIME AND NOT toString(m[k]) CONTAINS '['] AS instants
+  RETURN collect([
+    [k IN keys(m) WHERE k <> 'embedding' AND NOT k IN instants | [k, m[k]]],
+    [k IN instants | [k, toString(m[k])]],
+    CASE WHEN $summarised THEN
+      COLLECT { MATCH (i:Memory)-[r:SUMMARIZES]->(m)
+                WHERE NOT coalesce(r.reverted, false) AND i.status IN $live
+                WITH DISTINCT i ORDER BY i.id
+                RETURN {id: i.id, title: i.title, epistemic_status: i.epistemic_status} }
+    ELSE [] END,
+    COLLECT { MATCH (n:Memory)-[s:SUPERSEDES {reason: 'update'}]->(m)
+              WHERE NOT coalesce(s.reverted, false) AND n.status IN $live
+              RETURN {id: n.id, since: s.since, created_at: n.created_at, namespace: n.namespace,
+                      subject: n.subject} }]) AS memories
+}
+RETURN shown, memories

@@ -10,21 +10,15 @@
 // never carries another namespace's memory into a result. Reverted links carry nothing. A
 // memory's spread is its strongest seed x edge (0..1 with weights <= 1).
 // No seeds: no rows (the graph step is off, or it is personalised PageRank's, recall/lists.ppr).
-// 2. `groups`, when $communities or $digest or $members: for each candidate ($ids, the fused
-// lists, and the memories the step reached) [id, kind, community, community size, citing, derived]:
-// its stored community (latest scan, cypher/clusters/communities_store.cypher) when $communities;
-// when $digest, the ids of the live insights in the scope that cite it (DERIVED_FROM, not
-// reverted; their heads once each in `heads`, [id, kind, epistemic status]) and whether it cites
-// anything itself.
-// 3. `members`, when $members: the live members each carrier cites (an insight candidate, a
-// derived one when $digest, an insight citing a candidate), as [carrier id, [[member id, relevance]]]:
-// with $digest those it DERIVED_FROM (cypher/retrieval/insight_cited), by id, relevance null (the
-// grouping needs the set only; retrieval/hydrate scores the members shown); else those it SUMMARIZES
-// (cypher/retrieval/insight_members), most relevant to the query first. The grouping then needs no
-// round trip (recall/retrieval).
+// 2. `groups`, when $communities or $digest: for each candidate ($ids, the fused lists, and the
+// memories the step reached) [id, kind, community, community size, citing, derived]: its stored
+// community (latest scan, cypher/clusters/communities_store.cypher) when $communities; when $digest,
+// the ids of the live insights in the scope that cite it (DERIVED_FROM, not reverted; their heads
+// once each in `heads`, [id, kind, epistemic status]) and whether it cites anything itself.
+// What each carrier cites is read with the memories shown (cypher/retrieval/hydrate), for the
+// ranking's first places only (issue 52).
 // Each part returns one row holding its list, and lists rather than maps where the caller reads a
-// few fields: streaming a hundred records, or 600 members as maps (100 kB after consolidation at 10k
-// memories), costs the driver more than the query (issue 52).
+// few fields: streaming a hundred records costs the driver more than the query (issue 52).
 CALL () {
   UNWIND $seeds AS seed
   MATCH (a:Memory {id: seed.id})
@@ -60,7 +54,7 @@ CALL () {
                                ELSE vector.similarity.cosine($embedding, hit.embedding) * 2 - 1 END}) AS rows
 }
 CALL (rows) {
-  UNWIND CASE WHEN $communities OR $digest OR $members
+  UNWIND CASE WHEN $communities OR $digest
               THEN $ids + [r IN rows WHERE NOT r.memory.id IN $ids | r.memory.id] ELSE [] END AS id
   MATCH (m:Memory {id: id})
   WITH m, CASE WHEN $digest AND m.kind <> 'insight' THEN
@@ -80,27 +74,4 @@ CALL (rows) {
   }
   RETURN groups, heads
 }
-CALL (groups) {
-  UNWIND CASE WHEN $members THEN groups ELSE [] END AS g  // [id, kind, community, size, citing ids, derived]
-  UNWIND CASE WHEN g[1] = 'insight' OR ($digest AND g[5]) THEN [g[0]] ELSE [] END + g[4] AS iid
-  WITH DISTINCT iid
-  CALL (iid) {  // the one relationship type the mode reads: expanding both and filtering read each carrier twice
-    WITH iid WHERE $digest
-    MATCH (:Memory {id: iid})-[r:DERIVED_FROM]->(m:Memory)
-    WHERE NOT coalesce(r.reverted, false) AND m.status IN $live
-    RETURN m
-    UNION ALL
-    WITH iid WHERE NOT $digest
-    MATCH (:Memory {id: iid})-[r:SUMMARIZES]->(m:Memory)
-    WHERE NOT coalesce(r.reverted, false) AND m.status IN $live
-    RETURN m
-  }
-  // With $digest a carrier shows every member it cites whatever their order: the ids, by id (no
-  // cosine here; hydrate scores the shown carriers' members only). Grouped, the order decides.
-  WITH iid, m, CASE WHEN $digest THEN null WHEN $embedding IS NULL THEN 0.0
-                    ELSE vector.similarity.cosine($embedding, m.embedding) * 2 - 1 END AS relevance
-  ORDER BY iid, relevance DESC, m.id
-  WITH iid, collect([m.id, relevance]) AS cited
-  RETURN collect([iid, cited]) AS members
-}
-RETURN rows, groups, heads, members
+RETURN rows, groups, heads

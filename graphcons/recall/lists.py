@@ -126,24 +126,23 @@ def keyword(db: Database, text: str, k: int, namespace: str | None, subject: str
 
 def spread(db: Database, cfg: Config, seeds: list[dict[str, Any]], embedding: list[float] | None, pool: int,
            namespace: str | None, subject: str | None, *, ids: list[str], communities: bool = False,
-           digest: bool = False, members: bool = False) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+           digest: bool = False) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Graph-aware recall: the seeds spread one step through the stored graph (SIMILAR, LINKED,
     CO_ACCESSED, SUMMARIZES and an insight's other members, within the scope). One Cypher
     statement, bounded by the seeds' degrees (no projection per query: docs/RETRIEVAL.md), which
-    also reads what ranking and grouping need of the candidates (`ids` and the rows): their
-    groups (communities, citing insights) and the members each carrier cites.
-    Returns the rows (graph score under "spread", scale 1) and {"groups", "members"}, members as
-    {carrier id: [[member id, relevance]]} (with `digest` by id, relevance None: scored when shown)."""
+    also reads what ranking needs of the candidates (`ids` and the rows): their groups
+    (communities, citing insights). Returns the rows (graph score under "spread", scale 1) and
+    {"groups"}; what each carrier cites is read with the shown memories (cypher/retrieval/hydrate)."""
     rc, cc = cfg.retrieval, cfg.consolidation
     r = db.run("retrieval/spread", Rows.PLAIN, seeds=seeds, kinds=dict(rc.graph_kinds),
                link_kinds=dict(cc.link_kind_weights),
                coaccess_k=float(cc.coaccess_k), sim_floor=float(cfg.similarity_floor), live=LIVE_STATUSES,
                namespace=namespace, subject=subject, embedding=embedding, limit=pool, ids=ids,
-               communities=communities, digest=digest, members=members)[0]
+               communities=communities, digest=digest)[0]
     heads = {i: {"id": i, "kind": kind, "epistemic_status": status} for i, kind, status in r["heads"]}
     groups = [{"id": i, "kind": kind, "community": community, "size": size, "citing": [heads[c] for c in citing],
                "derived": derived} for i, kind, community, size, citing, derived in r["groups"]]
-    return r["rows"], {"groups": groups, "members": dict(r["members"])}
+    return r["rows"], {"groups": groups}
 
 
 def ppr(db: Database, cfg: Config, seeds: list[dict[str, Any]], embedding: list[float] | None, pool: int,

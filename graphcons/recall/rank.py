@@ -28,17 +28,8 @@ from graphcons.recall.hits import Candidate, Head, Mode
 STAND_FOR_EPS = 1e-6  # an insight ranks just above the best member it stands for
 
 
-class Ranking(list):
-    """`ranked`'s candidates, best first; `members` the members each carrier cites (insight id ->
-    [[member id, relevance]], cypher/retrieval/spread's `members`) when the ranking read them (hybrid
-    mode, asked with `members`), else None: the grouping then reads them itself."""
-
-    members: dict[str, list[dict[str, Any]]] | None = None
-
-
 def ranked(db: Database, cfg: Config, query: str, embedding: list[float] | None, pool: int,
-           namespace: str | None, subject: str | None, mode: Mode, *, digest: bool = False,
-           members: bool = False) -> Ranking:
+           namespace: str | None, subject: str | None, mode: Mode, *, digest: bool = False) -> list[Candidate]:
     """Every candidate of the pool, best first."""
     def vector() -> list[Candidate]:
         return lists.vector(db, cfg, embedding, pool, namespace, subject) if mode != Mode.KEYWORD else []
@@ -49,22 +40,19 @@ def ranked(db: Database, cfg: Config, query: str, embedding: list[float] | None,
 
     # Independent lists: in hybrid mode read at once (at 100k memories ~25 ms off the p50, issue 39).
     kw, vec = alongside(keyword, vector) if mode == Mode.HYBRID else (keyword(), vector())
-    cited = None
     if mode == Mode.VECTOR:
         hits = [_scored(h, h.vector) for h in vec]
     elif mode == Mode.KEYWORD:
         hits = [_scored(h, h.keyword) for h in kw]
     else:
-        hits, cited = _hybrid(db, cfg, vec, kw, embedding, pool, namespace, subject, digest=digest, members=members)
+        hits = _hybrid(db, cfg, vec, kw, embedding, pool, namespace, subject, digest=digest)
     # Scores are rounded so that float summation order can never swap two equal memories.
     for h in hits:
         h.score = round(h.score, 9)
     hits.sort(key=lambda h: (h.memory.epistemic_status == "unsupported", -h.score, h.id))
     if mode == Mode.HYBRID and cfg.retrieval.diversity > 0:
         hits = diversify(db, hits, cfg.retrieval.diversity, cfg.retrieval.diversity_pool)
-    out = Ranking(hits)
-    out.members = cited
-    return out
+    return hits
 
 
 def _scored(h: Candidate, score: float) -> Candidate:
@@ -73,29 +61,28 @@ def _scored(h: Candidate, score: float) -> Candidate:
 
 
 def _hybrid(db: Database, cfg: Config, vec: list[Candidate], kw: list[Candidate], embedding: list[float] | None,
-            pool: int, namespace: str | None, subject: str | None, *, digest: bool, members: bool
-            ) -> tuple[list[Candidate], dict[str, list[dict[str, Any]]] | None]:
+            pool: int, namespace: str | None, subject: str | None, *, digest: bool) -> list[Candidate]:
     """Fusion, the graph step, the community prior and the digests' stand-in: after the two lists,
-    one round trip (cypher/retrieval/spread reads the graph step, the candidates' groups and, with
-    `members`, what each carrier cites); personalised PageRank costs its own three."""
+    one round trip (cypher/retrieval/spread reads the graph step and the candidates' groups);
+    personalised PageRank costs its own three."""
     rc = cfg.retrieval
     vbest = best(vec, "vector")
     hits = fuse(vec, kw, rc.keyword_weight)
     if not hits:
-        return hits, None
+        return hits
     seeds = _seeds(hits, rc.graph_seeds) if rc.graph_weight > 0 else []
     if seeds and rc.graph_method == "ppr":
         rows, key, scale = lists.ppr(db, cfg, seeds, embedding, pool, namespace, subject)
         hits, seeds = _add_graph(hits, rows, key, scale, rc.graph_weight, vbest), []
     rows, read = lists.spread(db, cfg, seeds, embedding, pool, namespace, subject, ids=[h.id for h in hits],
-                              communities=rc.community_weight > 0, digest=digest, members=members)
+                              communities=rc.community_weight > 0, digest=digest)
     if seeds:
         hits = _add_graph(hits, rows, "spread", 1.0, rc.graph_weight, vbest)
     if rc.community_weight > 0:
         hits = community(hits, read["groups"], rc.community_weight)
     if digest:
         hits = stand_for(hits, read["groups"])
-    return hits, read["members"] if members else None
+    return hits
 
 
 def best(hits: list[Candidate], key: str) -> float:

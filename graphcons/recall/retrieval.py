@@ -39,7 +39,7 @@ from graphcons.core.memory import LIVE_STATUSES, Memory
 from graphcons.core.time import memory_fields, native
 from graphcons.recall import current, eventwindow, lists
 from graphcons.recall.hits import Candidate, Head, Hit, Hits, InsightMode, Member, Mode
-from graphcons.recall.rank import Ranking, ranked
+from graphcons.recall.rank import ranked
 from graphcons.store.coaccess import record_access
 
 log = logging.getLogger("graphcons.retrieval")
@@ -56,11 +56,10 @@ def warm(db: Database, cfg: Config, embedder: Embedder) -> None:
     process asks once whether it only reads), on a namespace that holds nothing."""
     embedding = embedder.embed_one("warm-up")
     retrieve(db, cfg, embedder, "warm-up", k=1, namespace=WARM_NAMESPACE, record=False)
-    lists.spread(db, cfg, [], embedding, 1, WARM_NAMESPACE, None, ids=[], communities=True, digest=True,
-                 members=True)
+    lists.spread(db, cfg, [], embedding, 1, WARM_NAMESPACE, None, ids=[], communities=True, digest=True)
     db.run("retrieval/embeddings", Rows.PLAIN, ids=[])
-    db.run("retrieval/hydrate", Rows.PLAIN, ids=[], summarised=True, live=LIVE_STATUSES, scored=[],
-           embedding=embedding)
+    db.run("retrieval/hydrate", Rows.PLAIN, order=[], k=1, digest=True, per_insight=1, summarised=True,
+           live=LIVE_STATUSES, embedding=embedding)
 
 
 def retrieve(db: Database, cfg: Config, embedder: Embedder, query: str, k: int = 5, *,
@@ -81,10 +80,12 @@ def retrieve(db: Database, cfg: Config, embedder: Embedder, query: str, k: int =
     window = eventwindow.window(when, when_mode, query, as_of or now)
     embedding = embedder.embed_one(query) if mode != Mode.KEYWORD else None
     order = _ranked(db, cfg, query, embedding, k, namespace, subject, mode, insights, as_of, window)
-    shown = order[:k] if insights == InsightMode.PLAIN else _group(db, order, k, embedding, rc.members_per_insight,
-                                                                   digest=insights == InsightMode.DIGEST)
     newer: dict[str, list[dict[str, Any]]] = {}
-    hits, nodes = _hydrate(db, shown, summarised=insights != InsightMode.PLAIN, newer=newer, embedding=embedding)
+    if insights == InsightMode.PLAIN:
+        hits, nodes = _hydrate(db, order, k=k, newer=newer)
+    else:
+        hits, nodes = _grouped(db, order, k, embedding, rc.members_per_insight, digest=insights == InsightMode.DIGEST,
+                               newer=newer)
     if any(newer.values()):  # an update superseded a hit: the current value first (issue 51)
         hits = current.first(hits, newer, k, namespace=namespace, subject=subject, as_of=as_of,
                              bring=lambda ids: _bring(db, ids, insights != InsightMode.PLAIN, nodes))
@@ -125,61 +126,36 @@ def _check(query: Any, k: Any, namespace: Any, subject: Any, mode: Any, insights
     return Mode(mode), InsightMode(insights)
 
 
-def _group(db: Database, order: Ranking, k: int, embedding: list[float] | None,
-           per_insight: int, *, digest: bool = False) -> list[Candidate]:
-    """Walk the ranking. "group": each memory shown (insight, nested member or plain hit) takes one
-    of k. "digest": an insight takes one of k and carries every member it cites (their facts are
-    in its text) as its provenance; a member it carries is not shown again."""
+def _grouped(db: Database, order: list[Candidate], k: int, embedding: list[float] | None, per_insight: int, *,
+             digest: bool, newer: dict[str, list[dict[str, Any]]]) -> tuple[list[Hit], dict[str, dict[str, Any]]]:
+    """Walk the ranking (in cypher/retrieval/hydrate, with the hydration: one round trip). "group":
+    each memory shown (insight, nested member or plain hit) takes one of k; an insight nests up to
+    `per_insight` of the members it SUMMARIZES, most relevant first. "digest": an insight takes one of
+    k and carries every member it cites (their facts are in its text) as its provenance, most
+    relevant first; a member it carries is not shown again. In both, a member hit shows the insights
+    that summarise it (`insights`)."""
     # "digest": every derived memory carries what it cites: an insight, and an approved profile's
-    # statements (issue 39: profiles are recall), whatever their kind.
-    # (`derived`, read by rank.stand_for in the hybrid ranking; unknown in the others: asked).
-    # (the hybrid ranking read them with its graph step, cypher/retrieval/spread: no round trip)
-    members = order.members
-    if members is None:
-        carriers = [h.id for h in order if h.memory.kind == "insight" or (digest and h.derived is not False)]
-        query = "retrieval/insight_cited" if digest else "retrieval/insight_members"
-        members = {r["insight"]: [[m["memory"]["id"], m["relevance"]] for m in r["members"]] for r in
-                   db.run(query, Rows.PLAIN, ids=carriers, embedding=embedding, live=LIVE_STATUSES)} if carriers else {}
-    out: list[Candidate] = []
-    shown: set[str] = set()
-    used = 0
-    for h in order:
-        if used >= k:
-            break
-        if h.id in shown:
-            continue
-        shown.add(h.id)
-        used += 1
-        if h.memory.kind == "insight" or h.id in members:
-            nested = []
-            for mid, relevance in members.get(h.id, []):
-                if not digest and (len(nested) >= per_insight or used >= k):
-                    break
-                if mid in shown:
-                    continue
-                nested.append((mid, relevance))  # read in full by _hydrate (and scored, relevance None)
-                shown.add(mid)
-                used += 0 if digest else 1
-            h.members = nested
-        out.append(h)
-    return out  # `_hydrate(..., summarised=True)` adds each plain hit's and member's insights
-    # (a digest's members, in any order here: the set shown does not depend on it, _hydrate orders them)
+    # statements (issue 39: profiles are recall), whatever their kind (`derived`: read by
+    # rank.stand_for in the hybrid ranking; unknown in the others, so asked).
+    walk = [[h.id, h.memory.kind == "insight" or (digest and h.derived is not False), h.memory.kind == "insight"]
+            for h in order]
+    return _hydrate(db, order, walk, k, summarised=True, newer=newer, embedding=embedding, digest=digest,
+                    per_insight=per_insight)
 
 
 def _ranked(db: Database, cfg: Config, query: str, embedding: list[float] | None, k: int, namespace: str | None,
             subject: str | None, mode: Mode, insights: InsightMode, as_of: datetime | None,
-            window: eventwindow.Window | None) -> Ranking:
+            window: eventwindow.Window | None) -> list[Candidate]:
     """The ranking; with `as_of` or a `when` window, of what existed then / falls in the window, the
     pool widening until k remain (or the lists ran dry)."""
     pool = max(cfg.retrieval.hybrid_pool, k)  # independent of k up to hybrid_pool: top k is a prefix of top k + n
     while True:
         order = ranked(db, cfg, query, embedding, pool, namespace, subject, mode,
-                       digest=insights == InsightMode.DIGEST, members=insights != InsightMode.PLAIN)
+                       digest=insights == InsightMode.DIGEST)
         if as_of is None and window is None:
             return order
         known = current.times(db, [h.id for h in order])
-        kept = Ranking(eventwindow.apply(current.created_by(order, known, as_of), known, window))
-        kept.members = order.members
+        kept = eventwindow.apply(current.created_by(order, known, as_of), known, window)
         if len(kept) >= k or len(order) < pool or pool >= WIDEST_POOL:
             return kept
         pool *= 4
@@ -195,52 +171,44 @@ def _bring(db: Database, ids: list[str], summarised: bool, nodes: dict[str, dict
     return hits, newer
 
 
-def _hydrate(db: Database, hits: list[Candidate], *, summarised: bool = False,
-             newer: dict[str, list[dict[str, Any]]] | None = None, embedding: list[float] | None = None
+def _hydrate(db: Database, hits: list[Candidate], walk: list[list[Any]] | None = None, k: int | None = None, *,
+             summarised: bool = False, newer: dict[str, list[dict[str, Any]]] | None = None,
+             embedding: list[float] | None = None, digest: bool = False, per_insight: int = 0
              ) -> tuple[list[Hit], dict[str, dict[str, Any]]]:
-    """The shown hits (and their nested members) as `Hit`s with their memories read in full, in one
-    query; with `summarised` (grouped rankings) also the live insights that summarise each plain
-    hit and member (`insights`), in the same round trip; `newer` is filled with the live memories
-    that superseded each by an update (graphcons.recall.current). Also each memory's stored
-    properties as read (an insight's epistemic scopes and typed digest: `_annotate` and context
-    need no query). Members without a relevance (a digest's, cypher/retrieval/spread) are scored
-    against `embedding` here and put most relevant first, as cypher/retrieval/insight_cited orders."""
-    ids = [h.id for h in hits] + [mid for h in hits for mid, _ in h.members or []]
-    if not ids:
+    """The hits shown as `Hit`s with their memories read in full, in one query
+    (cypher/retrieval/hydrate): ungrouped, the first `k` of `hits` (all by default); grouped, what the
+    `walk` ([id, carrier, insight] per hit) shows, with each carrier's members. With `summarised`
+    (grouped rankings) also the live insights that summarise each plain hit and member (`insights`);
+    `newer` is filled with the live memories that superseded each by an update
+    (graphcons.recall.current). Also each memory's stored properties as read (an insight's epistemic
+    scopes and typed digest: `_annotate` and context need no query)."""
+    if not hits:
         return [], {}
-    scored = [mid for h in hits for mid, relevance in h.members or [] if relevance is None]
+    walk = walk if walk is not None else [[h.id, False, False] for h in hits]
+    r = db.run("retrieval/hydrate", Rows.PLAIN, order=walk, k=len(hits) if k is None else k, digest=digest,
+               per_insight=per_insight, summarised=summarised, live=LIVE_STATUSES,
+               embedding=embedding if any(w[1] for w in walk) else None)[0]
     rows = {}
-    for r in db.run("retrieval/hydrate", Rows.PLAIN, ids=ids, summarised=summarised, live=LIVE_STATUSES,
-                    scored=scored, embedding=embedding if scored else None):
-        r["memory"] = memory_fields(r.pop("fields"), r.pop("instants"))
-        r["newer"] = native(r["newer"])  # their dates: the one other temporal value read here
-        rows[r["memory"]["id"]] = r
+    for fields, instants, insights, updated in r["memories"]:
+        memory = memory_fields(fields, instants)
+        rows[memory["id"]] = {"memory": memory, "insights": insights, "newer": native(updated)}
     if newer is not None:
-        newer.update({i: r["newer"] for i, r in rows.items() if r["newer"]})
-    full = {i: Memory.from_node(r["memory"]) for i, r in rows.items()}
+        newer.update({i: row["newer"] for i, row in rows.items() if row["newer"]})
+    full = {i: Memory.from_node(row["memory"]) for i, row in rows.items()}
 
     def insights_of(mid: str) -> list[dict[str, Any]] | None:
         return rows[mid]["insights"] if summarised else None
 
+    by_id = {h.id: h for h in hits}
     out = []
-    for h in hits:
-        members = None if h.members is None else [
-            Member(full[mid], relevance, insights_of(mid)) for mid, relevance in _relevant(h.members, rows)]
-        mem = full[h.id]
+    for hid, nested in r["shown"]:
+        h, mem = by_id[hid], full[hid]
+        members = None if nested is None else [Member(full[mid], relevance, insights_of(mid))
+                                               for mid, relevance in nested]
         out.append(Hit(mem, h.score, superseded=h.superseded, vector=h.vector, keyword=h.keyword, graph=h.graph,
                        community=h.community, derived=h.derived, members=members,
-                       insights=insights_of(h.id) if mem.kind != "insight" else None))
-    return out, {i: r["memory"] for i, r in rows.items()}
-
-
-def _relevant(members: list[tuple[str, float | None]], rows: dict[str, dict[str, Any]]
-              ) -> list[tuple[str, float | None]]:
-    """Members as scored: unchanged when they came scored and ordered; else each with hydrate's
-    relevance, most relevant first, then by id (Cypher's ORDER BY relevance DESC, id: null first)."""
-    if all(relevance is not None for _, relevance in members):
-        return members
-    scored = [(mid, rows[mid]["relevance"] if relevance is None else relevance) for mid, relevance in members]
-    return sorted(scored, key=lambda m: (m[1] is not None, -(m[1] or 0.0), m[0]))
+                       insights=insights_of(hid) if mem.kind != "insight" else None))
+    return out, {i: row["memory"] for i, row in rows.items()}
 
 
 def _annotate(hits: list[Hit], nodes: dict[str, dict[str, Any]]) -> list[Hit]:
