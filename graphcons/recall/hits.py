@@ -124,7 +124,6 @@ class Candidate:
     graph: float | None = None
     community: float | None = None
     derived: bool | None = None
-    members: list[tuple[str, float | None]] | None = None  # (id, relevance) of what an insight carries
 
     @property
     def id(self) -> str:

@@ -82,7 +82,7 @@ def retrieve(db: Database, cfg: Config, embedder: Embedder, query: str, k: int =
     order = _ranked(db, cfg, query, embedding, k, namespace, subject, mode, insights, as_of, window)
     newer: dict[str, list[dict[str, Any]]] = {}
     if insights == InsightMode.PLAIN:
-        hits, nodes = _hydrate(db, order, k=k, newer=newer)
+        hits, nodes = _hydrate(db, order[:k], newer=newer)  # the walk of an ungrouped result: its first k
     else:
         hits, nodes = _grouped(db, order, k, embedding, rc.members_per_insight, digest=insights == InsightMode.DIGEST,
                                newer=newer)
