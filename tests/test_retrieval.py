@@ -42,7 +42,10 @@ def test_large_scopes_widen_the_index_pool_until_k_are_found(g):
     assert sorted(ids(hits)) == [f"j-{n}" for n in range(6)]
     g.config.retrieval.exact_scope_max = 2000
     exact = g.retrieve("503 timeout", k=6, namespace="j", mode="vector", record=False)
-    assert ids(exact) == ids(hits)  # same order: exact re-scoring, ties by id
+    assert ids(exact) == ids(hits)  # same order: the same cosines, ties by id
+    # The index's own score is the cosine the exact scan computes, to the last bit (issue 52: the
+    # index path no longer re-scores), so a scope's scores do not change when it grows past the scan.
+    assert [h.vector for h in exact] == [h.vector for h in hits]
 
 
 def test_keyword_search_is_exact_for_its_scope_however_many_better_matches_lie_elsewhere(g):
@@ -411,6 +414,23 @@ def test_a_default_retrieve_and_context_cost_five_round_trips_with_insights_or_w
         g.retrieve("checkout 503 errors after a deploy", k=5)
     assert used.names[5:] == ["access/session_members", "access/record", "audit/record", "activation/spread",
                               "audit/record", "commit"]
+
+
+@pytest.mark.parametrize("mode, listed", [("vector", "retrieval/vector"), ("keyword", "retrieval/fulltext")])
+def test_a_vector_or_keyword_retrieve_costs_its_list_and_the_hydration(g, insight, mode, listed):
+    """One list and one hydration (issue 52): the digest an insight hit carries is read by the
+    hydration's walk, not by a statement of its own."""
+    from graphcons.core.db import counted
+
+    iid, cluster = insight
+    ins = g.get(iid)
+    g.warm()
+    for _ in range(2):  # the second call is the steady state (a scope's size class is learnt once)
+        with counted() as used:
+            hits = g.retrieve(f"{ins.title}. {ins.content}", k=3, mode=mode, record=False)
+    top = hits[0]
+    assert top.memory.id == iid and {m.memory.id for m in top.members} == set(cluster.member_ids)
+    assert used.names == [listed, "retrieval/hydrate"] and used.round_trips == 2
 
 
 def test_a_hit_reads_its_date_times_back_as_the_driver_decodes_them(g):

@@ -3,8 +3,12 @@
 // - a scope of at most $exact_max memories is scanned exactly (its top $k by cosine against every
 //   memory of the scope, so the scope's top-k is never crowded out by other scopes);
 // - a larger one (or $large: the caller knows it is, recall/lists.py; scopes never shrink) reads
-//   the nearest $candidates store-wide from the vector index, kept when inside the scope, re-scored
-//   exactly; the caller widens $candidates until k hits come back.
+//   the nearest $candidates store-wide from the vector index, kept when inside the scope, with the
+//   index's own score; the caller widens $candidates until k hits come back.
+// Both give the same cosine: the index (cypher/schema/03_vector) is built without quantization and
+// vector.similarity.cosine is the index provider's function (the Cypher manual says so), so the
+// score queryNodes returns, (1 + cosine) / 2, equals the function on the stored embedding bit for
+// bit (40 queries x 200 candidates checked at 10k memories). Re-scoring cost ~3 ms a call (issue 52).
 // Either way a deprecated hit is replaced by the live memory that SUPERSEDES it (following the
 // chain; reverted SUPERSEDES edges are ignored, and so are updates, reason 'update': the older memory
 // stays a hit of its own, shown after its successor by graphcons.recall.current): the one place
@@ -32,15 +36,15 @@ WITH scope, $large OR size(scope) > $exact_max AS indexed
 CALL (scope, indexed) {
   CALL (scope, indexed) {
     UNWIND CASE WHEN indexed THEN [] ELSE scope END AS node
-    RETURN node
+    RETURN node, vector.similarity.cosine($embedding, node.embedding) AS score
     UNION ALL
     WITH indexed WHERE indexed
     CALL db.awaitIndex('memory_embedding', 0)
-    CALL db.index.vector.queryNodes('memory_embedding', $candidates, $embedding) YIELD node
-    WITH node WHERE ($namespace IS NULL OR node.namespace = $namespace) AND ($subject IS NULL OR node.subject = $subject)
-    RETURN node
+    CALL db.index.vector.queryNodes('memory_embedding', $candidates, $embedding) YIELD node, score
+    WITH node, score WHERE ($namespace IS NULL OR node.namespace = $namespace) AND ($subject IS NULL OR node.subject = $subject)
+    RETURN node, score
   }
-  WITH node, vector.similarity.cosine($embedding, node.embedding) * 2 - 1 AS cosine
+  WITH node, score * 2 - 1 AS cosine
   OPTIONAL MATCH path = (winner:Memory)-[:SUPERSEDES*1..5]->(node)
   WHERE winner.status IN $live AND none(r IN relationships(path) WHERE coalesce(r.reverted, false)
                                                                OR coalesce(r.reason, '') = 'update')
