@@ -64,7 +64,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from bench import query  # noqa: E402
+from bench import command, query  # noqa: E402
 from bench.retrieval.reader import normalize  # noqa: E402
 from bench.server import consolidating_config, stop_bench_server  # noqa: E402
 from graphcons.api import Graphcons  # noqa: E402
@@ -363,7 +363,7 @@ def main() -> None:
     asked = [questions[i] for i in sorted(order[half:])]
     convs = sorted({q["namespace"] for q in asked})
     report: dict = {
-        "command": "python -m bench.retrieval.answers " + " ".join(sys.argv[1:]),
+        "command": command("bench.retrieval.answers"),
         "data": str(DATA.name), "seed": args.seed, "memories": len(memories),
         "questions": {"coaccess_half": len(used), "asked_half": len(asked),
                       "asked_per_conversation": {c: sum(q["namespace"] == c for q in asked) for c in convs},

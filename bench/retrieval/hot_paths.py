@@ -17,8 +17,11 @@ and CO_ACCESSED edges, communities from a scan) of each --sizes, for `retrieve(k
 - admission p50 / p95 per size excluding the embedding (`admit` with a precomputed vector, a new
   memory into an existing subject), with its breakdown; they run last, after every retrieval.
 
-    python -m bench.retrieval.hot_paths --uri bolt://127.0.0.1:7703 [--sizes 10k,100k] [--queries 200]
-        [--admissions 300] [--against b3b9985] [--no-after]
+    python -m bench.retrieval.hot_paths --uri bolt://127.0.0.1:7703 [--sizes 10k,100k:100,1m:100:before]
+        [--queries 200] [--admissions 300] [--against b3b9985] [--no-after]
+
+A size is `SIZE[:QUERIES][:before]`: its own number of timed queries (else --queries), and `before`
+to skip its consolidation pass (a 1M store's pass takes hours).
 
 --uri (or $NEO4J_URI; password $NEO4J_PASSWORD) is WIPED first. Saves
 bench/retrieval/results/hot_paths.json (--out). Validate it small (--sizes 2k --queries 10); time it on
@@ -250,7 +253,8 @@ def size_of(label: str) -> int:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--uri", default=os.environ.get("NEO4J_URI"))
-    ap.add_argument("--sizes", default="10k,100k", help="store sizes, comma-separated (10k, 100k, 1m, 2000)")
+    ap.add_argument("--sizes", default="10k,100k",
+                    help="store sizes, comma-separated, each SIZE[:QUERIES][:before] (10k, 100k:100, 1m:100:before)")
     ap.add_argument("--queries", type=int, default=200, help="timed queries per size and phase")
     ap.add_argument("--warmup", type=int, default=10, help="queries asked first and not timed")
     ap.add_argument("--admissions", type=int, default=300, help="timed admissions per size and side")
@@ -269,6 +273,7 @@ def main() -> None:
     if not args.uri:
         ap.error("--uri (or $NEO4J_URI) is needed: the database is wiped")
     sys.path.insert(0, str(ROOT))
+    from bench import command
     from bench.retrieval.answers import consolidate_all
     from graphcons.api import Graphcons
     from graphcons.core.config import Config, Neo4jConfig
@@ -276,8 +281,7 @@ def main() -> None:
 
     cfg = Config(neo4j=Neo4jConfig(uri=args.uri, password=password))
     cfg.consolidation.enabled, cfg.consolidation.dry_run, cfg.consolidation.daily_cap = True, False, 10_000
-    argv = [a for n, a in enumerate(sys.argv[1:]) if a != "--uri" and sys.argv[n] != "--uri" and "://" not in a]
-    report: dict = {"benchmark": "hot_paths", "command": " ".join(["python -m bench.retrieval.hot_paths"] + argv),
+    report: dict = {"benchmark": "hot_paths", "command": command("bench.retrieval.hot_paths"),
                     "against": args.against, "cores": os.cpu_count(),
         "p95_ms": {}, "p50_ms": {}, "breakdown": {}, "baseline": {"p95_ms": {}, "p50_ms": {}, "admission_ms": {},
                                                                   "first_call_ms": {}},
@@ -291,8 +295,12 @@ def main() -> None:
             codes["baseline"] = base
         try:
             with Graphcons(cfg, embedder=make_embedder(cfg.embedding)) as g:
-                for label in [s.strip() for s in args.sizes.split(",")]:
-                    one_size(g, cfg, label, size_of(label), args, codes, report, consolidate_all, password)
+                for spec in args.sizes.split(","):
+                    label, *rest = spec.strip().split(":")
+                    queries = next((int(x) for x in rest if x.isdigit()), args.queries)
+                    phases = ("before",) if "before" in rest or not args.after else ("before", "after")
+                    one_size(g, cfg, label, size_of(label), queries, phases, args, codes, report, consolidate_all,
+                             password)
         finally:
             if args.against:
                 subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(codes["baseline"])],
@@ -303,15 +311,16 @@ def main() -> None:
     print(f"saved {args.out}")
 
 
-def one_size(g, cfg, label: str, n: int, args, codes: dict[str, Path], report: dict, consolidate_all,
-             password: str | None) -> None:
+def one_size(g, cfg, label: str, n: int, queries: int, phases: tuple[str, ...], args, codes: dict[str, Path],
+             report: dict, consolidate_all, password: str | None) -> None:
     report["load"][label] = {"before": [round(x, 2) for x in os.getloadavg()]}
-    report["stores"][label], qs = build(g, n, args.queries + args.warmup)
+    report["stores"][label], qs = build(g, n, queries + args.warmup)
+    report.setdefault("queries", {})[label] = {"timed": queries, "phases": list(phases)}
     texts = [q[0] for q in qs[-4:]]
     qs = qs[:-4]
     sides = {side: Side(code, args.uri, password) for side, code in codes.items()}
     try:
-        for phase in ("before", "after") if args.after else ("before",):
+        for phase in phases:
             if phase == "after":
                 report["consolidation"][label] = consolidate_all(g, argparse.Namespace(llm=None))
             answers = timed_phase(sides, qs, args.warmup)

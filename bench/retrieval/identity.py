@@ -137,6 +137,7 @@ def main() -> None:
     if not args.against:
         ap.error("--against COMMIT is needed")
     sys.path.insert(0, str(ROOT))  # here, not in --dump: a dump imports the graphcons of $PYTHONPATH
+    from bench import command
     from bench.retrieval.answers import load
     from bench.server import bench_server
     from graphcons.api import Graphcons
@@ -149,10 +150,7 @@ def main() -> None:
     cfg.consolidation.enabled, cfg.consolidation.dry_run, cfg.consolidation.daily_cap = True, False, 10_000
     uri, password = cfg.neo4j.uri, cfg.neo4j.resolved_password()
     memories, questions = load()
-    # The command as run, without the server's address and password (a saved result is shared).
-    argv = [a for n, a in enumerate(sys.argv[1:]) if a not in ("--uri", "--password")
-            and sys.argv[n] not in ("--uri", "--password")]
-    report: dict = {"command": " ".join(["python -m bench.retrieval.identity"] + argv), "against": args.against,
+    report: dict = {"command": command("bench.retrieval.identity"), "against": args.against,
                     "questions": len(questions[::args.every]), "phases": {}}
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)

@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from bench import query
+from bench import command, query
 from bench.merge import speed as mbench  # noqa: E402
 from bench.retrieval.answers import configured  # noqa: E402
 from bench.store.scale import coaccess_edges, similar_edges, write_edges  # noqa: E402
@@ -68,8 +68,7 @@ def main() -> None:
     ap.add_argument("--keep-store", action="store_true", help="reuse the store when it already holds --n memories")
     args = ap.parse_args()
     cfg = Config(neo4j=Neo4jConfig(uri=args.uri, password=os.environ.get("NEO4J_PASSWORD") or None))
-    out: dict = {"benchmark": "retrieval_scale", "command": " ".join(["python -m bench.retrieval.latency"]
-                                                                   + [a for a in sys.argv[1:] if "://" not in a and a != "--uri"]),
+    out: dict = {"benchmark": "retrieval_scale", "command": command("bench.retrieval.latency"),
                  "at": utcnow().isoformat(timespec="seconds"), "n": args.n, "cores": os.cpu_count(),
                  "uptime_before": subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()}
     store = mbench.synthetic_store(args.n)

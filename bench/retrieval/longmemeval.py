@@ -46,7 +46,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
-from bench import query  # noqa: E402
+from bench import command, query  # noqa: E402
 from bench.retrieval.answers import answer_words, consolidate_all  # noqa: E402
 from bench.server import consolidating_config  # noqa: E402
 from graphcons.api import Graphcons  # noqa: E402
@@ -141,7 +141,7 @@ def main() -> None:
     load_before, t0 = os.getloadavg(), time.perf_counter()
     cfg = consolidating_config(args.uri, daily_cap=100_000)
     memories, questions = load(set(args.types.split(",")) if args.types else None, args.limit)
-    report: dict = {"command": "python -m bench.retrieval.longmemeval " + " ".join(sys.argv[1:]),
+    report: dict = {"command": command("bench.retrieval.longmemeval"),
                     "questions": dict(Counter(q["type"] for q in questions), total=len(questions)),
                     "memories": len(memories),
                     "long_turns": {b: sum(1 for m in memories if len(m["content"].split()) > b) for b in BUDGETS}}

@@ -33,6 +33,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 from bench.retrieval.answers import answer_words  # noqa: E402
 from bench.retrieval.longmemeval import DATA, load, when  # noqa: E402
+from bench import command  # noqa: E402
 from bench.server import bench_server  # noqa: E402
 from graphcons.api import Graphcons  # noqa: E402
 from graphcons.core.config import Config, Neo4jConfig  # noqa: E402
@@ -78,7 +79,7 @@ def main() -> None:
     cfg = Config(neo4j=Neo4jConfig(uri=args.uri, password=os.environ.get("NEO4J_PASSWORD") or None)) if args.uri \
         else bench_server(heap="1g", pagecache="512m")
     memories, questions = questions_with_a_phrase()
-    report: dict = {"command": " ".join(["bench/retrieval/when.py"] + sys.argv[1:]), "questions": len(questions),
+    report: dict = {"command": command("bench.retrieval.when"), "questions": len(questions),
                     "memories": len(memories), "arms": {}, "by_question": {}}
     with Graphcons(cfg, embedder=make_embedder(cfg.embedding)) as g:
         with g.db.driver.session(database=cfg.neo4j.database) as session:  # the bench store only

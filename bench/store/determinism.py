@@ -32,6 +32,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from bench import command  # noqa: E402
 from bench.server import consolidating_config, stop_bench_server  # noqa: E402
 from graphcons.api import Graphcons  # noqa: E402
 from graphcons.core.memory import content_hash  # noqa: E402
@@ -107,7 +108,7 @@ def main() -> None:
     load_before = os.getloadavg()
     cfg = consolidating_config(args.uri, pagecache="256m")
     lines = load()
-    result: dict = {"command": "python -m bench.store.determinism " + " ".join(sys.argv[1:]), "data": DATA.name,
+    result: dict = {"command": command("bench.store.determinism"), "data": DATA.name,
                     "memories": len(lines), "clocks": [DAY_ONE.isoformat(), DAY_TWO.isoformat()],
                     "uptime_load_before": [round(x, 2) for x in load_before]}
     with Graphcons(cfg) as g:

@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from bench import command  # noqa: E402
 from bench.server import bench_server, stop_bench_server  # noqa: E402
 from graphcons.api import Graphcons  # noqa: E402
 from graphcons.core.config import Config, Neo4jConfig  # noqa: E402
@@ -40,7 +41,7 @@ def main() -> None:
     cfg = (Config(neo4j=Neo4jConfig(uri=args.uri, password=os.environ.get("NEO4J_PASSWORD") or None))
            if args.uri else bench_server(heap="1g", pagecache="512m"))
     rng = np.random.default_rng(0)
-    out = {"command": "python -m bench.store.scope_scan " + " ".join(sys.argv[1:]),
+    out = {"command": command("bench.store.scope_scan"),
            "load_before": [round(x, 2) for x in os.getloadavg()], "scopes": {}}
     with Graphcons(cfg) as g:
         with g.db.driver.session(database=cfg.neo4j.database) as session:
