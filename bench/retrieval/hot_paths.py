@@ -14,6 +14,8 @@ and CO_ACCESSED edges, communities from a scan) of each --sizes, for `retrieve(k
 - `first_call_ms`: a fresh process constructs Graphcons (warmed where the code can) and makes its
   first retrieve and context with the real embedder, then a second of each (after the timed
   "before" phase: the server has run the statements, as it has when a new app process joins);
+- `floors[size][phase]`: the bare statements beneath a namespace retrieve on the same store (a round
+  trip, the vector and full-text index searches alone) beside the two list statements as sent;
 - admission p50 / p95 per size excluding the embedding (`admit` with a precomputed vector, a new
   memory into an existing subject), with its breakdown; they run last, after every retrieval.
 
@@ -139,6 +141,52 @@ class Side:
     def close(self) -> None:
         self.proc.stdin.close()
         self.proc.wait(timeout=60)
+
+
+# --- floors: the bare statements beneath a retrieve --------------------------------------------
+
+def floors(uri: str, password: str | None, qs: list[tuple[str, list[float], str]], n: int = 60) -> dict:
+    """What the server alone takes for the parts no change of ours can remove, on the bench store
+    with its first `n` queries (each asked twice, the first round untimed), next to the two list
+    statements as a namespace retrieve sends them: a bare auto-commit round trip, the vector index's
+    200 candidates (alone, then with the top 100 heads), the full-text index's 100. Server ms is the
+    driver's result summary; wall ms is this process's, the records read as plain values."""
+    import neo4j
+
+    from bench import query as bench_query
+    from graphcons.core.cypher import query
+    from graphcons.core.memory import LIVE_STATUSES
+    from graphcons.recall.lists import keyword_query, lucene_escape
+
+    statements = {
+        "round trip (RETURN 1)": query("admin/ping"),
+        "vector index, 200 candidates": bench_query("floor_vector_index"),
+        "vector index, 200 candidates, top 100 heads": bench_query("floor_vector_heads"),
+        "retrieval/vector as sent": query("retrieval/vector"),
+        "full-text index, 100 candidates": bench_query("floor_fulltext_index"),
+        "retrieval/fulltext as sent": query("retrieval/fulltext"),
+    }
+    common = dict(exact_max=2000, large=True, candidates=200, namespace="default", subject=None,
+                  live=list(LIVE_STATUSES), k=100)
+    out: dict = {"queries": min(n, len(qs))}
+    with neo4j.GraphDatabase.driver(uri, auth=("neo4j", password or "")) as driver:
+        for label, text in statements.items():
+            server, wall = [], []
+            for rep in range(2):
+                for q, vec, _ in qs[:n]:
+                    params = dict(common, embedding=vec, text=keyword_query(lucene_escape(q), "default", None))
+                    if "full-text" in label or "fulltext" in label:
+                        params["candidates"] = 100
+                    with driver.session() as s:
+                        t = time.perf_counter()
+                        result = s.run(text, **params)
+                        list(result)
+                        summary = result.consume()
+                        if rep:
+                            wall.append(1000 * (time.perf_counter() - t))
+                            server.append(summary.result_available_after + summary.result_consumed_after)
+            out[label] = {"server_p50": pct(server, 0.5), "wall_p50": pct(wall, 0.5), "wall_p95": pct(wall, 0.95)}
+    return out
 
 
 # --- figures ---------------------------------------------------------------------------------------
@@ -324,6 +372,8 @@ def one_size(g, cfg, label: str, n: int, queries: int, phases: tuple[str, ...], 
             if phase == "after":
                 report["consolidation"][label] = consolidate_all(g, argparse.Namespace(llm=None))
             answers = timed_phase(sides, qs, args.warmup)
+            put(report.setdefault("floors", {}), (label, phase), floors(args.uri, password, qs))
+            print(label, phase, "floors", report["floors"][label][phase], flush=True)
             if phase == "before":  # the server has run every statement: what a new app process meets
                 first_calls(args.uri, password, codes, texts, label, report)
             for (side, call, scope), got in answers.items():
