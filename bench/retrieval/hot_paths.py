@@ -355,8 +355,14 @@ def main() -> None:
                                check=False)
     if "100k" in report["admission_ms"]:
         report["admission_p95_ms_100k"] = report["admission_ms"]["100k"]["p95"]
-    args.out.write_text(json.dumps(report, indent=2) + "\n")
+    save(report, args.out, complete=True)
     print(f"saved {args.out}")
+
+
+def save(report: dict, out: Path, *, complete: bool = False) -> None:
+    """The report so far: written after every phase, so a run stopped midway (a 1M store's
+    admissions stalled for minutes behind Lucene's merges) keeps what it measured."""
+    out.write_text(json.dumps({**report, "complete": complete}, indent=2) + "\n")
 
 
 def one_size(g, cfg, label: str, n: int, queries: int, phases: tuple[str, ...], args, codes: dict[str, Path],
@@ -384,6 +390,7 @@ def one_size(g, cfg, label: str, n: int, queries: int, phases: tuple[str, ...], 
                 if side == "ours":
                     put(report["breakdown"], (label, call, scope, phase), breakdown(got))
                 print(label, phase, side, call, scope, "p50", pct(ms, 0.5), "p95", pct(ms, 0.95), flush=True)
+            save(report, args.out)
         subjects = sorted({q[2] for q in qs})
         for side, got in admissions(sides, args.admissions, len(qs[0][1]), subjects).items():
             ms = [a["ms"] for a in got]
