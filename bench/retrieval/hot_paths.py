@@ -148,26 +148,32 @@ class Side:
 def floors(uri: str, password: str | None, qs: list[tuple[str, list[float], str]], n: int = 60) -> dict:
     """What the server alone takes for the parts no change of ours can remove, on the bench store
     with its first `n` queries (each asked twice, the first round untimed), next to the two list
-    statements as a namespace retrieve sends them: a bare auto-commit round trip, the vector index's
-    200 candidates (alone, then with the top 100 heads), the full-text index's 100. Server ms is the
-    driver's result summary; wall ms is this process's, the records read as plain values."""
+    statements as a namespace retrieve sends them: a bare auto-commit round trip, each index's
+    candidates alone (the vector index's also with the top k heads). The parameters are the ones
+    recall/lists.py derives from the default config (k = hybrid_pool, candidates = max(index_pool,
+    2k) for both lists). Server ms is the driver's result summary; wall ms is this process's, the
+    records read as plain values."""
     import neo4j
 
     from bench import query as bench_query
+    from graphcons.core.config import Config
     from graphcons.core.cypher import query
     from graphcons.core.memory import LIVE_STATUSES
     from graphcons.recall.lists import keyword_query, lucene_escape
 
-    statements = {
+    rc = Config().retrieval
+    k = rc.hybrid_pool
+    candidates = max(rc.index_pool, 2 * k)
+    statements = {  # label -> statement
         "round trip (RETURN 1)": query("admin/ping"),
-        "vector index, 200 candidates": bench_query("floor_vector_index"),
-        "vector index, 200 candidates, top 100 heads": bench_query("floor_vector_heads"),
+        f"vector index, {candidates} candidates": bench_query("floor_vector_index"),
+        f"vector index, {candidates} candidates, top {k} heads": bench_query("floor_vector_heads"),
         "retrieval/vector as sent": query("retrieval/vector"),
-        "full-text index, 100 candidates": bench_query("floor_fulltext_index"),
+        f"full-text index, {candidates} candidates": bench_query("floor_fulltext_index"),
         "retrieval/fulltext as sent": query("retrieval/fulltext"),
     }
-    common = dict(exact_max=2000, large=True, candidates=200, namespace="default", subject=None,
-                  live=list(LIVE_STATUSES), k=100)
+    common = dict(exact_max=rc.exact_scope_max, large=True, candidates=candidates, namespace="default",
+                  subject=None, live=list(LIVE_STATUSES), k=k)
     out: dict = {"queries": min(n, len(qs))}
     with neo4j.GraphDatabase.driver(uri, auth=("neo4j", password or "")) as driver:
         for label, text in statements.items():
@@ -175,8 +181,6 @@ def floors(uri: str, password: str | None, qs: list[tuple[str, list[float], str]
             for rep in range(2):
                 for q, vec, _ in qs[:n]:
                     params = dict(common, embedding=vec, text=keyword_query(lucene_escape(q), "default", None))
-                    if "full-text" in label or "fulltext" in label:
-                        params["candidates"] = 100
                     with driver.session() as s:
                         t = time.perf_counter()
                         result = s.run(text, **params)
