@@ -53,14 +53,14 @@ class Kind:
 KINDS: dict[str, Kind] = {
     insight.KIND: Kind(approve=insight.approve, revert=insight.revert, on_reject=insight.on_reject, embeds=True),
     merge_review.KIND: Kind(approve=lambda db, cfg, emb, p, *, by, now, checkpoint=None:
-                            merge_review.approve(db, p, by=by, now=now),
+                            merge_review.approve(db, p, by=by, now=now, checkpoint=checkpoint),
                             revert=merge_review.revert),
     profile.KIND: Kind(approve=profile.approve, revert=profile.revert, embeds=True),
     card_review.KIND: Kind(approve=lambda db, cfg, emb, p, *, by, now, checkpoint=None:
-                           card_review.approve(db, p, by=by, now=now),
+                            card_review.approve(db, p, by=by, now=now, checkpoint=checkpoint),
                            revert=card_review.revert),
     update_review.KIND: Kind(approve=lambda db, cfg, emb, p, *, by, now, checkpoint=None:
-                             update_review.approve(db, p, by=by, now=now),
+                            update_review.approve(db, p, by=by, now=now, checkpoint=checkpoint),
                              revert=update_review.revert),
 }
 

@@ -95,9 +95,10 @@ def lock(tx: Any, pid: str) -> dict[str, Any]:
 
 
 def approve_once(db: Database, pid: str, kind: str, apply: Callable[[Tx, dict[str, Any]], Decision], *,
-                 keep: tuple[str, ...] = ()) -> Decision:
+                 keep: tuple[str, ...] = (), checkpoint: Callable[[str], None] | None = None) -> Decision:
     """Lock a proposal and `apply` its committed state, in one transaction, when it is pending; when it
-    is applied already, the unchanged Decision (carrying the payload's `keep` fields); Conflict otherwise."""
+    is applied already, the unchanged Decision (carrying the payload's `keep` fields); Conflict otherwise.
+    `checkpoint("proposal")` runs once applied, before the commit (as the insight kind's steps do)."""
     def work(tx: Tx) -> Decision:
         locked = lock(tx, pid)
         if locked["status"] == "applied":
@@ -105,7 +106,10 @@ def approve_once(db: Database, pid: str, kind: str, apply: Callable[[Tx, dict[st
                             **{k: locked["payload"][k] for k in keep})
         if locked["status"] != "pending":
             raise Conflict(f"{kind} proposal {pid!r} is {locked['status']}, not pending")
-        return apply(tx, locked)
+        decision = apply(tx, locked)
+        if checkpoint:
+            checkpoint("proposal")
+        return decision
 
     return db.write(work)
 
@@ -151,7 +155,13 @@ def resolve(db: Database, any_id: str) -> dict[str, Any]:
 def transition(tx: Any, pid: str, expected: str, status: str, *, now: datetime, by: str,
                reason: str | None = None, run_id: str | None = None, insight_id: str | None = None,
                replaced_by: str | None = None) -> dict[str, Any]:
-    """Move a proposal one step; Conflict when it is no longer in the expected status."""
+    """Move a proposal one step; Conflict (naming the status found) when it is no longer in the expected
+    status. The lock comes first and the status is read under it: a status read before the lock is what
+    let a reject that waited behind an approval overwrite it (two winners, issue 59)."""
+    found = lock(tx, pid)["status"]
+    if found != expected:
+        raise Conflict(f"proposal {pid} is {found}, not {expected}: another review changed it first; "
+                       "nothing was written")
     rows = tx.run("proposals/transition", id=pid, expected=expected, status=status, now=now, by=by, reason=reason,
                   run_id=run_id, insight_id=insight_id, replaced_by=replaced_by)
     if not rows:

@@ -10,7 +10,7 @@ before, as a new version (history is kept); a card approved later must be revert
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, Callable
 
 from graphcons.consolidation import profile
 from graphcons.consolidation.cards.job import KIND
@@ -22,9 +22,11 @@ from graphcons.store import proposals
 from graphcons.store.proposals import Decision
 
 
-def approve(db: Database, p: dict[str, Any], *, by: str, now: datetime) -> Decision:
+def approve(db: Database, p: dict[str, Any], *, by: str, now: datetime,
+            checkpoint: Callable[[str], None] | None = None) -> Decision:
     """Apply a pending card in one transaction; approving an applied one changes nothing."""
-    return proposals.approve_once(db, p["id"], KIND, lambda tx, locked: _apply(tx, locked, by=by, now=now))
+    return proposals.approve_once(db, p["id"], KIND, lambda tx, locked: _apply(tx, locked, by=by, now=now),
+                                 checkpoint=checkpoint)
 
 
 def _apply(tx: Tx, locked: dict[str, Any], *, by: str, now: datetime) -> Decision:

@@ -10,7 +10,7 @@ the merge job calls `apply` directly when `[merge] auto_apply = true`.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, Callable
 
 from graphcons.core import audit
 from graphcons.core.db import Database, Tx
@@ -41,10 +41,11 @@ def apply(tx: Any, p: dict[str, Any], *, now: datetime, run_id: str, by: str) ->
                     loser=payload["loser"])
 
 
-def approve(db: Database, p: dict[str, Any], *, by: str, now: datetime) -> Decision:
+def approve(db: Database, p: dict[str, Any], *, by: str, now: datetime,
+            checkpoint: Callable[[str], None] | None = None) -> Decision:
     """Apply a pending merge in one transaction; approving an applied one changes nothing."""
     return proposals.approve_once(db, p["id"], KIND, lambda tx, locked: apply(
-        tx, locked, now=now, run_id=audit.new_run_id("merge-approve"), by=by), keep=("winner", "loser"))
+        tx, locked, now=now, run_id=audit.new_run_id("merge-approve"), by=by), keep=("winner", "loser"), checkpoint=checkpoint)
 
 
 def revert(db: Database, p: dict[str, Any], reason: str, *, by: str, now: datetime) -> Decision:

@@ -10,7 +10,7 @@ The review queue (graphcons.review.queue) calls these; the update pass calls `ap
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, Callable
 
 from graphcons.core import audit
 from graphcons.core.db import Database, Tx
@@ -37,10 +37,11 @@ def apply(tx: Any, p: dict[str, Any], *, now: datetime, run_id: str, by: str) ->
     return Decision(proposal_id=pid, kind=KIND, status="applied", changed=True, newer=u["newer"], older=u["older"])
 
 
-def approve(db: Database, p: dict[str, Any], *, by: str, now: datetime) -> Decision:
+def approve(db: Database, p: dict[str, Any], *, by: str, now: datetime,
+            checkpoint: Callable[[str], None] | None = None) -> Decision:
     """Apply a pending update in one transaction; approving an applied one changes nothing."""
     return proposals.approve_once(db, p["id"], KIND, lambda tx, locked: apply(
-        tx, locked, now=now, run_id=audit.new_run_id("update-approve"), by=by), keep=("newer", "older"))
+        tx, locked, now=now, run_id=audit.new_run_id("update-approve"), by=by), keep=("newer", "older"), checkpoint=checkpoint)
 
 
 def revert(db: Database, p: dict[str, Any], reason: str, *, by: str, now: datetime) -> Decision:
