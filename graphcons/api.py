@@ -193,16 +193,18 @@ class Graphcons:
                                   subject=subject, session=session, record=record, mode=mode, insights=insights,
                                   as_of=as_of, when=when, when_mode=when_mode, now=utcnow())
 
-    def context(self, query: str, budget_words: int = 300, *, namespace: str | None = None,
-                subject: str | None = None, session: str | None = None, record: bool = True,
-                mode: str | None = None, as_of: Any = None, when: Any = None,
+    def context(self, query: str, budget_words: int | None = None, *, budget_tokens: int | None = None,
+                namespace: str | None = None, subject: str | None = None, session: str | None = None,
+                record: bool = True, mode: str | None = None, as_of: Any = None, when: Any = None,
                 when_mode: str | None = None) -> context_mod.Context:
-        """The text block an agent pastes into its prompt: the best hits packed until
-        `budget_words`, every line with its date and id, an insight as its facts most relevant to
-        the query, no fact twice (issue 39), a superseded value only after its successor ("earlier,
-        until ..."). Its use is recorded like retrieve's; `as_of`, `when`, `when_mode` as retrieve's."""
+        """The text block an agent pastes into its prompt: the best hits packed until the budget
+        (`budget_words`, `budget_tokens` or both; neither: 300 words), every line with its date and id,
+        an insight as its facts most relevant to the query, no fact twice (issue 39), a superseded value
+        only after its successor ("earlier, until ..."). Its use is recorded like retrieve's; `as_of`,
+        `when`, `when_mode` as retrieve's."""
         self._check_store()
-        return context_mod.context(self.db, self.config, self.embedder, query, budget_words, namespace=namespace,
+        return context_mod.context(self.db, self.config, self.embedder, query, budget_words,
+                                   budget_tokens=budget_tokens, namespace=namespace,
                                    subject=subject, mode=mode, record=record, session=session, as_of=as_of,
                                    when=when, when_mode=when_mode, now=utcnow())
 

@@ -305,3 +305,27 @@ def test_retrieve_and_context_take_as_of_and_when_and_mark_a_superseded_value(g,
     bad = c.post("/v1/retrieve", json={"query": Q, "as_of": "soon"})
     assert (bad.status_code, body(bad)["field"]) == (400, "as_of")
     assert c.post("/v1/context", json={"query": Q, "when_mode": "sometimes"}).status_code == 422
+
+
+def test_the_context_budget_counts_what_a_reader_pays(g, server):
+    """Issue 59 item 3: a 20,000-character "word" and a paragraph of Japanese (no spaces) no longer walk
+    through a 10-word budget; a budget in tokens alone bounds the block's model tokens."""
+    from graphcons.core.cost import tokens
+
+    w = server.client(g.create_token("writer-b", ["budget"], "writer")[0])
+    long_word = "zebra" + "a" * 19_900
+    japanese = "東京の新しいオフィスは駅の近くにあり、チームは毎週月曜日にそこで会議を開きます" * 200
+    short = "The zebra enclosure at the zoo opens at nine."
+    for text in (long_word, japanese, short):
+        assert w.post("/v1/memories", json={"content": text[:20_000], "subject": "zoo"}).status_code == 201
+    for query in ("zebra", "東京のオフィス"):
+        ctx = w.post("/v1/context", json={"query": query, "budget_words": 10}).json()
+        assert len(ctx["text"]) < 200 and ctx["tokens"] == tokens(ctx["text"]) <= ctx["budget_tokens"] == 40
+        assert ctx["words"] <= 10
+    by_tokens = w.post("/v1/context", json={"query": "zebra enclosure", "budget_tokens": 60}).json()
+    assert by_tokens["budget_words"] is None and by_tokens["budget_tokens"] == 60
+    assert 0 < tokens(by_tokens["text"]) <= 60 and "zoo opens at nine" in by_tokens["text"]
+    both = w.post("/v1/context", json={"query": "zebra", "budget_words": 10, "budget_tokens": 12}).json()
+    assert tokens(both["text"]) <= 12
+    bad = w.post("/v1/context", json={"query": "zebra", "budget_tokens": 5})
+    assert bad.status_code == 422 and "budget_tokens" in bad.text

@@ -195,6 +195,10 @@ class RetrievalConfig(Section):
     # dated, cited). Off (0) by default: on the dev conversations 0.1-0.5 moved answer words by
     # -0.008..+0.002 and cost multi-hop up to 0.032 at 150 words (docs/RETRIEVAL.md).
     card_share: float = Field(default=0.0, ge=0, le=1)
+    # context() with a budget in words only also holds at most this many model tokens a word (issue
+    # 59: one 20,000-character "word", or text without spaces, walked through a 10-word budget).
+    # 4 never binds on prose (about 1.3 a word) or on the dev sets' lines with their ids.
+    tokens_per_word: float = Field(default=4.0, ge=1, le=100)
 
 
 class ConsolidationConfig(Section):

@@ -25,8 +25,11 @@ agent puts into its prompt, built from `retrieve`'s ranking.
   successor's line, as "earlier, until 27 May 2023: ..." (the update's `since`), and not at all when
   its successor found no room. `as_of`, `when` and `when_mode` are retrieve's.
 
-Words are whitespace-separated tokens of the whole block, header and ids included: what the
-agent's prompt pays for.
+The budget is in words, tokens or both (core/cost.py): words are whitespace-separated tokens of the
+whole block, headers and ids included; tokens are a model's (cl100k_base), what the agent's prompt
+pays for. A budget in words alone still bounds tokens, at `[retrieval] tokens_per_word` tokens a word
+(4 by default: English prose costs about 1.3, a line's id up to 3), so one 20,000-character "word" or
+a paragraph of text without spaces (Japanese, Chinese) cannot walk through a 10-word budget (issue 59).
 """
 
 from __future__ import annotations
@@ -34,9 +37,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, Callable
 
 from graphcons.core.config import Config
+from graphcons.core.cost import Budget, Price, tokens
 from graphcons.core.db import Database
 from graphcons.core.embedders import Embedder
 from graphcons.core.errors import ValidationError
@@ -48,6 +52,8 @@ from graphcons.recall.hits import InsightMode
 from graphcons.recall.retrieval import retrieve
 
 MAX_BUDGET = 5000
+MAX_TOKENS = 20000
+DEFAULT_WORDS = 300
 POOL = 40  # hits read to fill a budget: more than any 300-word context holds
 FACTS_PER_INSIGHT = 4  # the facts most relevant to the query; the insight's id leads to the rest
 
@@ -56,8 +62,10 @@ FACTS_PER_INSIGHT = 4  # the facts most relevant to the query; the insight's id 
 class Context:
     text: str
     words: int
-    budget_words: int
+    budget_words: int | None  # None: the budget is in tokens only
     lines: list[dict[str, Any]] = field(default_factory=list)  # {"text", "ids", "kind", "date"}
+    tokens: int = 0  # the text's model tokens (core/cost.py)
+    budget_tokens: int | None = None  # the ceiling on them: the caller's, or tokens_per_word x budget_words
 
     @property
     def ids(self) -> list[str]:
@@ -69,20 +77,32 @@ class Context:
         return list(seen)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"text": self.text, "words": self.words, "budget_words": self.budget_words, "lines": self.lines,
-                "ids": self.ids}
+        return {"text": self.text, "words": self.words, "budget_words": self.budget_words, "tokens": self.tokens,
+                "budget_tokens": self.budget_tokens, "lines": self.lines, "ids": self.ids}
 
 
 def _flat(text: str) -> str:
     return " ".join(text.split())
 
 
-def context(db: Database, cfg: Config, embedder: Embedder, query: str, budget_words: int = 300, *,
-            namespace: str | None = None, subject: str | None = None, mode: str | None = None,
-            record: bool = True, session: str | None = None, as_of: Any = None, when: Any = None,
-            when_mode: str | None = None, now: datetime | None = None) -> Context:
-    if isinstance(budget_words, bool) or not isinstance(budget_words, int) or not 10 <= budget_words <= MAX_BUDGET:
-        raise ValidationError("budget_words", f"must be an integer between 10 and {MAX_BUDGET}")
+def budget(cfg: Config, budget_words: int | None, budget_tokens: int | None) -> Budget:
+    """The caller's budget checked: words, tokens or both (neither: 300 words); words alone also
+    bound tokens at `tokens_per_word` a word."""
+    for field_name, value, top in (("budget_words", budget_words, MAX_BUDGET), ("budget_tokens", budget_tokens, MAX_TOKENS)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or not 10 <= value <= top):
+            raise ValidationError(field_name, f"must be an integer between 10 and {top}")
+    if budget_words is None and budget_tokens is None:
+        budget_words = DEFAULT_WORDS
+    if budget_tokens is None:
+        budget_tokens = int(budget_words * cfg.retrieval.tokens_per_word)
+    return Budget(words=budget_words, tokens=budget_tokens)
+
+
+def context(db: Database, cfg: Config, embedder: Embedder, query: str, budget_words: int | None = None, *,
+            budget_tokens: int | None = None, namespace: str | None = None, subject: str | None = None,
+            mode: str | None = None, record: bool = True, session: str | None = None, as_of: Any = None,
+            when: Any = None, when_mode: str | None = None, now: datetime | None = None) -> Context:
+    whole = budget(cfg, budget_words, budget_tokens)
     # The plain ranking: every memory keeps its own place. Folding an insight's members into it, or a
     # memory's restatements into its line, lost answer words on the dev conversations (restatements
     # at cosine 0.8 still differ in detail; docs/RETRIEVAL.md): a line is one memory's own text.
@@ -97,8 +117,8 @@ def context(db: Database, cfg: Config, embedder: Embedder, query: str, budget_wo
     # lines where they are in the pool (a member outside it is something the insight adds)
     pooled = {h.memory.id: h.memory.content for h in hits if h.memory.kind != "insight"}
     cards = _card_items(db, query, namespace, subject) if cfg.retrieval.card_share > 0 else {}
-    reserve = int(budget_words * cfg.retrieval.card_share) if cards else 0
-    block = Block(budget_words - reserve)  # the card's share waits for the lines' leftovers (_put_card)
+    reserve = whole.share(cfg.retrieval.card_share) if cards else Budget(0, 0)
+    block = Block(whole - Price(reserve.words or 0, reserve.tokens or 0))  # the card's share waits (_put_card)
     terms = content_terms(query)
     for h in hits:
         mem = h.memory
@@ -115,14 +135,14 @@ def context(db: Database, cfg: Config, embedder: Embedder, query: str, budget_wo
         mark, earlier = _earlier(h.superseded_by, h.until)
         if not block.put(f"{mark}{annotate(text, mem.created_at)} ({mem.id})", [mem.id], mem.kind, date, **earlier):
             # longer than what is left: its sentences that share the query's words, marked (issue 51)
-            room = block.room(date) - len(f"(excerpt) {mark}({mem.id})".split())
-            part = _excerpt(mem.content, terms, room, mem.created_at)
+            line = f"(excerpt) {mark}{{}} ({mem.id})".format
+            part = _excerpt(mem.content, terms, lambda p: block.fits(line(p), date), mem.created_at)
             if part:
-                block.put(f"(excerpt) {mark}{part} ({mem.id})", [mem.id], mem.kind, date, excerpt=True, **earlier)
+                block.put(line(part), [mem.id], mem.kind, date, excerpt=True, **earlier)
     if cards:
-        block.budget = budget_words
+        block.budget = whole
         _put_card(block, [h.memory.id for h in hits], cards)
-    return block.context()
+    return block.context(whole)
 
 
 class Block:
@@ -131,34 +151,36 @@ class Block:
     nothing new in), the newest day first (issue 51: whatever a later memory says of a thing is read
     before what an earlier one said, whether or not an update was noticed; a value an update
     superseded is always on an earlier day than its successor). An insight's lines are a group of
-    their own, placed at the day of its earliest fact. Within a day, lines keep their rank order. The word count is the
-    rendered block's, headers included, so the budget always holds."""
+    their own, placed at the day of its earliest fact. Within a day, lines keep their rank order. What
+    is spent is the rendered block's, headers included (each line's newline too), so the budget always
+    holds."""
 
-    def __init__(self, budget: int):
+    def __init__(self, budget: Budget):
         self.budget = budget
         self.days: dict[str, list[dict[str, Any]]] = {}  # "7 May 2023" -> its lines
         self.insights: list[list[dict[str, Any]]] = []
         self.card: list[dict[str, Any]] = []  # shown first: the subject's card items (issue 47)
-        self.words = 0
+        self.spent = Price()
         self.shown_ids: set[str] = set()
         self.shown_texts: set[str] = set()
 
-    def room(self, date: str) -> int:
-        """Words left for a line of this day (a new day's header is paid first)."""
-        header = 0 if date in self.days or not date else len(f"{date}:".split())
-        return self.budget - self.words - header
+    def _header(self, date: str) -> Price:
+        """What a line of this day pays for its header: nothing once the day is shown."""
+        return Price() if date in self.days or not date else Price.of(f"{date}:", newline=True)
+
+    def fits(self, text: str, date: str) -> bool:
+        """Whether a line of this day fits in what is left (a new day's header is paid first)."""
+        return self.budget.allows(self.spent + self._header(date) + Price.of(text, newline=True))
 
     def put(self, text: str, ids: list[str], kind: str, date: str, excerpt: bool = False, **earlier: str) -> bool:
         """Add a line under its day if it fits; `earlier` (superseded_by, until) marks a value an
         update superseded (the caller adds it only after its successor)."""
-        n = len(text.split())
-        if n > self.room(date):
+        price = self._header(date) + Price.of(text, newline=True)
+        if not self.budget.allows(self.spent + price):
             return False
         line = {"text": text, "ids": ids, "kind": kind, "date": date, **({"excerpt": True} if excerpt else {}), **earlier}
-        if date not in self.days:
-            self.words += len(f"{date}:".split()) if date else 0
         self.days.setdefault(date, []).append(line)
-        self.words += n
+        self.spent += price
         self.shown_ids.update(ids)
         self.shown_texts.add(_flat(text).casefold())
         return True
@@ -167,12 +189,12 @@ class Block:
         """A block of its own, without a day header (an insight's line and its facts, each fact
         dated), already checked against the budget."""
         self.insights.append(lines)
-        self.words += sum(len(line["text"].split()) for line in lines)
+        self.spent += _price(lines)
         for line in lines:
             self.shown_ids.update(line["ids"])
             self.shown_texts.add(_flat(line["text"]).casefold())
 
-    def context(self) -> Context:
+    def context(self, budget: Budget) -> Context:
         # newest day first; an insight where its earliest fact's day falls (what it summarises began
         # then), after that day's own lines: its older facts are never read before a newer day's lines
         keyed = [((_when(d), 1, n), f"{d}:" if d else "", lines) for n, (d, lines) in enumerate(self.days.items())]
@@ -183,7 +205,13 @@ class Block:
         groups = [("", self.card)] + groups if self.card else groups
         rendered = [part for header, lines in groups for part in ([header] if header else []) + [x["text"] for x in lines]]
         lines = [line for _, group in groups for line in group]
-        return Context(text="\n".join(rendered), words=self.words, budget_words=self.budget, lines=lines)
+        text = "\n".join(rendered)
+        return Context(text=text, words=self.spent.words, budget_words=budget.words, lines=lines, tokens=tokens(text),
+                       budget_tokens=budget.tokens)
+
+
+def _price(lines: list[dict[str, Any]]) -> Price:
+    return sum((Price.of(line["text"], newline=True) for line in lines), Price())
 
 
 def _card_items(db: Database, query: str, namespace: str | None, subject: str | None) -> dict[str, tuple[str, dict]]:
@@ -200,7 +228,7 @@ def _put_card(block: Block, ranked: list[str], cards: dict[str, tuple[str, dict[
     """The card items of the pool's memories the lines did not show, most relevant first, each under
     its subject's and group's header (issue 47: the same facts in fewer words, so more of them fit),
     within what is left of the budget; shown at the top of the block."""
-    left = block.budget - block.words
+    left = block.budget - block.spent
     chosen: list[tuple[str, dict[str, Any]]] = []
     heads: set[tuple[str, str]] = set()
     for mid in ranked:
@@ -208,10 +236,11 @@ def _put_card(block: Block, ranked: list[str], cards: dict[str, tuple[str, dict[
             continue
         subject, item = cards[mid]
         text = f"- {item['text']} [{item['date']}] ({mid})"
-        head = 0 if (subject, item["group"]) in heads else len(f"{subject}, {item['group']}:".split())
-        if head + len(text.split()) > left:
+        head = Price() if (subject, item["group"]) in heads else Price.of(f"{subject}, {item['group']}:", newline=True)
+        price = head + Price.of(text, newline=True)
+        if not left.allows(price):
             continue
-        left -= head + len(text.split())
+        left -= price
         heads.add((subject, item["group"]))
         chosen.append((text, item | {"subject": subject}))
     order = sorted(range(len(chosen)), key=lambda n: (chosen[n][1]["subject"], chosen[n][1]["group"], n))
@@ -223,7 +252,7 @@ def _put_card(block: Block, ranked: list[str], cards: dict[str, tuple[str, dict[
             seen.add(key)
             block.card.append({"text": f"{item['subject']}, {item['group']}:", "ids": [], "kind": "card", "date": ""})
         block.card.append({"text": text, "ids": [item["member_id"]], "kind": "card", "date": item["date"]})
-    block.words += sum(len(line["text"].split()) for line in block.card)
+    block.spent += _price(block.card)
     for line in block.card:
         block.shown_ids.update(line["ids"])
 
@@ -246,12 +275,12 @@ def _put_insight(block: Block, mem: Any, digest: dict[str, Any], rank: dict[str,
     if not lines or not _adds(header, lines, facts, pooled):
         return
     fitted: list[dict[str, Any]] = []
-    used = len(header.split())
+    used = Price.of(header, newline=True)
     for line in lines:
-        n = len(line["text"].split())
-        if used + n <= block.budget - block.words:
+        price = Price.of(line["text"], newline=True)
+        if block.budget.allows(block.spent + used + price):
             fitted.append(line)
-            used += n
+            used += price
     if fitted:
         block.put_group([{"text": header, "ids": [mem.id], "kind": "insight", "date": ""}, *fitted])
 
@@ -277,18 +306,15 @@ def _earlier(superseded_by: str | None, until: str | None) -> tuple[str, dict[st
     return f"earlier, until {day(ended) if ended else until}: ", {"superseded_by": superseded_by, "until": until or ""}
 
 
-def _excerpt(content: str, terms: set[str], room: int, said: datetime) -> str:
+def _excerpt(content: str, terms: set[str], fits: Callable[[str], bool], said: datetime) -> str:
     """The sentences of a long memory that share the most query words, in their own order, joined
-    by " … ", within `room` words (each " … " is one); "" when none shares a word or none fits."""
+    by " … ", as many as `fits` allows (most shared words first); "" when none shares a word or none fits."""
     parts = [annotate(_flat(s), said) for s in sentences(content)]
     shared = [len(terms & content_terms(p)) for p in parts]
     keep: list[int] = []
-    used = 0
     for i in sorted(range(len(parts)), key=lambda i: (-shared[i], i)):
-        n = len(parts[i].split()) + (1 if keep else 0)
-        if shared[i] and used + n <= room:
+        if shared[i] and fits(" … ".join(parts[j] for j in sorted([*keep, i]))):
             keep.append(i)
-            used += n
     return " … ".join(parts[i] for i in sorted(keep))
 
 

@@ -201,10 +201,11 @@ def retrieve(body: m.RetrieveQuery, g: Graphcons = Depends(store), p: Principal 
 @router.post("/context", response_model=m.ContextOut)
 def context(body: m.ContextQuery, g: Graphcons = Depends(store), p: Principal = Depends(reader)) -> m.ContextOut:
     """The text block an agent pastes into its prompt (issue 39): best memories and insight facts until
-    `budget_words`, each line with its id under a header of its day, no fact twice; a writer's use is recorded as co-access."""
+    the budget (words, tokens or both), each line with its id under a header of its day, no fact twice; a writer's use is recorded as co-access."""
     namespace = read_namespace(p, body.namespace)
     session = _session(p, body.session) if body.session is not None else None
-    ctx = g.context(body.query, body.budget_words, namespace=namespace, subject=body.subject, session=session,
+    words, tokens = body.budget()
+    ctx = g.context(body.query, words, budget_tokens=tokens, namespace=namespace, subject=body.subject, session=session,
                     record=body.record and p.has("writer"), as_of=body.as_of, when=body.when, when_mode=body.when_mode)
     return m.ContextOut(**ctx.to_dict())
 

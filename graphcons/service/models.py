@@ -123,12 +123,22 @@ class RetrieveQuery(Body):
 
 class ContextQuery(Body):
     query: str = Field(min_length=1, max_length=10_000)
-    budget_words: int = Field(default=300, ge=10, le=5000, description="Words the block may hold (ids and dates "
-                                                                      "included).")
+    budget_words: int | None = Field(default=300, ge=10, le=5000, description=(
+        "Words the block may hold (ids and dates included); 300 unless budget_tokens alone is sent. A budget in "
+        "words also holds at most [retrieval] tokens_per_word model tokens a word."))
+    budget_tokens: int | None = Field(default=None, ge=10, le=20000, description=(
+        "Model tokens the block may hold (cl100k_base, the whole text). Sent alone, it is the only budget; "
+        "with budget_words, both hold."))
     namespace: str | None = Field(default=None, max_length=100)
     subject: str | None = Field(default=None, max_length=200)
     session: str | None = Field(default=None, max_length=200)
     record: bool = True  # writers: record the memories shown as used together (readers never record)
+
+    def budget(self) -> tuple[int | None, int | None]:
+        """(budget_words, budget_tokens) as the caller meant them: budget_tokens sent alone bounds tokens only."""
+        if self.budget_tokens is not None and "budget_words" not in self.model_fields_set:
+            return None, self.budget_tokens
+        return self.budget_words, self.budget_tokens
     as_of: AsOf = None
     when: When = None
     when_mode: WhenMode = None
@@ -145,7 +155,9 @@ class ContextOut(BaseModel):
     text: str = Field(description="The block to paste into a prompt: one line per memory or insight fact, each "
                                   "with its id, under a header of its day.")
     words: int
-    budget_words: int
+    budget_words: int | None = Field(description="The budget in words; null when the caller gave tokens only.")
+    tokens: int = Field(description="The text's model tokens (cl100k_base).")
+    budget_tokens: int | None = Field(description="The ceiling on tokens: the caller's, or tokens_per_word a word.")
     lines: list[ContextLine]
     ids: list[str] = Field(description="Every memory id the block cites, in order.")
 
