@@ -329,3 +329,17 @@ def test_the_context_budget_counts_what_a_reader_pays(g, server):
     assert tokens(both["text"]) <= 12
     bad = w.post("/v1/context", json={"query": "zebra", "budget_tokens": 5})
     assert bad.status_code == 422 and "budget_tokens" in bad.text
+
+
+def test_as_of_at_the_calendar_edge_answers(g, server):
+    """Issue 59 item 7: a question's time said at the first or last day of the calendar answered 500
+    (OverflowError in event time) on retrieve and context."""
+    w = server.client(g.create_token("writer-e", ["edge"], "writer")[0])
+    r = w.post("/v1/memories", json={"content": "Yesterday I planted a tree.", "subject": "trees",
+                                     "created_at": "2023-05-08T10:00:00+00:00"})
+    assert r.status_code == 201, r.text
+    for as_of, question in (("0001-01-01", "what did I do yesterday?"), ("9999-12-31", "what will I do next year?"),
+                            ("0001-01-03", "what happened last week?"), ("9999-12-30", "and in 2 weeks?")):
+        for route in ("/v1/retrieve", "/v1/context"):
+            r = w.post(route, json={"query": question, "as_of": as_of, "when": "auto"})
+            assert r.status_code == 200, (route, as_of, r.text)

@@ -123,7 +123,10 @@ def resolve(text: str, said_at: datetime | date) -> list[EventTime]:
         for m in rx.finditer(text):
             if any(m.start() < b and a < m.end() for a, b in taken):
                 continue
-            span = _RESOLVERS[kind](m, said)
+            try:
+                span = _RESOLVERS[kind](m, said)
+            except (OverflowError, ValueError):  # "next year" said on 9999-12-31 names no day (issue 59)
+                span = None
             if span is not None:
                 taken.append((m.start(), m.end()))
                 found.append((m.start(), EventTime(m.group(0), *span)))
