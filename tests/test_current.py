@@ -173,7 +173,7 @@ def test_explain_shows_the_update_chain(food):
     update(g, "new", "old", "2023-05-27T12:00:00+00:00")
     old = g.explain("old")["updates"]
     assert old["superseded_by"] == [{"id": "new", "attribute": "restaurants tried", "since": "2023-05-27T12:00:00+00:00",
-                                     "reverted": False, "proposal_id": "test-new"}]
+                                     "reverted": False, "proposal_id": "test-new", "status": "applied"}]
     assert old["supersedes"] == []
     assert g.explain("new")["updates"]["supersedes"][0]["id"] == "old"
     assert "updates" not in g.explain("f1")  # nothing to say: the answer is as before

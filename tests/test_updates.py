@@ -187,3 +187,30 @@ def test_an_approved_update_puts_the_current_value_first_and_as_of_gives_the_old
     assert "earlier, until 11 October 2026:" in next(x for x in ctx.lines if x["ids"] == [old])["text"]
     then = g.context(q, 300, namespace="chat", record=False, as_of=T0 + timedelta(days=10))
     assert then.ids == [old] and "earlier" not in then.text and "three different Korean" in then.text
+
+
+def test_a_pending_update_puts_the_newer_value_first_before_anyone_reviews_it(g):
+    """Issue 62 item 2: once the pass has proposed an update, retrieve and context show the newer value
+    first and mark the older as earlier, while the proposal waits; explain says it is pending; a
+    rejected pair stops doing so (the older value is then ranked as its words deserve)."""
+    q = "How many different Korean restaurants have I tried in my city so far?"
+    old = g.add({**OLD, "content": "How many Korean restaurants? I've tried three different Korean restaurants "
+                                   "in my city so far."}).id
+    new = g.add(NEW).id
+    before = [h.memory.id for h in g.retrieve(q, k=2, namespace="chat", record=False)]
+    assert before == [old, new]  # the older is worded closer to the question
+    g.updates(dry_run=False, now=NOW)
+    pid = proposal_id(new, old)
+    assert g.proposal(pid)["status"] == "pending"
+    hits = g.retrieve(q, k=2, namespace="chat", record=False)
+    assert [h.memory.id for h in hits] == [new, old]
+    assert (hits[1].superseded_by, datetime.fromisoformat(hits[1].until)) == (new, NEW["created_at"])
+    ctx = g.context(q, 300, namespace="chat", record=False)
+    assert ctx.ids.index(new) < ctx.ids.index(old)
+    assert "earlier, until 11 October 2026:" in next(x for x in ctx.lines if x["ids"] == [old])["text"]
+    (chain,) = g.explain(old)["updates"]["superseded_by"]
+    assert (chain["id"], chain["status"], chain["proposal_id"]) == (new, "pending", pid)
+    g.reject(pid, "not the same restaurants", by="bo", now=NOW)
+    assert [h.memory.id for h in g.retrieve(q, k=2, namespace="chat", record=False)] == [old, new]
+    assert "earlier" not in g.context(q, 300, namespace="chat", record=False).text
+    assert "updates" not in g.explain(old) or not g.explain(old)["updates"]["superseded_by"]

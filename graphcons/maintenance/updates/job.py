@@ -87,7 +87,8 @@ def _found(db: Database, namespace: str | None, subject: str | None,
 
 def _props(u: Update, now: datetime, run_id: str) -> dict[str, Any]:
     return {"id": u.proposal_id, "kind": KIND, "created_at": now, "run_id": run_id, "memory_ids": [u.newer, u.older],
-            "namespace": u.namespace, "subject": u.subject,
+            "namespace": u.namespace, "subject": u.subject, "attribute": u.attribute,
+            "since": u.newer_since,  # retrieval reads a pending update's since without the payload (issue 62)
             "title": f"update: {u.attribute}: {u.old_value} -> {u.new_value} ({u.older} -> {u.newer})",
             "payload": json.dumps(u.as_dict(), sort_keys=True)}
 
