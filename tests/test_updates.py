@@ -6,6 +6,7 @@ import pytest
 
 from conftest import _wipe
 from graphcons.core.config import Config
+from graphcons.core.parser import available as frames_available
 from graphcons.core.errors import ValidationError
 from graphcons.maintenance.updates.detect import proposal_id
 
@@ -214,3 +215,48 @@ def test_a_pending_update_puts_the_newer_value_first_before_anyone_reviews_it(g)
     assert [h.memory.id for h in g.retrieve(q, k=2, namespace="chat", record=False)] == [old, new]
     assert "earlier" not in g.context(q, 300, namespace="chat", record=False).text
     assert "updates" not in g.explain(old) or not g.explain(old)["updates"]["superseded_by"]
+
+
+SAID = [  # issue 62: five pairs a user might say on two different days, which the word rules missed
+    ("I live in Paris.", "I moved to Berlin."),
+    ("I live in Paris.", "I now live in Berlin."),
+    ("I use Vim for everything.", "I switched from Vim to Emacs."),
+    ("I work as a nurse.", "I now work as a teacher."),
+    ("I have two cats.", "We have three cats now."),
+]
+SAID_LIKE = [  # phrasings like them, written after the rules, none of them in the rules' word lists
+    ("I am based in Lisbon.", "We relocated to Porto last week."),
+    ("I drive a Golf.", "Now I drive a Tesla."),
+    ("I work as an accountant.", "I am currently working as a freelance designer."),
+    ("I have one dog.", "We currently have two dogs."),
+    ("I use Spotify for music.", "I switched from Spotify to Apple Music."),
+    ("I teach at a primary school.", "I now teach at a university."),
+]
+NOT_UPDATES = [  # a value added, another thing, events, or the same value
+    ("I play the guitar.", "I now play the piano too."),
+    ("I use Docker for deployment.", "I now use Vim for everything."),
+    ("I have two meetings today.", "I now have three meetings tomorrow."),
+    ("I live in Paris.", "I still live in Paris and now love it."),
+    ("My sister lives in Boston.", "I now live in Denver."),
+    ("I don't live in Paris.", "I now live in Berlin."),
+]
+
+
+def _said_pair(g, older, newer):
+    a = g.add({"content": older, "subject": "user", "namespace": "said", "source": "chat:1", "created_at": T0}).id
+    b = g.add({"content": newer, "subject": "user", "namespace": "said", "source": "chat:2",
+               "created_at": T0 + timedelta(days=30)}).id
+    return a, b, [(p["older"], p["newer"]) for p in g.updates(now=NOW)["proposed"]]
+
+
+@pytest.mark.skipif(not frames_available(), reason="the cards extra (spaCy) is missing")
+@pytest.mark.parametrize("older,newer", SAID + SAID_LIKE)
+def test_an_update_said_as_people_say_it_is_proposed(g, older, newer):
+    a, b, proposed = _said_pair(g, older, newer)
+    assert proposed == [(a, b)]
+
+
+@pytest.mark.skipif(not frames_available(), reason="the cards extra (spaCy) is missing")
+@pytest.mark.parametrize("older,newer", NOT_UPDATES)
+def test_what_is_not_an_update_is_not_proposed(g, older, newer):
+    assert _said_pair(g, older, newer)[2] == []

