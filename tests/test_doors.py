@@ -71,3 +71,82 @@ def test_http_and_mcp_context_lines_equal_pythons_with_superseded_by_until_and_e
     assert mcp(config, embedder, body, reader) == ours
     schema = server.app.openapi()["components"]["schemas"]["ContextLine"]["properties"]
     assert {"text", "ids", "kind", "date", "excerpt", "superseded_by", "until"} <= set(schema)
+
+
+# -- item 1: the LangGraph store and the LangChain retriever --------------------------------------------
+
+def put_turns(g, store, monkeypatch) -> tuple[tuple[str, str], str, str]:
+    """OLD and NEW put through `store` as two chat turns, a month and ten days apart (the store's put
+    takes no date: the clock is set as the agent's days pass), NEW superseding OLD through an applied
+    update proposal. Returns (namespace tuple, older key, newer key)."""
+    from datetime import datetime, timezone
+
+    import graphcons.api
+
+    ns = ("chat", "user")
+    for key, turn in (("turn-1", OLD), ("turn-2", NEW)):
+        monkeypatch.setattr(graphcons.api, "utcnow", lambda at=turn["created_at"]: at)
+        store.put(ns, key, {"data": turn["content"], "session": key})
+    monkeypatch.setattr(graphcons.api, "utcnow", lambda: datetime.now(timezone.utc))
+    g.updates(dry_run=False, now=NOW)
+    (p,) = g.proposals(kind="update")
+    g.approve(p["id"], by="ana", now=NOW)
+    return ns, "turn-1", "turn-2"
+
+
+@pytest.mark.parametrize("door", ["in process", "over HTTP"])
+def test_store_items_and_documents_carry_superseded_by_until_and_as_of_works(g, server, monkeypatch, door):
+    """Before: a store item and a Document of the older value read exactly like the current one (no
+    `superseded_by`, no `until`), and `GraphconsRetriever(as_of=...)` was accepted and ignored."""
+    from graphcons.integrations.langchain import GraphconsRetriever
+    from graphcons.integrations.langgraph import GraphconsStore
+
+    if door == "in process":
+        store, retriever = GraphconsStore(g), lambda **kw: GraphconsRetriever.over(g, namespace="chat", **kw)
+    else:
+        token = g.create_token("agent", ["chat"], "writer")[0]
+        store = GraphconsStore.over_http(server.url, token)
+        retriever = lambda **kw: GraphconsRetriever.over_http(server.url, token, namespace="chat", **kw)  # noqa: E731
+    ns, older, newer = put_turns(g, store, monkeypatch)
+
+    items = {it.key: it for it in store.search(ns, query=Q, limit=5)}
+    assert list(items)[:2] == [newer, older]  # the current value first
+    note = items[older].value["_graphcons"]
+    assert (note["superseded_by"], note["until"][:10], note["kind"]) == (newer, "2026-10-11", "episode")
+    assert items[older].value["data"] == OLD["content"]  # the value as put, with graphcons' note beside it
+    assert items[newer].value == {"data": NEW["content"], "session": newer}  # a current value: exactly as put
+    then = store.search(ns, query=Q, limit=5, as_of="2026-09-10")
+    assert [it.key for it in then] == [older] and "_graphcons" not in then[0].value  # current then
+    with pytest.raises(ValueError, match="query"):
+        store.search(ns, as_of="2026-09-10")
+    # a value read back and put again keeps no stale note (the key is reserved)
+    store.put(ns, older, items[older].value)
+    assert "_graphcons" not in store.get(ns, older).value
+
+    docs = {d.metadata["id"]: d for d in retriever(k=5).invoke(Q)}
+    new_id, old_id = (m.id for key in (newer, older) for m in g.memories("chat") if m.metadata["langgraph"]["key"] == key)
+    assert (docs[old_id].metadata["superseded_by"], docs[old_id].metadata["until"][:10]) == (new_id, "2026-10-11")
+    assert docs[new_id].metadata["superseded_by"] is None and docs[new_id].metadata["kind"] == "episode"
+    assert list(docs).index(new_id) < list(docs).index(old_id)
+    past = [d.metadata["id"] for d in retriever(k=5, as_of="2026-09-10").invoke(Q)]
+    assert old_id in past and new_id not in past
+    assert [d.metadata["id"] for d in retriever(k=5).invoke(Q, as_of="2026-09-10")] == past  # per call too
+    restricted = retriever(k=5, when="2026-10", when_mode="restrict").invoke(Q)
+    assert [d.metadata["id"] for d in restricted] == [new_id]
+
+
+def test_the_retriever_refuses_an_argument_it_does_not_know(g):
+    """Before: `subjet=` and `search_kwargs=` were ignored (pydantic's default), so a typo silently
+    searched every subject."""
+    from graphcons.integrations.langchain import GraphconsRetriever
+
+    with pytest.raises(ValueError, match="no argument 'subjet' \\(did you mean 'subject'\\?\\)"):
+        GraphconsRetriever.over(g, subjet="user")
+    with pytest.raises(ValueError, match="search_kwargs.*k=5"):
+        GraphconsRetriever.over(g, search_kwargs={"k": 3})
+    with pytest.raises(ValueError, match="as_of must be a date"):
+        GraphconsRetriever.over(g, as_of="soon")
+    with pytest.raises(ValueError, match="when_mode"):
+        GraphconsRetriever.over(g, when="auto", when_mode="only")
+    with pytest.raises(TypeError, match="unknown argument 'subjet'"):
+        GraphconsRetriever.over(g).invoke("anything", subjet="user")
