@@ -150,3 +150,57 @@ def test_the_retriever_refuses_an_argument_it_does_not_know(g):
         GraphconsRetriever.over(g, when="auto", when_mode="only")
     with pytest.raises(TypeError, match="unknown argument 'subjet'"):
         GraphconsRetriever.over(g).invoke("anything", subjet="user")
+
+
+# -- item 1: the update and card passes over HTTP and MCP; their proposals in the one review queue -----------
+
+def test_the_update_pass_runs_over_http_and_mcp_and_its_proposals_wait_in_the_queue(g, server, config, embedder):
+    """Before: `POST /v1/jobs/updates` and `/v1/jobs/cards` answered 422 (not in the route's enum) and no
+    MCP tool ran either pass: an HTTP-only or MCP-only agent could not keep its knowledge current."""
+    for ns in ("chat", "other"):
+        for turn in (OLD, NEW):
+            g.add({**turn, "namespace": ns})
+    admin = server.client(g.create_token("chat-admin", ["chat"], "admin")[0])
+    dry = admin.post("/v1/jobs/updates", json={})  # a dry run by default, in the token's one namespace
+    assert dry.status_code == 200, dry.text
+    assert (dry.json()["dry_run"], dry.json()["namespace"], len(dry.json()["proposed"])) == (True, "chat", 1)
+    assert g.proposals() == []
+    assert admin.post("/v1/jobs/updates", json={"namespace": "other"}).status_code == 403
+    writer = server.client(g.create_token("chat-writer", ["chat"], "writer")[0])
+    assert writer.post("/v1/jobs/updates", json={}).status_code == 403  # an admin's, as every job
+    run_ = admin.post("/v1/jobs/updates", json={"dry_run": False, "namespace": "chat"})
+    assert run_.status_code == 200 and run_.json()["dry_run"] is False, run_.text
+    assert [(p["kind"], p["namespace"]) for p in g.proposals()] == [("update", "chat")]  # other untouched
+    cards = admin.post("/v1/jobs/cards", json={})
+    assert cards.status_code == 200 and (cards.json()["job"], cards.json()["dry_run"]) == ("cards", True), cards.text
+
+    reviewer = server.client(g.create_token("chat-reviewer", ["chat"], "reviewer")[0])
+    (queued,) = reviewer.get("/v1/proposals", params={"kind": "update", "status": "pending"}).json()
+    assert reviewer.post(f"/v1/proposals/{queued['id']}/approve").json()["status"] == "applied"
+    lines = reviewer.post("/v1/context", json={"query": Q, "namespace": "chat"}).json()["lines"]
+    assert any(line.get("superseded_by") for line in lines)
+
+    async def as_admin(s: Session):
+        out = await s.ok("run_job", job="updates")
+        assert (out["dry_run"], out["namespace"], len(out["proposed"])) == (True, "other", 1)
+        assert (await s.ok("proposals", action="list", kind="update"))["proposals"] == []
+        await s.ok("run_job", job="updates", dry_run=False)
+        (p,) = (await s.ok("proposals", action="list", kind="update"))["proposals"]
+        assert p["namespace"] == "other" and len(p["memory_ids"]) == 2
+        await s.ok("proposals", action="approve", proposal_id=p["id"])
+        hits = (await s.ok("recall", query=Q, k=3))["hits"]
+        assert any(h.get("superseded_by") for h in hits)
+        assert (await s.ok("run_job", job="cards"))["job"] == "cards"
+        _, err = await s.call("run_job", job="updates", namespace="chat")
+        assert err.startswith("forbidden"), err
+
+    mcp(config, embedder, as_admin, g.create_token("other-admin", ["other"], "admin")[0])
+
+    async def as_writer(s: Session):
+        _, err = await s.call("run_job", job="updates")
+        assert err.startswith("forbidden") and "admin" in err, err
+        _, err = await s.call("run_job", job="decay")
+        assert err.startswith("bad_input (job)"), err
+
+    mcp(config, embedder, as_writer, g.create_token("other-writer", ["other"], "writer")[0])
+    assert [p["status"] for p in g.proposals(kind="update")] == ["applied", "applied"]

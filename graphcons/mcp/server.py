@@ -9,6 +9,7 @@ Tools (descriptions are written for a model choosing among them):
     reflect(subject, namespace?)                  propose a reflection on an entity (review queue)
     proposals(action, ...)                        list / show / approve / reject (reviewers)
     feedback(id, verdict, note?)                  rate a memory useful or wrong
+    run_job(job, dry_run?, namespace?)            run the update or card pass now (admins; review queue)
 Resources: graphcons://memories/{memory_id}, graphcons://insights/{insight_id} (with provenance).
 
 Roles and namespaces are the HTTP API's (graphcons/access/rights.py, shared with it): reader < writer
@@ -119,6 +120,11 @@ ProposalKind = Annotated[Literal.__getitem__(tuple(KINDS)) | None,  # type: igno
 Limit = Annotated[int, Field(ge=1, le=1000, description="list: at most this many proposals.")]
 Verdict = Annotated[Literal["useful", "wrong"], Field(description="Was the memory useful, or wrong?")]
 Note = Annotated[str | None, Field(description="Optional: what was useful or wrong about it.")]
+JobName = Annotated[Literal["updates", "cards"],
+                    Field(description="updates: find newer memories that state a new value for an older one's "
+                                      "attribute (one `update` proposal each); cards: each subject's memories said "
+                                      "the short way (one `card` proposal per subject).")]
+DryRun = Annotated[bool, Field(description="True (the default): report what the pass would propose, write nothing.")]
 
 
 def _error(exc: Exception) -> ToolError:
@@ -261,6 +267,13 @@ class Tools:
             raise ValidationError("reason", "say why the proposal is rejected (it is kept with the reason)")
         return {"decision": g.reject(proposal_id, reason, by=self._by(p)).model_dump()}
 
+    def run_job(self, job: JobName, dry_run: DryRun = True, namespace: NamespaceArg = None) -> dict[str, Any]:
+        """The update or card pass (issue 63), as `POST /v1/jobs/{updates|cards}`: an admin's, within its
+        namespaces; its proposals wait in the review queue (the `proposals` tool)."""
+        g, p = self.store.get(), require(self.caller(), "admin")
+        verb = g.updates if job == "updates" else g.cards
+        return verb(dry_run=dry_run, namespace=read_namespace(p, namespace))
+
     def feedback(self, id: MemoryId, verdict: Verdict, note: Note = None) -> dict[str, Any]:
         g, p = self.store.get(), require(self.caller(), "writer")
         own_memory(g, p, id)
@@ -402,10 +415,15 @@ DESCRIPTIONS = {
                "reviewer (the profile changes only when it is approved). Use after many new memories about "
                "an entity; it counts toward a daily cap.",
     "proposals": "The human review queue: action=list (pending proposals of every kind: consolidations, "
-                 "merges, reflections), show (one, in full), approve or reject (reviewer role; reject needs "
+                 "merges, reflections, updates, cards), show (one, in full), approve or reject (reviewer role; reject needs "
                  "a reason). Approving applies the proposal in one transaction; nothing is deleted.",
     "feedback": "Rate a memory or insight you used: verdict useful or wrong (with an optional note). Its "
                 "weight in retrieval and decay follows.",
+    "run_job": "Run a pass that keeps knowledge current now (admin role): job=updates notices a newer memory "
+           "stating a new value for an older one's attribute, so recall shows the current value first and "
+           "marks the earlier one; job=cards says each subject's memories the short way. A dry run (the "
+           "default) reports what it would propose; dry_run=false queues the proposals for review (the "
+           "`proposals` tool), applied only when a reviewer approves (or by [updates] auto_apply).",
 }
 
 

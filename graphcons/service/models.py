@@ -192,8 +192,8 @@ class JobRun(Body):
                                                     "nothing, whatever the configuration says.")
     now: str | None = Field(default=None, max_length=64, description="Decision time, ISO-8601 with a timezone.")
     namespace: str | None = Field(default=None, min_length=1, max_length=100, pattern=r"^[A-Za-z0-9_.-]+$",
-                                  description="Only this namespace. Default: every namespace for a * token (scan "
-                                              "and consolidate: the token's namespace).")
+                                  description="Only this namespace. Default: every namespace for a * token (scan, "
+                                              "consolidate, updates and cards: the token's namespace).")
 
 
 class TokenCreate(Body):
