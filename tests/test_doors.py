@@ -204,3 +204,40 @@ def test_the_update_pass_runs_over_http_and_mcp_and_its_proposals_wait_in_the_qu
 
     mcp(config, embedder, as_writer, g.create_token("other-writer", ["other"], "writer")[0])
     assert [p["status"] for p in g.proposals(kind="update")] == ["applied", "applied"]
+
+
+# -- item 5: logs without user content; a missing or bad MCP token says so -------------------------------------
+
+def _refusal(transport) -> str:
+    """What an MCP client sees when the server refuses its session: the error's text."""
+    async def body(s: Session):
+        await s.client.list_tools()
+
+    with pytest.raises(BaseException) as caught:
+        run(transport, body)
+    err = caught.value
+    while isinstance(err, BaseExceptionGroup):  # the SDK's task groups wrap it
+        err = err.exceptions[0]
+    return str(err)
+
+
+def test_a_missing_or_bad_mcp_token_says_401_and_why_to_the_client(g, config, embedder):
+    """Before: the SDK's client showed `Server returned an error response`, no word of 401 or the token."""
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
+    from test_mcp import HttpServer
+
+    revoked, record = g.create_token("gone", ["chat"], "reader")
+    g.revoke_token(record["id"], by="ana")
+    with HttpServer(config, embedder) as srv:
+        def client(headers):
+            return streamable_http_client(srv.url, http_client=httpx2.AsyncClient(headers=headers))
+
+        missing = _refusal(client({}))
+        assert "401" in missing and "no API token" in missing and "Authorization: Bearer" in missing, missing
+        for token in ("gct_nope", revoked):
+            bad = _refusal(client({"Authorization": f"Bearer {token}"}))
+            assert "401" in bad and "unknown or revoked" in bad, bad
+        raw = httpx2.post(srv.url, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+                          headers={"Accept": "application/json, text/event-stream"})
+        assert raw.status_code == 401 and 'error="invalid_token"' in raw.headers["www-authenticate"]

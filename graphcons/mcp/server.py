@@ -46,7 +46,7 @@ from graphcons.core.db import call_scope
 from graphcons.core.errors import Busy, DanglingProvenance, GraphconsError, NotFound, ServerUnavailable, ValidationError
 from graphcons.core.inputs import SURROGATE, text_problem, texts
 from graphcons.core.memory import KindName, Memory
-from graphcons.mcp import wire
+from graphcons.mcp import unauthorized, wire
 from graphcons.mcp.rights import LOCAL, LOCAL_SOURCE, StoreTokenVerifier, local_principal, request_principal
 from graphcons.review.queue import KINDS
 from graphcons.store.proposals import STATUSES
@@ -366,10 +366,11 @@ class GraphconsTool(Tool):
 
 
 class GraphconsServer(MCPServer):
-    """The SDK's server; a tool call with a lone surrogate reaches the tool on either transport (wire.py)."""
+    """The SDK's server; a tool call with a lone surrogate reaches the tool on either transport (wire.py);
+    a missing or bad token's 401 says so in the error the client sees (unauthorized.py)."""
 
     def streamable_http_app(self, *args: Any, **kwargs: Any) -> Any:
-        return wire.LenientBody(super().streamable_http_app(*args, **kwargs))
+        return unauthorized.SaysWhy(wire.LenientBody(super().streamable_http_app(*args, **kwargs)))
 
     async def run_stdio_async(self) -> None:  # the SDK's, with the read stream passed through wire.Reread
         async with stdio_server() as (read_stream, write_stream):
