@@ -5,6 +5,7 @@ without user content. Real Neo4j, a real uvicorn server, the MCP SDK's own clien
 
 from __future__ import annotations
 
+import logging
 from datetime import timedelta
 
 import pytest
@@ -241,3 +242,78 @@ def test_a_missing_or_bad_mcp_token_says_401_and_why_to_the_client(g, config, em
         raw = httpx2.post(srv.url, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
                           headers={"Accept": "application/json, text/event-stream"})
         assert raw.status_code == 401 and 'error="invalid_token"' in raw.headers["www-authenticate"]
+
+
+class Lines(logging.Handler):
+    """Every record a logger passes, formatted as a log file would hold it."""
+
+    def __init__(self):
+        super().__init__(logging.DEBUG)
+        self.lines: list[str] = []
+
+    def emit(self, record):
+        self.lines.append(record.getMessage())
+
+
+def test_the_access_log_holds_no_store_key_and_the_mcp_log_no_subject_or_argument_value(g, config, embedder):
+    """Before: uvicorn's access log held `/v1/memories/<the caller's key>` and the MCP SDK's INFO log
+    `Tool 'profile' failed: ... no profile for '<user>'` and `... got '<the value sent>'`."""
+    import threading
+    import time
+
+    import uvicorn
+    from service_helpers import free_port
+
+    from graphcons.access.logmask import ROUTE_WORDS
+    from graphcons.service import create_app
+
+    app, port = create_app(config, embedder=embedder), free_port()
+    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="info"))
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    while not srv.started:
+        time.sleep(0.05)
+    access = Lines()
+    logging.getLogger("uvicorn.access").addHandler(access)
+    try:
+        import httpx
+
+        token = g.create_token("w", ["chat"], "writer")[0]
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", headers={"Authorization": f"Bearer {token}"}) as c:
+            assert c.put("/v1/memories/ana-private-key", json={"content": "Ana's flat is on Elm Street."}).status_code == 201
+            assert c.get("/v1/memories/chat:ana-private-key/history").status_code == 200
+            assert c.get("/v1/profiles/ana-private-subject").status_code in (200, 404)
+            assert c.post("/v1/jobs/updates", json={}).status_code == 403
+    finally:
+        srv.should_exit = True
+        thread.join(timeout=30)
+        logging.getLogger("uvicorn.access").removeHandler(access)
+    logged = "\n".join(access.lines)
+    assert "ana-private" not in logged, logged
+    assert '"PUT /v1/memories/*** HTTP/1.1" 201' in logged and "GET /v1/memories/***/history" in logged, logged
+    assert "POST /v1/jobs/updates HTTP/1.1" in logged  # the routes' own words stay readable
+    served = {w for path in app.openapi()["paths"] for w in path.split("/") if w and not w.startswith("{")}
+    assert served <= ROUTE_WORDS  # a new route's words are listed, or its lines read "***"
+
+    sdk = Lines()
+    logging.getLogger("mcp").addHandler(sdk)
+    level = logging.getLogger("mcp").level
+    logging.getLogger("mcp").setLevel(logging.INFO)
+
+    async def body(s: Session):
+        _, err = await s.call("profile", subject="ana-private-subject")
+        assert "ana-private-subject" in err  # the caller is told; the log is not
+        _, err = await s.call("recall", query="where does Ana live?", as_of="ana-private-value")
+        assert err.startswith("bad_input (as_of)")
+        with pytest.raises(Exception):
+            await s.read("graphcons://memories/ana-private-id")
+
+    try:
+        mcp(config, embedder, body)
+    finally:
+        logging.getLogger("mcp").removeHandler(sdk)
+        logging.getLogger("mcp").setLevel(level)
+    logged = "\n".join(sdk.lines)
+    assert "ana-private" not in logged, logged
+    assert "Tool 'profile' failed: 'not_found'" in logged and "Tool 'recall' failed: 'bad_input (as_of)'" in logged
+    assert "Resource 'graphcons://memories/***' failed: '***'" in logged, logged  # its text names the id
