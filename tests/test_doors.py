@@ -255,9 +255,8 @@ class Lines(logging.Handler):
         self.lines.append(record.getMessage())
 
 
-def test_the_access_log_holds_no_store_key_and_the_mcp_log_no_subject_or_argument_value(g, config, embedder):
-    """Before: uvicorn's access log held `/v1/memories/<the caller's key>` and the MCP SDK's INFO log
-    `Tool 'profile' failed: ... no profile for '<user>'` and `... got '<the value sent>'`."""
+def test_the_access_log_holds_no_store_key_or_subject(g, config, embedder):
+    """Before: uvicorn's access log held `/v1/memories/<the caller's key>` and `/v1/profiles/<subject>`."""
     import threading
     import time
 
@@ -295,6 +294,10 @@ def test_the_access_log_holds_no_store_key_and_the_mcp_log_no_subject_or_argumen
     served = {w for path in app.openapi()["paths"] for w in path.split("/") if w and not w.startswith("{")}
     assert served <= ROUTE_WORDS  # a new route's words are listed, or its lines read "***"
 
+
+def test_the_mcp_sdk_log_holds_no_subject_or_argument_value(g, config, embedder):
+    """Before: the MCP SDK's INFO log held `Tool 'profile' failed: ... no profile for '<user>'` and
+    `Tool 'recall' failed: ... got '<the value sent>'`."""
     sdk = Lines()
     logging.getLogger("mcp").addHandler(sdk)
     level = logging.getLogger("mcp").level

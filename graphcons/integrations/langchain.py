@@ -30,7 +30,6 @@ from pydantic import ConfigDict, Field, field_validator, model_validator
 from graphcons.api import Graphcons
 from graphcons.core import tracing
 from graphcons.core.errors import ValidationError
-from graphcons.core.memory import Memory
 from graphcons.integrations.backend import TIME_ARGS, Hit, Http, Local
 from graphcons.recall.current import check_as_of
 
