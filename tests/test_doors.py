@@ -320,3 +320,18 @@ def test_the_mcp_sdk_log_holds_no_subject_or_argument_value(g, config, embedder)
     assert "ana-private" not in logged, logged
     assert "Tool 'profile' failed: 'not_found'" in logged and "Tool 'recall' failed: 'bad_input (as_of)'" in logged
     assert "Resource 'graphcons://memories/***' failed: '***'" in logged, logged  # its text names the id
+
+
+def test_mcp_recall_carries_the_event_time_pythons_hit_has(g, config, embedder):
+    """Before: an MCP hit's memory had created_at only; the day its text names was Python's and HTTP's alone."""
+    said = g.add({"content": "I ran my first 10k race last Saturday and finished in 52 minutes.", "subject": "user",
+                  "namespace": "chat", "created_at": "2023-05-24T10:00:00+00:00"}).id
+    (ours,) = [h.memory for h in g.retrieve("when did I run a 10k race?", k=3, namespace="chat", record=False)]
+    assert ours.event_start == "2023-05-20"
+
+    async def body(s: Session):
+        return (await s.ok("recall", query="when did I run a 10k race?", k=3, namespace="chat"))["hits"]
+
+    (hit,) = mcp(config, embedder, body, g.create_token("r", ["chat"], "reader")[0])
+    assert hit["memory"]["id"] == said
+    assert (hit["memory"]["event_start"], hit["memory"]["event_end"]) == (ours.event_start, ours.event_end)

@@ -148,6 +148,8 @@ def _memory(m: Memory) -> dict[str, Any]:
            "sources": list(m.sources)}
     if m.epistemic_status:
         out["epistemic_status"] = m.epistemic_status
+    if m.event_start:  # when what it says happened, where its text says so (issue 63: as the Python hit has it)
+        out.update(event_start=m.event_start, event_end=m.event_end)
     return out
 
 
