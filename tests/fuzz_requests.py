@@ -24,7 +24,7 @@ CYPHER = ["'}) DETACH DELETE n //", "\") MATCH (n) DETACH DELETE n RETURN 1 //",
           "MATCH (m:Memory) SET m.status = 'archived'", "'; CALL dbms.shutdown(); //"]
 WORDS = ["deploy", "checkout", "503", "cache", "payments", "database", "pool", "nightly", "batch", "VPN",
          "timeout", "queue", "latency", "upgrade", "rollback", "incident", "Friday", "freeze", "disk", "alert"]
-JOBS = ("scan", "merge", "decay", "promote", "deprecate", "consolidate")
+JOBS = ("scan", "merge", "decay", "promote", "deprecate", "consolidate", "updates", "cards")
 ROLES = ("reader", "writer", "reviewer", "admin")
 
 sentences = st.lists(st.sampled_from(WORDS), min_size=3, max_size=12).map(lambda w: " ".join(w).capitalize() + ".")

@@ -24,7 +24,7 @@ from graphcons.access.holder import Store
 from graphcons.core.config import Config
 from graphcons.mcp.server import build_server
 
-TOOLS = {"remember", "recall", "context", "explain", "profile", "reflect", "proposals", "feedback"}
+TOOLS = {"remember", "recall", "context", "explain", "profile", "reflect", "proposals", "feedback", "run_job"}
 
 
 class Session:

@@ -9,11 +9,13 @@ from __future__ import annotations
 import pytest
 from service_helpers import Server
 from synthesis_helpers import INCIDENTS, NOW, add_incidents
+from test_updates import NEW, OLD
 
 from graphcons.core.config import Config, ConsolidationConfig
 
 LATER = "2027-06-01T00:00:00+00:00"  # the routes' decision time: months after the memories
-ORDER = ("scan", "consolidate", "merge", "promote", "decay", "deprecate")  # decay before deprecate reads it
+# decay before deprecate reads it; updates and cards before merge and consolidate change the pair they read
+ORDER = ("scan", "updates", "cards", "consolidate", "merge", "promote", "decay", "deprecate")
 DERIVED = ("embedding", "community", "community_size", "community_run")  # a scan's recall prior, not a write
 
 
@@ -28,7 +30,7 @@ def server(neo4j_settings, embedder):
 def tenant(g, ns: str) -> None:
     """Something for every job to change in `ns`: a linked incident cluster (consolidate), a near
     duplicate pair (merge), a proposed decision (promote), weights to recompute (decay) and an old
-    note nobody reads (deprecate)."""
+    note nobody reads (deprecate), and a count the user gave twice, a month apart (updates; cards)."""
     rows = [(f"{ns}-{mid}", text, source, day) for mid, text, source, day in INCIDENTS]
     add_incidents(g, rows, namespace=ns)
     ids = [r[0] for r in rows]
@@ -43,6 +45,8 @@ def tenant(g, ns: str) -> None:
            "subject": "queue", "namespace": ns})
     g.add({"content": "The fax machine on floor 3 needs toner.", "subject": "office", "namespace": ns,
            "importance": 0.0, "confidence": 0.0, "created_at": "2025-01-06T10:00:00+00:00"})
+    for turn in (OLD, NEW):
+        g.add({**turn, "namespace": ns})
 
 
 def state(g, ns: str | None = None) -> dict:
@@ -86,8 +90,8 @@ def test_every_job_route_honours_dry_run_and_namespace(g, server):
         assert (r.json()["dry_run"], r.json()["namespace"]) == (job == "scan", "nsA"), job  # a scan proposes nothing
         assert state(g, "nsB") == other, f"{job} asked for nsA touched nsB"
         touched[job] = state(g, "nsA") != mine
-    assert touched == {"scan": False, "consolidate": True, "merge": True, "promote": True, "decay": True,
-                       "deprecate": True}
+    assert touched == {"scan": False, "updates": True, "cards": True, "consolidate": True, "merge": True,
+                       "promote": True, "decay": True, "deprecate": True}
     assert {p["namespace"] for p in g.proposals()} == {"nsA"}
 
 

@@ -79,7 +79,8 @@ def test_no_token_reaches_either_servers_log(g, cli, tmp_path):
                           headers={"Accept": MCP_ACCEPT, "X-Api-Key": token}).status_code == 401
         time.sleep(1)  # the access log line is written after the response
     served, mcp_text = api_log.read_text(), mcp_log.read_text()
-    assert "GET /v1/memories/gct_*** HTTP/1.1" in served and "/v1/search?text=***&k=3&token=***" in served
-    assert "POST /mcp?token=*** HTTP/1.1" in mcp_text and "POST /mcp/gct_*** HTTP/1.1" in mcp_text
+    # a path segment that is not a route's own word is masked whole (issue 63: store keys are user content)
+    assert "GET /v1/memories/*** HTTP/1.1" in served and "/v1/search?text=***&k=3&token=***" in served
+    assert "POST /mcp?token=*** HTTP/1.1" in mcp_text and "POST /mcp/*** HTTP/1.1" in mcp_text
     for text in (served, mcp_text):
         assert rest not in text, text

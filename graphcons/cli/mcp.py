@@ -13,7 +13,7 @@ def mcp(transport: str = typer.Option("stdio", help="stdio (a desktop assistant 
         host: str = typer.Option("127.0.0.1", help="Interface to bind (http)."),
         port: int = typer.Option(8766, help="Port (http)."),
         path: str = typer.Option("/mcp", help="Endpoint path (http).")) -> None:
-    """Serve graphcons as MCP tools (remember, recall, context, explain, profile, reflect, proposals, feedback).
+    """Serve graphcons as MCP tools (remember, recall, context, explain, profile, reflect, proposals, feedback, run_job).
     Over stdio with your own rights, narrowed by $GRAPHCONS_MCP_TOKEN; over http with each request's token."""
     from graphcons.core.errors import ValidationError
     from graphcons.mcp import serve

@@ -4,19 +4,38 @@ token reads and writes only what that token may). Both return core `Memory` obje
 
 from __future__ import annotations
 
-from typing import Any
+from datetime import date
+from typing import Any, NamedTuple
 
 from graphcons.api import Graphcons
 from graphcons.core.errors import NotFound, ValidationError
 from graphcons.core.memory import Memory
 
 Member = tuple[Memory, float | None]  # a memory an insight hit carries, with its relevance
-Hit = tuple[Memory, float, list[Member]]
+TIME_ARGS = ("as_of", "when", "when_mode")  # retrieve's time arguments, passed through as given
+
+
+class Hit(NamedTuple):
+    """retrieve's hit as the integrations read it: the memory (its kind, created_at, event_start /
+    event_end), its score, the members an insight carries, and for a value an update superseded
+    the newer memory's id and since when (issue 63: what recall knows reaches every door)."""
+
+    memory: Memory
+    score: float
+    members: list[Member]
+    superseded_by: str | None = None
+    until: str | None = None
 
 
 def as_hit(h: Any) -> Hit:
-    """retrieve's hit (a `recall.hits.Hit` or its wire dict, memories already read) as a tuple."""
-    return h["memory"], h["score"], [(m["memory"], m.get("relevance")) for m in h.get("members") or []]
+    """retrieve's hit (a `recall.hits.Hit` or its wire dict, memories already read) as a `Hit`."""
+    return Hit(h["memory"], h["score"], [(m["memory"], m.get("relevance")) for m in h.get("members") or []],
+               h.get("superseded_by"), h.get("until"))
+
+
+def time_args(**given: Any) -> dict[str, Any]:
+    """The time arguments that were given (as_of, when, when_mode), for retrieve."""
+    return {k: v for k, v in given.items() if k in TIME_ARGS and v is not None}
 
 
 class Local:
@@ -53,8 +72,10 @@ class Local:
     def retire(self, memory_id: str) -> None:
         self.g.retire(memory_id, reason="deleted through the LangGraph store", by=self.source)
 
-    def retrieve(self, query: str, k: int, namespace: str | None, subject: str | None) -> list[Hit]:
-        hits = self.g.retrieve(query, k=min(k, self.max_k), namespace=namespace, subject=subject, record=False)
+    def retrieve(self, query: str, k: int, namespace: str | None, subject: str | None, **when: Any) -> list[Hit]:
+        """retrieve, recording nothing; `when`: as_of, when, when_mode (time_args)."""
+        hits = self.g.retrieve(query, k=min(k, self.max_k), namespace=namespace, subject=subject, record=False,
+                               **time_args(**when))
         return [as_hit(h) for h in hits]
 
     def revert(self, insight_id: str) -> None:
@@ -113,8 +134,11 @@ class Http:
     def retire(self, memory_id: str) -> None:
         self._call("POST", f"/v1/memories/{memory_id}/retire")
 
-    def retrieve(self, query: str, k: int, namespace: str | None, subject: str | None) -> list[Hit]:
-        body = {"query": query, "k": min(k, self.max_k), "namespace": namespace, "subject": subject, "record": False}
+    def retrieve(self, query: str, k: int, namespace: str | None, subject: str | None, **when: Any) -> list[Hit]:
+        """POST /v1/retrieve, recording nothing; a date or datetime `as_of` is sent as ISO-8601 text."""
+        times = {k_: v.isoformat() if isinstance(v, date) else v for k_, v in time_args(**when).items()}
+        body = {"query": query, "k": min(k, self.max_k), "namespace": namespace, "subject": subject, "record": False,
+                **times}
         out = self._call("POST", "/v1/retrieve", json={k_: v for k_, v in body.items() if v is not None})
         return [as_hit({**h, "memory": Memory.model_validate(h["memory"]),
                         "members": [{**m, "memory": Memory.model_validate(m["memory"])} for m in h.get("members") or []]})

@@ -56,7 +56,7 @@ from graphcons.core import tracing
 from graphcons.core.config import load_config
 from graphcons.core.memory import Memory, metadata_json
 from graphcons.integrations import shapes
-from graphcons.integrations.backend import Http, Local
+from graphcons.integrations.backend import Hit, Http, Local, time_args
 
 DEFAULT_SUBJECT = "general"
 PROFILE_KEY = "profile"
@@ -141,6 +141,31 @@ class GraphconsStore(BaseStore):
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
         return await asyncio.to_thread(self.batch, list(ops))
 
+    def search(self, namespace_prefix: tuple[str, ...], /, *, query: str | None = None,
+               filter: dict[str, Any] | None = None, limit: int = 10, offset: int = 0,
+               refresh_ttl: bool | None = None, as_of: Any = None, when: str | None = None,
+               when_mode: str | None = None) -> list[SearchItem]:
+        """BaseStore's search, plus retrieve's time arguments (issue 63) for a query search: `as_of`
+        answers with what was current then, `when` / `when_mode` rank or restrict by event time. With
+        any of them the page holds retrieve's answers only (no unscored fill: it would bring back what
+        they leave out). LangGraph's SearchOp has no place for them, so such a call skips `batch`."""
+        times = time_args(as_of=as_of, when=when, when_mode=when_mode)
+        if not times:
+            return super().search(namespace_prefix, query=query, filter=filter, limit=limit, offset=offset,
+                                  refresh_ttl=refresh_ttl)
+        if not query:
+            raise ValueError(f"{', '.join(times)} rank a query search: pass query= as well")
+        with tracing.span("langgraph SearchOp"):
+            return self._search(SearchOp(tuple(namespace_prefix), filter, limit, offset, query), times)
+
+    async def asearch(self, namespace_prefix: tuple[str, ...], /, *, query: str | None = None,
+                      filter: dict[str, Any] | None = None, limit: int = 10, offset: int = 0,
+                      refresh_ttl: bool | None = None, as_of: Any = None, when: str | None = None,
+                      when_mode: str | None = None) -> list[SearchItem]:
+        return await asyncio.to_thread(self.search, namespace_prefix, query=query, filter=filter, limit=limit,
+                                       offset=offset, refresh_ttl=refresh_ttl, as_of=as_of, when=when,
+                                       when_mode=when_mode)
+
     # -- get / put ------------------------------------------------------------------------
     def _get(self, namespace: tuple[str, ...], key: str) -> Item | None:
         ns, subject = scope(namespace)
@@ -172,6 +197,7 @@ class GraphconsStore(BaseStore):
             return self._delete(tuple(namespace), ns, subject, key, mem_id)
         if not isinstance(value, dict):
             raise ValueError(f"value must be a dict, got {type(value).__name__}")
+        value = {k: v for k, v in value.items() if k != shapes.RESERVED}  # graphcons' note on a value read back
         text, path, indexed = shapes.text_at(value, self.fields if index is None else (index or None))
         lg: dict[str, Any] = {"namespace": list(namespace), "key": key, "text": path}
         if index is False or not indexed:
@@ -211,31 +237,34 @@ class GraphconsStore(BaseStore):
         return None
 
     # -- search ---------------------------------------------------------------------------
-    def _search(self, op: SearchOp) -> list[SearchItem]:
+    def _search(self, op: SearchOp, times: dict[str, Any] | None = None) -> list[SearchItem]:
         prefix = tuple(op.namespace_prefix)
         want = op.offset + op.limit
         scopes = self._search_scopes(prefix)
         if not op.query:
             return self._passing(self._listed(scopes, prefix), prefix, op.filter)[op.offset:want]
-        kept = self._ranked(op.query, scopes, prefix, op.filter, want)
-        if len(kept) < want:  # every item the filter passes is an answer (InMemoryStore's unscored fill)
+        kept = self._ranked(op.query, scopes, prefix, op.filter, want, times or {})
+        if len(kept) < want and not times:  # every item the filter passes is an answer (InMemoryStore's unscored fill)
             have = {(it.namespace, it.key) for it in kept}
             kept += [it for it in self._passing(self._listed(scopes, prefix), prefix, op.filter)
                      if (it.namespace, it.key) not in have]
         return kept[op.offset:want]
 
     def _ranked(self, query: str, scopes: list[tuple[str, str | None]], prefix: tuple[str, ...],
-                flt: dict[str, Any] | None, want: int) -> list[SearchItem]:
+                flt: dict[str, Any] | None, want: int, times: dict[str, Any]) -> list[SearchItem]:
         """retrieve's ranking (its order kept within a scope), read deeper until `want` pass the filter."""
         k = min(self.backend.max_k, max(2 * want, 10))
         while True:
             found: list[SearchItem] = []
             exhausted = True
             for ns, subject in scopes:
-                hits = self.backend.retrieve(query, k, ns, subject)
+                hits = self.backend.retrieve(query, k, ns, subject, **times)
                 exhausted = exhausted and len(hits) < k  # fewer than k shown: nothing more to read
-                pairs = [pair for m, score, members in hits for pair in [(m, score), *members]]  # members after theirs
-                found += [it for m, score in pairs if not unindexed(m) and (it := self._item(m, score)) is not None]
+                # a superseded item names its successor by key (the successor is shown too: retrieve brings it)
+                keys = {m.id: item_key(m) for h in hits for m in [h.memory, *(x for x, _ in h.members)]}
+                pairs = [pair for h in hits for pair in [(h.memory, h.score, h), *((m, r, None) for m, r in h.members)]]
+                found += [it for m, score, h in pairs if not unindexed(m)
+                          and (it := self._item(m, score, _newer(h, keys))) is not None]
             if len(scopes) > 1:
                 found.sort(key=lambda it: -(it.score or 0.0))
             kept = self._passing(found, prefix, flt)
@@ -282,25 +311,29 @@ class GraphconsStore(BaseStore):
             offset += page
 
     # -- items ----------------------------------------------------------------------------
-    def _item(self, mem: Memory, score: float | None = None) -> SearchItem | None:
+    def _item(self, mem: Memory, score: float | None = None, newer: dict[str, Any] | None = None) -> SearchItem | None:
         """A memory as an item: what was put as it was put; what graphcons made in the shape its
-        namespace was written with (None when the store leaves those out)."""
+        namespace was written with (None when the store leaves those out). `newer` (a value an
+        update superseded: its successor's key and since when) goes under `_graphcons`, with the
+        memory's kind and event time: on a put item, the one thing graphcons adds to its value."""
         lg = (mem.metadata or {}).get("langgraph")
         if lg:
             namespace, value = tuple(lg["namespace"]), mem.metadata["value"]
             self._paths.setdefault(namespace, lg.get("text") or shapes.detected_path(value))
+            if newer:
+                value = {**value, shapes.RESERVED: {"id": mem.id, "kind": mem.kind, **_event(mem), **newer}}
             return SearchItem(namespace=namespace, key=lg["key"], value=value, created_at=mem.created_at,
                               updated_at=mem.updated_at or mem.created_at, score=score)
         if not self.include_insights:
             return None
         namespace = to_tuple(mem.namespace, mem.subject)
-        made = {"id": mem.id, "kind": mem.kind, "title": mem.title, "status": mem.status}
+        made = {"id": mem.id, "kind": mem.kind, "title": mem.title, "status": mem.status, **_event(mem)}
         if mem.epistemic_status:
             made["epistemic_status"] = mem.epistemic_status
         for k in ("summarizes", "derived_from"):
             if getattr(mem, k):
                 made[k] = list(getattr(mem, k))
-        value = {**shapes.placed(self._path_for(namespace, mem), mem.content), shapes.RESERVED: made}
+        value = {**shapes.placed(self._path_for(namespace, mem), mem.content), shapes.RESERVED: {**made, **(newer or {})}}
         return SearchItem(namespace=namespace, key=mem.id, value=value, created_at=mem.created_at,
                           updated_at=mem.updated_at or mem.created_at, score=score)
 
@@ -341,6 +374,25 @@ class GraphconsStore(BaseStore):
 
 
 LIVE = ("proposed", "active", "consolidated")
+
+
+def item_key(mem: Memory) -> str:
+    """The key a memory is read by through the store: the put key of an item, the id of what graphcons made."""
+    lg = (mem.metadata or {}).get("langgraph")
+    return lg["key"] if lg else mem.id
+
+
+def _newer(hit: Hit | None, keys: dict[str, str]) -> dict[str, Any] | None:
+    """A superseded hit's successor as the store names it (its key: updates never cross a namespace
+    and subject, so it is in the same namespace tuple) and since when; None for a current value."""
+    if hit is None or hit.superseded_by is None:
+        return None
+    return {"superseded_by": keys.get(hit.superseded_by, hit.superseded_by), "until": hit.until}
+
+
+def _event(mem: Memory) -> dict[str, str]:
+    """When what the memory says happened (core/eventtime), where its text says so."""
+    return {k: v for k in ("event_start", "event_end") if (v := getattr(mem, k))}
 
 
 def scope(namespace: tuple[str, ...]) -> tuple[str, str]:

@@ -9,6 +9,7 @@ Tools (descriptions are written for a model choosing among them):
     reflect(subject, namespace?)                  propose a reflection on an entity (review queue)
     proposals(action, ...)                        list / show / approve / reject (reviewers)
     feedback(id, verdict, note?)                  rate a memory useful or wrong
+    run_job(job, dry_run?, namespace?)            run the update or card pass now (admins; review queue)
 Resources: graphcons://memories/{memory_id}, graphcons://insights/{insight_id} (with provenance).
 
 Roles and namespaces are the HTTP API's (graphcons/access/rights.py, shared with it): reader < writer
@@ -45,7 +46,7 @@ from graphcons.core.db import call_scope
 from graphcons.core.errors import Busy, DanglingProvenance, GraphconsError, NotFound, ServerUnavailable, ValidationError
 from graphcons.core.inputs import SURROGATE, text_problem, texts
 from graphcons.core.memory import KindName, Memory
-from graphcons.mcp import wire
+from graphcons.mcp import unauthorized, wire
 from graphcons.mcp.rights import LOCAL, LOCAL_SOURCE, StoreTokenVerifier, local_principal, request_principal
 from graphcons.review.queue import KINDS
 from graphcons.store.proposals import STATUSES
@@ -119,6 +120,11 @@ ProposalKind = Annotated[Literal.__getitem__(tuple(KINDS)) | None,  # type: igno
 Limit = Annotated[int, Field(ge=1, le=1000, description="list: at most this many proposals.")]
 Verdict = Annotated[Literal["useful", "wrong"], Field(description="Was the memory useful, or wrong?")]
 Note = Annotated[str | None, Field(description="Optional: what was useful or wrong about it.")]
+JobName = Annotated[Literal["updates", "cards"],
+                    Field(description="updates: find newer memories that state a new value for an older one's "
+                                      "attribute (one `update` proposal each); cards: each subject's memories said "
+                                      "the short way (one `card` proposal per subject).")]
+DryRun = Annotated[bool, Field(description="True (the default): report what the pass would propose, write nothing.")]
 
 
 def _error(exc: Exception) -> ToolError:
@@ -142,6 +148,8 @@ def _memory(m: Memory) -> dict[str, Any]:
            "sources": list(m.sources)}
     if m.epistemic_status:
         out["epistemic_status"] = m.epistemic_status
+    if m.event_start:  # when what it says happened, where its text says so (issue 63: as the Python hit has it)
+        out.update(event_start=m.event_start, event_end=m.event_end)
     return out
 
 
@@ -261,6 +269,13 @@ class Tools:
             raise ValidationError("reason", "say why the proposal is rejected (it is kept with the reason)")
         return {"decision": g.reject(proposal_id, reason, by=self._by(p)).model_dump()}
 
+    def run_job(self, job: JobName, dry_run: DryRun = True, namespace: NamespaceArg = None) -> dict[str, Any]:
+        """The update or card pass (issue 63), as `POST /v1/jobs/{updates|cards}`: an admin's, within its
+        namespaces; its proposals wait in the review queue (the `proposals` tool)."""
+        g, p = self.store.get(), require(self.caller(), "admin")
+        verb = g.updates if job == "updates" else g.cards
+        return verb(dry_run=dry_run, namespace=read_namespace(p, namespace))
+
     def feedback(self, id: MemoryId, verdict: Verdict, note: Note = None) -> dict[str, Any]:
         g, p = self.store.get(), require(self.caller(), "writer")
         own_memory(g, p, id)
@@ -353,10 +368,11 @@ class GraphconsTool(Tool):
 
 
 class GraphconsServer(MCPServer):
-    """The SDK's server; a tool call with a lone surrogate reaches the tool on either transport (wire.py)."""
+    """The SDK's server; a tool call with a lone surrogate reaches the tool on either transport (wire.py);
+    a missing or bad token's 401 says so in the error the client sees (unauthorized.py)."""
 
     def streamable_http_app(self, *args: Any, **kwargs: Any) -> Any:
-        return wire.LenientBody(super().streamable_http_app(*args, **kwargs))
+        return unauthorized.SaysWhy(wire.LenientBody(super().streamable_http_app(*args, **kwargs)))
 
     async def run_stdio_async(self) -> None:  # the SDK's, with the read stream passed through wire.Reread
         async with stdio_server() as (read_stream, write_stream):
@@ -402,10 +418,15 @@ DESCRIPTIONS = {
                "reviewer (the profile changes only when it is approved). Use after many new memories about "
                "an entity; it counts toward a daily cap.",
     "proposals": "The human review queue: action=list (pending proposals of every kind: consolidations, "
-                 "merges, reflections), show (one, in full), approve or reject (reviewer role; reject needs "
+                 "merges, reflections, updates, cards), show (one, in full), approve or reject (reviewer role; reject needs "
                  "a reason). Approving applies the proposal in one transaction; nothing is deleted.",
     "feedback": "Rate a memory or insight you used: verdict useful or wrong (with an optional note). Its "
                 "weight in retrieval and decay follows.",
+    "run_job": "Run a pass that keeps knowledge current now (admin role): job=updates notices a newer memory "
+           "stating a new value for an older one's attribute, so recall shows the current value first and "
+           "marks the earlier one; job=cards says each subject's memories the short way. A dry run (the "
+           "default) reports what it would propose; dry_run=false queues the proposals for review (the "
+           "`proposals` tool), applied only when a reviewer approves (or by [updates] auto_apply).",
 }
 
 

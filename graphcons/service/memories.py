@@ -198,10 +198,12 @@ def retrieve(body: m.RetrieveQuery, g: Graphcons = Depends(store), p: Principal 
     return m.Hits(hits=[m.Hit(**h.to_dict()) for h in hits if p.sees(h.memory.namespace)], recording=hits.recording)
 
 
-@router.post("/context", response_model=m.ContextOut)
+@router.post("/context", response_model=m.ContextOut, response_model_exclude_none=True)
 def context(body: m.ContextQuery, g: Graphcons = Depends(store), p: Principal = Depends(reader)) -> m.ContextOut:
     """The text block an agent pastes into its prompt (issue 39): best memories and insight facts until
-    the budget (words, tokens or both), each line with its id under a header of its day, no fact twice; a writer's use is recorded as co-access."""
+    the budget (words, tokens or both), each line with its id under a header of its day, no fact twice; a writer's
+    use is recorded as co-access. A line carries what the Python line does: `excerpt`, and `superseded_by` /
+    `until` for an earlier value (absent when they say nothing)."""
     namespace = read_namespace(p, body.namespace)
     session = _session(p, body.session) if body.session is not None else None
     words, tokens = body.budget()

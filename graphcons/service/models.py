@@ -145,10 +145,19 @@ class ContextQuery(Body):
 
 
 class ContextLine(BaseModel):
+    """One line of the block, as the Python `context()` gives it: the optional fields appear only when
+    they say something (`excerpt` true, `superseded_by` / `until` for a value an update superseded)."""
+
     text: str
     ids: list[str]
     kind: str
-    date: str
+    date: str = Field(description="The day of the line's memory (its created_at: when the event happened); "
+                                  "empty for a card's or an insight's header.")
+    excerpt: bool | None = Field(default=None, description="True when the line shows only the sentences of a "
+                                                           "longer memory that share the query's words.")
+    superseded_by: str | None = Field(default=None, description="An update's newer memory, whose line comes "
+                                                                "before this one (issue 51).")
+    until: str | None = Field(default=None, description="When that newer value became current (ISO-8601).")
 
 
 class ContextOut(BaseModel):
@@ -195,8 +204,8 @@ class JobRun(Body):
                                                     "nothing, whatever the configuration says.")
     now: str | None = Field(default=None, max_length=64, description="Decision time, ISO-8601 with a timezone.")
     namespace: str | None = Field(default=None, min_length=1, max_length=100, pattern=r"^[A-Za-z0-9_.-]+$",
-                                  description="Only this namespace. Default: every namespace for a * token (scan "
-                                              "and consolidate: the token's namespace).")
+                                  description="Only this namespace. Default: every namespace for a * token (scan, "
+                                              "consolidate, updates and cards: the token's namespace).")
 
 
 class TokenCreate(Body):

@@ -1,8 +1,8 @@
 """Operations: /healthz (no token), store health and stats, jobs, and API tokens.
 
 Health and stats span the whole store, so they need an admin token over every namespace ("*"),
-and so do the merge, decay, promote and deprecate jobs (`namespace` narrows them to one); scan
-and consolidate run within the token's namespaces. Every job honours the request's `dry_run`
+and so do the merge, decay, promote and deprecate jobs (`namespace` narrows them to one); scan,
+consolidate, updates and cards run within the token's namespaces. Every job honours the request's `dry_run`
 and `namespace` and echoes both. An admin of some namespaces manages only tokens within them.
 """
 
@@ -26,7 +26,7 @@ from graphcons.store.tokens import Principal
 log = logging.getLogger("graphcons.service")
 router = APIRouter(tags=["operations"])
 admin = role("admin")
-JOBS = ("scan", "merge", "decay", "promote", "deprecate", "consolidate")
+JOBS = ("scan", "merge", "decay", "promote", "deprecate", "consolidate", "updates", "cards")
 
 
 @router.get("/healthz", responses={503: {"model": m.Problem}})
@@ -61,13 +61,17 @@ def run_job(job: Literal[JOBS], body: m.JobRun, g: Graphcons = Depends(store),  
             p: Principal = Depends(admin)) -> dict[str, Any]:
     """Run one job now: a dry run unless `dry_run` is false (the configuration can only add one), over
     `namespace` only when given; the answer echoes both. Recorded like the CLI's runs. A scan proposes
-    nothing, so it is always a dry run; consolidate answers as `POST /v1/consolidate` does."""
+    nothing, so it is always a dry run; consolidate answers as `POST /v1/consolidate` does. The update
+    and card passes (issue 63) queue `update` and `card` proposals for review, within the token's namespaces."""
     if job == "consolidate":
         return consolidate_run(g, p, dry_run=body.dry_run, namespace=body.namespace, now=body.now)
     now = parse_instant(body.now, "now")
     if job == "scan":
         namespace = read_namespace(p, body.namespace)
         return {**g.scan(now=now, namespace=namespace).to_dict(), "dry_run": True, "namespace": namespace}
+    if job in ("updates", "cards"):  # per (namespace, subject) block: a tenant's admin runs them on its own
+        verb = g.updates if job == "updates" else g.cards
+        return verb(dry_run=body.dry_run, now=now, namespace=read_namespace(p, body.namespace))
     everywhere(p)
     verb = {"merge": g.merge, "decay": g.decay, "promote": g.promote, "deprecate": g.deprecate}[job]
     return verb(dry_run=body.dry_run, now=now, namespace=body.namespace)  # the report echoes both
