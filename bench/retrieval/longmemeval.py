@@ -6,9 +6,18 @@ chat log has it; docs/RETRIEVAL.md says why), `created_at` the session's date, `
 speaker's role (user / assistant), `session` the chat session, `source` session:turn, each
 question in its own namespace.
 
-Phases. *before*: the store as admitted. *after*: consolidation (enabled, not dry run, offline
-synthesizer) and the merge pass, every pending proposal approved, as a reviewer who accepts all
-would (bench/retrieval/answers.py's consolidate_all).
+Data `--haystack s` (issue 61): ../shared/data/longmemeval-s-dev.json.gz, the same dev questions with
+their full 50-session haystacks (about 490 turns each, the evidence among other chats), `--per-type`
+questions of each type (8 by default: 48), the first by the sha256 of their id, so the set is fixed;
+saved as longmemeval_s.json.
+
+Phases. *before*: the store as admitted. *pending* (issue 62): the update pass has run, nothing is
+approved (a pending update already puts the newer value first). *after*: consolidation (enabled, not
+dry run, offline synthesizer) and the merge pass, every pending proposal approved, as a reviewer who
+accepts all would (bench/retrieval/answers.py's consolidate_all).
+
+Budgets (issue 61): 150, 300 and 1,000 words, and 200 and 400 model tokens (core/cost.py), the
+same in every phase: figures at equal tokens are under `tokens`.
 
 Figures, per question type and phase:
 - `session_recall_first10`: the share of the question's answer sessions among the sessions of
@@ -28,6 +37,7 @@ longmemeval-reader-contexts.json holds context(q, 300) of the knowledge-update q
 for bench/retrieval/reader.py, which adds `reader_f1_knowledge_update[phase]`.
 
     python -m bench.retrieval.longmemeval [--types knowledge-update,temporal-reasoning] [--limit N] [--no-after]
+    python -m bench.retrieval.longmemeval --haystack s [--per-type 8]
 
 Without --uri it uses the throwaway bench server (bench/server.py); with --uri (or $NEO4J_URI) it
 WIPES that database first. Saves bench/retrieval/results/longmemeval.json (or --out).
@@ -36,6 +46,8 @@ WIPES that database first. Saves bench/retrieval/results/longmemeval.json (or --
 from __future__ import annotations
 
 import argparse
+import gzip
+import hashlib
 import json
 import os
 import sys
@@ -47,15 +59,20 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 from bench import command, query  # noqa: E402
-from bench.retrieval.answers import answer_words, consolidate_all  # noqa: E402
+from bench.retrieval.answers import NOW, answer_words, consolidate_all  # noqa: E402
 from bench.server import consolidating_config  # noqa: E402
 from graphcons.api import Graphcons  # noqa: E402
 from graphcons.core.embedders import make_embedder  # noqa: E402
-from graphcons.store.admission import admit  # noqa: E402
+from graphcons.store.admission import admit_many  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "data" / "longmemeval-dev.json"
+DATA_S = ROOT.parent / "shared" / "data" / "longmemeval-s-dev.json.gz"
 RESULTS = ROOT / "bench" / "retrieval" / "results" / "longmemeval.json"
-BUDGETS = (150, 300)
+RESULTS_S = ROOT / "bench" / "retrieval" / "results" / "longmemeval_s.json"
+WORDS = (150, 300, 1000)
+TOKENS = (200, 400)
+# (label, context's budget): words by their number, tokens under "tokens/" (saved under `tokens`)
+BUDGETS = [(str(b), {"budget_words": b}) for b in WORDS] + [(f"tokens/{t}", {"budget_tokens": t}) for t in TOKENS]
 
 
 def when(text: str) -> datetime:
@@ -63,9 +80,21 @@ def when(text: str) -> datetime:
     return datetime.strptime(text.split(" (")[0] + " " + text.split(") ")[1], "%Y/%m/%d %H:%M").replace(tzinfo=timezone.utc)
 
 
-def load(types: set[str] | None, limit: int | None) -> tuple[list[dict], list[dict]]:
+def chosen(data: list[dict], per_type: int) -> list[dict]:
+    """The first `per_type` questions of each type by the sha256 of their id: a fixed set."""
+    ranked = sorted(data, key=lambda q: hashlib.sha256(q["question_id"].encode()).hexdigest())
+    kept: list[str] = []
+    for q in ranked:
+        if sum(1 for x in ranked if x["question_id"] in kept and x["question_type"] == q["question_type"]) < per_type:
+            kept.append(q["question_id"])
+    return [q for q in data if q["question_id"] in set(kept)]
+
+
+def load(types: set[str] | None, limit: int | None, haystack: str = "oracle",
+         per_type: int = 8) -> tuple[list[dict], list[dict]]:
     memories, questions = [], []
-    for q in json.loads(DATA.read_text()):
+    data = json.loads(DATA.read_text()) if haystack == "oracle" else chosen(json.load(gzip.open(DATA_S)), per_type)
+    for q in data:
         if types and q["question_type"] not in types:
             continue
         if limit and sum(1 for x in questions if x["type"] == q["question_type"]) >= limit:
@@ -103,9 +132,9 @@ def ask(g: Graphcons, q: dict) -> dict:
     answer = set(q["answer_sessions"])
     row = {"session_recall_first10": len(answer & set(_sessions(shown))) / len(answer) if answer else None}
     gold = answer_words(q["answer"])
-    for b in BUDGETS:
-        ctx = g.context(q["question"], b, namespace=q["namespace"], record=False)
-        assert ctx.words <= b, (q["id"], b, ctx.words)
+    for b, budget in BUDGETS:
+        ctx = g.context(q["question"], namespace=q["namespace"], record=False, **budget)
+        assert ctx.words <= budget.get("budget_words", ctx.words) and ctx.tokens <= ctx.budget_tokens, (q["id"], b)
         cited = g.db.run_text(query("cited_memories"), ids=ctx.ids)
         order = [r["session"] for r in sorted(cited, key=lambda r: ctx.ids.index(r["id"])) if r["session"]]
         row[f"context_session_recall@{b}"] = len(answer & set(order)) / len(answer) if answer else None
@@ -135,16 +164,21 @@ def main() -> None:
     ap.add_argument("--uri", default=os.environ.get("NEO4J_URI"), help="wipe and use this Neo4j (default: bench server)")
     ap.add_argument("--types", help="only these question types, comma-separated")
     ap.add_argument("--limit", type=int, help="at most this many questions of each type")
-    ap.add_argument("--no-after", dest="after", action="store_false", help="skip the consolidation phase")
-    ap.add_argument("--out", type=Path, default=RESULTS)
+    ap.add_argument("--no-after", dest="after", action="store_false", help="skip the pending and after phases")
+    ap.add_argument("--haystack", choices=("oracle", "s"), default="oracle",
+                    help="oracle: the evidence sessions only; s: the 50-session haystacks (issue 61)")
+    ap.add_argument("--per-type", type=int, default=8, help="with --haystack s: questions of each type")
+    ap.add_argument("--out", type=Path)
     args = ap.parse_args()
+    args.out = args.out or (RESULTS if args.haystack == "oracle" else RESULTS_S)
     load_before, t0 = os.getloadavg(), time.perf_counter()
     cfg = consolidating_config(args.uri, daily_cap=100_000)
-    memories, questions = load(set(args.types.split(",")) if args.types else None, args.limit)
-    report: dict = {"command": command("bench.retrieval.longmemeval"),
+    memories, questions = load(set(args.types.split(",")) if args.types else None, args.limit, args.haystack,
+                               args.per_type)
+    report: dict = {"command": command("bench.retrieval.longmemeval"), "haystack": args.haystack,
                     "questions": dict(Counter(q["type"] for q in questions), total=len(questions)),
-                    "memories": len(memories),
-                    "long_turns": {b: sum(1 for m in memories if len(m["content"].split()) > b) for b in BUDGETS}}
+                    "question_ids": [q["id"] for q in questions], "memories": len(memories),
+                    "long_turns": {b: sum(1 for m in memories if len(m["content"].split()) > b) for b in WORDS}}
     rows: dict[str, list[dict]] = {}
     readers: dict[str, list[dict]] = {}
     with Graphcons(cfg, embedder=make_embedder(cfg.embedding)) as g:
@@ -152,10 +186,17 @@ def main() -> None:
             session.run("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS").consume()
         g.init()
         t = time.perf_counter()
-        for mem, vec in zip(memories, g.embedder.embed([m["content"] for m in memories])):
-            admit(g.db, g.config, g.embedder, mem, embedding=vec)
+        vectors = g.embedder.embed([m["content"] for m in memories])
+        for ns in dict.fromkeys(m["namespace"] for m in memories):  # one batch a question: the graph admit gives
+            at = [i for i, m in enumerate(memories) if m["namespace"] == ns]
+            admit_many(g.db, g.config, g.embedder, [memories[i] for i in at], [vectors[i] for i in at])
         report["admit_seconds"] = round(time.perf_counter() - t, 1)
-        for phase in ("before", "after") if args.after else ("before",):
+        for phase in ("before", "pending", "after") if args.after else ("before",):
+            if phase == "pending":  # issue 62: the pass has run, nobody has reviewed anything
+                t = time.perf_counter()
+                found = g.updates(dry_run=False, now=NOW)
+                report["pending_updates"] = {"proposed": len(found["proposed"]),
+                                             "seconds": round(time.perf_counter() - t, 1)}
             if phase == "after":
                 report["consolidation"] = consolidate_all(g, argparse.Namespace(llm=None))
                 report["update_proposals"] = update_proposals(g, questions)
@@ -187,12 +228,20 @@ def figures(rows: dict[str, list[dict]], questions: list[dict]) -> dict:
     by = {phase: summarise(r, questions) for phase, r in rows.items()}
     ku = "knowledge-update"
     out: dict = {"session_recall_first10": {ph: by[ph]["session_recall_first10"] for ph in by}}
-    for b in BUDGETS:
+    for b, _ in BUDGETS:
         for key, name in (("answer", "answer_recall"), ("context_session_recall", "context_session_recall")):
-            out.setdefault(name, {})[str(b)] = {ph: by[ph][f"{key}@{b}"] for ph in by}
+            _nest(out.setdefault(name, {}), b, {ph: by[ph][f"{key}@{b}"] for ph in by})
         for key in ("stale_first", "latest_shown"):
-            out.setdefault(key, {})[str(b)] = {ph: by[ph].get(f"{key}@{b}", {}).get(ku) for ph in by}
+            _nest(out.setdefault(key, {}), b, {ph: by[ph].get(f"{key}@{b}", {}).get(ku) for ph in by})
     return out
+
+
+def _nest(table: dict, label: str, value: dict) -> None:
+    """"300" -> table["300"]; "tokens/400" -> table["tokens"]["400"]."""
+    *group, last = label.split("/")
+    for g in group:
+        table = table.setdefault(g, {})
+    table[last] = value
 
 
 def update_proposals(g: Graphcons, questions: list[dict]) -> dict:
