@@ -19,12 +19,18 @@ BOLT = os.environ.get("GRAPHCONS_BENCH_BOLT_PORT", "7697")
 HTTP = os.environ.get("GRAPHCONS_BENCH_HTTP_PORT", "7497")
 
 
-def bench_server(heap: str = "4g", pagecache: str = "2g", reset: bool = True) -> Config:
+def bench_server(heap: str = "4g", pagecache: str = "2g", reset: bool = True, merge_factor: str | None = None) -> Config:
+    """`merge_factor`: the vector index's Lucene merge factor ("lucene": Lucene's default; None: scripts/neo4j's);
+    a server running with another one is restarted."""
     env = dict(os.environ,
                GRAPHCONS_NEO4J_HOME=str(HOME),
                GRAPHCONS_NEO4J_BOLT_PORT=BOLT, GRAPHCONS_NEO4J_HTTP_PORT=HTTP,
                GRAPHCONS_NEO4J_HEAP=heap, GRAPHCONS_NEO4J_PAGECACHE=pagecache)
+    if merge_factor is not None:
+        env["GRAPHCONS_NEO4J_VECTOR_MERGE_FACTOR"] = merge_factor
     script = str(REPO / "scripts" / "neo4j")
+    if merge_factor is not None:  # the setting is read at start: stop first
+        subprocess.run([script, "stop"], env=env, check=False)
     if reset:
         subprocess.run([script, "reset"], env=env, check=True)
     subprocess.run([script, "start"], env=env, check=True)

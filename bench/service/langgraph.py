@@ -10,9 +10,14 @@ over the last `--sample` writes, then of `search(("memories", "user-1"), query=q
 - `graphcons`: GraphconsStore over the facade, in process;
 - `graphcons_http` (1k only: HTTP puts cost ~2x): GraphconsStore over `graphcons serve`'s app.
 `first_call_ms`: a fresh process that constructs the in-process store (warm-up included, timed
-apart) and then searches once.
+apart) and then searches once. `put_then_search` (issues 59, 63): what an agent does every turn, after
+the `size` items, `--loop` times a put of a new item then a search: p50 / p95 / max of each, both stores.
 
-    python -m bench.service.langgraph [--sizes 1000,10000] [--queries 50]
+`--merge-factors lucene,2` (issue 59) runs the graphcons store once per vector-index merge factor of the
+bench server (Lucene's default, 10, and scripts/neo4j's 2), each on a fresh server: the rows go under
+`merge_factor[factor][size]`.
+
+    python -m bench.service.langgraph [--sizes 1000,10000] [--queries 50] [--loop 200] [--merge-factors lucene,2]
 
 Uses the throwaway bench server (bench/server.py), wiped per size. Saves
 bench/service/results/langgraph.json.
@@ -60,7 +65,20 @@ def texts_and_queries(size: int, queries: int) -> tuple[list[str], list[str]]:
 def ms(values: list[float]) -> dict[str, float]:
     values = sorted(values)
     return {"p50": round(statistics.median(values), 2), "p95": round(values[int(0.95 * (len(values) - 1))], 2),
-            "n": len(values)}
+            "max": round(values[-1], 2), "n": len(values)}
+
+
+def put_then_search(store, fresh: list[str], queries: list[str]) -> dict:
+    """An agent's turn, len(fresh) times: remember one new item, then search."""
+    puts, searches = [], []
+    for n, text in enumerate(fresh):
+        t = time.perf_counter()
+        store.put(NS, f"turn{n}", {"data": text})
+        t1 = time.perf_counter()
+        store.search(NS, query=queries[n % len(queries)], limit=5)
+        puts.append(1000 * (t1 - t))
+        searches.append(1000 * (time.perf_counter() - t1))
+    return {"put_ms": ms(puts), "search_ms": ms(searches)}
 
 
 def timed(store, texts: list[str], queries: list[str], sample: int) -> dict:
@@ -78,11 +96,20 @@ def timed(store, texts: list[str], queries: list[str], sample: int) -> dict:
     return {"put_ms": ms(puts), "search_ms": ms(searches)}
 
 
-def inmemory(cached: Cached, texts, queries, sample) -> dict:
+def inmemory(cached: Cached, texts, queries, sample, fresh) -> dict:
     from langgraph.store.memory import InMemoryStore
 
     store = InMemoryStore(index={"dims": 384, "embed": cached.embed, "fields": ["data"]})
-    return timed(store, texts, queries, sample)
+    return {**timed(store, texts, queries, sample), "put_then_search": put_then_search(store, fresh, queries)}
+
+
+def in_process(cfg, cached: Cached, texts, queries, sample, fresh) -> dict:
+    from graphcons.integrations.langgraph import GraphconsStore
+
+    with Graphcons(cfg, embedder=cached) as g:
+        g.init()
+        with GraphconsStore(g) as store:
+            return {**timed(store, texts, queries, sample), "put_then_search": put_then_search(store, fresh, queries)}
 
 
 def over_http(cfg, cached: Cached, texts, queries, sample) -> dict:
@@ -128,19 +155,32 @@ def main() -> None:
     ap.add_argument("--sizes", default="1000,10000", type=lambda v: [int(x) for x in v.split(",")])
     ap.add_argument("--queries", type=int, default=50)
     ap.add_argument("--sample", type=int, default=200, help="puts timed: the last n of each size")
+    ap.add_argument("--loop", type=int, default=200, help="put-then-search turns after each size")
+    ap.add_argument("--merge-factors", type=lambda v: v.split(","),
+                    help="compare the vector index's merge factors (lucene = Lucene's default), graphcons store only")
     args = ap.parse_args()
     load_before = os.getloadavg()
     report: dict = {"command": " ".join(["python -m bench.service.langgraph"] + sys.argv[1:]), "sizes": {}}
+    if args.merge_factors:
+        report["merge_factor"] = {}
+        for factor in args.merge_factors:
+            for size in args.sizes:
+                texts, queries = texts_and_queries(size + args.loop, args.queries)
+                cfg = bench_server(heap="1g", pagecache="512m", merge_factor=factor)
+                cached = Cached(make_embedder(cfg.embedding), texts + queries)
+                row = in_process(cfg, cached, texts[:size], queries, args.sample, texts[size:])
+                report["merge_factor"].setdefault(factor, {})[str(size)] = row
+                print(json.dumps({factor: {size: row}}, indent=2), flush=True)
+        report["load"] = {"before": [round(x, 2) for x in load_before], "after": [round(x, 2) for x in os.getloadavg()]}
+        RESULTS.with_name("langgraph_merge_factor.json").write_text(json.dumps(report, indent=2) + "\n")
+        return
     for size in args.sizes:
-        texts, queries = texts_and_queries(size, args.queries)
+        texts, queries = texts_and_queries(size + args.loop, args.queries)
+        texts, fresh = texts[:size], texts[size:]
         cfg = bench_server(heap="1g", pagecache="512m")
-        cached = Cached(make_embedder(cfg.embedding), texts + queries)
-        row = {"inmemory": inmemory(cached, texts, queries, args.sample)}
-        with Graphcons(cfg, embedder=cached) as g:
-            g.init()
-            from graphcons.integrations.langgraph import GraphconsStore
-            with GraphconsStore(g) as store:
-                row["graphcons"] = timed(store, texts, queries, args.sample)
+        cached = Cached(make_embedder(cfg.embedding), texts + fresh + queries)
+        row = {"inmemory": inmemory(cached, texts, queries, args.sample, fresh)}
+        row["graphcons"] = in_process(cfg, cached, texts, queries, args.sample, fresh)
         out = subprocess.run([sys.executable, "-c", FIRST_CALL, cfg.neo4j.uri, cfg.neo4j.resolved_password(),
                               queries[0]], capture_output=True, text=True, check=True,
                              env=dict(os.environ, PYTHONPATH=str(ROOT)))
