@@ -7,11 +7,13 @@ from typing import Optional
 import typer
 from rich.table import Table
 
-from graphcons.cli.app import JsonOpt, app, console, emit_json, err_console, open_store
+from graphcons.cli.app import JsonOpt, app, console, emit_json, err_console, open_store, literal
+from graphcons.core.text import printable
 
 
 def _short(text: str, n: int = 40) -> str:
-    return text if len(text) <= n else text[: n - 1] + "…"
+    text = printable(text)
+    return literal(text if len(text) <= n else text[: n - 1] + "…")
 
 
 def render_report(report, *, wide: bool = False) -> None:

@@ -14,6 +14,9 @@ text through it, so two of them never disagree about what a word, a stem or a se
   says nothing about its speaker (`chat_line`).
 - `sentences`: a sentence ends at . ! ? followed by a space and a capital, a digit or a quote
   (never inside "e.g. this" or "Frankfurt; then Lisbon").
+- `printable` (issue 59): text as it may reach a terminal or a line format (the CLI's tables, `show`,
+  the review TUI, a context's lines and headers): terminal control sequences and control characters
+  removed, and, for a line format, on one line. Stored text stays as written: only its display changes.
 """
 
 from __future__ import annotations
@@ -153,6 +156,33 @@ def content_terms(text: str) -> set[str]:
 def sentences(text: str) -> list[str]:
     """The text's sentences, stripped, none empty."""
     return [s.strip() for s in _SENTENCE_RE.split(text or "") if s.strip()]
+
+
+# Terminal control sequences, in their 7-bit (ESC ...) and 8-bit (C1) forms: a CSI (ESC [ or U+009B:
+# parameters, intermediates, a final byte: "clear the screen", colours, cursor moves); a string command
+# (OSC ESC ] or U+009D: window title, clipboard (OSC 52), hyperlinks; DCS, SOS, PM, APC) up to its BEL
+# or ST terminator, or to the first control character when it has none; any other escape (ESC c resets
+# the terminal). Removed whole: "[2J" or a window title left behind would be noise, not text.
+_CONTROL_SEQUENCE = re.compile(
+    r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]?"
+    r"|(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x00-\x1f\x7f-\x9f]*(?:\x07|\x1b\\|\x9c)?"
+    r"|\x1b[ -/]*[0-~]?")
+# What is left after the sequences: C0 controls but tab and newline, DEL, C1 controls.
+_CONTROL_CHAR = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# Line breaks other than \n (CR, VT, FF, NEL, the Unicode line and paragraph separators): a lone CR
+# would let later text overwrite a line on screen; each becomes one \n.
+_BREAK = re.compile(r"\r\n?|[\x0b\x0c\x85\u2028\u2029]")
+
+
+def printable(text: str, *, multiline: bool = False) -> str:
+    """`text` as it may reach a terminal or a line format (issue 59): control sequences and control
+    characters removed. By default on one line, whitespace runs as one space (a subject or a memory
+    in a line format: a newline there would fake a header or a line). `multiline` keeps \n and \t
+    (a memory's own paragraphs and indentation in `show` or the review TUI, where each line is the
+    text's own) and turns every other line break into \n."""
+    text = _CONTROL_SEQUENCE.sub("", _BREAK.sub("\n", text))
+    text = _CONTROL_CHAR.sub("", text)
+    return text if multiline else " ".join(text.split())
 
 
 def squash(text: str) -> str:
