@@ -24,7 +24,7 @@
 //      (insight-aware results; SUMMARIZES not reverted), by id.
 //    - newer: the live memories that state a newer value of what it says (issue 51: an applied update,
 //      SUPERSEDES {reason: 'update'} not reverted; the older stays live), for graphcons.recall.current to
-//      show them first. A degree check per memory when there are none.
+//      show them first (with their times: a restricting `when` window ignores one outside it). A degree check per memory when there are none.
 WITH reduce(st = {shown: [], used: 0, out: []}, h IN $order |
   CASE WHEN st.used >= $k OR h[0] IN st.shown THEN st
   ELSE [walked IN [reduce(s = {shown: st.shown + [h[0]], used: st.used + 1, nested: [], cited: 0, done: false},
@@ -68,6 +68,6 @@ CALL (shown) {
     COLLECT { MATCH (n:Memory)-[s:SUPERSEDES {reason: 'update'}]->(m)
               WHERE NOT coalesce(s.reverted, false) AND n.status IN $live
               RETURN {id: n.id, since: s.since, created_at: n.created_at, namespace: n.namespace,
-                      subject: n.subject} }]) AS memories
+                      subject: n.subject, event_start: n.event_start, event_end: n.event_end} }]) AS memories
 }
 RETURN shown, memories

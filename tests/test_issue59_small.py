@@ -1,0 +1,38 @@
+"""Issue 59's smaller items, where a user meets them (HTTP, the CLI): a restricting `when` window
+shows nothing outside it, a successor included."""
+
+from __future__ import annotations
+
+import pytest
+from current_helpers import Q, food_with_update
+from service_helpers import Server
+
+from graphcons.core.config import Config
+
+
+@pytest.fixture(scope="module")
+def server(neo4j_settings, embedder):
+    with Server(Config(neo4j=neo4j_settings), embedder) as srv:
+        yield srv
+
+
+def test_restrict_never_brings_in_a_successor_outside_the_window(g, server):
+    """"new" (27 May) superseded "old" (1 May): asked about 1-20 May with when_mode restrict, the
+    answer holds "old" as the value of the window, unmarked, and never "new"."""
+    food_with_update(g)
+    c = server.client(g.create_token("reader-food", ["food"], "reader")[0])
+    window = {"when": "2023-05-01/2023-05-20", "when_mode": "restrict"}
+    hits = c.post("/v1/retrieve", json={"query": Q, "k": 5, **window}).json()["hits"]
+    shown = {h["memory"]["id"]: h for h in hits}
+    assert "new" not in shown and "old" in shown
+    assert shown["old"]["superseded_by"] is None  # within the window it is the value that held
+    ctx = c.post("/v1/context", json={"query": Q, "budget_words": 300, **window}).json()
+    assert "new" not in ctx["ids"] and "old" in ctx["ids"] and "earlier, until" not in ctx["text"]
+    # without the window the current value still comes first and the older is marked
+    plain = c.post("/v1/retrieve", json={"query": Q, "k": 5}).json()["hits"]
+    order = [h["memory"]["id"] for h in plain]
+    assert order.index("new") < order.index("old") and plain[order.index("old")]["superseded_by"] == "new"
+    # a window holding both: the successor is inside, so it comes first as before
+    both = c.post("/v1/retrieve", json={"query": Q, "k": 5, "when": "2023-05", "when_mode": "restrict"}).json()["hits"]
+    order = [h["memory"]["id"] for h in both]
+    assert order.index("new") < order.index("old")
