@@ -6,22 +6,17 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import re
-import subprocess
-import sys
 from datetime import datetime, timedelta, timezone
-from pathlib import Path
 
 import pytest
+from cli_helpers import cli_runner
 from service_helpers import Server
 
 from graphcons.cli.tui import ReviewApp
 from graphcons.consolidation.cluster import Cluster
 from graphcons.core.config import Config
 from graphcons.core.text import printable
-
-REPO = Path(__file__).resolve().parent.parent
 
 # Erase the screen, retitle the window, write the clipboard (OSC 52), an 8-bit CSI, a bell, a carriage
 # return that would let "hidden" overwrite the line, a DEL and a lone escape.
@@ -40,16 +35,7 @@ def test_printable_removes_sequences_and_control_characters_keeps_the_words():
 
 @pytest.fixture
 def cli(g, neo4j_settings, tmp_path):
-    env = dict(os.environ, NEO4J_URI=neo4j_settings.uri, NEO4J_USER=neo4j_settings.user,
-               NEO4J_PASSWORD=neo4j_settings.resolved_password(), COLUMNS="200",
-               PYTHONPATH=str(REPO))  # this checkout's graphcons, whatever the venv's editable install points at
-    env.pop("GRAPHCONS_CONFIG", None)
-
-    def run(*args):
-        return subprocess.run([sys.executable, "-m", "graphcons", *args], capture_output=True, text=True,
-                              env=env, cwd=tmp_path, timeout=120)
-
-    return run
+    return cli_runner(neo4j_settings, tmp_path)
 
 
 def test_show_search_and_context_print_no_control_sequence_and_the_store_keeps_the_text(g, cli):

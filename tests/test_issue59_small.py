@@ -1,9 +1,13 @@
 """Issue 59's smaller items, where a user meets them (HTTP, the CLI): a restricting `when` window
-shows nothing outside it, a successor included."""
+shows nothing outside it, a successor included; number words of any size are numbers to the merge
+guard."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
+from cli_helpers import cli_runner
 from current_helpers import Q, food_with_update
 from service_helpers import Server
 
@@ -36,3 +40,16 @@ def test_restrict_never_brings_in_a_successor_outside_the_window(g, server):
     both = c.post("/v1/retrieve", json={"query": Q, "k": 5, "when": "2023-05", "when_mode": "restrict"}).json()["hits"]
     order = [h["memory"]["id"] for h in both]
     assert order.index("new") < order.index("old")
+
+
+def test_the_merge_pass_keeps_twelve_and_fifteen_books_apart(g, neo4j_settings, tmp_path):
+    """"fifteen" was a content word, not a number: the pair was proposed as a duplicate at 0.92."""
+    cli = cli_runner(neo4j_settings, tmp_path)
+    ids = [g.add({"content": text, "subject": "reading"}).id
+           for text in ("The user has read twelve books this year.", "The user has read fifteen books this year.")]
+    out = cli("merge", "--subject", "reading", "--json")
+    assert out.returncode == 0, out.stderr
+    report = json.loads(out.stdout)
+    assert report["proposed"] == [] and report["applied"] == []
+    (conflict,) = report["conflicts"]
+    assert {conflict["winner"], conflict["loser"]} == set(ids) and "numbers" in conflict["contradictions"]

@@ -31,9 +31,14 @@ _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
 WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
 MONTHS = frozenset("january february march april may june july august september october november december".split())
 RELATIVE_DAYS = frozenset({"yesterday", "today", "tomorrow"})
-NUMBER_WORDS = {"zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
-                "seven": "7", "eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12",
-                "twenty": "20", "thirty": "30", "forty": "40", "fifty": "50", "hundred": "100"}
+# English cardinal number words (issue 59: "fifteen" was no number, so "twelve books" / "fifteen books"
+# looked like one claim): the units and teens, the tens, the scales. `number_phrases` reads compounds.
+_UNITS = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+          "seventeen eighteen nineteen").split()
+_TENS = {w: 10 * n for n, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split(), start=2)}
+_SCALES = {"hundred": 100, "thousand": 1000, "million": 10 ** 6, "billion": 10 ** 9, "trillion": 10 ** 12}
+NUMBER_WORDS = {w: str(v) for w, v in [*((w, n) for n, w in enumerate(_UNITS)), *_TENS.items(), *_SCALES.items()]}
+_FIGURE_RE = re.compile(r"\d+(?:\.\d+)?")
 
 # Function words, by class. The merge guard reads negations, numbers, days and a few opposites
 # (before / after, new / old, few / many) itself, so it leaves out VALUE_WORDS (guard.py).
@@ -183,6 +188,50 @@ def printable(text: str, *, multiline: bool = False) -> str:
     text = _CONTROL_SEQUENCE.sub("", _BREAK.sub("\n", text))
     text = _CONTROL_CHAR.sub("", text)
     return text if multiline else " ".join(text.split())
+
+
+def number_phrases(words: list[str]) -> list[tuple[int, int, float]]:
+    """(start, end, value) of each cardinal number spelt in words, in order: "fifteen" 15, "twenty five"
+    25, "one hundred and five" 105, "two thousand three hundred" 2300, "2 million" 2000000 (a figure
+    before a scale word is its multiplier). `words`: casefolded tokens, hyphenated compounds split
+    ("twenty-five" as "twenty", "five"). Words that do not continue a number start another ("five six":
+    5 and 6; "twelve fifteen": 12 and 15)."""
+    out: list[tuple[int, int, float]] = []
+    i = 0
+    while i < len(words):
+        lead = _FIGURE_RE.fullmatch(words[i]) and i + 1 < len(words) and words[i + 1] in _SCALES
+        end, value = _number_at(words, i + 1 if lead else i, float(words[i]) if lead else None)
+        if end > i:
+            out.append((i, end, value))
+            i = end
+        else:
+            i += 1
+    return out
+
+
+def _number_at(words: list[str], i: int, figure: float | None) -> tuple[int, float]:
+    """(end, value) of the number spelt from words[i] (`figure`: a multiplier read before it); end == i
+    when none starts there. `last` is what came before: a unit or teen only takes a scale after it, a
+    ten a unit 1-9 or a scale, a scale anything smaller."""
+    total, current, last, scale = 0.0, figure or 0.0, "figure" if figure is not None else None, None
+    j = i
+    while j < len(words):
+        w = words[j]
+        if w == "and" and last == "scale" and j + 1 < len(words) and (words[j + 1] in _TENS or words[j + 1] in _UNITS):
+            j += 1  # "one hundred and five"
+            continue
+        if w in _UNITS and (last in (None, "scale") or (last == "ten" and 0 < _UNITS.index(w) < 10)):
+            current, last = current + _UNITS.index(w), "unit"
+        elif w in _TENS and last in (None, "scale"):
+            current, last = current + _TENS[w], "ten"
+        elif w == "hundred" and last != "scale" and (current or 1) < 100:
+            current, last = (current or 1) * 100, "scale"
+        elif w in _SCALES and w != "hundred" and (scale is None or _SCALES[w] < scale):
+            total, current, last, scale = total + (current or 1) * _SCALES[w], 0.0, "scale", _SCALES[w]
+        else:
+            break
+        j += 1
+    return j, total + current
 
 
 def squash(text: str) -> str:
