@@ -10,7 +10,7 @@ import re
 from datetime import datetime, timedelta, timezone
 
 import pytest
-from cli_helpers import cli_runner
+from conftest import graphcons_cli
 from service_helpers import Server
 
 from graphcons.cli.tui import ReviewApp
@@ -35,7 +35,7 @@ def test_printable_removes_sequences_and_control_characters_keeps_the_words():
 
 @pytest.fixture
 def cli(g, neo4j_settings, tmp_path):
-    return cli_runner(neo4j_settings, tmp_path)
+    return graphcons_cli(neo4j_settings, tmp_path, COLUMNS="200")
 
 
 def test_show_search_and_context_print_no_control_sequence_and_the_store_keeps_the_text(g, cli):

@@ -1,15 +1,16 @@
 """Issue 59's smaller items, where a user meets them (HTTP, the CLI): a restricting `when` window
 shows nothing outside it, a successor included; number words of any size are numbers to the merge
-guard."""
+guard; a reverted insight's justification is withdrawn and stays so."""
 
 from __future__ import annotations
 
 import json
 
 import pytest
-from cli_helpers import cli_runner
+from conftest import graphcons_cli
 from current_helpers import Q, food_with_update
 from service_helpers import Server
+from synthesis_helpers import NOW, add_incidents
 
 from graphcons.core.config import Config
 
@@ -44,7 +45,7 @@ def test_restrict_never_brings_in_a_successor_outside_the_window(g, server):
 
 def test_the_merge_pass_keeps_twelve_and_fifteen_books_apart(g, neo4j_settings, tmp_path):
     """"fifteen" was a content word, not a number: the pair was proposed as a duplicate at 0.92."""
-    cli = cli_runner(neo4j_settings, tmp_path)
+    cli = graphcons_cli(neo4j_settings, tmp_path)
     ids = [g.add({"content": text, "subject": "reading"}).id
            for text in ("The user has read twelve books this year.", "The user has read fifteen books this year.")]
     out = cli("merge", "--subject", "reading", "--json")
@@ -53,3 +54,28 @@ def test_the_merge_pass_keeps_twelve_and_fifteen_books_apart(g, neo4j_settings, 
     assert report["proposed"] == [] and report["applied"] == []
     (conflict,) = report["conflicts"]
     assert {conflict["winner"], conflict["loser"]} == set(ids) and "numbers" in conflict["contradictions"]
+
+
+def test_reverting_an_insight_withdraws_its_justification_for_good(g, server):
+    """A reverted insight's synthesis justification stayed `standing`: reverting withdraws it (the
+    insight is unsupported, and not due for re-synthesis: a reviewer undid it); a premise that is
+    later lost and reinstated does not make it stand again."""
+    pid = g.synthesize(add_incidents(g), now=NOW).proposal_id
+    rev = server.client(g.create_token("rev", ["default"], "reviewer")[0])
+    iid = rev.post(f"/v1/proposals/{pid}/approve").json()["insight_id"]
+    (j,) = rev.get(f"/v1/insights/{iid}/epistemics").json()["justifications"]
+    assert j["status"] == "standing"
+    assert rev.post(f"/v1/proposals/{pid}/revert", json={"reason": "wrong"}).status_code == 200
+    ep = rev.get(f"/v1/insights/{iid}/epistemics").json()
+    (j,) = ep["justifications"]
+    assert j["status"] == "withdrawn" and "reverted" in j["withdrawn_cause"]
+    assert ep["epistemic_status"] == "unsupported"
+    task = g.db.run_text("MATCH (t:SynthesisTask {cluster_key: $k}) RETURN t.status AS s", k=g.proposal(pid)["cluster_key"])
+    assert task == [{"s": "reverted"}]  # not re-synthesized behind the reviewer's back
+    # a premise lost (deprecated) and restored: the reverted justification stays withdrawn
+    member, other = j["premises"][0]["id"], j["premises"][1]["id"]
+    g.deprecate(member, replaced_by=other, dry_run=False, now=NOW)
+    assert rev.get(f"/v1/insights/{iid}/epistemics").json()["justifications"][0]["premises"][0]["status"] == "lost"
+    g.restore(member, now=NOW)
+    (j,) = rev.get(f"/v1/insights/{iid}/epistemics").json()["justifications"]
+    assert j["status"] == "withdrawn"
