@@ -5,6 +5,7 @@ guard; a reverted insight's justification is withdrawn and stays so."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from conftest import graphcons_cli
@@ -79,3 +80,50 @@ def test_reverting_an_insight_withdraws_its_justification_for_good(g, server):
     g.restore(member, now=NOW)
     (j,) = rev.get(f"/v1/insights/{iid}/epistemics").json()["justifications"]
     assert j["status"] == "withdrawn"
+
+
+KIM = [("kim-1", "I run along the river every morning before work."),
+       ("kim-2", "Do you like to fly kites? I fly to Lisbon every month for work."),  # a question to the assistant
+       ("kim-3", "You are a hardworking person, always helping me with my plans."),  # about the assistant
+       ("kim-4", "Yes, I like hiking in the hills on Sundays.")]  # an acknowledgement before a fact
+
+
+def test_a_reflections_summary_is_checked_like_its_statements_over_http(g, neo4j_settings, embedder):
+    """The summary kept "likes to fly kites" (a question to the assistant) and "is a hardworking
+    person" (a sentence about the assistant); kept statements kept a leading "Yes, "."""
+    from llm_server import FakeLLM
+
+    from graphcons.core.config import LLMConfig
+
+    for mid, text in KIM:
+        g.add({"id": mid, "content": text, "subject": "user-kim", "namespace": "team", "source": "chat:kim"})
+
+    def short(request, text):
+        prompt = "\n".join(m.get("content") or "" for m in request.get("messages", []))
+        return re.search(r"MEMORY id=(\S+)[^\n]*\n" + re.escape(text), prompt).group(1)
+
+    def reflection(req):
+        return {"args": {"preferences": [], "behaviors": [], "summary": (
+            "Kim runs along the river every morning. Kim likes to fly kites. Kim is a hardworking person. "
+            "Of course. Kim hikes in the hills on Sundays."), "facts": [
+            {"statement": "Yes, Kim runs along the river every morning", "memory_ids": [short(req, KIM[0][1])]},
+            {"statement": "Sure, Kim likes hiking in the hills on Sundays", "memory_ids": [short(req, KIM[3][1])]}]}}
+
+    with FakeLLM() as llm:
+        llm.push(reflection)
+        cfg = Config(neo4j=neo4j_settings, llm=LLMConfig(provider="openai", base_url=llm.base_url, model="test-model",
+                                                         timeout_s=5.0, max_retries=0))
+        with Server(cfg, embedder) as srv:
+            c = srv.client(g.create_token("kim-writer", ["team"], "admin")[0])
+            res = c.post("/v1/reflect", json={"subject": "user-kim"}).json()
+            assert res["status"] == "proposed", res
+            p = c.get(f"/v1/proposals/{res['proposal_id']}").json()
+            assert c.post(f"/v1/proposals/{res['proposal_id']}/approve").status_code == 200
+            profile = c.get("/v1/profiles/user-kim").json()
+    assert p["payload"]["reflection"]["summary"] == \
+        "Kim runs along the river every morning. Kim hikes in the hills on Sundays."
+    assert p["grounding"]["dropped_summary"] == ["Kim likes to fly kites.", "Kim is a hardworking person.", "Of course."]
+    assert [f["statement"] for f in p["payload"]["reflection"]["facts"]] == [
+        "Kim runs along the river every morning", "Kim likes hiking in the hills on Sundays"]
+    assert profile["summary"] == "Kim runs along the river every morning. Kim hikes in the hills on Sundays."
+    assert "Yes," not in json.dumps(profile) and "kites" not in json.dumps(profile)

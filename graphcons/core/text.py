@@ -134,6 +134,17 @@ CHAT_RE = re.compile(
     r"\b(thanks?(?: you)? for (?:sharing|asking|listening|the)|thank you|talk to you (?:later|soon)|(?:i )?(?:have|got) "
     r"to go|see you|good ?bye|bye\b|nice (?:to|talking|chatting)|have a (?:nice|good|great)|you'?re welcome|"
     r"how about you|what about you|sounds good)", re.IGNORECASE)
+# A sentence about the listener (issue 59): "You are a hardworking person", "You're so kind" says
+# something of the one spoken to, nothing of the speaker. "You know, I ..." is a filler, not this.
+ABOUT_LISTENER_RE = re.compile(
+    r"^(?:(?:oh|wow|well|honestly|hey|and|but|haha|yes|yeah|ok|okay)[,!.]?\s+)*you(?:'re|’re|\s+(?:are|were|seem|"
+    r"sound|look|must\s+be|have\s+been|'ve\s+been|always|really|truly|definitely)\b)", re.IGNORECASE)
+# Leading acknowledgements and interjections with their punctuation (issue 59): "Yes, ", "Of course. ",
+# "Sure, ", "Okay! ". A bare word must be followed by , . ! or a dash: "Sure Foods employs her" keeps it.
+_ACK_RE = re.compile(
+    r"^(?:(?:yes|yeah|yep|yup|sure|of course|certainly|absolutely|definitely|indeed|okay|ok|alright|all right|"
+    r"right|well|oh|ah|wow|hmm|haha|great|cool|got it|i see|exactly|true)\s*(?:[,.!]+|\s[-–—])\s*)+",
+    re.IGNORECASE)
 
 
 def fold(word: str) -> str:
@@ -247,11 +258,19 @@ def shown_in(statement: str, texts: dict[str, str]) -> list[str]:
 
 def chat_line(sentence: str) -> bool:
     """A sentence said to the listener rather than about the speaker: a question, a formula (CHAT_RE),
-    or one whose content words, generic ones aside, are all the conversation's own (DIALOGUE)."""
-    if sentence.rstrip().endswith("?") or CHAT_RE.search(sentence):
+    one about the listener (ABOUT_LISTENER_RE), or one whose content words, generic ones aside, are
+    all the conversation's own (DIALOGUE)."""
+    if sentence.rstrip().endswith("?") or CHAT_RE.search(sentence) or ABOUT_LISTENER_RE.search(sentence.strip()):
         return True
     words = content_terms(sentence) - GENERIC_STEMS
     return bool(words) and words <= DIALOGUE_STEMS
+
+
+def unacknowledged(text: str) -> str:
+    """`text` without its leading acknowledgements ("Yes, I like ..." -> "I like ...", "Of course. Ana
+    plays ..." -> "Ana plays ..."), its first letter capitalised when one was cut; "" when it held nothing else."""
+    rest = _ACK_RE.sub("", text.strip(), count=1)
+    return rest[:1].upper() + rest[1:] if rest != text.strip() else rest
 
 
 def own_words(text: str) -> str:
