@@ -244,9 +244,11 @@ class Graphcons:
         return gate(self.db, self.config.consolidation, list(clusters))
 
     def scan(self, *, now: datetime | None = None, namespace: str | None = None,
-             algorithm: str | None = None) -> ScanReport:
-        """Dry-run cluster scan: clusters, gate decisions, consolidation_due; records a :ConsolidationRun."""
-        return scan(self.db, self.config, now=now or utcnow(), namespace=namespace, algorithm=algorithm)
+             algorithm: str | None = None, dry_run: bool = False) -> ScanReport:
+        """Cluster scan (proposes nothing): clusters, gate decisions, consolidation_due; records a
+        :ConsolidationRun, its audit and the communities unless `dry_run` (then it writes nothing)."""
+        return scan(self.db, self.config, now=now or utcnow(), namespace=namespace, algorithm=algorithm,
+                    dry_run=dry_run)
 
     # -- reading and editing -------------------------------------------------------------
     def get(self, memory_id: str, *, namespaces: list[str] | None = None) -> Memory:

@@ -82,11 +82,14 @@ def g(config, embedder):
 
 def graphcons_cli(neo4j_settings, cwd, *, timeout: float = 300, **extra_env: str):
     """`python -m graphcons ARGS` against the test server, without the caller's graphcons.toml: the one
-    CLI runner the CLI tests share (extra_env: e.g. COLUMNS, GRAPHCONS__SECTION__KEY)."""
+    CLI runner the CLI tests share (extra_env: e.g. COLUMNS, GRAPHCONS__SECTION__KEY). PYTHONPATH puts this
+    checkout's graphcons first: the subprocess runs from `cwd`, where an editable install elsewhere (a git
+    worktree sharing a venv) would be imported instead."""
     import sys
 
     env = dict(os.environ, NEO4J_URI=neo4j_settings.uri, NEO4J_USER=neo4j_settings.user,
-               NEO4J_PASSWORD=neo4j_settings.resolved_password() or "", **extra_env)
+               NEO4J_PASSWORD=neo4j_settings.resolved_password() or "",
+               PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])), **extra_env)
     env.pop("GRAPHCONS_CONFIG", None)
 
     def run(*args):

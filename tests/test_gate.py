@@ -208,7 +208,7 @@ def test_scan_reports_consolidation_due_and_writes_only_its_audit_record(g):
     assert after == {"n": before["n"] + 2, "r": before["r"]}  # one :ConsolidationRun, one :Audit
     run = g.db.run_text("MATCH (r:ConsolidationRun {id: $id}) RETURN r {.*} AS r", id=report.run_id)[0]["r"]
     assert run["accepted"] == 3 and run["consolidation_due"] == 3 and run["algorithm"] == "label_propagation"
-    assert run["nodes"] == 9 and run["dry_run"] is True and run["duration_ms"] >= 0
+    assert run["nodes"] == 9 and run["dry_run"] is False and run["duration_ms"] >= 0  # a dry run records nothing
     assert '"min_cohesion": 0.35' in run["settings"]
     assert [a["op"] for a in g.audit_log(op="cluster_scan")] == ["cluster_scan"]
     assert g.db.run_text("CALL gds.graph.list() YIELD graphName RETURN count(*) AS n")[0]["n"] == 0

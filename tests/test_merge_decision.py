@@ -30,7 +30,13 @@ DIFFERENT = {
                ("Retries stop after three attempts.", "Retries stop after five attempts."),
                ("A replica lagged behind the leader.", "Two replicas lagged behind the leader."),  # one vs several
                ("One engineer was paged at night.", "Three engineers were paged at night."),
-               ("The children drew a horse.", "The children drew four horses.")],
+               ("The children drew a horse.", "The children drew four horses."),
+               # number words of any size (issue 59: "fifteen" was no number)
+               ("The user has read twelve books this year.", "The user has read fifteen books this year."),
+               ("Thirteen people joined the call.", "Nineteen people joined the call."),
+               ("The store keeps twenty-five crates.", "The store keeps thirty-five crates."),
+               ("The field seats two hundred fans.", "The field seats three thousand fans."),
+               ("The app has 2 million users.", "The app has 3 million users.")],
     "date": [("The migration is scheduled for Friday.", "The migration is scheduled for Monday."),
              ("The backup ran yesterday.", "The backup ran today."),  # two relative days
              ("The contract renews every March.", "The contract renews every October.")],
@@ -70,6 +76,9 @@ SAME = [  # normalisation must not turn these into conflicts (issue 11, point 4)
     ("The red team ran the drill", "The red team ran the drill twice"),  # one colour, no contrast
     ("Two women reviewed the draft", "The women reviewed the draft"),  # a count added, not changed
     ("A man fixed the two pumps", "The men fixed two pumps"),  # women / woman, men / man align
+    ("The store keeps twenty-five crates", "The store keeps 25 crates"),  # a compound, spelt or figured
+    ("The app has 2 million users", "The app has two million users"),
+    ("The trip took one hundred and five days", "The trip took 105 days"),
 ]
 
 

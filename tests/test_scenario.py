@@ -36,7 +36,7 @@ def test_incident_scenario_finds_the_503_pattern_and_the_cold_pool_exhaustions(c
     # Search 503s share a root-cause link with checkout but never reach accepted with it.
     assert all(not any(m.startswith("inc-search") for m in d["member_ids"]) for d in accepted)
     assert all(not any(m.startswith("note-") for m in d["member_ids"]) for d in accepted)  # noise stays out
-    assert report["consolidation_due"] == 2 and report["dry_run"] is True
+    assert report["consolidation_due"] == 2 and report["dry_run"] is False  # a recorded scan, not a dry run
     assert any("scope" in d["rejected_by"] for d in report["decisions"])
 
     again = json.loads(cli("scenario", "incident-consolidation", "--json").stdout)

@@ -51,8 +51,8 @@ def tenant(g, ns: str) -> None:
 
 def state(g, ns: str | None = None) -> dict:
     """What a job writes (of one namespace, or the whole store): each memory's properties, the
-    proposals, the synthesis budget, and every audit record except the runs' records of themselves
-    (a scan and a dry-run consolidation record that they ran)."""
+    proposals, the synthesis budget, and every audit record except a scan's record of itself (a scan
+    that is no dry run records that it ran; what changed is what this compares)."""
     where = "" if ns is None else "WHERE m.namespace = $ns"
     mems = {r["m"]["id"]: {k: v for k, v in r["m"].items() if k not in DERIVED}
             for r in g.db.run_text(f"MATCH (m:Memory) {where} RETURN m {{.*}} AS m", ns=ns)}
@@ -62,9 +62,18 @@ def state(g, ns: str | None = None) -> dict:
     budget = g.db.run_text("MATCH (b) WHERE (b:SynthesisBudget OR b:BudgetReservation OR b:NamespaceBudget) AND "
                            "($ns IS NULL OR b.namespace = $ns) RETURN count(b) AS n", ns=ns)[0]["n"]
     audits = [(a["op"], sorted(a["targets"])) for a in g.audit_log(limit=10_000)
-              if not (a["op"] == "cluster_scan" or (a["op"] == "consolidate" and a["details"].get("dry_run")))
+              if a["op"] != "cluster_scan"
               and (ns is None or any(t in mems for t in a["targets"]))]
     return {"memories": mems, "proposals": props, "budget": budget, "audits": sorted(audits)}
+
+
+def everything(g) -> dict:
+    """The whole store as a dry run must leave it (issue 59): every node and relationship counted by
+    label or type, every memory property (a scan's communities included), every audit record."""
+    nodes = g.db.run_text("MATCH (n) UNWIND labels(n) AS l RETURN l, count(*) AS n ORDER BY l")
+    rels = g.db.run_text("MATCH ()-[r]->() RETURN type(r) AS t, count(*) AS n ORDER BY t")
+    mems = g.db.run_text("MATCH (m:Memory) RETURN m {.*, embedding: null} AS m ORDER BY m.id")
+    return {"nodes": nodes, "relationships": rels, "memories": mems, "audits": len(g.audit_log(limit=10_000))}
 
 
 def test_every_job_route_honours_dry_run_and_namespace(g, server):
@@ -75,19 +84,20 @@ def test_every_job_route_honours_dry_run_and_namespace(g, server):
     jobs = server.app.openapi()["paths"]["/v1/jobs/{job}"]["post"]["parameters"][0]["schema"]["enum"]
     assert sorted(jobs) == sorted(ORDER)  # a new job is walked here or this fails
 
-    before = state(g)
+    before = everything(g)
     for job in ORDER:
         r = root.post(f"/v1/jobs/{job}", json={"dry_run": True, "namespace": "nsA", "now": LATER})
         assert r.status_code == 200, (job, r.text)
         assert (r.json()["dry_run"], r.json()["namespace"]) == (True, "nsA"), job
-        assert state(g) == before, f"the dry run of {job} wrote"
+        # nothing at all: no ConsolidationRun, no audit, no community (issue 59: scan and consolidate wrote them)
+        assert everything(g) == before, f"the dry run of {job} wrote"
 
     other, touched = state(g, "nsB"), {}
     for job in ORDER:
         mine = state(g, "nsA")
         r = root.post(f"/v1/jobs/{job}", json={"dry_run": False, "namespace": "nsA", "now": LATER})
         assert r.status_code == 200, (job, r.text)
-        assert (r.json()["dry_run"], r.json()["namespace"]) == (job == "scan", "nsA"), job  # a scan proposes nothing
+        assert (r.json()["dry_run"], r.json()["namespace"]) == (False, "nsA"), job
         assert state(g, "nsB") == other, f"{job} asked for nsA touched nsB"
         touched[job] = state(g, "nsA") != mine
     assert touched == {"scan": False, "updates": True, "cards": True, "consolidate": True, "merge": True,

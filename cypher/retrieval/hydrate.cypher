@@ -25,8 +25,8 @@
 //    - newer: the live memories that state a newer value of what it says (issue 51: an applied update,
 //      SUPERSEDES {reason: 'update'} not reverted; the older stays live) or a pending `update` proposal
 //      (issue 62: the newer value first before anyone reviews it; a rejected one stops counting), each
-//      with `update` 'applied' | 'pending', for graphcons.recall.current to show them first. A degree
-//      check per memory when there are none.
+//      with `update` 'applied' | 'pending' and its times (a restricting `when` window ignores one outside
+//      it), for graphcons.recall.current to show them first. A degree check per memory when there are none.
 WITH reduce(st = {shown: [], used: 0, out: []}, h IN $order |
   CASE WHEN st.used >= $k OR h[0] IN st.shown THEN st
   ELSE [walked IN [reduce(s = {shown: st.shown + [h[0]], used: st.used + 1, nested: [], cited: 0, done: false},
@@ -70,13 +70,15 @@ CALL (shown) {
     COLLECT { MATCH (n:Memory)-[s:SUPERSEDES {reason: 'update'}]->(m)
               WHERE NOT coalesce(s.reverted, false) AND n.status IN $live
               RETURN {id: n.id, since: s.since, created_at: n.created_at, namespace: n.namespace,
-                      subject: n.subject, update: 'applied'} AS u
+                      subject: n.subject, event_start: n.event_start, event_end: n.event_end,
+                      update: 'applied'} AS u
               UNION
               // a pending update counts before anyone reviews it (issue 62); a rejected one never
               MATCH (p:Proposal {kind: 'update', status: 'pending'})-[:ABOUT]->(m)
               WHERE p.memory_ids[1] = m.id
               MATCH (n:Memory {id: p.memory_ids[0]}) WHERE n.status IN $live
               RETURN {id: n.id, since: p.since, created_at: n.created_at, namespace: n.namespace,
-                      subject: n.subject, update: 'pending'} AS u }]) AS memories
+                      subject: n.subject, event_start: n.event_start, event_end: n.event_end,
+                      update: 'pending'} AS u }]) AS memories
 }
 RETURN shown, memories

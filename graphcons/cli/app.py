@@ -21,6 +21,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from graphcons.core.errors import GraphconsError
+from graphcons.core.text import printable
 from graphcons.core.time import parse_instant
 
 # `graphcons --help` in the order a newcomer needs the commands (issue 41): the one table of
@@ -70,8 +71,27 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     rich_markup_mode=None,  # help text is plain text: "[service] host" must not be eaten as Rich markup
 )
-console = Console()
-err_console = Console(stderr=True)
+
+
+class Screen(Console):
+    """A console that never writes a control sequence it did not make (issue 59): every string it
+    renders, a table cell or a printed line, passes `printable` first, so a memory holding
+    "\x1b[2J" or an OSC title cannot clear or retitle the operator's terminal. Rich's own styles are
+    added after, and --json output escapes control characters itself."""
+
+    def render_str(self, text: str, **kwargs: Any) -> Any:
+        return super().render_str(printable(text, multiline=True), **kwargs)
+
+
+console = Screen()
+err_console = Screen(stderr=True)
+
+
+def literal(value: Any) -> str:
+    """A stored value (a memory's text, a subject, a statement) as a table cell or part of a printed
+    line: printable, and its brackets text, not Rich markup ("[/]" in a memory crashed `show`,
+    "[link=...]" drew a hyperlink)."""
+    return escape(printable(str(value), multiline=True))
 _state: dict[str, Any] = {"config": None}
 
 JsonOpt = typer.Option(False, "--json", help="Print machine-readable JSON.")

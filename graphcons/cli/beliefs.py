@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from graphcons.cli.app import console
+from graphcons.cli.app import console, literal
 
 
 def print_epistemics(ep: dict[str, Any]) -> None:
@@ -25,4 +25,4 @@ def print_epistemics(ep: dict[str, Any]) -> None:
             console.print(f"    premise {p['id']} v{p['version']} {mark}: {p['status']}", highlight=False)
     for e in ep["exceptions"]:
         console.print(f"  exception {e['memory_id']} {json.dumps(e['scope'], sort_keys=True)}: {e['status']}"
-                      + (f" ({e['reason']})" if e.get("reason") else ""), highlight=False)
+                      + (f" ({literal(e['reason'])})" if e.get("reason") else ""), highlight=False)

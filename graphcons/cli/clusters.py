@@ -1,4 +1,4 @@
-"""Commands of cluster discovery (issue 3): `clusters` (dry-run scan) and `scenario`."""
+"""Commands of cluster discovery (issue 3): `clusters` (a scan: proposes nothing) and `scenario`."""
 
 from __future__ import annotations
 
@@ -7,11 +7,13 @@ from typing import Optional
 import typer
 from rich.table import Table
 
-from graphcons.cli.app import JsonOpt, app, console, emit_json, err_console, open_store
+from graphcons.cli.app import JsonOpt, app, console, emit_json, err_console, open_store, literal
+from graphcons.core.text import printable
 
 
 def _short(text: str, n: int = 40) -> str:
-    return text if len(text) <= n else text[: n - 1] + "…"
+    text = printable(text)
+    return literal(text if len(text) <= n else text[: n - 1] + "…")
 
 
 def render_report(report, *, wide: bool = False) -> None:
@@ -50,7 +52,7 @@ def render_report(report, *, wide: bool = False) -> None:
     console.print(table)
     console.print(f"accepted {len(report.accepted)}, rejected {len(report.rejected)}, "
                   f"consolidation_due {report.consolidation_due}"
-                  + (" (dry run: nothing synthesized)" if report.dry_run else ""))
+                  + (" (dry run: nothing recorded)" if report.dry_run else ""))
     for w in report.warnings:
         err_console.print(f"[yellow]warning[/]: {w}", highlight=False)
 
@@ -63,7 +65,7 @@ def clusters(
     wide: bool = typer.Option(False, "--wide", help="Every column, wrapped (default fits the terminal)."),
     json_out: bool = JsonOpt,
 ) -> None:
-    """Dry-run cluster scan: fused graph -> communities -> value gate. Writes only its audit record."""
+    """Cluster scan: fused graph -> communities -> value gate. Proposes nothing; records the run."""
     with open_store() as g, err_console.status("scanning: fused projection, communities, value gate"):
         report = g.scan(namespace=namespace, algorithm=algorithm)
     if accepted_only:

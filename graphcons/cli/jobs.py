@@ -11,6 +11,7 @@ import typer
 from rich.table import Table
 
 from graphcons.cli.app import JsonOpt, answer, app, console, emit_json, errors_to_exit, load_cfg, open_store, parse_now
+from graphcons.core.text import printable
 from graphcons.core.time import utcnow
 from graphcons.jobs.worker import MANUAL_AT
 
@@ -45,7 +46,7 @@ def worker(once: bool = typer.Option(False, "--once", help="Run what is due now 
         stop.set()
 
     def log(line: str) -> None:
-        sys.stdout.write(f"{utcnow().isoformat(timespec='seconds')} {worker_id()} {line}\n")
+        sys.stdout.write(f"{utcnow().isoformat(timespec='seconds')} {worker_id()} {printable(line)}\n")
         sys.stdout.flush()
 
     signal.signal(signal.SIGTERM, _stop)

@@ -10,7 +10,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-from graphcons.cli.app import JsonOpt, answer, app, console, emit_json, err_console, open_store, parse_now
+from graphcons.cli.app import JsonOpt, answer, app, console, emit_json, err_console, open_store, parse_now, literal
 from graphcons.cli.review import show_decision
 from graphcons.core.errors import Conflict
 
@@ -81,7 +81,7 @@ def updates(apply: bool = ApplyOpt, now: Optional[str] = NowOpt,
     table = Table("action", "older -> newer", "attribute", "old -> new", "since", "confidence")
     for action in ("applied", "proposed"):
         for u in report[action]:
-            table.add_row(action, f"{u['older']} -> {u['newer']}", u["attribute"], f"{u['old_value']} -> {u['new_value']}",
+            table.add_row(action, f"{u['older']} -> {u['newer']}", literal(u["attribute"]), literal(f"{u['old_value']} -> {u['new_value']}"),
                           u["newer_since"][:10], f"{u['confidence']:.2f}")
     console.print(table)
     console.print(f"found {report['found']}: proposed {len(report['proposed'])}, applied {len(report['applied'])}, "
@@ -295,7 +295,7 @@ def conflicts_list(status: Optional[str] = typer.Option("open", help="open, reso
         return
     table = Table("a", "b", "status", "reasons", "holds", "scope")
     for r in rows:
-        table.add_row(r["a"], r["b"], r["status"], ", ".join(r["reasons"] or []), r["holds"] or "", r["scope"] or "")
+        table.add_row(r["a"], r["b"], r["status"], literal(", ".join(r["reasons"] or [])), r["holds"] or "", literal(r["scope"] or ""))
     console.print(table)
 
 
@@ -325,7 +325,7 @@ def cards(apply: bool = ApplyOpt, now: Optional[str] = NowOpt,
         return
     table = Table("proposal", "namespace", "subject", "items", "memories", "groups")
     for c in report["proposed"]:
-        table.add_row(c["proposal_id"], c["namespace"], c["subject"], str(c["items"]), str(c["memories"]),
+        table.add_row(c["proposal_id"], c["namespace"], literal(c["subject"]), str(c["items"]), str(c["memories"]),
                       ", ".join(f"{k} {v}" for k, v in sorted(c["groups"].items())))
     console.print(table)
     console.print(f"subjects {report['subjects']}: proposed {len(report['proposed'])}, already proposed "

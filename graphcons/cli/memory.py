@@ -8,12 +8,12 @@ from typing import List, Optional
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-from rich.markup import escape
 from rich.table import Table
 
 from graphcons.core.errors import ValidationError
+from graphcons.core.text import printable
 from graphcons.recall.hits import Hit
-from graphcons.cli.app import (answer, JsonOpt, app, console, emit_json, err_console, errors_to_exit, load_cfg,
+from graphcons.cli.app import (answer, JsonOpt, app, console, emit_json, err_console, errors_to_exit, load_cfg, literal,
                                open_store)
 
 
@@ -109,7 +109,7 @@ def show(memory_id: str, json_out: bool = JsonOpt) -> None:
         return
     table = Table(show_header=False, box=None)
     for key, value in mem.model_dump().items():
-        table.add_row(f"[bold]{key}[/]", str(value))
+        table.add_row(f"[bold]{key}[/]", literal(value))
     console.print(table)
     if ep:
         from graphcons.cli.beliefs import print_epistemics
@@ -125,7 +125,7 @@ def history_(memory_id: str, json_out: bool = JsonOpt) -> None:
         return
     table = Table("version", "at", "title", "content")
     for v in versions:
-        table.add_row(str(v["version"]), str(v["created_at"]), v.get("title", ""), v.get("content", "")[:80])
+        table.add_row(str(v["version"]), str(v["created_at"]), literal(v.get("title", "")), literal(v.get("content", "")[:80]))
     console.print(table)
 
 
@@ -183,7 +183,7 @@ def context(query: str, budget: int = typer.Option(300, "--budget", min=10, max=
     if json_out:
         emit_json(ctx.to_dict())
         return
-    typer.echo(ctx.text if ctx.text else "(nothing in this scope matches)")
+    typer.echo(printable(ctx.text, multiline=True) if ctx.text else "(nothing in this scope matches)")
     typer.echo(f"-- {ctx.words} of {ctx.budget_words} words, {len(ctx.ids)} memories cited", err=True)
 
 
@@ -220,10 +220,10 @@ def search(query: str, k: int = typer.Option(5, min=1, max=1000), namespace: Opt
         above = "".join(f"  (in {i['id']})" for i in h.insights or [])
         cosine = [f"{h.vector:.3f}" if h.vector is not None else "-"] if hybrid else []
         earlier = f"earlier, until {h.until}: " if h.superseded_by else ""  # its successor is the row above
-        table.add_row(f"{h.score:.4f}", *cosine, m.id, m.kind, m.subject, escape(earlier + m.title + status + above))
+        table.add_row(f"{h.score:.4f}", *cosine, m.id, m.kind, literal(m.subject), literal(earlier + m.title + status + above))
         for sub in h.members or []:
             table.add_row("", *([""] if hybrid else []), "  " + sub.memory.id, sub.memory.kind,
-                          sub.memory.subject, "  " + escape(sub.memory.title))
+                          literal(sub.memory.subject), "  " + literal(sub.memory.title))
     console.print(table)
     console.print(SCORE_NOTES.get(mode, ""), style="dim", markup=False, highlight=False)
 

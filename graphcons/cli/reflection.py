@@ -7,7 +7,7 @@ from typing import Any, Optional
 import typer
 from rich.table import Table
 
-from graphcons.cli.app import JsonOpt, answer, app, console, emit_json, open_store, parse_now
+from graphcons.cli.app import JsonOpt, answer, app, console, emit_json, open_store, parse_now, literal
 from graphcons.cli.clusters import scenario_app
 
 CATEGORIES = ("preferences", "behaviors", "facts")
@@ -34,7 +34,7 @@ def render_result(r: Any) -> None:
         table = Table("category", "statement", "cites")
         for c in CATEGORIES:
             for s in r.reflection.get(c, []):
-                table.add_row(c, s["statement"], ", ".join(s["memory_ids"]))
+                table.add_row(c, literal(s["statement"]), ", ".join(s["memory_ids"]))
         console.print(table)
         console.print(f"summary: {r.reflection.get('summary', '')}", markup=False, highlight=False)
     if r.profile_updated:
@@ -100,7 +100,7 @@ def profile(subject: str, namespace: Optional[str] = typer.Option(None, help="It
         table = Table("category", "statement", "sources", "status")
         for c in CATEGORIES:
             for e in p[c]:
-                table.add_row(c, e["statement"], ", ".join(e["sources"]), e.get("status", "current"))
+                table.add_row(c, literal(e["statement"]), literal(", ".join(e["sources"])), e.get("status", "current"))
         console.print(table)
         console.print(f"summary: {p.get('summary') or ''}", markup=False, highlight=False)
 

@@ -13,7 +13,7 @@ import typer
 from rich.table import Table
 from rich.tree import Tree
 
-from graphcons.cli.app import JsonOpt, answer, app, console, emit_json, errors_to_exit, open_store
+from graphcons.cli.app import JsonOpt, answer, app, console, emit_json, errors_to_exit, open_store, literal
 from graphcons.core.errors import ValidationError
 from graphcons.store.proposals import Decision
 
@@ -80,7 +80,7 @@ def proposals_list(status: str = typer.Option("pending", help="pending, applied,
         cells = [p["id"], str(p.get("kind")), str(p.get("status"))]
         if wide:
             cells.append(str(p.get("created_at", ""))[:19])
-        table.add_row(*cells, str(title), str(len(members)) if isinstance(members, list) else "")
+        table.add_row(*cells, literal(title), str(len(members)) if isinstance(members, list) else "")
     console.print(table)
     more = " (the first --limit; there may be more: raise --limit or narrow with --namespace / --kind)" \
         if len(rows) == limit else ""
@@ -99,28 +99,28 @@ def proposals_show(proposal_id: str, json_out: bool = JsonOpt) -> None:
              "membership_hash", "created_at", "reason", "insight_id")
     for key in shown:
         if p.get(key) is not None:
-            head.add_row(f"[bold]{key}[/]", str(p[key]))
+            head.add_row(f"[bold]{key}[/]", literal(p[key]))
     if not insight:  # a proposal of another kind (e.g. merge): every field as stored
         for key, value in sorted(p.items()):
             if key not in shown and value is not None:
-                head.add_row(f"[bold]{key}[/]", json.dumps(value, default=str) if not isinstance(value, str) else value)
+                head.add_row(f"[bold]{key}[/]", literal(json.dumps(value, default=str) if not isinstance(value, str) else value))
         console.print(head)
         _dropped(p.get("grounding") or {})
         return
     console.print(head)
-    tree = Tree(f"[bold]{insight['title']}[/]  (confidence {insight['confidence']:.2f}, hypothesis)")
-    tree.add(insight["concept"])
+    tree = Tree(f"[bold]{literal(insight['title'])}[/]  (confidence {insight['confidence']:.2f}, hypothesis)")
+    tree.add(literal(insight["concept"]))
     claims = tree.add("claims")
     for c in insight["claims"]:
         n = c.get("confirmations") or 1
-        claims.add(f"{c['statement']}  [dim](confirmed {'once' if n == 1 else f'{n} times'}; "
+        claims.add(f"{literal(c['statement'])}  [dim](confirmed {'once' if n == 1 else f'{n} times'}; "
                    f"{', '.join(c['member_ids'])})[/]")
     for label, key in (("tensions", "tensions"), ("gaps", "gaps"), ("implications", "implications")):
         items = insight.get(key) or []
         if items:
             branch = tree.add(label)
             for item in items:
-                branch.add(item["description"] if isinstance(item, dict) else str(item))
+                branch.add(literal(item["description"] if isinstance(item, dict) else item))
     console.print(tree)
     grounding = p.get("grounding") or {}
     versions = p.get("member_versions") or {}
@@ -138,8 +138,8 @@ def _dropped(grounding: dict) -> None:
         for d in dropped:
             what = d.get("category") or d.get("kind")  # a reflection's category, an insight line's kind
             cited = d.get("memory_ids") or d.get("member_ids") or []
-            console.print(f"  - {d['statement']}  [dim]({what}; cited {', '.join(cited) or 'nothing'}"
-                          f"): {d['reason']}[/]")
+            console.print(f"  - {literal(d['statement'])}  [dim]({what}; cited {', '.join(cited) or 'nothing'}"
+                          f"): {literal(d['reason'])}[/]")
 
 
 @proposals_app.command("approve")

@@ -21,6 +21,7 @@ from textual.widgets import DataTable, Footer, Input, Label, Static
 
 from graphcons.api import Graphcons
 from graphcons.core.errors import GraphconsError
+from graphcons.core.text import printable
 
 STATUS_FILTERS = ("pending", "stale", "applied", "rejected", "reverted", None)  # None = every status
 
@@ -40,12 +41,26 @@ def word_diff(a: str, b: str) -> str:
 
 
 def _snippet(text: str, width: int = 160) -> str:
-    text = " ".join(text.split())
+    text = printable(text)
     return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def shown(value: Any) -> Any:
+    """A proposal's or a memory's values as the pane may show them (issue 59): every string through
+    `printable`, before any markup is built around it (a control sequence is never drawn, and what is
+    left of it is escaped like the rest of the text)."""
+    if isinstance(value, str):
+        return printable(value, multiline=True)
+    if isinstance(value, dict):
+        return {k: shown(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [shown(v) for v in value]
+    return value
 
 
 def describe(g: Graphcons, p: dict[str, Any]) -> str:
     """The detail pane of one proposal, as Rich markup."""
+    p = shown(p)
     head = (f"[b]{escape(str(p.get('title') or p['id']))}[/]\n[dim]{p['id']} · {p.get('kind')} · {p.get('status')}"
             f" · {p.get('namespace') or ''}/{p.get('subject') or ''} · {str(p.get('created_at') or '')[:10]}[/]\n")
     if p.get("kind") == "merge":
@@ -65,7 +80,7 @@ def _memory(g: Graphcons, mid: str) -> tuple[str, str]:
         m = g.get(mid)
     except GraphconsError:
         return mid, "(missing)"
-    return m.title, m.content
+    return shown(m.title), shown(m.content)
 
 
 def _consolidation(g: Graphcons, p: dict[str, Any]) -> str:
@@ -217,7 +232,7 @@ class ReviewApp(App[None]):
         try:
             d = fn(p["id"])
         except GraphconsError as exc:  # the same message the CLI prints, never a traceback
-            self.say(f"[red]{escape(str(exc))}[/]")
+            self.say(f"[red]{escape(printable(str(exc)))}[/]")
             return
         changed = getattr(d, "changed", True)
         self.reload(keep=p["id"])

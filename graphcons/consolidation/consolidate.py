@@ -303,10 +303,11 @@ def consolidate(db: Database, cfg: Config, *, now: datetime, synthesizer: Synthe
                           "enabled = true and dry_run = false under [consolidation] in graphcons.toml, or in the "
                           "environment: GRAPHCONS__CONSOLIDATION__ENABLED=true "
                           "GRAPHCONS__CONSOLIDATION__DRY_RUN=false (dry_run = true only reports the clusters)")
-        audit.record(db, "consolidate", [], run_id=run_id, at=now, enabled=False, dry_run=cc.dry_run)
+        if not cc.dry_run:  # a dry run writes nothing (issue 59)
+            audit.record(db, "consolidate", [], run_id=run_id, at=now, enabled=False, dry_run=False)
         return report
     targets = closure.scan_targets(db, scopes) if scopes is not None else [(namespace, None)]
-    scans = [scan(db, cfg, now=now, namespace=ns, subjects=subjects) for ns, subjects in targets]
+    scans = [scan(db, cfg, now=now, namespace=ns, subjects=subjects, dry_run=cc.dry_run) for ns, subjects in targets]
     accepted = [d for s in scans for d in s.accepted]
     report.scan = {"run_id": ", ".join(s.run_id for s in scans), "accepted": len(accepted),
                    "consolidation_due": sum(s.consolidation_due for s in scans),
@@ -321,11 +322,13 @@ def consolidate(db: Database, cfg: Config, *, now: datetime, synthesizer: Synthe
     if not cc.dry_run:  # sleep-time precompute for insights approved since the last run (off the response path)
         report.precomputed = len(precompute(db, now=now))
     counts = {s: report.count(s) for s in sorted({o.status for o in report.outcomes})}
+    if cc.dry_run:  # a dry run writes nothing, not even its audit (issue 59; principle 3): the report says it all
+        return report
     audit.record(db, "consolidate", [o.cluster_key for o in report.outcomes], run_id=run_id, at=now, enabled=True,
-                 dry_run=cc.dry_run, scan_run_id=report.scan["run_id"], counts=counts, budget=report.budget,
+                 dry_run=False, scan_run_id=report.scan["run_id"], counts=counts, budget=report.budget,
                  provider=getattr(synth, "provider", None), model=getattr(synth, "model", None),
                  live=LIVE_STATUSES)
-    if not cc.dry_run:  # a run that could write is the job's last run in `health`, by hand or by a worker
-        audit.record_run(db, "consolidate", run_id, now, {"accepted": len(accepted), **counts,
-                                                          "precomputed": report.precomputed})
+    # the job's last run in `health`, by hand or by a worker
+    audit.record_run(db, "consolidate", run_id, now, {"accepted": len(accepted), **counts,
+                                                      "precomputed": report.precomputed})
     return report

@@ -15,9 +15,10 @@
 - the prompt's own rules are checked where code can (issue 31): a "tension" that only restates
   a claim is dropped, and the confidence is capped at MAX_CONFIDENCE unless the members leave
   no doubt (every member cited, no tension, no gap, at least NO_DOUBT_SOURCES distinct sources);
-- a reflection's summary keeps only the sentences the shown memories support (content words
-  found in them): a summary claim no memory supports is dropped like an uncited statement; and a
-  reflection statement keeps only the citations of memories that share a content word with it;
+- a reflection's summary keeps only the sentences the shown memories support, each judged as a
+  statement citing every shown memory (issue 59: the summary was checked more loosely and kept what
+  no statement could say); a reflection statement keeps only the citations of memories that share a
+  content word with it, and loses its leading acknowledgements ("Yes, ", "Of course. ");
 - over chats (issue 48), a memory supports a statement only by what its speaker states about the
   entity (`said_by_entity`), a statement holding a chat line is dropped whole, a generalisation
   states nothing beyond its memories, and a model's check quote must hold all of it (`_checked`).
@@ -42,12 +43,19 @@ from graphcons.consolidation.synthesis.models import (
     Themes,
 )
 from graphcons.core.errors import Ungrounded
-from graphcons.core.text import GENERIC_STEMS, chat_line, content_terms, own_words, sentences, squash
+from graphcons.core.text import (
+    GENERIC_STEMS,
+    chat_line,
+    content_terms,
+    own_words,
+    sentences,
+    squash,
+    unacknowledged,
+)
 
 MAX_CONFIDENCE = 0.9  # a generalisation is a hypothesis: 1.0 only when the members leave no doubt
 NO_DOUBT_SOURCES = 3
 RESTATED_SHARE = 0.8  # a tension whose content words are this much one claim's is that claim restated
-UNSUPPORTED_SHARE = 1 / 3  # a summary sentence with more of its content words in no shown memory is dropped
 #: A statement is supported when its cited memories together hold at least this share of its content
 #: words (GENERIC ones aside): more than half. Chosen on tests/data/support_labels.jsonl (121 statements
 #: labelled by hand): P 0.94 / R 0.88 for `supported` here, P 0.84 / R 0.94 at 0.5 (docs/LLM.md).
@@ -111,20 +119,6 @@ def _known(word: str, known: set[str]) -> bool:
     return word in known or (len(word) >= 6 and any(k[:6] == word[:6] for k in known if len(k) >= 6))
 
 
-def supported_sentences(text: str, memory_texts: list[str], ignore: set[str] = frozenset()) -> tuple[str, list[str]]:
-    """(the sentences of `text` the memories support, the dropped ones): a sentence is dropped when
-    two or more of its content words (beyond `ignore`, e.g. the entity's name), and more than
-    UNSUPPORTED_SHARE of them, appear in no memory ("Ana is a software engineer" where no memory
-    says so); one unmatched word is a paraphrase's, not a new claim."""
-    known = set().union(*(content_terms(t) for t in memory_texts)) if memory_texts else set()
-    kept, dropped = [], []
-    for sentence in sentences(text):
-        words = content_terms(sentence) - ignore
-        missing = [w for w in words if not _known(w, known)]
-        (dropped if len(missing) >= 2 and len(missing) > UNSUPPORTED_SHARE * len(words) else kept).append(sentence)
-    return " ".join(kept), dropped
-
-
 @dataclass(frozen=True)
 class Support:
     """How far the cited texts hold a statement: `coverage` is the share of its content words
@@ -163,15 +157,6 @@ def support(statement: str, cited_texts: list[str], ignore: set[str] | frozenset
         copy_of = full[0]
     return Support(coverage=coverage, verdict="supported" if coverage >= SUPPORTED_COVERAGE else "unsupported",
                    copy_of=copy_of, per_text=per_text, missing=tuple(sorted(words - union)))
-
-
-def without_chat(text: str) -> tuple[str, list[str]]:
-    """(the text without its chat lines - questions, formulas, acknowledgements - the lines removed).
-    For a summary and the offline reflector's sentences; a statement with a chat line is dropped whole."""
-    kept, removed = [], []
-    for sentence in sentences(text):
-        (removed if chat_line(sentence) else kept).append(sentence)
-    return " ".join(kept), removed
 
 
 #: Speakers whose words are never a fact about the entity a reflection is on (a memory's role or
@@ -502,6 +487,12 @@ def _checked(v: Verdict, cited: list[str], texts: dict[str, str], said: dict[str
         v.outcome, v.kept_ids = Outcome.KEPT, sorted({q["memory_id"] for q in real})
 
 
+def statement_text(statement: str) -> str:
+    """A statement as it is judged and kept: no "(confirmed N times)" (grounding counts those) and no
+    leading acknowledgement the model copied from a chat turn ("Yes, I like ...": issue 59)."""
+    return unacknowledged(_CONFIRMED_RE.sub("", statement).strip())
+
+
 CHAT_REASON = "a chat line (a question, thanks or an acknowledgement to the listener), not a statement about the entity"
 
 
@@ -510,8 +501,9 @@ def _judge(category: str, s: Statement, ids: list[str], texts: dict[str, str] | 
     """One statement's support, copy flag and outcome (kept / dropped with the reason). A statement
     holding a chat line is a chat turn copied, not a statement about the entity: dropped whole
     (issue 48: cutting the line out left fragments and half-chat)."""
-    text = _CONFIRMED_RE.sub("", s.statement).strip()
-    chat = [line for line in sentences(text) if chat_line(line)]
+    written = _CONFIRMED_RE.sub("", s.statement).strip()
+    chat = [line for line in sentences(written) if chat_line(line)]  # the lines as written
+    text = unacknowledged(written)
     v = Verdict(category=category, statement=s.statement, memory_ids=list(s.memory_ids), text=text, chat_removed=chat)
     if not ids:
         v.reason = "cites no memory it was shown"
@@ -573,7 +565,7 @@ def _written(reflection: Reflection, shown: set[str], ignore: set[str],
     for category in CATEGORIES:
         for s in getattr(reflection, category):
             ids = _keep(s.memory_ids, shown, stripped)
-            text = _CONFIRMED_RE.sub("", s.statement).strip()
+            text = statement_text(s.statement)
             key = _fold_key(text, claim_words(text, ignore)) if text else ""
             if key in first:  # said before, in any category: one statement resting on both citations
                 earlier = first[key]
@@ -623,7 +615,7 @@ def ground_reflection(reflection: Reflection, shown_ids: list[str] | tuple[str, 
     the model's quotes (`_checked`). A statement already made (same content words, any category) is folded
     into the first before it is judged: one statement resting on both citations (ten memories
     each saying it are a generalisation, not ten copies). Then each category is capped and the
-    summary keeps only the sentences the memories' own statements support."""
+    summary keeps only its sentences a statement citing every shown memory could say (`_summary`)."""
     ignore = content_terms(subject.replace("-", " "))
     said = {i: said_by_entity(t, (speakers or {}).get(i)) for i, t in texts.items()} if texts is not None else None
     stripped: list[str] = []
@@ -647,13 +639,26 @@ def ground_reflection(reflection: Reflection, shown_ids: list[str] | tuple[str, 
                          f"({len(stripped)} unknown id(s) stripped, {dropped} statement(s) dropped: "
                          f"{'; '.join(sorted({v.reason for v in judged if v.reason}))}); "
                          "rejected, nothing stored", stripped + unsupported)
-    summary, dropped_summary = without_chat(_CONFIRMED_RE.sub("", reflection.summary).strip())
-    if texts is not None:
-        summary, unsupported_summary = supported_sentences(summary, [said[i] for i in shown_ids if i in said],
-                                                           ignore=ignore)
-        dropped_summary += unsupported_summary
+    summary, dropped_summary = _summary(reflection.summary, shown_ids, texts, ignore, said)
     clean = Reflection(summary=summary, **kept)
     return GroundedReflection(reflection=clean, cited=clean.cited_ids(), stripped=stripped,
                               dropped_statements=dropped, capped_statements=capped, dropped_summary=dropped_summary,
                               unsupported=unsupported, judged=judged,
                               check_calls=sum(1 for v in judged if v.quotes is not None))
+
+
+def _summary(summary: str, shown_ids: list[str] | tuple[str, ...], texts: dict[str, str] | None, ignore: set[str],
+             said: dict[str, str] | None) -> tuple[str, list[str]]:
+    """(the summary's sentences kept, those dropped): each judged as a statement citing every shown memory
+    (issue 59: the same check, so a summary cannot say what no statement may: "likes to fly kites" from
+    a question to the assistant, "is a hardworking person" from a sentence about the assistant). Without
+    the memories' texts only chat lines go."""
+    ids = [i for i in shown_ids if texts is None or i in texts]
+    kept, dropped = [], []
+    for sentence in sentences(summary):
+        v = _judge("summary", Statement(statement=sentence, memory_ids=ids), ids, texts, ignore, None, said)
+        if v.outcome is Outcome.KEPT and v.text:
+            kept.append(v.text)
+        else:
+            dropped.append(sentence)
+    return " ".join(kept), dropped

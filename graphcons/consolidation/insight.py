@@ -195,9 +195,11 @@ def revert(db: Database, p: dict[str, Any], reason: str, *, by: str, now: dateti
         if not rows:
             raise Conflict(f"proposal {pid} names no insight it created; nothing was reverted")
         _task(tx, p, "reverted", reason, now)
+        cause = f"insight proposal {pid} reverted by {by}: {reason}"
+        # its synthesis justification is withdrawn (issue 59: it stayed standing), so the insight is unsupported
+        justification.withdraw_proposal(tx, pid, cause=cause, now=now)
         # the insight is retired: whatever rests on it (a statement or insight over it) loses that premise
-        justification.premises_changed(tx, [rows[0]["insight_id"]], op="deprecate", now=now,
-                                       cause=f"insight proposal {pid} reverted by {by}: {reason}")
+        justification.premises_changed(tx, [rows[0]["insight_id"]], op="deprecate", now=now, cause=cause)
         restored = tx.run("memory/unmark_consolidated", ids=sorted(p["member_versions"]), proposal_id=pid,
                           now=now)[0]["restored"]
         audit.record(tx, "revert", [pid, rows[0]["insight_id"]], at=now, kind=KIND, by=by, reason=reason,

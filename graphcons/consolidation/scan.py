@@ -1,7 +1,9 @@
 """The cluster scan: fused projection -> communities -> value gate -> report (dry run).
 
-`scan` writes nothing but its audit record: one (:ConsolidationRun) node (when, settings,
-counts, duration, warnings) and the matching (:Audit {op: 'cluster_scan'}) entry. Its
+`scan` proposes nothing; it writes its audit record, one (:ConsolidationRun) node (when, settings,
+counts, duration, warnings) and the matching (:Audit {op: 'cluster_scan'}) entry, and each scanned
+memory's community (retrieval's prior). A dry run (`dry_run=True`: consolidate's dry run, a job route's
+`dry_run: true`) writes none of these (issue 59; principle 3): its report is its only output. Its
 report lists every gate decision and `consolidation_due`, the accepted clusters no live
 insight summarises yet (an insight written by synthesis carries `cluster_key`).
 
@@ -44,7 +46,7 @@ class ScanReport:
     clusters: list[Cluster] = field(default_factory=list)  # as detected (before any split)
     namespace: str | None = None
     subjects: list[str] | None = None  # a triggered scan of these subjects of `namespace` (closed under edges)
-    dry_run: bool = True
+    dry_run: bool = False  # True: the scan wrote nothing (no run record, audit or communities)
     at: datetime | None = None
     timings: dict[str, float] = field(default_factory=dict)  # seconds: projection, detection, gate, total
     detector_config: dict[str, Any] = field(default_factory=dict)  # as run (Leiden: the derived gamma)
@@ -142,9 +144,10 @@ def red_flags(nodes: int, clusters: list[Cluster], min_size: int, max_size: int)
 
 
 def scan(db: Database, cfg: Config, *, now: datetime, namespace: str | None = None,
-         subjects: list[str] | None = None, algorithm: str | None = None) -> ScanReport:
+         subjects: list[str] | None = None, algorithm: str | None = None, dry_run: bool = False) -> ScanReport:
     """Run one cluster scan; writes its :ConsolidationRun and audit record, and each scanned memory's
-    community (derived data for retrieval's community prior, never a proposal). `subjects` scans
+    community (derived data for retrieval's community prior, never a proposal); a dry run writes
+    nothing (issue 59: it recorded a run marked `dry_run: false` and an audit). `subjects` scans
     only those subjects of `namespace`; they must be closed under the fused graph's edges
     (graphcons.consolidation.closure) for its clusters to be a full pass's."""
     cc = cfg.consolidation
@@ -176,10 +179,11 @@ def scan(db: Database, cfg: Config, *, now: datetime, namespace: str | None = No
     timings["total"] = time.perf_counter() - t0
     report = ScanReport(run_id=run_id, algorithm=detector.name, decisions=decisions, consolidation_due=due,
                         warnings=warnings, nodes=proj.nodes, relationships=proj.relationships // 2,
-                        clusters=clusters, namespace=namespace, subjects=subjects, dry_run=cc.dry_run, at=started,
+                        clusters=clusters, namespace=namespace, subjects=subjects, dry_run=dry_run, at=started,
                         timings={k: round(v, 4) for k, v in timings.items()}, detector_config=detector_config)
-    _record(db, cfg, report)
-    _store_communities(db, report)
+    if not dry_run:
+        _record(db, cfg, report)
+        _store_communities(db, report)
     return report
 
 

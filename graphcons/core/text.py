@@ -14,6 +14,9 @@ text through it, so two of them never disagree about what a word, a stem or a se
   says nothing about its speaker (`chat_line`).
 - `sentences`: a sentence ends at . ! ? followed by a space and a capital, a digit or a quote
   (never inside "e.g. this" or "Frankfurt; then Lisbon").
+- `printable` (issue 59): text as it may reach a terminal or a line format (the CLI's tables, `show`,
+  the review TUI, a context's lines and headers): terminal control sequences and control characters
+  removed, and, for a line format, on one line. Stored text stays as written: only its display changes.
 """
 
 from __future__ import annotations
@@ -28,9 +31,14 @@ _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
 WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
 MONTHS = frozenset("january february march april may june july august september october november december".split())
 RELATIVE_DAYS = frozenset({"yesterday", "today", "tomorrow"})
-NUMBER_WORDS = {"zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
-                "seven": "7", "eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12",
-                "twenty": "20", "thirty": "30", "forty": "40", "fifty": "50", "hundred": "100"}
+# English cardinal number words (issue 59: "fifteen" was no number, so "twelve books" / "fifteen books"
+# looked like one claim): the units and teens, the tens, the scales. `number_phrases` reads compounds.
+_UNITS = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+          "seventeen eighteen nineteen").split()
+_TENS = {w: 10 * n for n, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split(), start=2)}
+_SCALES = {"hundred": 100, "thousand": 1000, "million": 10 ** 6, "billion": 10 ** 9, "trillion": 10 ** 12}
+NUMBER_WORDS = {w: str(v) for w, v in [*((w, n) for n, w in enumerate(_UNITS)), *_TENS.items(), *_SCALES.items()]}
+_FIGURE_RE = re.compile(r"\d+(?:\.\d+)?")
 
 # Function words, by class. The merge guard reads negations, numbers, days and a few opposites
 # (before / after, new / old, few / many) itself, so it leaves out VALUE_WORDS (guard.py).
@@ -126,6 +134,17 @@ CHAT_RE = re.compile(
     r"\b(thanks?(?: you)? for (?:sharing|asking|listening|the)|thank you|talk to you (?:later|soon)|(?:i )?(?:have|got) "
     r"to go|see you|good ?bye|bye\b|nice (?:to|talking|chatting)|have a (?:nice|good|great)|you'?re welcome|"
     r"how about you|what about you|sounds good)", re.IGNORECASE)
+# A sentence about the listener (issue 59): "You are a hardworking person", "You're so kind" says
+# something of the one spoken to, nothing of the speaker. "You know, I ..." is a filler, not this.
+ABOUT_LISTENER_RE = re.compile(
+    r"^(?:(?:oh|wow|well|honestly|hey|and|but|haha|yes|yeah|ok|okay)[,!.]?\s+)*you(?:'re|’re|\s+(?:are|were|seem|"
+    r"sound|look|must\s+be|have\s+been|'ve\s+been|always|really|truly|definitely)\b)", re.IGNORECASE)
+# Leading acknowledgements and interjections with their punctuation (issue 59): "Yes, ", "Of course. ",
+# "Sure, ", "Okay! ". A bare word must be followed by , . ! or a dash: "Sure Foods employs her" keeps it.
+_ACK_RE = re.compile(
+    r"^(?:(?:yes|yeah|yep|yup|sure|of course|certainly|absolutely|definitely|indeed|okay|ok|alright|all right|"
+    r"right|well|oh|ah|wow|hmm|haha|great|cool|got it|i see|exactly|true)\s*(?:[,.!]+|\s[-–—])\s*)+",
+    re.IGNORECASE)
 
 
 def fold(word: str) -> str:
@@ -155,6 +174,77 @@ def sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE_RE.split(text or "") if s.strip()]
 
 
+# Terminal control sequences, in their 7-bit (ESC ...) and 8-bit (C1) forms: a CSI (ESC [ or U+009B:
+# parameters, intermediates, a final byte: "clear the screen", colours, cursor moves); a string command
+# (OSC ESC ] or U+009D: window title, clipboard (OSC 52), hyperlinks; DCS, SOS, PM, APC) up to its BEL
+# or ST terminator, or to the first control character when it has none; any other escape (ESC c resets
+# the terminal). Removed whole: "[2J" or a window title left behind would be noise, not text.
+_CONTROL_SEQUENCE = re.compile(
+    r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]?"
+    r"|(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x00-\x1f\x7f-\x9f]*(?:\x07|\x1b\\|\x9c)?"
+    r"|\x1b[ -/]*[0-~]?")
+# What is left after the sequences: C0 controls but tab and newline, DEL, C1 controls.
+_CONTROL_CHAR = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# Line breaks other than \n (CR, VT, FF, NEL, the Unicode line and paragraph separators): a lone CR
+# would let later text overwrite a line on screen; each becomes one \n.
+_BREAK = re.compile(r"\r\n?|[\x0b\x0c\x85\u2028\u2029]")
+
+
+def printable(text: str, *, multiline: bool = False) -> str:
+    """`text` as it may reach a terminal or a line format (issue 59): control sequences and control
+    characters removed. By default on one line, whitespace runs as one space (a subject or a memory
+    in a line format: a newline there would fake a header or a line). `multiline` keeps \n and \t
+    (a memory's own paragraphs and indentation in `show` or the review TUI, where each line is the
+    text's own) and turns every other line break into \n."""
+    text = _CONTROL_SEQUENCE.sub("", _BREAK.sub("\n", text))
+    text = _CONTROL_CHAR.sub("", text)
+    return text if multiline else " ".join(text.split())
+
+
+def number_phrases(words: list[str]) -> list[tuple[int, int, float]]:
+    """(start, end, value) of each cardinal number spelt in words, in order: "fifteen" 15, "twenty five"
+    25, "one hundred and five" 105, "two thousand three hundred" 2300, "2 million" 2000000 (a figure
+    before a scale word is its multiplier). `words`: casefolded tokens, hyphenated compounds split
+    ("twenty-five" as "twenty", "five"). Words that do not continue a number start another ("five six":
+    5 and 6; "twelve fifteen": 12 and 15)."""
+    out: list[tuple[int, int, float]] = []
+    i = 0
+    while i < len(words):
+        lead = _FIGURE_RE.fullmatch(words[i]) and i + 1 < len(words) and words[i + 1] in _SCALES
+        end, value = _number_at(words, i + 1 if lead else i, float(words[i]) if lead else None)
+        if end > i:
+            out.append((i, end, value))
+            i = end
+        else:
+            i += 1
+    return out
+
+
+def _number_at(words: list[str], i: int, figure: float | None) -> tuple[int, float]:
+    """(end, value) of the number spelt from words[i] (`figure`: a multiplier read before it); end == i
+    when none starts there. `last` is what came before: a unit or teen only takes a scale after it, a
+    ten a unit 1-9 or a scale, a scale anything smaller."""
+    total, current, last, scale = 0.0, figure or 0.0, "figure" if figure is not None else None, None
+    j = i
+    while j < len(words):
+        w = words[j]
+        if w == "and" and last == "scale" and j + 1 < len(words) and (words[j + 1] in _TENS or words[j + 1] in _UNITS):
+            j += 1  # "one hundred and five"
+            continue
+        if w in _UNITS and (last in (None, "scale") or (last == "ten" and 0 < _UNITS.index(w) < 10)):
+            current, last = current + _UNITS.index(w), "unit"
+        elif w in _TENS and last in (None, "scale"):
+            current, last = current + _TENS[w], "ten"
+        elif w == "hundred" and last != "scale" and (current or 1) < 100:
+            current, last = (current or 1) * 100, "scale"
+        elif w in _SCALES and w != "hundred" and (scale is None or _SCALES[w] < scale):
+            total, current, last, scale = total + (current or 1) * _SCALES[w], 0.0, "scale", _SCALES[w]
+        else:
+            break
+        j += 1
+    return j, total + current
+
+
 def squash(text: str) -> str:
     """Lower-case words and digits, one space apart: case and punctuation aside."""
     return " ".join(re.findall(r"[a-z0-9']+", text.casefold()))
@@ -168,11 +258,19 @@ def shown_in(statement: str, texts: dict[str, str]) -> list[str]:
 
 def chat_line(sentence: str) -> bool:
     """A sentence said to the listener rather than about the speaker: a question, a formula (CHAT_RE),
-    or one whose content words, generic ones aside, are all the conversation's own (DIALOGUE)."""
-    if sentence.rstrip().endswith("?") or CHAT_RE.search(sentence):
+    one about the listener (ABOUT_LISTENER_RE), or one whose content words, generic ones aside, are
+    all the conversation's own (DIALOGUE)."""
+    if sentence.rstrip().endswith("?") or CHAT_RE.search(sentence) or ABOUT_LISTENER_RE.search(sentence.strip()):
         return True
     words = content_terms(sentence) - GENERIC_STEMS
     return bool(words) and words <= DIALOGUE_STEMS
+
+
+def unacknowledged(text: str) -> str:
+    """`text` without its leading acknowledgements ("Yes, I like ..." -> "I like ...", "Of course. Ana
+    plays ..." -> "Ana plays ..."), its first letter capitalised when one was cut; "" when it held nothing else."""
+    rest = _ACK_RE.sub("", text.strip(), count=1)
+    return rest[:1].upper() + rest[1:] if rest != text.strip() else rest
 
 
 def own_words(text: str) -> str:

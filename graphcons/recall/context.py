@@ -45,7 +45,7 @@ from graphcons.core.db import Database
 from graphcons.core.embedders import Embedder
 from graphcons.core.errors import ValidationError
 from graphcons.core.eventtime import annotate
-from graphcons.core.text import WORD_RE, content_terms, sentences
+from graphcons.core.text import WORD_RE, content_terms, printable, sentences
 from graphcons.core.time import day
 from graphcons.recall.current import instant
 from graphcons.recall.hits import InsightMode
@@ -82,7 +82,7 @@ class Context:
 
 
 def _flat(text: str) -> str:
-    return " ".join(text.split())
+    return printable(text)  # one line, no control sequence: a memory's text is data (issue 59)
 
 
 def budget(cfg: Config, budget_words: int | None, budget_tokens: int | None) -> Budget:
@@ -235,6 +235,9 @@ def _put_card(block: Block, ranked: list[str], cards: dict[str, tuple[str, dict[
         if mid not in cards or mid in block.shown_ids:
             continue
         subject, item = cards[mid]
+        # flattened: a newline in a subject or an item must not fake a day header or a line (issue 59)
+        subject, item = _flat(subject), {**item, "text": _flat(item["text"]), "group": _flat(item["group"]),
+                                         "date": _flat(item["date"])}
         text = f"- {item['text']} [{item['date']}] ({mid})"
         head = Price() if (subject, item["group"]) in heads else Price.of(f"{subject}, {item['group']}:", newline=True)
         price = head + Price.of(text, newline=True)

@@ -8,7 +8,9 @@ the successor. Reverted update edges count for nothing.
 `as_of` answers with what was current then: memories created after it are not shown, and an update
 whose `since` (or whose newer memory) is after it does not count (the older was current then). It is
 a filter on the ranking (the pool widens until k remain), not a replay of the store: merges and
-deprecations are read as they stand today.
+deprecations are read as they stand today. A restricting `when` window (`when_mode="restrict"`) likewise
+ignores a successor outside it (issue 59): nothing outside the window is shown, and inside it the
+older value is the one that held.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Any, Callable
 
 from graphcons.core.db import Database
 from graphcons.core.errors import ValidationError
+from graphcons.recall.eventwindow import Window
 from graphcons.recall.hits import Candidate, Hit
 
 MAX_CHAIN = 5  # successors of successors brought in, as the merge chain in retrieval/vector.cypher
@@ -73,14 +76,18 @@ def created_by(order: list[Candidate], known: dict[str, dict[str, Any]], as_of: 
 
 
 def successors(newer: dict[str, list[dict[str, Any]]], namespace: str | None, subject: str | None,
-               as_of: datetime | None) -> dict[str, tuple[str, str]]:
-    """For each older memory, its successor visible in the call's scope and current at `as_of`: (id,
-    until). Of several, the one current last (latest `since`, then id)."""
+               as_of: datetime | None, window: Window | None = None) -> dict[str, tuple[str, str]]:
+    """For each older memory, its successor visible in the call's scope, current at `as_of` and, under a
+    restricting `when` window, inside it (issue 59: restrict never shows a memory outside the window;
+    within it the older value is the one that held): (id, until). Of several, the one current last
+    (latest `since`, then id)."""
     out: dict[str, tuple[str, str]] = {}
     for old, rows in newer.items():
         best: tuple[datetime, str, str] | None = None
         for r in rows:
             if namespace not in (None, r["namespace"]) or subject not in (None, r["subject"]):
+                continue
+            if window is not None and window.restrict and not window.holds(r):
                 continue
             since = instant(r["since"]) or instant(r["created_at"])
             born = instant(r["created_at"])
@@ -95,12 +102,12 @@ def successors(newer: dict[str, list[dict[str, Any]]], namespace: str | None, su
 
 
 def first(hits: list[Hit], newer: dict[str, list[dict[str, Any]]], k: int, *, namespace: str | None,
-          subject: str | None, as_of: datetime | None,
+          subject: str | None, as_of: datetime | None, window: Window | None = None,
           bring: Callable[[list[str]], tuple[list[Hit], dict[str, list[dict[str, Any]]]]]) -> list[Hit]:
     """The hits with every superseded one right after its successor (brought in with `bring` when
     missing, scored as the hit it stands before) and marked; at most k, the last ones falling off.
     Unchanged when no hit has a current successor."""
-    succ = successors(newer, namespace, subject, as_of)
+    succ = successors(newer, namespace, subject, as_of, window)
     if not succ:
         return hits
     by_id = {h.memory.id: h for h in hits}
@@ -112,7 +119,7 @@ def first(hits: list[Hit], newer: dict[str, list[dict[str, Any]]], k: int, *, na
             break
         extra, more = bring(missing)
         by_id.update({h.memory.id: h for h in extra})
-        succ.update({o: s for o, s in successors(more, namespace, subject, as_of).items() if o not in succ})
+        succ.update({o: s for o, s in successors(more, namespace, subject, as_of, window).items() if o not in succ})
     out: list[Hit] = []
     placed: set[str] = set()
 

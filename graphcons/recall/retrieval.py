@@ -87,7 +87,7 @@ def retrieve(db: Database, cfg: Config, embedder: Embedder, query: str, k: int =
         hits, nodes = _grouped(db, order, k, embedding, rc.members_per_insight, digest=insights == InsightMode.DIGEST,
                                newer=newer)
     if any(newer.values()):  # an update superseded a hit: the current value first (issue 51)
-        hits = current.first(hits, newer, k, namespace=namespace, subject=subject, as_of=as_of,
+        hits = current.first(hits, newer, k, namespace=namespace, subject=subject, as_of=as_of, window=window,
                              bring=lambda ids: _bring(db, ids, insights != InsightMode.PLAIN, nodes))
     recording = "off"
     if record and hits:

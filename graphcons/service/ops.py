@@ -60,15 +60,16 @@ def stats(g: Graphcons = Depends(store), p: Principal = Depends(admin)) -> dict[
 def run_job(job: Literal[JOBS], body: m.JobRun, g: Graphcons = Depends(store),  # type: ignore[valid-type]
             p: Principal = Depends(admin)) -> dict[str, Any]:
     """Run one job now: a dry run unless `dry_run` is false (the configuration can only add one), over
-    `namespace` only when given; the answer echoes both. Recorded like the CLI's runs. A scan proposes
-    nothing, so it is always a dry run; consolidate answers as `POST /v1/consolidate` does. The update
-    and card passes (issue 63) queue `update` and `card` proposals for review, within the token's namespaces."""
+    `namespace` only when given; the answer echoes both. Recorded like the CLI's runs; a dry run writes
+    nothing (a scan's dry run no run record, audit or communities). Consolidate answers as
+    `POST /v1/consolidate` does. The update and card passes (issue 63) queue `update` and `card` proposals
+    for review, within the token's namespaces."""
     if job == "consolidate":
         return consolidate_run(g, p, dry_run=body.dry_run, namespace=body.namespace, now=body.now)
     now = parse_instant(body.now, "now")
     if job == "scan":
         namespace = read_namespace(p, body.namespace)
-        return {**g.scan(now=now, namespace=namespace).to_dict(), "dry_run": True, "namespace": namespace}
+        return {**g.scan(now=now, namespace=namespace, dry_run=body.dry_run).to_dict(), "namespace": namespace}
     if job in ("updates", "cards"):  # per (namespace, subject) block: a tenant's admin runs them on its own
         verb = g.updates if job == "updates" else g.cards
         return verb(dry_run=body.dry_run, now=now, namespace=read_namespace(p, body.namespace))

@@ -97,7 +97,7 @@ def rederive(tx: Any, insight_ids: list[str], *, cause: str, now: datetime,
                   "rule": epistemics.TRANSITIONS.get((before, status), "scoped exceptions changed")}
         audit.record(tx, "epistemic_transition", [row["id"]], run_id=run_id, at=now, **change)
         if status == epistemics.UNSUPPORTED and before != epistemics.UNSUPPORTED:
-            tx.run("justification/resynthesis_due", insight_id=row["id"], now=now,
+            tx.run("justification/resynthesis_due", insight_id=row["id"], now=now, live=LIVE_STATUSES,
                    reason=f"insight {row['id']} became unsupported ({cause})")
         changes.append(change)
     return changes
@@ -106,7 +106,8 @@ def rederive(tx: Any, insight_ids: list[str], *, cause: str, now: datetime,
 def withdraw_proposal(tx: Any, proposal_id: str, *, cause: str, now: datetime,
                       run_id: str | None = None) -> list[dict[str, Any]]:
     """A reverted proposal's justifications no longer stand (its derivation links are marked reverted):
-    withdrawn, audited, and their statements' status re-derived."""
+    withdrawn and marked reverted (no premise coming back revives them), audited, and the status of
+    what they justified (an insight, a reflection's statements) re-derived."""
     rows = tx.run("justification/withdraw_proposal", proposal_id=proposal_id, now=now, cause=cause)
     if rows:
         audit.record(tx, "justifications_withdrawn", [proposal_id, *sorted({r["insight_id"] for r in rows})],

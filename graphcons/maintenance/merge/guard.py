@@ -52,7 +52,7 @@ from graphcons.core.text import MONTHS as _MONTHS
 from graphcons.core.text import NUMBER_WORDS as _NUMBER_WORDS
 from graphcons.core.text import RELATIVE_DAYS as _RELATIVE_DAYS
 from graphcons.core.text import WEEKDAYS as _WEEKDAYS
-from graphcons.core.text import stem
+from graphcons.core.text import number_phrases, stem
 
 _NEGATIONS = {"not", "no", "never", "none", "nothing", "nobody", "neither", "nor", "cannot", "without",
               "não", "nunca", "nem", "nenhum", "nenhuma", "nowhere"}
@@ -193,16 +193,22 @@ def content_stems(ws: list[str]) -> list[str]:
             and not w[0].isdigit()]
 
 
+def _figure(raw: str) -> str:
+    """A figure as written ("1,500", "4.2", "4,2") as one value's text ("1500.0", "4.2")."""
+    norm = re.sub(r",(?=\d{3}\b)", "", raw).replace(",", ".")
+    try:
+        return repr(float(norm)) if norm.count(".") <= 1 else norm
+    except ValueError:
+        return norm
+
+
 def _numbers(text: str, ws: list[str]) -> set[str]:
-    out = set()
-    for raw in _NUM_RE.findall(text):
-        norm = re.sub(r",(?=\d{3}\b)", "", raw).replace(",", ".")
-        try:
-            out.add(repr(float(norm)) if norm.count(".") <= 1 else norm)
-        except ValueError:
-            out.add(norm)
-    out.update(repr(float(_NUMBER_WORDS[w])) for w in ws if w in _NUMBER_WORDS)
-    return out
+    """The values a text states: its figures and its spelt numbers of any size (core/text.number_phrases:
+    "fifteen", "twenty-five", "2 million"; a figure a scale word multiplies counts once, as the product)."""
+    phrases = number_phrases(ws)
+    found = Counter(_figure(raw) for raw in _NUM_RE.findall(text))
+    found.subtract(_figure(ws[start]) for start, _, _ in phrases if ws[start][0].isdigit())
+    return {x for x, n in found.items() if n > 0} | {repr(value) for _, _, value in phrases}
 
 
 def _date_kind(day: str) -> str:
@@ -284,8 +290,13 @@ def _name_in(name: str, ws: list[str], other_stems: set[str]) -> bool:
 
 
 def _number_tokens(ws: list[str], values: set[str]) -> set[str]:
-    """The tokens of `ws` that spell one of `values` (as _numbers normalises them)."""
-    return {w for w in ws if _numbers(w, [w]) & values}
+    """The tokens of `ws` that spell one of `values` (as _numbers normalises them): a figure, or every word
+    of a spelt number ("twenty", "five"; not its "and")."""
+    out = {w for w in ws if w[0].isdigit() and _numbers(w, [w]) & values}
+    for start, end, value in number_phrases(ws):
+        if repr(value) in values:
+            out.update(w for w in ws[start:end] if w != "and")
+    return out
 
 
 def _date_tokens(ws: list[str], values: set[str]) -> set[str]:
