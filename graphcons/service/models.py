@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic_core import PydanticCustomError
 
 from graphcons.core.inputs import text_problem, texts
-from graphcons.core.memory import KindName, LinkInput, Memory, StatusName
+from graphcons.core.memory import KindName, LinkInput, Memory, Metadata, StatusName
 HARD_BATCH_LIMIT = 1000  # the schema's bound; [service] max_batch is the one enforced (<= this)
 
 
@@ -50,8 +50,8 @@ class MemoryCreate(Body):
     id: str | None = Field(default=None, max_length=128)
     created_at: str | None = Field(default=None, max_length=64, description="ISO-8601 with a timezone.")
     links: list[LinkInput] = Field(default_factory=list, max_length=50)
-    metadata: dict[str, Any] | None = Field(default=None, description="Free JSON object kept beside the text "
-                                                                      "(at most 16k characters as JSON).")
+    metadata: Metadata = Field(default=None, description="Free JSON object kept beside the text (at most 16k "
+                                                         "characters as JSON, 32 levels deep).")
 
 
 class MemoryBatch(Body):
@@ -75,7 +75,7 @@ class MemoryEdit(Body):
     content: str | None = None
     scope: str | None = None
     importance: float | None = Field(default=None, ge=0.0, le=1.0)
-    metadata: dict[str, Any] | None = None
+    metadata: Metadata = None
 
 
 class LinkCreate(Body):
