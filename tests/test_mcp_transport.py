@@ -60,3 +60,111 @@ def test_an_open_session_answers_unavailable_during_an_outage_and_works_after(g,
             assert out["result"]["structuredContent"]["hits"][0]["memory"]["content"] == "Deploys need a warm cache."
     finally:
         proxy.close()
+
+
+def _raw(port: int, head: bytes, body: bytes = b"", wait: float = 10.0) -> tuple[bytes, float]:
+    """Send the request head (and a few bytes of body), then read the answer: the server must answer
+    without waiting for the rest of a body it was told is large."""
+    t0 = time.monotonic()
+    with socket.create_connection(("127.0.0.1", port), timeout=wait) as s:
+        s.sendall(head + body)
+        try:
+            answer = s.recv(65536)
+        except socket.timeout:
+            answer = b""
+    return answer, time.monotonic() - t0
+
+
+def _head(srv, length: int, token: str | None = None) -> bytes:
+    auth = f"Authorization: Bearer {token}\r\n" if token else ""
+    return (f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{srv.port}\r\nContent-Type: application/json\r\n"
+            f"Accept: application/json, text/event-stream\r\n{auth}Content-Length: {length}\r\n\r\n").encode()
+
+
+def test_the_token_and_the_size_are_checked_before_the_body_is_read(g, config, embedder):
+    """Before: the server read any body whole before the 401 (200 MB: 6 s, +400 MB). A request that
+    declares 200 MB is now answered at once, 401 without a token and 413 with one, reading none of it."""
+    token, _ = g.create_token("agent-w", ["team"], "writer")
+    with HttpServer(config, embedder) as srv:
+        answer, took = _raw(srv.port, _head(srv, 200_000_000), b'{"jsonrpc": "2.0", ')
+        assert answer.startswith(b"HTTP/1.1 401"), (answer[:200], took)
+        answer, took = _raw(srv.port, _head(srv, 200_000_000, "gct_not-a-token"), b'{"jsonrpc": "2.0", ')
+        assert answer.startswith(b"HTTP/1.1 401"), (answer[:200], took)
+        answer, took = _raw(srv.port, _head(srv, 200_000_000, token), b'{"jsonrpc": "2.0", ')
+        assert answer.startswith(b"HTTP/1.1 413") and b"max_body_bytes" in answer, (answer[:300], took)
+        # a body over the limit sent without a length (chunked) is cut off at the limit too
+        r = httpx.post(srv.url, content=iter([b"[" + b" " * 65536] * 40), timeout=60,
+                       headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json",
+                                "Accept": "application/json, text/event-stream"})
+        assert r.status_code == 413, r.text[:200]
+
+
+def test_arguments_have_the_http_bounds_and_no_value_is_echoed_whole(g, config, embedder, caplog):
+    token, _ = g.create_token("agent-w", ["team"], "writer")
+    long_id = "m-" + "x" * 120
+    with HttpServer(config, embedder) as srv, caplog.at_level("INFO"):
+        session = _open(srv, token)
+        cases = [("recall", {"query": "q" * 20_000}, "bad_input (query): String should have at most 10000 characters"),
+                 ("recall", {"query": "deploys", "as_of": "2023-" + "9" * 100_000},
+                  "bad_input (as_of): String should have at most 64 characters"),
+                 ("context", {"query": "deploys", "when": "w" * 100_000},
+                  "bad_input (when): String should have at most 64 characters"),
+                 ("remember", {"content": "A note.", "subject": "s" * 5000},
+                  "bad_input (subject): String should have at most 200 characters")]
+        for n, (name, arguments, expected) in enumerate(cases):
+            out = _call(srv, token, session, name, arguments, id=30 + n)
+            assert out["result"]["isError"], out
+            assert out["result"]["content"][0]["text"] == f"Error executing tool {name}: {expected}"
+        # a message that names many of the caller's values is cut, and says so
+        out = _call(srv, token, session, "remember",
+                    {"content": "Linked to many.", "links": [f"{long_id}{i:03d}" for i in range(50)]}, id=40)
+        text = out["result"]["content"][0]["text"]
+        assert out["result"]["isError"] and "unknown memory id(s)" in text, text
+        assert len(text) < 700 and text.endswith("characters)") and "(cut: " in text, text
+    assert "9" * 1000 not in caplog.text and "w" * 1000 not in caplog.text
+    assert g.stats()["memories"] == 0
+
+
+def test_stdio_answers_lines_it_cannot_use_with_a_json_rpc_error(neo4j_settings, tmp_path):
+    """Before: a truncated line, a batch array, a message nested too deep got no answer (the client
+    waited). Now -32700 (not JSON) or -32600 (JSON, not one JSON-RPC message), `id: null` (or the id an
+    object carried); a blank line is no message and gets none; the session goes on."""
+    import os
+    import queue
+    import subprocess
+    import sys
+    import threading
+    from pathlib import Path
+
+    env = dict(os.environ, NEO4J_URI=neo4j_settings.uri, NEO4J_USER=neo4j_settings.user,
+               NEO4J_PASSWORD=neo4j_settings.resolved_password(), PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    env.pop("GRAPHCONS_CONFIG", None)
+    proc = subprocess.Popen([sys.executable, "-m", "graphcons", "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, env=env, cwd=tmp_path)
+    lines: queue.Queue = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(line) for line in proc.stdout], daemon=True).start()
+
+    def send(text: str) -> None:
+        proc.stdin.write(text.encode() + b"\n")
+        proc.stdin.flush()
+
+    try:
+        send(json.dumps(HELLO))
+        assert json.loads(lines.get(timeout=120))["id"] == 1
+        send(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        answers = []
+        for line in ['{"jsonrpc": "2.0", "id": 2, "method": "tools/li',
+                     json.dumps([{"jsonrpc": "2.0", "id": 3, "method": "ping"}]),
+                     "[" * 5000 + "]" * 5000,
+                     "",
+                     json.dumps({"jsonrpc": "2.0", "id": 4, "method": 7})]:
+            send(line)
+            answers.append(json.loads(lines.get(timeout=30)) if line else None)
+        send(json.dumps({"jsonrpc": "2.0", "id": 5, "method": "ping"}))
+        after = json.loads(lines.get(timeout=30))
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=60)
+    codes = [(a["id"], a["error"]["code"]) if a else None for a in answers]
+    assert codes == [(None, -32700), (None, -32600), (None, -32700), None, (4, -32600)], answers
+    assert after == {"jsonrpc": "2.0", "id": 5, "result": {}}, after

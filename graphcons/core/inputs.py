@@ -71,6 +71,15 @@ def depth_problem(value: Any, limit: int = MAX_DEPTH) -> str | None:
     return None
 
 
+SHOWN = 500  # characters of a message that may carry a caller's value
+
+
+def cut(text: str, limit: int = SHOWN) -> str:
+    """`text` for an error or a log line: whole when short, else its start and how long it was, so a
+    caller's value is never echoed whole (issue 59: a 100k-character `as_of` became 2,703 log lines)."""
+    return text if len(text) <= limit else f"{text[:limit]}... (cut: {len(text)} characters)"
+
+
 def utf8_problem(raw: bytes) -> str | None:
     """Why these bytes are not UTF-8, with the 1-based byte position (None: they are). Encoded lone
     surrogates pass, as a JSON parser reading bytes lets them: the text rule above then names the field."""

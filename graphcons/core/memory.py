@@ -79,6 +79,9 @@ def new_memory_id(namespace: str, subject: str, source: str, chash: str, seq: in
     return base if seq <= 1 else f"{base}-{seq}"
 
 
+MAX_LINKS = 50  # explicit links of one memory
+
+
 class LinkInput(BaseModel):
     """An explicit link from the new memory to an existing one."""
 
@@ -119,7 +122,7 @@ class MemoryInput(BaseModel):
     status: Status = Status.active
     id: str | None = None
     created_at: datetime | None = None
-    links: list[LinkInput] = Field(default_factory=list, max_length=50)
+    links: list[LinkInput] = Field(default_factory=list, max_length=MAX_LINKS)
     # Free key/value data the caller keeps beside the text (a LangGraph item's value, issue 42):
     # stored as one JSON string, returned as it was given, filterable by retrieval's callers.
     metadata: Metadata = None

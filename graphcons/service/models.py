@@ -14,6 +14,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic_core import PydanticCustomError
 
+from graphcons.access.limits import AsOf, QueryText, When
 from graphcons.core.inputs import text_problem, texts
 from graphcons.core.memory import KindName, LinkInput, Memory, Metadata, StatusName
 HARD_BATCH_LIMIT = 1000  # the schema's bound; [service] max_batch is the one enforced (<= this)
@@ -99,18 +100,13 @@ class AccessOut(BaseModel):
     warmed: int
 
 
-# The time fields of retrieve and context, typed once (not a mixin: that would move them first in the schema)
-AsOf = Annotated[str | None, Field(max_length=64, description="Answer with what was current then: a date "
-                                   "(2023-05-27, its whole day) or an ISO-8601 date-time with a timezone.")]
-When = Annotated[str | None, Field(max_length=64, description="Event time on request (off by default): \"auto\" "
-                                   "(the query's own time phrase, against as_of or now) or a window: 2023-06-01, "
-                                   "2023-06, 2023, or START/END of those.")]
+# The time fields of retrieve and context, typed once with the MCP server's (access/limits.py)
 WhenMode = Annotated[Literal["boost", "restrict"] | None, Field(description="With `when`: boost (the default) moves "
                                                                 "in-window memories up, restrict shows only them.")]
 
 
 class RetrieveQuery(Body):
-    query: str = Field(min_length=1, max_length=10_000)
+    query: QueryText
     k: int = Field(default=5, ge=1, description="At most [service] max_k (the served schema's maximum).")
     namespace: str | None = Field(default=None, max_length=100)
     subject: str | None = Field(default=None, min_length=1, max_length=200)
@@ -122,7 +118,7 @@ class RetrieveQuery(Body):
 
 
 class ContextQuery(Body):
-    query: str = Field(min_length=1, max_length=10_000)
+    query: QueryText
     budget_words: int = Field(default=300, ge=10, le=5000, description="Words the block may hold (ids and dates "
                                                                       "included).")
     namespace: str | None = Field(default=None, max_length=100)
