@@ -98,3 +98,39 @@ def test_deep_metadata_is_refused_by_import_and_the_langgraph_store(g, neo4j_set
     with pytest.raises(ValueError, match="deep"):
         GraphconsStore(g).put(("team", "notes"), "k-deep", {"text": "a deep value", "nest": nested(300)})
     assert [m.content for m in g.memories("default")] == ["A plain line beside it."]
+
+
+def test_a_put_stores_and_answers_under_its_own_key(g, server, writer):
+    """Before: PUT /v1/memories/put-b with put-a's content answered {"id": "team:put-a", "created":
+    false} (evidence added to put-a), and the LangGraph store's put then could not find its key."""
+    a = writer.put("/v1/memories/put-a", json={"content": "The same words under two keys."})
+    assert a.status_code == 201 and a.json()["id"] == "team:put-a", a.text
+    b = writer.put("/v1/memories/put-b", json={"content": "The same words under two keys."})
+    assert b.status_code == 201 and b.json() == {**b.json(), "id": "team:put-b", "created": True}, b.text
+    assert writer.get("/v1/memories/team:put-b").json()["content"] == "The same words under two keys."
+    assert writer.get("/v1/memories/team:put-a").json()["evidence_count"] == 1
+
+
+def test_the_langgraph_store_finds_a_key_put_with_another_keys_value(g):
+    from graphcons.integrations.langgraph import GraphconsStore
+
+    store = GraphconsStore(g)
+    store.put(("team", "notes"), "a", {"text": "Deploys are frozen on Fridays."})
+    store.put(("team", "notes"), "b", {"text": "Deploys are frozen on Fridays."})
+    assert store.get(("team", "notes"), "b").value == {"text": "Deploys are frozen on Fridays."}
+
+
+def test_link_targets_are_qualified_like_ids(g, server, writer):
+    """Before: {"target": "inc-104"} answered 400 although the caller's inc-104 (stored team:inc-104) exists."""
+    assert writer.post("/v1/memories", json={"id": "inc-104", "content": "Incident 104: checkout 503s."}
+                       ).status_code == 201
+    r = writer.post("/v1/memories", json={"content": "Incident 105 followed 104.", "links": [{"target": "inc-104"}]})
+    assert r.status_code == 201 and r.json()["linked"] == 1, r.text
+    r = writer.post("/v1/memories/batch", json={"memories": [{"content": "Incident 106 too.",
+                                                              "links": [{"target": "inc-104"}]}]})
+    assert r.status_code == 200 and r.json()["results"][0]["linked"] == 1, r.text
+    mid = writer.post("/v1/memories", json={"content": "Incident 107 stands alone."}).json()["id"]
+    r = writer.post(f"/v1/memories/{mid}/links", json={"target": "inc-104"})
+    assert r.status_code == 200 and r.json() == {"linked": 1}, r.text
+    assert writer.post("/v1/memories", json={"content": "Links to nothing.", "links": [{"target": "inc-999"}]}
+                       ).status_code == 400

@@ -41,7 +41,8 @@ from graphcons.access import limits, logmask
 from graphcons.access.errors import status_of, unavailable_text
 from graphcons.access.holder import Store
 from graphcons.access.limits import MAX_ID, MAX_NAME, MAX_NAMESPACE, MAX_NOTE, MAX_TIME, BodyLimit, QueryText
-from graphcons.access.rights import Forbidden, own_memory, own_proposal, read_namespace, require, unseen, write_namespace
+from graphcons.access.rights import (Forbidden, own_memory, own_proposal, qualified, read_namespace, require, unseen,
+                                     write_namespace)
 from graphcons.core.config import Config, load_config
 from graphcons.core.db import call_scope
 from graphcons.core.errors import Busy, DanglingProvenance, GraphconsError, NotFound, ServerUnavailable, ValidationError
@@ -182,8 +183,9 @@ class Tools:
                  title: Title = None, created_at: When = None) -> dict[str, Any]:
         g, p = self.store.get(), require(self.caller(), "writer")
         targets = [ln if isinstance(ln, Link) else Link(target=ln) for ln in links or []]
-        data: dict[str, Any] = {"content": content, "subject": subject, "kind": kind,
-                                "namespace": write_namespace(p, namespace),
+        written_to = write_namespace(p, namespace)
+        targets = [ln.model_copy(update={"target": qualified(g, written_to, ln.target)}) for ln in targets]
+        data: dict[str, Any] = {"content": content, "subject": subject, "kind": kind, "namespace": written_to,
                                 "links": [ln.model_dump() for ln in targets]}
         if title is not None:
             data["title"] = title
