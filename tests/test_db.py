@@ -317,6 +317,20 @@ def test_a_write_whose_commit_answer_is_lost_says_it_may_have_landed_and_a_retry
                          "count{ (m)-[:VERSION]->() } AS versions") == [{"v": 1, "e": 1, "versions": 1}]
 
 
+def test_a_commit_answered_with_a_failure_as_the_server_stops_says_it_may_have_landed(g, outage):
+    """Issue 59: under load, a write sent as Neo4j stopped landed and was answered 503 "nothing of this
+    request was written" (bench/service/outage.py). The server had the COMMIT; an answer other than success
+    (here DatabaseUnavailable, then the server gone) does not prove it was not applied."""
+    proxy, client = outage
+    proxy.fail_next_write_commit()
+    answer = client.post("/v1/memories", json={"content": "Ana renews her passport in February.", "subject": "ana"})
+    assert proxy.failed.wait(10)
+    assert answer.status_code == 503, answer.text
+    assert g.db.run_text("MATCH (m:Memory {content: 'Ana renews her passport in February.'}) RETURN count(m) AS n"
+                         ) == [{"n": 1}]  # it landed
+    assert "may have landed" in answer.json()["message"], answer.json()
+
+
 def test_a_failure_after_an_earlier_write_says_may_have_landed_only_for_the_call_that_wrote(g, config):
     """Issue 46 item 6: the long-running worker (one thread, one context, no call scope) wrote once;
     a later read that fails because Neo4j went away sent no write, and its error must not say a write

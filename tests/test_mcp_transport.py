@@ -9,6 +9,7 @@ import socket
 import time
 
 import httpx
+from mcp_helpers import StdioPeer
 from test_mcp import HttpServer, _rpc
 
 HELLO = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
@@ -129,42 +130,20 @@ def test_stdio_answers_lines_it_cannot_use_with_a_json_rpc_error(neo4j_settings,
     """Before: a truncated line, a batch array, a message nested too deep got no answer (the client
     waited). Now -32700 (not JSON) or -32600 (JSON, not one JSON-RPC message), `id: null` (or the id an
     object carried); a blank line is no message and gets none; the session goes on."""
-    import os
-    import queue
-    import subprocess
-    import sys
-    import threading
-    from pathlib import Path
-
-    env = dict(os.environ, NEO4J_URI=neo4j_settings.uri, NEO4J_USER=neo4j_settings.user,
-               NEO4J_PASSWORD=neo4j_settings.resolved_password(), PYTHONPATH=str(Path(__file__).resolve().parents[1]))
-    env.pop("GRAPHCONS_CONFIG", None)
-    proc = subprocess.Popen([sys.executable, "-m", "graphcons", "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, env=env, cwd=tmp_path)
-    lines: queue.Queue = queue.Queue()
-    threading.Thread(target=lambda: [lines.put(line) for line in proc.stdout], daemon=True).start()
-
-    def send(text: str) -> None:
-        proc.stdin.write(text.encode() + b"\n")
-        proc.stdin.flush()
-
-    try:
-        send(json.dumps(HELLO))
-        assert json.loads(lines.get(timeout=120))["id"] == 1
-        send(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+    with StdioPeer(neo4j_settings, tmp_path) as peer:
+        peer.send(json.dumps(HELLO))
+        assert json.loads(peer.answer())["id"] == 1
+        peer.send(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
         answers = []
         for line in ['{"jsonrpc": "2.0", "id": 2, "method": "tools/li',
                      json.dumps([{"jsonrpc": "2.0", "id": 3, "method": "ping"}]),
                      "[" * 5000 + "]" * 5000,
                      "",
                      json.dumps({"jsonrpc": "2.0", "id": 4, "method": 7})]:
-            send(line)
-            answers.append(json.loads(lines.get(timeout=30)) if line else None)
-        send(json.dumps({"jsonrpc": "2.0", "id": 5, "method": "ping"}))
-        after = json.loads(lines.get(timeout=30))
-    finally:
-        proc.stdin.close()
-        proc.wait(timeout=60)
+            peer.send(line)
+            answers.append(json.loads(peer.answer(30)) if line else None)
+        peer.send(json.dumps({"jsonrpc": "2.0", "id": 5, "method": "ping"}))
+        after = json.loads(peer.answer(30))
     codes = [(a["id"], a["error"]["code"]) if a else None for a in answers]
     assert codes == [(None, -32700), (None, -32600), (None, -32700), None, (4, -32600)], answers
     assert after == {"jsonrpc": "2.0", "id": 5, "result": {}}, after

@@ -396,7 +396,7 @@ class Database:
                 with tx:
                     result = work(Tx(tx))
                     committing = time.perf_counter()
-                    tx.commit()
+                    _commit(tx)
                     _count_commit(committing)
             if mode == WRITE:
                 _committed_write(session)
@@ -432,6 +432,20 @@ class Database:
             if "Unknown function" in (exc.message or "") or "gds" in (exc.message or ""):
                 raise ServerUnavailable(GDS_HELP, public="Neo4j lacks the Graph Data Science plugin") from exc
             raise
+
+
+def _commit(tx: neo4j.Transaction) -> None:
+    """COMMIT, whose failure to answer success does not prove the write was not applied: the server had
+    it. A server stopping answered a COMMIT DatabaseUnavailable (or dropped the connection) for a
+    transaction it then applied (issue 59: bench/service/outage.py found such writes answered "nothing
+    was written"). So any failure but the caller's own error (a ClientError: a constraint) is the
+    driver's IncompleteCommit: never retried, and the error says the write may have landed."""
+    try:
+        tx.commit()
+    except (IncompleteCommit, ClientError):
+        raise
+    except (Neo4jError, DriverError) as exc:
+        raise IncompleteCommit(f"the COMMIT was sent and answered {type(exc).__name__}: {exc}") from exc
 
 
 def stalled(exc: BaseException) -> bool:
