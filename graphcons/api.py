@@ -267,8 +267,9 @@ class Graphcons:
             raise ValidationError("id", "put needs the memory's id")
         try:
             current = self.get(memory["id"], namespaces=[memory.get("namespace") or "default"])
-        except NotFound:
-            return self.add(memory, now=now)
+        except NotFound:  # created under its own key, even when another key holds the same text
+            self._check_store()
+            return admission.admit(self.db, self.config, self.embedder, dict(memory), now=now or utcnow(), keyed=True)
         if current.status in ("deprecated", "archived"):
             self.restore(current.id, by=source, now=now)
         return self.edit(current.id, source=source, content=memory.get("content"), metadata=memory.get("metadata"))

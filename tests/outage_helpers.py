@@ -9,6 +9,9 @@ when the server goes away and comes back (issue 30) without stopping the shared 
     cut_next_write_commit()    let the next write transaction's COMMIT through to Neo4j, then drop
                                the connection before the answer returns: a write that landed while
                                the client saw Neo4j go away (the driver raises IncompleteCommit)
+    fail_next_write_commit()   let the next write transaction's COMMIT through to Neo4j (it commits), answer the
+                               client a FAILURE DatabaseUnavailable instead of its SUCCESS, and go down: a server
+                               that stops while it commits (issue 59's outage bench saw such a write land)
     stall_next_begin(times=1)  let the next BEGIN (each of the next `times`) through and forward nothing more on its connection,
                                which stays open: a server that never answers (the driver gives up
                                after the server's receive-timeout hint, which recv_timeout_s shortens
@@ -34,6 +37,21 @@ COMMIT = b"\x00\x02\xb0\x12\x00\x00"  # one chunk of 2 bytes: the field-less str
 RECV_TIMEOUT_HINT = re.compile(rb"(\xd0\x1fconnection\.recv_timeout_seconds)[\x00-\x7f]")
 
 
+def _failure(code: str, message: str) -> bytes:
+    """A Bolt 5 FAILURE message (its GQL fields too, as the driver reads them), as one chunk and its end
+    marker (PackStream strings under 256 bytes)."""
+    def text(value: str) -> bytes:
+        raw = value.encode()
+        return (bytes([0x80 + len(raw)]) if len(raw) < 16 else b"\xd0" + bytes([len(raw)])) + raw
+    fields = {"neo4j_code": code, "message": message, "gql_status": "50N42",
+              "description": "error: general processing exception - unexpected error"}
+    payload = b"\xb1\x7f" + bytes([0xA0 + len(fields)]) + b"".join(text(k) + text(v) for k, v in fields.items())
+    return len(payload).to_bytes(2, "big") + payload + b"\x00\x00"
+
+
+UNAVAILABLE_FAILURE = _failure("Neo.TransientError.General.DatabaseUnavailable", "Database 'neo4j' unavailable")
+
+
 class BoltProxy:
     def __init__(self, target_port: int, host: str = "127.0.0.1", recv_timeout_s: int | None = None):
         self.target = (host, target_port)
@@ -50,6 +68,8 @@ class BoltProxy:
         self._lock = threading.Lock()
         self._conns: list[socket.socket] = []
         self._armed = False
+        self._fail_armed = False
+        self.failed = threading.Event()  # set once a write's COMMIT was answered with a FAILURE and the proxy went down
         self.cut = threading.Event()  # set once a write's COMMIT was let through and its connection dropped
         self._serving = False
         self._warm_until = 0.0
@@ -80,6 +100,10 @@ class BoltProxy:
     def cut_next_write_commit(self) -> None:
         self.cut.clear()
         self._armed = True
+
+    def fail_next_write_commit(self) -> None:
+        self.failed.clear()
+        self._fail_armed = True
 
     def stall_next_begin(self, times: int = 1) -> None:
         self.stalled.clear()
@@ -126,12 +150,20 @@ class BoltProxy:
                         if stall:
                             state["stall"] = True
                             self.stalled.set()
+                    if self._fail_armed and COMMIT in data and not state["read"]:
+                        self._fail_armed = False
+                        state["fail_commit"] = True  # the server commits; the client hears a FAILURE
                     if self._armed and COMMIT in data and not state["read"]:
                         self._armed, cut_here = False, True
                         state["mute"] = True  # the answer to this COMMIT is never forwarded
                         dst.sendall(data)
                         time.sleep(0.5)  # the server commits; its answer never reaches the client
                         break
+                elif state.pop("fail_commit", False):
+                    dst.sendall(UNAVAILABLE_FAILURE)
+                    self.down()
+                    self.failed.set()
+                    break
                 elif state.get("stall"):
                     continue  # the server answered; the client never hears it, the connection stays open
                 elif state.get("hold_until", 0) > time.monotonic():

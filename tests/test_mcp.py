@@ -497,33 +497,17 @@ def test_a_lone_surrogate_on_the_wire_names_the_argument(g, config, embedder):
 def test_a_lone_surrogate_over_stdio_names_the_argument(g, neo4j_settings, tmp_path):
     """Over stdio the SDK dropped a line it could not parse: the client waited forever. The call now
     answers `bad_input (query): ...` like every other refused argument."""
-    import queue
-    import subprocess
+    from mcp_helpers import StdioPeer
 
-    env = dict(os.environ, NEO4J_URI=neo4j_settings.uri, NEO4J_USER=neo4j_settings.user,
-               NEO4J_PASSWORD=neo4j_settings.resolved_password())
-    env.pop("GRAPHCONS_CONFIG", None)
-    proc = subprocess.Popen([sys.executable, "-m", "graphcons", "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, env=env, cwd=tmp_path)
-    lines: queue.Queue = queue.Queue()
-    threading.Thread(target=lambda: [lines.put(line) for line in proc.stdout], daemon=True).start()
-
-    def send(text: str) -> None:
-        proc.stdin.write(text.encode() + b"\n")
-        proc.stdin.flush()
-
-    try:
-        send(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize",
-                         "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                                    "clientInfo": {"name": "probe", "version": "1"}}}))
-        assert json.loads(lines.get(timeout=120))["id"] == 1
-        send(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
-        send('{"jsonrpc": "2.0", "id": 2, "method": "tools/call", '
-             '"params": {"name": "recall", "arguments": {"query": "deploys \\ud800"}}}')
-        out = json.loads(lines.get(timeout=120))
-    finally:
-        proc.stdin.close()
-        proc.wait(timeout=60)
+    with StdioPeer(neo4j_settings, tmp_path) as peer:
+        peer.send(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                              "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                                         "clientInfo": {"name": "probe", "version": "1"}}}))
+        assert json.loads(peer.answer())["id"] == 1
+        peer.send(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        peer.send('{"jsonrpc": "2.0", "id": 2, "method": "tools/call", '
+                  '"params": {"name": "recall", "arguments": {"query": "deploys \\ud800"}}}')
+        out = json.loads(peer.answer())
     assert out["id"] == 2 and out["result"]["isError"], out
     assert out["result"]["content"][0]["text"] == ("Error executing tool recall: bad_input (query): "
                                                    "is not valid Unicode (a lone surrogate)")

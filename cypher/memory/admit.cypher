@@ -16,6 +16,7 @@
 WITH COLLECT {
        MATCH (d:Memory {namespace: $props.namespace, subject: $props.subject, content_hash: $props.content_hash})
        USING INDEX d:Memory(namespace, subject, content_hash)
+       WHERE $dedupe  // false for a put: it stores under its own key whatever else holds the same text
        RETURN d.id ORDER BY d.created_at, d.id LIMIT 1
      }[0] AS duplicate,
      [t IN $link_targets WHERE NOT EXISTS { MATCH (:Memory {id: t}) }] AS missing,

@@ -8,4 +8,6 @@
     errors.py    graphcons' errors as the names (and HTTP statuses) a remote caller reads, and the
                  public text of an outage
     logmask.py   no API token in a server's log (uvicorn's access log and graphcons' loggers)
+    limits.py    the bounds both servers put on what a caller sends: a body's size (read no
+                 further) and the lengths of the arguments both take
 """

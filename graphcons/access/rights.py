@@ -62,6 +62,20 @@ def own_memory(g: Graphcons, p: Principal, memory_id: str) -> Memory:
     return g.get(memory_id, namespaces=None if p.everywhere else list(p.namespaces))
 
 
+def qualified(g: Graphcons, namespace: str, target: str) -> str:
+    """A link target read as an explicit id is written (issue 59): the HTTP API stores the caller's
+    `inc-104` as `team:inc-104`, so a target `inc-104` is that memory when it exists in the namespace
+    written to; else the target as given (a generated id, one already qualified, or an unknown one,
+    which admission then reports)."""
+    prefix = f"{namespace}:"
+    if target.startswith(prefix):
+        return target
+    try:
+        return g.get(prefix + target, namespaces=[namespace]).id
+    except NotFound:
+        return target
+
+
 def unseen(g: Graphcons, p: Principal, ids: list[str]) -> list[str]:
     """The ids among `ids` that exist in a namespace the caller does not see."""
     out = []

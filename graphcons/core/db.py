@@ -28,6 +28,7 @@ Every transaction goes through `_transact` (issue 30, issue 33):
 from __future__ import annotations
 
 import contextvars
+import heapq
 import logging
 import random
 import time
@@ -76,7 +77,12 @@ BUSY_POOL = "Neo4j is busy: no free connection within [neo4j] acquisition_timeou
 DATABASE_UNAVAILABLE = "Neo.TransientError.General.DatabaseUnavailable"  # starting or stopping: an outage
 
 _MODES: dict[str, str] = {}  # query text -> READ | WRITE, asked of the server once per process
-_SEEN: dict[str, None] = {}  # every query text this process ran, in order (planned again after a restart)
+_SEEN: dict[str, int] = {}  # query text -> times this process ran it (the hottest are planned after a restart)
+
+
+def hottest(n: int) -> list[str]:
+    """The `n` query texts this process ran most (a race between two counts only blurs the ranking)."""
+    return heapq.nlargest(n, list(_SEEN), key=lambda text: _SEEN.get(text, 0))
 
 
 class Rows(Enum):
@@ -225,8 +231,7 @@ class Database:
         self.cfg = cfg
         self.bookmarks = neo4j.GraphDatabase.bookmark_manager()
         self.transactions = {READ: 0, WRITE: 0}  # committed, by access mode (what tests check)
-        self.recovery = Recovery(lambda: self.driver.session(database=cfg.database), query("admin/ping"),
-                                 lambda: list(_SEEN.copy()))
+        self.recovery = Recovery(lambda: self.driver.session(database=cfg.database), query("admin/ping"), hottest)
         try:
             self.driver = neo4j.GraphDatabase.driver(
                 cfg.uri, auth=(cfg.user, cfg.resolved_password()), notifications_min_severity="OFF",
@@ -391,7 +396,7 @@ class Database:
                 with tx:
                     result = work(Tx(tx))
                     committing = time.perf_counter()
-                    tx.commit()
+                    _commit(tx)
                     _count_commit(committing)
             if mode == WRITE:
                 _committed_write(session)
@@ -427,6 +432,20 @@ class Database:
             if "Unknown function" in (exc.message or "") or "gds" in (exc.message or ""):
                 raise ServerUnavailable(GDS_HELP, public="Neo4j lacks the Graph Data Science plugin") from exc
             raise
+
+
+def _commit(tx: neo4j.Transaction) -> None:
+    """COMMIT, whose failure to answer success does not prove the write was not applied: the server had
+    it. A server stopping answered a COMMIT DatabaseUnavailable (or dropped the connection) for a
+    transaction it then applied (issue 59: bench/service/outage.py found such writes answered "nothing
+    was written"). So any failure but the caller's own error (a ClientError: a constraint) is the
+    driver's IncompleteCommit: never retried, and the error says the write may have landed."""
+    try:
+        tx.commit()
+    except (IncompleteCommit, ClientError):
+        raise
+    except (Neo4jError, DriverError) as exc:
+        raise IncompleteCommit(f"the COMMIT was sent and answered {type(exc).__name__}: {exc}") from exc
 
 
 def stalled(exc: BaseException) -> bool:
@@ -477,7 +496,7 @@ class Tx:
         """One statement of this transaction, its rows converted as `rows` says; counted under
         `name` in an open `counted()` tally."""
         convert = _CONVERT[rows]
-        _SEEN[text] = None
+        _SEEN[text] = _SEEN.get(text, 0) + 1
         started = time.perf_counter()
         result = self._tx.run(text, params)
         out = [convert(r) for r in result]

@@ -14,6 +14,9 @@ text, ids, sessions and dates with these functions, so the same input gets the s
 - `created_at` lies in [EARLIEST, LATEST): fixed bounds, not "now", so that the same input is
   accepted or refused the same way at any time (principle 4). Year 1 was accepted once and
   the next decay run archived it.
+- A JSON value kept as given (a memory's metadata) nests at most MAX_DEPTH levels (issue 59): a
+  metadata object 900 levels deep was stored, and every answer that included it then failed to
+  serialise (500 for every reader of the namespace). `depth_problem` walks it without recursion.
 - Bytes that should be JSON (an HTTP body, an import line): `utf8_problem` says where they are not
   UTF-8, and `raw_control` names the field of a raw control character that made them not JSON, with
   the same words on both paths.
@@ -49,6 +52,32 @@ def text_problem(value: Any) -> str | None:
     except UnicodeEncodeError:
         return SURROGATE
     return None
+
+
+MAX_DEPTH = 32  # objects and lists inside each other; LangGraph values and LangChain metadata nest a few
+
+
+def depth_problem(value: Any, limit: int = MAX_DEPTH) -> str | None:
+    """Why a JSON value nests too deep (None: it does not): walked a level at a time, without
+    recursion, and never further than `limit` levels."""
+    layer = [value]
+    for _ in range(limit):
+        layer = [child for item in layer if isinstance(item, (dict, list, tuple))
+                 for child in (item.values() if isinstance(item, dict) else item)]
+        if not layer:
+            return None
+    if any(isinstance(item, (dict, list, tuple)) for item in layer):
+        return f"nests too deep: more than {limit} levels of objects and lists (the limit)"
+    return None
+
+
+SHOWN = 500  # characters of a message that may carry a caller's value
+
+
+def cut(text: str, limit: int = SHOWN) -> str:
+    """`text` for an error or a log line: whole when short, else its start and how long it was, so a
+    caller's value is never echoed whole (issue 59: a 100k-character `as_of` became 2,703 log lines)."""
+    return text if len(text) <= limit else f"{text[:limit]}... (cut: {len(text)} characters)"
 
 
 def utf8_problem(raw: bytes) -> str | None:

@@ -14,13 +14,13 @@ import re
 import unicodedata
 from datetime import datetime
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
 from pydantic import ValidationError as PydanticValidationError
 
 from graphcons.core.errors import ValidationError
-from graphcons.core.inputs import BLANK, created_at_problem, is_blank, text_problem
+from graphcons.core.inputs import BLANK, created_at_problem, depth_problem, is_blank, text_problem
 
 
 class Kind(StrEnum):
@@ -79,12 +79,26 @@ def new_memory_id(namespace: str, subject: str, source: str, chash: str, seq: in
     return base if seq <= 1 else f"{base}-{seq}"
 
 
+MAX_LINKS = 50  # explicit links of one memory
+
+
 class LinkInput(BaseModel):
     """An explicit link from the new memory to an existing one."""
 
     model_config = ConfigDict(extra="forbid")
     target: str = Field(min_length=1, max_length=128)
     kind: str = Field(default="related", min_length=1, max_length=64, pattern=r"^[a-z][a-z0-9_]*$")
+
+
+def checked_metadata(value: dict[str, Any] | None) -> dict[str, Any] | None:
+    if value is not None:
+        metadata_json(value)  # raises naming the problem
+    return value
+
+
+# The metadata field of every input model (admission, the HTTP API's bodies): depth and size checked
+# when the input is read, so a value no reader could serialise never reaches a transaction
+Metadata = Annotated[dict[str, Any] | None, AfterValidator(checked_metadata)]
 
 
 class MemoryInput(BaseModel):
@@ -108,17 +122,10 @@ class MemoryInput(BaseModel):
     status: Status = Status.active
     id: str | None = None
     created_at: datetime | None = None
-    links: list[LinkInput] = Field(default_factory=list, max_length=50)
+    links: list[LinkInput] = Field(default_factory=list, max_length=MAX_LINKS)
     # Free key/value data the caller keeps beside the text (a LangGraph item's value, issue 42):
     # stored as one JSON string, returned as it was given, filterable by retrieval's callers.
-    metadata: dict[str, Any] | None = None
-
-    @field_validator("metadata")
-    @classmethod
-    def _metadata(cls, v: dict[str, Any] | None) -> dict[str, Any] | None:
-        if v is not None:
-            metadata_json(v)  # raises naming the problem
-        return v
+    metadata: Metadata = None
 
     @field_validator("content", "title", "subject", "scope", "source", "origin", "session")
     @classmethod
@@ -196,6 +203,9 @@ def metadata_json(value: Any) -> str:
     """A memory's metadata as stored: canonical JSON (sorted keys) of an object, at most 16k characters."""
     if not isinstance(value, dict):
         raise ValueError(f"must be an object, got {type(value).__name__}")
+    deep = depth_problem(value)  # before dumping it: json.dumps recurses, and no reader could serialise it
+    if deep:
+        raise ValueError(deep)
     try:
         text = json.dumps(value, sort_keys=True, ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError) as exc:

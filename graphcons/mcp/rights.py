@@ -10,7 +10,10 @@ While Neo4j is down the tokens cannot be read. The bearer check then admits a to
 shape provisionally (the SDK would otherwise answer 500), and `request_principal` checks it with the
 store before any tool or resource runs: nothing is read or written without a checked token, and the
 caller gets the tool error `unavailable: ...` instead of a broken session; once Neo4j is back the
-same session works.
+same session works. The SDK binds a session to the `client_id` of the token that opened it and answers
+404 "session not found" to any other, so `client_id` is a function of the token alone (`holder_of`),
+the same whether the store could check it or not (issue 59: it was the token's name when checked and
+"unchecked" during an outage, and every call of an open session answered 404 until Neo4j was back).
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from graphcons.access.holder import Store
 from graphcons.access.rights import Forbidden
 from graphcons.api import Graphcons
 from graphcons.core.errors import ServerUnavailable, ValidationError
-from graphcons.store.tokens import ALL, PREFIX, Principal
+from graphcons.store.tokens import ALL, PREFIX, Principal, digest
 
 ENV_TOKEN = "GRAPHCONS_MCP_TOKEN"
 LOCAL = Principal(token_id="local", name="local", role="admin", namespaces=(ALL,))
@@ -44,6 +47,11 @@ def local_principal(g: Graphcons, env: dict[str, str] | None = None) -> Principa
     return principal
 
 
+def holder_of(token: str) -> str:
+    """The SDK's client id of a bearer token: a prefix of its stored hash, never the token itself."""
+    return "token-" + digest(token)[:16]
+
+
 class StoreTokenVerifier:
     """The SDK's TokenVerifier over graphcons' API tokens (store/tokens.py)."""
 
@@ -54,12 +62,12 @@ class StoreTokenVerifier:
         try:
             principal = await anyio.to_thread.run_sync(lambda: self.store.get().authenticate(token))
         except ServerUnavailable:  # checked again, with the store, before anything runs (request_principal)
-            return AccessToken(token=token, client_id="unchecked", scopes=[],
+            return AccessToken(token=token, client_id=holder_of(token), scopes=[],
                                claims={"unchecked": True}) if token.startswith(PREFIX) else None
         if principal is None:
             return None
-        return AccessToken(token=token, client_id=principal.name, scopes=[principal.role],
-                           claims={"token_id": principal.token_id, "role": principal.role,
+        return AccessToken(token=token, client_id=holder_of(token), scopes=[principal.role],
+                           claims={"token_id": principal.token_id, "name": principal.name, "role": principal.role,
                                    "namespaces": list(principal.namespaces)})
 
 
@@ -74,5 +82,5 @@ def request_principal(store: Store) -> Principal:
         if principal is None:
             raise Forbidden("unknown or revoked API token")
         return principal
-    return Principal(token_id=claims["token_id"], name=token.client_id, role=claims["role"],
+    return Principal(token_id=claims["token_id"], name=claims["name"], role=claims["role"],
                      namespaces=tuple(claims["namespaces"]))

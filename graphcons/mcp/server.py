@@ -27,6 +27,7 @@ import threading
 from pathlib import Path
 from typing import Annotated, Any, Callable, Literal
 
+from mcp.server.auth.middleware.bearer_auth import RequireAuthMiddleware
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
@@ -37,15 +38,17 @@ from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
 from pydantic import ValidationError as ArgumentsError
 from pydantic_core import to_jsonable_python
 
-from graphcons.access import logmask
+from graphcons.access import limits, logmask
 from graphcons.access.errors import status_of, unavailable_text
 from graphcons.access.holder import Store
-from graphcons.access.rights import Forbidden, own_memory, own_proposal, read_namespace, require, unseen, write_namespace
+from graphcons.access.limits import MAX_ID, MAX_NAME, MAX_NAMESPACE, MAX_NOTE, MAX_TIME, BodyLimit, QueryText
+from graphcons.access.rights import (Forbidden, own_memory, own_proposal, qualified, read_namespace, require, unseen,
+                                     write_namespace)
 from graphcons.core.config import Config, load_config
 from graphcons.core.db import call_scope
 from graphcons.core.errors import Busy, DanglingProvenance, GraphconsError, NotFound, ServerUnavailable, ValidationError
-from graphcons.core.inputs import SURROGATE, text_problem, texts
-from graphcons.core.memory import KindName, Memory
+from graphcons.core.inputs import SURROGATE, cut, text_problem, texts
+from graphcons.core.memory import MAX_LINKS, KindName, Memory
 from graphcons.mcp import unauthorized, wire
 from graphcons.mcp.rights import LOCAL, LOCAL_SOURCE, StoreTokenVerifier, local_principal, request_principal
 from graphcons.review.queue import KINDS
@@ -70,56 +73,68 @@ INSTRUCTIONS = (
 class Link(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
-    target: str = Field(description="The id of an existing memory.")
-    kind: str = Field(default="related", description="How they relate, e.g. related, same_incident, caused_by.")
+    target: str = Field(min_length=1, max_length=MAX_ID, description="The id of an existing memory.")
+    kind: str = Field(default="related", min_length=1, max_length=64,
+                      description="How they relate, e.g. related, same_incident, caused_by.")
 
 
-# Every argument carries its own description and bounds: a model reads only the schema.
+# Every argument carries its own description and bounds: a model reads only the schema. The bounds are
+# the HTTP API's (access/limits.py; issue 59: a 2 MB query was answered after 7.8 s).
 Content = Annotated[str, Field(description="The memory's text, stored verbatim: one fact, preference, decision, "
                                            "incident or observation, in a full sentence.")]
-Subject = Annotated[str, Field(description="The entity the memory is about: a user, service or project "
+Subject = Annotated[str, Field(min_length=1, max_length=MAX_NAME,
+                               description="The entity the memory is about: a user, service or project "
                                            "(e.g. user-ana, checkout). Default: general.")]
-NamespaceArg = Annotated[str | None, Field(description="The namespace (tenant) to use; default: the caller's only "
+NamespaceArg = Annotated[str | None, Field(max_length=MAX_NAMESPACE,
+                                           description="The namespace (tenant) to use; default: the caller's only "
                                                        "namespace, or default / all namespaces for a * token.")]
-Source = Annotated[str | None, Field(description="Where the memory came from (e.g. slack, pagerduty); with an API "
+Source = Annotated[str | None, Field(max_length=MAX_NAME,
+                                     description="Where the memory came from (e.g. slack, pagerduty); with an API "
                                                  "token it is shown as the origin, the token is the source.")]
 KindArg = Annotated[KindName, Field(description="What kind of memory this is.")]  # type: ignore[valid-type]
 # A link is an id or an object; the discriminator checks it as the one its JSON type says (so an error
 # names that form only), and its tags (never an argument's name) are left out of the field an error names
 LINK_FORMS = ("an id", "a link")
-LinkArg = Annotated[Annotated[str, Tag(LINK_FORMS[0])] | Annotated[Link, Tag(LINK_FORMS[1])],
+LinkArg = Annotated[Annotated[str, Field(min_length=1, max_length=MAX_ID), Tag(LINK_FORMS[0])]
+                    | Annotated[Link, Tag(LINK_FORMS[1])],
                     Discriminator(lambda v: LINK_FORMS[0] if isinstance(v, str) else LINK_FORMS[1])]
-Links = Annotated[list[LinkArg] | None, Field(description="Memories this one relates to: ids, or "
+Links = Annotated[list[LinkArg] | None, Field(max_length=MAX_LINKS,
+                                              description="Memories this one relates to: ids, or "
                                                           "{target, kind} objects.")]
 Title = Annotated[str | None, Field(description="A short title; default: the first sentence of the content.")]
-When = Annotated[str | None, Field(description="When the event happened, ISO-8601 with a timezone (e.g. "
+When = Annotated[str | None, Field(max_length=MAX_TIME,
+                                   description="When the event happened, ISO-8601 with a timezone (e.g. "
                                                "2023-05-08T13:56:00+00:00); default: now. Shown beside the memory "
                                                "in recall and context.")]
 Budget = Annotated[int, Field(ge=10, le=5000, description="Words the block may hold, dates and ids included.")]
-Query = Annotated[str, Field(description="What to look for, in natural language.")]
+Query = Annotated[QueryText, Field(description="What to look for, in natural language.")]
 K = Annotated[int, Field(ge=1, le=1000, description="How many hits to return.")]  # le: [service] max_k at build
-SubjectFilter = Annotated[str | None, Field(description="Only memories about this entity (a subject).")]
-MemoryId = Annotated[str, Field(description="A memory or insight id, as returned by remember or recall.")]
-AsOf = Annotated[str | None, Field(description="Answer with what was current then: a date (2023-05-27, its whole "
-                                               "day) or an ISO-8601 date-time with a timezone. Default: now.")]
-WhenArg = Annotated[str | None, Field(description="Event time, on request: \"auto\" uses the query's own time "
-                                                  "phrase (\"in June 2023\", \"last year\"), against as_of or now; "
-                                                  "or a window: 2023-06-01, 2023-06, 2023, or START/END of those.")]
+SubjectFilter = Annotated[str | None, Field(max_length=MAX_NAME,
+                                            description="Only memories about this entity (a subject).")]
+MemoryId = Annotated[str, Field(min_length=1, max_length=MAX_ID,
+                                description="A memory or insight id, as returned by remember or recall.")]
+AsOf = Annotated[limits.AsOf, Field(description="Answer with what was current then: a date (2023-05-27, its whole "
+                                                "day) or an ISO-8601 date-time with a timezone. Default: now.")]
+WhenArg = Annotated[limits.When, Field(description="Event time, on request: \"auto\" uses the query's own time "
+                                                   "phrase (\"in June 2023\", \"last year\"), against as_of or now; "
+                                                   "or a window: 2023-06-01, 2023-06, 2023, or START/END of those.")]
 WhenMode = Annotated[Literal["boost", "restrict"] | None,
                      Field(description="With when: boost (default) moves memories of that time up; restrict "
                                        "shows only them.")]
-Entity = Annotated[str, Field(description="The entity: a memory subject such as user-ana.")]
+Entity = Annotated[str, Field(min_length=1, max_length=MAX_NAME,
+                              description="The entity: a memory subject such as user-ana.")]
 Action = Annotated[Literal["list", "show", "approve", "reject"],
                    Field(description="list the queue, show one proposal, approve or reject it.")]
-ProposalId = Annotated[str | None, Field(description="The proposal to show, approve or reject.")]
-Reason = Annotated[str | None, Field(description="Why the proposal is rejected (required to reject; kept).")]
+ProposalId = Annotated[str | None, Field(max_length=MAX_ID, description="The proposal to show, approve or reject.")]
+Reason = Annotated[str | None, Field(max_length=MAX_NOTE,
+                                     description="Why the proposal is rejected (required to reject; kept).")]
 StatusArg = Annotated[Literal.__getitem__(STATUSES) | None,  # type: ignore[valid-type]
                       Field(description="list: only proposals with this status (default pending; null: all).")]
 ProposalKind = Annotated[Literal.__getitem__(tuple(KINDS)) | None,  # type: ignore[valid-type]
                          Field(description="list: only proposals of this kind.")]
 Limit = Annotated[int, Field(ge=1, le=1000, description="list: at most this many proposals.")]
 Verdict = Annotated[Literal["useful", "wrong"], Field(description="Was the memory useful, or wrong?")]
-Note = Annotated[str | None, Field(description="Optional: what was useful or wrong about it.")]
+Note = Annotated[str | None, Field(max_length=MAX_NOTE, description="Optional: what was useful or wrong about it.")]
 JobName = Annotated[Literal["updates", "cards"],
                     Field(description="updates: find newer memories that state a new value for an older one's "
                                       "attribute (one `update` proposal each); cards: each subject's memories said "
@@ -128,7 +143,12 @@ DryRun = Annotated[bool, Field(description="True (the default): report what the 
 
 
 def _error(exc: Exception) -> ToolError:
-    """A graphcons error as the tool error a model reads (the HTTP API's error names)."""
+    """A graphcons error as the tool error a model reads (the HTTP API's error names), cut to
+    core/inputs.SHOWN characters: the SDK also logs it, and it may carry a caller's value."""
+    return ToolError(cut(str(_named(exc))))
+
+
+def _named(exc: Exception) -> ToolError:
     if isinstance(exc, Forbidden):
         return ToolError(f"forbidden: {exc}")
     if isinstance(exc, ServerUnavailable):  # the public text only (the operator's may name the server)
@@ -171,8 +191,9 @@ class Tools:
                  title: Title = None, created_at: When = None) -> dict[str, Any]:
         g, p = self.store.get(), require(self.caller(), "writer")
         targets = [ln if isinstance(ln, Link) else Link(target=ln) for ln in links or []]
-        data: dict[str, Any] = {"content": content, "subject": subject, "kind": kind,
-                                "namespace": write_namespace(p, namespace),
+        written_to = write_namespace(p, namespace)
+        targets = [ln.model_copy(update={"target": qualified(g, written_to, ln.target)}) for ln in targets]
+        data: dict[str, Any] = {"content": content, "subject": subject, "kind": kind, "namespace": written_to,
                                 "links": [ln.model_dump() for ln in targets]}
         if title is not None:
             data["title"] = title
@@ -359,7 +380,7 @@ class GraphconsTool(Tool):
         try:
             self.fn_metadata.validate_arguments(arguments)
         except ArgumentsError as exc:
-            raise ToolError(f"Error executing tool {self.name}: {_bad_arguments(exc)}") from None
+            raise ToolError(f"Error executing tool {self.name}: {cut(_bad_arguments(exc))}") from None
         for field, text in texts(arguments):
             problem = SURROGATE if text == wire.MARKER else text_problem(text)
             if problem:
@@ -368,15 +389,27 @@ class GraphconsTool(Tool):
 
 
 class GraphconsServer(MCPServer):
-    """The SDK's server; a tool call with a lone surrogate reaches the tool on either transport (wire.py);
-    a missing or bad token's 401 says so in the error the client sees (unauthorized.py)."""
+    """The SDK's server; a tool call with a lone surrogate reaches the tool on either transport (wire.py).
+    Over streamable HTTP the bearer token is checked before any byte of a body is read, and a body over
+    [service] max_body_bytes is refused with 413 as the HTTP API refuses it (issue 59: a 200 MB body with
+    no token was read whole, 6 s and +400 MB, before the 401); a missing or bad token's 401 says so in the
+    error the client sees (unauthorized.py)."""
+
+    max_body_bytes = 1_048_576  # build_server sets [service] max_body_bytes
 
     def streamable_http_app(self, *args: Any, **kwargs: Any) -> Any:
-        return unauthorized.SaysWhy(wire.LenientBody(super().streamable_http_app(*args, **kwargs)))
+        kwargs.setdefault("max_request_body_size", self.max_body_bytes)
+        app = super().streamable_http_app(*args, **kwargs)
+        for route in app.router.routes:
+            guard = getattr(route, "app", None)
+            if isinstance(guard, RequireAuthMiddleware):  # behind the token check, which reads headers only
+                guard.app = BodyLimit(wire.LenientBody(guard.app), self.max_body_bytes, utf8=False)
+                return unauthorized.SaysWhy(app)
+        return unauthorized.SaysWhy(BodyLimit(wire.LenientBody(app), self.max_body_bytes, utf8=False))
 
     async def run_stdio_async(self) -> None:  # the SDK's, with the read stream passed through wire.Reread
         async with stdio_server() as (read_stream, write_stream):
-            await self._lowlevel_server.run(wire.Reread(read_stream), write_stream,
+            await self._lowlevel_server.run(wire.Reread(read_stream, write_stream), write_stream,
                                             self._lowlevel_server.create_initialization_options())
 
 
@@ -453,6 +486,7 @@ def build_server(store: Store, *, transport: Transport = "stdio", host: str = "1
             fn = _bounded(fn, "k", store.config.service.max_k)
         registered.append(GraphconsTool.strict(fn, name=name, description=description))
     server = GraphconsServer("graphcons", instructions=INSTRUCTIONS, tools=registered, **options)
+    server.max_body_bytes = store.config.service.max_body_bytes
     server.resource("graphcons://memories/{memory_id}", name="memory", mime_type="application/json",
                     description="One memory (current version) as JSON.")(_resource(tools.memory_resource))
     server.resource("graphcons://insights/{insight_id}", name="insight", mime_type="application/json",

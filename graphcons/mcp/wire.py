@@ -6,7 +6,8 @@ answers such a body 400 naming the field, so the MCP server does the same: a `to
 strict parsing refuses is read with Python's lenient parser, MARKER takes the place of each argument text
 the input policy refuses, and the SDK gets the message re-encoded (`LenientBody` over streamable HTTP,
 `Reread` over stdio); the tool then answers `bad_input (field): is not valid Unicode (a lone surrogate)`
-(server.GraphconsTool.run). Any other message passes unchanged and gets the SDK's answer.
+(server.GraphconsTool.run). Any other message passes unchanged and gets the SDK's answer; over stdio a
+line that is still no usable message gets a JSON-RPC error (`refusal`: -32700 or -32600, `id: null`).
 """
 
 from __future__ import annotations
@@ -96,18 +97,49 @@ def reread(item: SessionMessage | Exception) -> SessionMessage | Exception:
     return item
 
 
-class Reread:
-    """The SDK's stdio read stream, each item passed through `reread`."""
+PARSE_ERROR, INVALID_REQUEST = -32700, -32600
 
-    def __init__(self, inner: Any):
-        self.inner = inner
+
+def refusal(item: Exception) -> SessionMessage | None:
+    """The JSON-RPC error a stdio line the SDK could not use gets, with `id: null` unless the line is an
+    object carrying an id (issue 59: a truncated line, a batch array or a message nested too deep got no
+    answer and the client waited). A blank line is no message and gets none (newline-delimited JSON)."""
+    errors = item.errors() if isinstance(item, ValidationError) else [{"type": "json_invalid"}]
+    given = (errors or [{}])[0].get("input")  # the line when it is no JSON, else the parsed value
+    if isinstance(given, str) and not given.strip():
+        return None
+    parsed = not any(err.get("type") == "json_invalid" for err in errors)
+    whole = next((err["input"] for err in errors if isinstance(err.get("input"), dict)), None)  # a 'missing' error's
+    msg_id = whole.get("id") if whole is not None and type(whole.get("id")) in (int, str) else None
+    code, text = (INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 message (one object per line; "
+                  "batches are not supported)") if parsed else (PARSE_ERROR, "Parse error: the line is not JSON")
+    return SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=msg_id, error=types.ErrorData(code=code, message=text)))
+
+
+class Reread:
+    """The SDK's stdio read stream, each item passed through `reread`; a line still unusable is answered
+    on `write` with a JSON-RPC error (`refusal`) and not handed on."""
+
+    def __init__(self, inner: Any, write: Any = None):
+        self.inner, self.write = inner, write
 
     @property
     def last_context(self) -> Any:  # the sender's context, which the SDK's dispatcher reads
         return getattr(self.inner, "last_context", None)
 
+    async def _next(self, item: SessionMessage | Exception) -> SessionMessage | Exception | None:
+        item = reread(item)
+        if not isinstance(item, Exception) or self.write is None:
+            return item
+        answer = refusal(item)
+        if answer is not None:
+            await self.write.send(answer)
+        return None
+
     async def receive(self) -> SessionMessage | Exception:
-        return reread(await self.inner.receive())
+        while (item := await self._next(await self.inner.receive())) is None:
+            pass
+        return item
 
     async def aclose(self) -> None:
         await self.inner.aclose()
@@ -116,7 +148,9 @@ class Reread:
         return self
 
     async def __anext__(self) -> SessionMessage | Exception:
-        return reread(await self.inner.__anext__())
+        while (item := await self._next(await self.inner.__anext__())) is None:
+            pass
+        return item
 
     async def __aenter__(self) -> "Reread":
         return self

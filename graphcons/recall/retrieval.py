@@ -29,6 +29,8 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
+import pydantic_core
+
 from graphcons.core.config import Config
 from graphcons.core.db import Database, Rows
 from graphcons.core.embedders import Embedder
@@ -89,15 +91,19 @@ def retrieve(db: Database, cfg: Config, embedder: Embedder, query: str, k: int =
     if any(newer.values()):  # an update superseded a hit: the current value first (issue 51)
         hits = current.first(hits, newer, k, namespace=namespace, subject=subject, as_of=as_of, window=window,
                              bring=lambda ids: _bring(db, ids, insights != InsightMode.PLAIN, nodes))
+    out = Hits(_annotate(hits, nodes))  # epistemic status and scoped exceptions travel with each insight
     recording = "off"
-    if record and hits:
+    if record and out:
+        # the answer serialises before its use is recorded (issue 59): a stored value no reader can
+        # serialise (metadata nested 900 deep, from before the door bounded it) fails the call here,
+        # not after it counted an access
+        pydantic_core.to_json([h.to_dict() for h in out])
         try:
             record_access(db, cfg, session or f"retrieve-{uuid.uuid4().hex[:12]}", shown_ids(hits), read=True)
             recording = "recorded"
         except ServerUnavailable as exc:  # deadlocked past every retry, or Neo4j lost mid-call
             log.warning("retrieve: co-access recording skipped: %s", exc)
             recording = f"skipped: {exc.public}"
-    out = Hits(_annotate(hits, nodes))  # epistemic status and scoped exceptions travel with each insight
     out.recording, out.nodes = recording, nodes
     return out
 

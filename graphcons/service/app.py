@@ -28,7 +28,7 @@ from graphcons.access import logmask
 from graphcons.service import beliefs, errors, maintenance, memories, observe, ops, reflection, review
 from graphcons.service.bookmarks import Bookmarks
 from graphcons.service.deps import Store
-from graphcons.service.limits import BodyLimit
+from graphcons.access.limits import BodyLimit
 from graphcons.service.models import Problem
 
 log = logging.getLogger("graphcons.service")

@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from graphcons.core.db import call_scope
-from graphcons.service.limits import Receive, Send, _refuse
+from graphcons.access.limits import Receive, Send, _refuse
 
 HEADER = b"graphcons-bookmark"
 VALUE = re.compile(r"^[A-Za-z0-9+/=:_.-]{1,512}$")

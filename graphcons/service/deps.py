@@ -17,6 +17,7 @@ from graphcons.access.rights import (
     everywhere,
     own_memory,
     own_proposal,
+    qualified,
     read_namespace,
     require,
     unseen,
@@ -25,8 +26,8 @@ from graphcons.access.rights import (
 from graphcons.api import Graphcons
 from graphcons.store.tokens import Principal
 
-__all__ = ["Store", "bearer", "caller", "everywhere", "own_memory", "own_proposal", "read_namespace", "require",
-           "role", "store", "unseen", "write_namespace"]
+__all__ = ["Store", "bearer", "caller", "everywhere", "own_memory", "own_proposal", "qualified", "read_namespace",
+           "require", "role", "store", "unseen", "write_namespace"]
 
 bearer = HTTPBearer(auto_error=False, description="An API token from `graphcons tokens create`.")
 

@@ -101,6 +101,8 @@ def install(app: FastAPI) -> None:
         if err.get("type") == "string_unicode":  # pydantic's own check of a nested model met a lone surrogate
             return problem(400, "bad_input", f"{field}: {SURROGATE}", field)
         msg = err.get("msg", "invalid")
+        if err.get("type") == "value_error" and (err.get("ctx") or {}).get("error"):  # our words, not "Value error, ..."
+            msg = str(err["ctx"]["error"])
         if err.get("type") == "extra_forbidden":
             msg = "unknown field" + ("; the source of what you write is your token (use origin for a label)"
                                      if field.endswith("source") else "")
@@ -108,6 +110,8 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(HTTPException)
     async def _http(request: Request, exc: HTTPException) -> JSONResponse:
+        if isinstance(exc.__cause__, RecursionError):  # FastAPI's JSON parse of a body nested ~1,000 deep
+            return problem(422, "invalid_request", "body: not JSON graphcons reads (nested too deep)", "body")
         return problem(exc.status_code, HTTP_NAMES.get(exc.status_code, "error"), str(exc.detail),
                        headers=getattr(exc, "headers", None))
 

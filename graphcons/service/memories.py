@@ -14,7 +14,7 @@ from graphcons.core.errors import NotFound, ValidationError
 from graphcons.core.inputs import check_ids, check_key
 from graphcons.core.memory import Memory
 from graphcons.service import models as m
-from graphcons.service.deps import own_memory, read_namespace, role, store, unseen, write_namespace
+from graphcons.service.deps import own_memory, qualified, read_namespace, role, store, unseen, write_namespace
 from graphcons.store.admission import BatchItemError
 from graphcons.store.tokens import Principal
 
@@ -70,8 +70,8 @@ def _memory_input(g: Graphcons, p: Principal, body: m.MemoryCreate) -> dict[str,
         data["session"] = _session(p, body.session)
     if body.id is not None:
         data["id"] = _scoped_id(data["namespace"], check_key("id", body.id))
-    data["links"] = [ln.model_dump() for ln in body.links]
-    hidden = unseen(g, p, [ln.target for ln in body.links])
+    data["links"] = [{**ln.model_dump(), "target": qualified(g, data["namespace"], ln.target)} for ln in body.links]
+    hidden = unseen(g, p, [ln["target"] for ln in data["links"]])
     if hidden:  # the same answer as for an id that does not exist
         raise ValidationError("links.target", f"unknown memory id(s): {', '.join(sorted(hidden))}")
     return data
@@ -162,10 +162,10 @@ def restore(memory_id: str, g: Graphcons = Depends(store), p: Principal = Depend
 
 @router.post("/memories/{memory_id}/links", response_model=m.Linked)
 def link(memory_id: str, body: m.LinkCreate, g: Graphcons = Depends(store), p: Principal = Depends(writer)) -> m.Linked:
-    own_memory(g, p, memory_id)
-    if unseen(g, p, [body.target]):
+    target = qualified(g, own_memory(g, p, memory_id).namespace, body.target)
+    if unseen(g, p, [target]):
         raise ValidationError("links.target", f"unknown memory id(s): {body.target}")
-    return m.Linked(linked=g.link(memory_id, body.target, body.kind, by=p.source))
+    return m.Linked(linked=g.link(memory_id, target, body.kind, by=p.source))
 
 
 @router.get("/memories/{memory_id}/explain", response_model=dict[str, Any])

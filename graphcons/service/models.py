@@ -14,8 +14,9 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic_core import PydanticCustomError
 
+from graphcons.access.limits import AsOf, QueryText, When
 from graphcons.core.inputs import text_problem, texts
-from graphcons.core.memory import KindName, LinkInput, Memory, StatusName
+from graphcons.core.memory import KindName, LinkInput, Memory, Metadata, StatusName
 HARD_BATCH_LIMIT = 1000  # the schema's bound; [service] max_batch is the one enforced (<= this)
 
 
@@ -50,8 +51,8 @@ class MemoryCreate(Body):
     id: str | None = Field(default=None, max_length=128)
     created_at: str | None = Field(default=None, max_length=64, description="ISO-8601 with a timezone.")
     links: list[LinkInput] = Field(default_factory=list, max_length=50)
-    metadata: dict[str, Any] | None = Field(default=None, description="Free JSON object kept beside the text "
-                                                                      "(at most 16k characters as JSON).")
+    metadata: Metadata = Field(default=None, description="Free JSON object kept beside the text (at most 16k "
+                                                         "characters as JSON, 32 levels deep).")
 
 
 class MemoryBatch(Body):
@@ -75,7 +76,7 @@ class MemoryEdit(Body):
     content: str | None = None
     scope: str | None = None
     importance: float | None = Field(default=None, ge=0.0, le=1.0)
-    metadata: dict[str, Any] | None = None
+    metadata: Metadata = None
 
 
 class LinkCreate(Body):
@@ -99,18 +100,13 @@ class AccessOut(BaseModel):
     warmed: int
 
 
-# The time fields of retrieve and context, typed once (not a mixin: that would move them first in the schema)
-AsOf = Annotated[str | None, Field(max_length=64, description="Answer with what was current then: a date "
-                                   "(2023-05-27, its whole day) or an ISO-8601 date-time with a timezone.")]
-When = Annotated[str | None, Field(max_length=64, description="Event time on request (off by default): \"auto\" "
-                                   "(the query's own time phrase, against as_of or now) or a window: 2023-06-01, "
-                                   "2023-06, 2023, or START/END of those.")]
+# The time fields of retrieve and context, typed once with the MCP server's (access/limits.py)
 WhenMode = Annotated[Literal["boost", "restrict"] | None, Field(description="With `when`: boost (the default) moves "
                                                                 "in-window memories up, restrict shows only them.")]
 
 
 class RetrieveQuery(Body):
-    query: str = Field(min_length=1, max_length=10_000)
+    query: QueryText
     k: int = Field(default=5, ge=1, description="At most [service] max_k (the served schema's maximum).")
     namespace: str | None = Field(default=None, max_length=100)
     subject: str | None = Field(default=None, min_length=1, max_length=200)
@@ -122,7 +118,7 @@ class RetrieveQuery(Body):
 
 
 class ContextQuery(Body):
-    query: str = Field(min_length=1, max_length=10_000)
+    query: QueryText
     budget_words: int | None = Field(default=300, ge=10, le=5000, description=(
         "Words the block may hold (ids and dates included); 300 unless budget_tokens alone is sent. A budget in "
         "words also holds at most [retrieval] tokens_per_word model tokens a word."))

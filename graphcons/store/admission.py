@@ -70,17 +70,19 @@ class BatchItemError(ValidationError):
 
 
 def admit(db: Database, cfg: Config, embedder: Embedder, data: Any,
-          embedding: list[float] | None = None, *, now: datetime | None = None) -> Admission:
+          embedding: list[float] | None = None, *, now: datetime | None = None, keyed: bool = False) -> Admission:
     """One memory: the embedding, then one write transaction whose hot path is one statement
     (memory/admit: the duplicate, id and link-target checks, the memory, its neighbours, links,
     dirty mark and audit record). An exact duplicate is embedded for nothing, a price paid
     rarely for one round trip fewer on every new memory (issue 15). `now` is the admission time
-    (`admitted_at`, and `created_at` when the input gives none); it decides no id (issue 29)."""
+    (`admitted_at`, and `created_at` when the input gives none); it decides no id (issue 29).
+    `keyed` (a store's put, which names its key): no exact duplicate, the memory is created under its
+    own id even when another key holds the same text (issue 59: the put answered the other key's id)."""
     mem = parse_input(data, max_title=cfg.admission.max_title_chars, max_content=cfg.admission.max_content_chars)
     vec = embedding if embedding is not None else embedder.embed_one(embedded_text(mem.title, mem.content))
     if len(vec) != embedder.dimensions:
         raise ValidationError("embedding", f"has {len(vec)} dimensions; the store uses {embedder.dimensions}")
-    return _create(db, cfg, mem, content_hash(mem.content), vec, now or utcnow())
+    return _create(db, cfg, mem, content_hash(mem.content), vec, now or utcnow(), dedupe=not keyed)
 
 
 def admit_many(db: Database, cfg: Config, embedder: Embedder, items: list[Any],
@@ -261,7 +263,8 @@ def version_props(props: dict[str, Any], at: Any) -> dict[str, Any]:
     return snap
 
 
-def _create(db: Database, cfg: Config, mem: MemoryInput, chash: str, vec: list[float], now: datetime) -> Admission:
+def _create(db: Database, cfg: Config, mem: MemoryInput, chash: str, vec: list[float], now: datetime,
+            dedupe: bool = True) -> Admission:
     props = node_props(mem, chash, vec, now, cfg.weights)
     k, exact_max = cfg.admission.similar_k, cfg.admission.exact_scope_max
     # The audit record memory/admit writes, but for the SIMILAR count only it knows. Every link
@@ -299,7 +302,7 @@ def _create(db: Database, cfg: Config, mem: MemoryInput, chash: str, vec: list[f
                       version_props=version_props(props, props["admitted_at"]), k=k, exact_max=exact_max,
                       floor=cfg.consolidation.similarity_floor, live=LIVE_STATUSES,
                       links=[ln.model_dump() for ln in mem.links],
-                      link_targets=sorted({ln.target for ln in mem.links}), audit=record)[0]
+                      link_targets=sorted({ln.target for ln in mem.links}), audit=record, dedupe=dedupe)[0]
 
     return db.write(work)
 

@@ -1,22 +1,44 @@
-"""What a request body must be before any handler runs: at most [service] max_body_bytes (else 413;
-read up to the limit, never further) and UTF-8 (else 422 `body` with the reason and the byte, as
-`import` reports a line; FastAPI would answer 400 with no field)."""
+"""The bounds both servers put on what a caller sends (issue 59: the MCP server had none of the HTTP
+API's): the size of a request body, and the length of the arguments both take (a query, a time, a
+namespace, a subject, an id, a note), stated once here and read by service/models.py and mcp/server.py.
+
+A request body must be, before any handler runs: at most [service] max_body_bytes (else 413; read up
+to the limit, never further: a declared Content-Length over it is refused before reading) and, over
+the HTTP API, UTF-8 (else 422 `body` with the reason and the byte, as `import` reports a line; FastAPI
+would answer 400 with no field). The MCP server checks the bearer token before this reads anything."""
 
 from __future__ import annotations
 
 import json
-from typing import Any, Awaitable, Callable
+from typing import Annotated, Any, Awaitable, Callable
+
+from pydantic import Field
 
 from graphcons.core.inputs import utf8_problem
+
+MAX_QUERY = 10_000  # a retrieve's or a context's query
+MAX_TIME = 64  # as_of, when, created_at, now: an ISO-8601 value or a window is far shorter
+MAX_NAMESPACE = 100
+MAX_NAME = 200  # a subject, an origin or source label, a session
+MAX_ID = 128  # a memory's or a proposal's id
+MAX_NOTE = 2000  # a reason, a note
+
+QueryText = Annotated[str, Field(min_length=1, max_length=MAX_QUERY)]
+AsOf = Annotated[str | None, Field(max_length=MAX_TIME, description="Answer with what was current then: a date "
+                                   "(2023-05-27, its whole day) or an ISO-8601 date-time with a timezone.")]
+When = Annotated[str | None, Field(max_length=MAX_TIME, description="Event time on request (off by default): "
+                                   "\"auto\" (the query's own time phrase, against as_of or now) or a window: "
+                                   "2023-06-01, 2023-06, 2023, or START/END of those.")]
 
 Receive = Callable[[], Awaitable[dict[str, Any]]]
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 
 
 class BodyLimit:
-    def __init__(self, app: Any, max_bytes: int):
+    def __init__(self, app: Any, max_bytes: int, *, utf8: bool = True):
         self.app = app
         self.max_bytes = max_bytes
+        self.utf8 = utf8  # the MCP server leaves bytes that are not UTF-8 to the SDK's JSON-RPC parse error
 
     async def __call__(self, scope: dict[str, Any], receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -36,7 +58,7 @@ class BodyLimit:
             more = msg.get("more_body", False)
             if len(body) > self.max_bytes:
                 return await _refuse(send, 413, "too_large", self._message())
-        bad = utf8_problem(body)
+        bad = utf8_problem(body) if self.utf8 else None
         if bad:
             return await _refuse(send, 422, "invalid_request", f"body: {bad}", "body")
         sent = False
