@@ -88,7 +88,8 @@ def retrieve(db: Database, cfg: Config, embedder: Embedder, query: str, k: int =
                                newer=newer)
     if any(newer.values()):  # an update superseded a hit: the current value first (issue 51)
         hits = current.first(hits, newer, k, namespace=namespace, subject=subject, as_of=as_of,
-                             bring=lambda ids: _bring(db, ids, insights != InsightMode.PLAIN, nodes))
+                             bring=lambda ids: _bring(db, ids, insights != InsightMode.PLAIN, nodes),
+                             members_count=insights == InsightMode.GROUP)
     recording = "off"
     if record and hits:
         try:
