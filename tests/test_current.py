@@ -212,3 +212,37 @@ def test_a_member_an_insight_carries_is_marked_and_never_shown_before_its_succes
         members = [m.memory.id for m in top.members]
         assert members.index(newer) < members.index(older), (mode, members)
         assert next(m for m in top.members if m.memory.id == older).superseded_by == newer
+
+
+def test_as_of_replays_merges_and_deprecations_made_since(g):
+    """Issue 62: `as_of` before a merge was applied shows the memory merged away as its own hit (not
+    its winner in its place), and a memory deprecated after `as_of` still shows; after them, they
+    answer as today."""
+    for mid, text, source, day in [
+            ("a", "The checkout service returned 503 errors right after deploy 4.2 went out.", "pager", "2023-05-01"),
+            ("b", "Right after deploy 4.2 went out, the checkout service returned 503 errors.", "notes", "2023-05-02"),
+            ("x", "The checkout cache is warmed by hand before each deploy.", "wiki", "2023-05-03"),
+            ("y", "The checkout cache is warmed by the deploy script before traffic switches.", "wiki", "2023-06-05")]:
+        g.add({"id": mid, "content": text, "subject": "checkout", "namespace": "ops", "source": source,
+               "created_at": f"{day}T12:00:00+00:00"})
+    merged_at = datetime(2023, 6, 1, 12, tzinfo=timezone.utc)
+    g.merge(dry_run=False, now=merged_at)
+    (p,) = g.proposals(kind="merge", status="pending")
+    out = g.approve(p["id"], now=merged_at)
+    winner, loser = out.winner, out.loser
+    g.deprecate("x", replaced_by="y", dry_run=False, now=datetime(2023, 6, 10, 12, tzinfo=timezone.utc))
+    assert g.get(loser).status == "deprecated" and g.get("x").status == "deprecated"
+    q = "checkout 503 errors after deploy 4.2, and the cache before a deploy"
+    for mode in ("hybrid", "vector", "keyword"):
+        today = g.retrieve(q, k=4, namespace="ops", record=False, mode=mode)
+        assert loser not in ids(today) and "x" not in ids(today), (mode, ids(today))
+        then = g.retrieve(q, k=4, namespace="ops", record=False, mode=mode, as_of="2023-05-20")
+        assert set(ids(then)) == {"a", "b", "x"}, (mode, ids(then))  # y did not exist; b not yet merged away
+        assert all(h.superseded == [] for h in then), mode  # no hit landed on another: the merge came later
+        between = g.retrieve(q, k=4, namespace="ops", record=False, mode=mode, as_of="2023-06-07")
+        assert set(ids(between)) == {winner, "x", "y"}, (mode, ids(between))  # merged, x not yet deprecated
+        later = g.retrieve(q, k=4, namespace="ops", record=False, mode=mode, as_of="2023-06-11")
+        assert set(ids(later)) == {winner, "y"}, (mode, ids(later))
+    ctx = g.context(q, 300, namespace="ops", record=False, as_of="2023-05-20")
+    assert set(ctx.ids) == {"a", "b", "x"}
+    assert set(g.context(q, 300, namespace="ops", record=False).ids) == {winner, "y"}

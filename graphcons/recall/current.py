@@ -6,9 +6,13 @@ older one (it is the current value), and when k has no room left the older falls
 the successor. Reverted update edges count for nothing.
 
 `as_of` answers with what was current then: memories created after it are not shown, and an update
-whose `since` (or whose newer memory) is after it does not count (the older was current then). It is
-a filter on the ranking (the pool widens until k remain), not a replay of the store: merges and
-deprecations are read as they stand today.
+whose `since` (or whose newer memory) is after it does not count (the older was current then). Merges
+and retirements are replayed (issue 62): the lists read every status, a hit lands on its merge winner
+only by a SUPERSEDES edge applied (`at`) and not reverted by then (cypher/retrieval/vector, spread), and
+a memory is shown when it was live then (`was_live`: a memory merged away or deprecated after `as_of`
+shows, one retired before and restored after does not). It is a filter on the ranking (the pool widens
+until k remain): texts and scores are today's (an edit is not undone, a merge's added sources stay on
+its winner), and an insight's members and an update's successor are read live as they stand today.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from typing import Any, Callable
 
 from graphcons.core.db import Database
 from graphcons.core.errors import ValidationError
+from graphcons.core.memory import LIVE_STATUSES
 from graphcons.recall.hits import Candidate, Hit, Member
 
 MAX_CHAIN = 5  # successors of successors brought in, as the merge chain in retrieval/vector.cypher
@@ -65,11 +70,27 @@ def times(db: Database, ids: list[str]) -> dict[str, dict[str, Any]]:
     return {r["id"]: r for r in db.run("retrieval/times", ids=ids)[0]["times"]} if ids else {}
 
 
-def created_by(order: list[Candidate], known: dict[str, dict[str, Any]], as_of: datetime | None) -> list[Candidate]:
-    """The candidates that existed at `as_of` (all of them without one)."""
+def visible_at(order: list[Candidate], known: dict[str, dict[str, Any]], as_of: datetime | None) -> list[Candidate]:
+    """The candidates that were visible at `as_of` (all of them without one): created by then, and
+    live then (`was_live`)."""
     if as_of is None:
         return order
-    return [h for h in order if (t := instant(known.get(h.id, {}).get("created_at"))) is not None and t <= as_of]
+    return [h for h in order if (t := instant(known.get(h.id, {}).get("created_at"))) is not None and t <= as_of
+            and was_live(known[h.id], as_of)]
+
+
+def was_live(t: dict[str, Any], as_of: datetime) -> bool:
+    """Whether a memory was live at `as_of`, by its last retirement (merge, stale-memory job, revert)
+    and its last restore: a retired memory was live before it was retired; a live one was not between a
+    retirement and a restore around `as_of`. An earlier retire-and-restore is not on the node (the audit
+    trail keeps it): only the last of each is read."""
+    retired = max((x for x in (instant(t.get(f)) for f in ("deprecated_at", "archived_at", "retired_at")) if x),
+                  default=None)
+    if t.get("status") not in LIVE_STATUSES:
+        retired = retired or instant(t.get("updated_at"))
+        return retired is not None and retired > as_of
+    restored = instant(t.get("restored_at"))
+    return not (retired is not None and restored is not None and retired <= as_of < restored)
 
 
 def successors(newer: dict[str, list[dict[str, Any]]], namespace: str | None, subject: str | None,
