@@ -177,3 +177,72 @@ def test_explain_shows_the_update_chain(food):
     assert old["supersedes"] == []
     assert g.explain("new")["updates"]["supersedes"][0]["id"] == "old"
     assert "updates" not in g.explain("f1")  # nothing to say: the answer is as before
+
+
+def test_a_member_an_insight_carries_is_marked_and_never_shown_before_its_successor(g):
+    """Issue 62: an update superseded a member carried under an insight hit ("digest" / "group"): the
+    member is marked as a hit would be, and what states the newer value is shown first: before the
+    insight when it stands apart, before the member inside the insight when it carries both."""
+    from synthesis_helpers import NOW, add_incidents
+    cluster = add_incidents(g)
+    iid = g.approve(g.synthesize(cluster, now=NOW).proposal_id, by="ana", now=NOW).insight_id
+    ins = g.get(iid)
+    query = f"{ins.title}. {ins.content}"  # the insight's own text: it ranks first and carries its members
+    carried = {mode: [m.memory.id for m in g.retrieve(query, k=6, mode="vector", insights=mode, record=False)[0].members]
+               for mode in ("digest", "group")}
+    old = next(i for i in carried["digest"] if i in carried["group"])
+    g.add({"id": "fix", "content": "Checkout no longer serves 503 after a deploy: the cache is warmed first now.",
+           "subject": "checkout", "source": "oncall-ana", "kind": "incident", "created_at": "2026-11-28T10:00:00+00:00"})
+    update(g, "fix", old, "2026-11-28T10:00:00+00:00")
+    for mode in ("digest", "group"):
+        hits = g.retrieve(query, k=6, mode="vector", insights=mode, record=False)
+        shown = everything_shown(hits)
+        assert "fix" in shown and old in shown and shown.index("fix") < shown.index(old), (mode, shown)
+        member = next(m for h in hits for m in h.members or [] if m.memory.id == old)
+        assert (member.superseded_by, member.until) == ("fix", "2026-11-28T10:00:00+00:00")
+        assert member.to_dict()["superseded_by"] == "fix"
+        assert len(shown) == len(set(shown)) and (mode == "digest" or len(shown) <= 6)
+    # both carried by the one insight: the newer one first among its members
+    other = next(i for i in carried["digest"] if i in carried["group"] and i != old)
+    newer, older = sorted([old, other], key=lambda i: g.get(i).created_at, reverse=True)
+    update(g, newer, older, "2026-11-30T10:00:00+00:00")
+    for mode in ("digest", "group"):
+        hits = g.retrieve(query, k=6, mode="vector", insights=mode, record=False)
+        top = next(h for h in hits if h.memory.id == iid)
+        members = [m.memory.id for m in top.members]
+        assert members.index(newer) < members.index(older), (mode, members)
+        assert next(m for m in top.members if m.memory.id == older).superseded_by == newer
+
+
+def test_as_of_replays_merges_and_deprecations_made_since(g):
+    """Issue 62: `as_of` before a merge was applied shows the memory merged away as its own hit (not
+    its winner in its place), and a memory deprecated after `as_of` still shows; after them, they
+    answer as today."""
+    for mid, text, source, day in [
+            ("a", "The checkout service returned 503 errors right after deploy 4.2 went out.", "pager", "2023-05-01"),
+            ("b", "Right after deploy 4.2 went out, the checkout service returned 503 errors.", "notes", "2023-05-02"),
+            ("x", "The checkout cache is warmed by hand before each deploy.", "wiki", "2023-05-03"),
+            ("y", "The checkout cache is warmed by the deploy script before traffic switches.", "wiki", "2023-06-05")]:
+        g.add({"id": mid, "content": text, "subject": "checkout", "namespace": "ops", "source": source,
+               "created_at": f"{day}T12:00:00+00:00"})
+    merged_at = datetime(2023, 6, 1, 12, tzinfo=timezone.utc)
+    g.merge(dry_run=False, now=merged_at)
+    (p,) = g.proposals(kind="merge", status="pending")
+    out = g.approve(p["id"], now=merged_at)
+    winner, loser = out.winner, out.loser
+    g.deprecate("x", replaced_by="y", dry_run=False, now=datetime(2023, 6, 10, 12, tzinfo=timezone.utc))
+    assert g.get(loser).status == "deprecated" and g.get("x").status == "deprecated"
+    q = "checkout 503 errors after deploy 4.2, and the cache before a deploy"
+    for mode in ("hybrid", "vector", "keyword"):
+        today = g.retrieve(q, k=4, namespace="ops", record=False, mode=mode)
+        assert loser not in ids(today) and "x" not in ids(today), (mode, ids(today))
+        then = g.retrieve(q, k=4, namespace="ops", record=False, mode=mode, as_of="2023-05-20")
+        assert set(ids(then)) == {"a", "b", "x"}, (mode, ids(then))  # y did not exist; b not yet merged away
+        assert all(h.superseded == [] for h in then), mode  # no hit landed on another: the merge came later
+        between = g.retrieve(q, k=4, namespace="ops", record=False, mode=mode, as_of="2023-06-07")
+        assert set(ids(between)) == {winner, "x", "y"}, (mode, ids(between))  # merged, x not yet deprecated
+        later = g.retrieve(q, k=4, namespace="ops", record=False, mode=mode, as_of="2023-06-11")
+        assert set(ids(later)) == {winner, "y"}, (mode, ids(later))
+    ctx = g.context(q, 300, namespace="ops", record=False, as_of="2023-05-20")
+    assert set(ctx.ids) == {"a", "b", "x"}
+    assert set(g.context(q, 300, namespace="ops", record=False).ids) == {winner, "y"}

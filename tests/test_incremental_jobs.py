@@ -181,3 +181,34 @@ def test_the_closure_scans_the_whole_namespace_when_it_reaches_a_memory_without_
     g.db.run_text("MATCH (a:Memory {id: 's2-m1'}) CREATE (b:Memory {id: 'legacy-1', namespace: 'team', "
                   "status: 'active', content: 'x'}) CREATE (a)-[:LINKED {kind: 'related'}]->(b)")
     assert closed_subjects(g.db, "team", ["s1"]) is None
+
+
+def test_a_triggered_update_pass_reads_only_the_dirty_blocks_and_still_finds_the_update(g):
+    """Issue 62: after a pass, a memory added to one subject makes the next (triggered) pass read that
+    subject's block alone, and the update it states is found; a forced run stays a full pass."""
+    g.config.jobs.trigger_insertions = 1  # one new memory in a subject is enough to trigger
+    said = T0 - timedelta(days=60)
+    g.add({"id": "old", "content": "I've tried three different Korean restaurants in my city so far.",
+           "subject": "user", "namespace": "chat", "source": "s1", "created_at": said})
+    g.add({"id": "walk", "content": "I walk the dog every morning before work.", "subject": "user",
+           "namespace": "chat", "source": "s1b", "created_at": said})
+    for n in range(3):  # other blocks the incremental pass must not read
+        for i in range(4):
+            g.add({"content": f"Team {n} deploy {i} of service {n} went out on Tuesday.", "subject": f"svc-{n}",
+                   "namespace": "ops", "source": f"d{n}-{i}", "created_at": said})
+    first = run_job(g.db, g.config, "updates", now=T0, force=True)  # by hand: a full pass
+    assert first.status == "ok" and first.counts["scopes"] == "all"
+    assert (first.counts["blocks"], first.counts["memories"]) == (4, 14) and first.counts["proposed"] == 0
+
+    later = T0 + timedelta(hours=1)
+    g.add({"id": "new", "content": "I've tried four different Korean restaurants in my city so far.",
+           "subject": "user", "namespace": "chat", "source": "s2", "created_at": said + timedelta(days=40)})
+    d = due.check(g.db, g.config, "updates", later)
+    assert d.due and d.reason.startswith("trigger")
+    result = run_job(g.db, g.config, "updates", now=later)
+    assert result.status == "ok" and result.counts["scopes"] == 1  # chat|user, nothing else
+    assert (result.counts["blocks"], result.counts["memories"]) == (1, 3)
+    assert result.counts["proposed"] == 1
+    (p,) = g.proposals(kind="update", status="pending")
+    assert p["memory_ids"] == ["new", "old"]
+    assert dirty.pending(g.db, "updates") == []  # the run cleared what it saw

@@ -136,7 +136,7 @@ def test_ten_admissions_to_one_subject_make_merge_due_nine_do_not(g):
     assert not due.check(g.db, g.config, "weights", later).due  # not a dirty-mark job
     # coalesced: one run clears the mark, the next poll finds nothing to do
     results = run_due(g.db, g.config, now=later)
-    assert sorted(r.job for r in results) == ["merge", "promote"]
+    assert sorted(r.job for r in results) == ["merge", "promote", "updates"]  # updates: issue 62
     assert not due.check(g.db, g.config, "merge", later + timedelta(minutes=30)).due
     assert dirty.pending(g.db, "merge", 1) == []
 
@@ -147,7 +147,7 @@ def test_a_hundred_admissions_make_one_run(g):
         for _ in range(100):
             dirty.mark(tx, "default", "payments", T0)
     later = T0 + timedelta(hours=1)
-    assert [r.job for r in run_due(g.db, g.config, now=later)] == ["merge", "promote"]
+    assert [r.job for r in run_due(g.db, g.config, now=later)] == ["merge", "updates", "promote"]
     assert run_due(g.db, g.config, now=later + timedelta(hours=1)) == []
     assert len(runs(g, "merge")) == 2
 

@@ -99,14 +99,21 @@ def test_a_dry_run_writes_nothing(g):
     assert counts(g) == before
 
 
-def test_a_contradiction_on_the_same_day_stays_a_conflict_not_an_update(g):
-    a = g.add(dict(content="I lead a team of 4 engineers in my new role as senior engineer.", subject="user",
-              namespace="chat", created_at=T0)).id
-    b = g.add(dict(content="I lead a team of 5 engineers in my new role as senior engineer.", subject="user",
-              namespace="chat", created_at=T0 + timedelta(hours=5))).id
+def conflicting_leads(g, team: int, later: timedelta) -> tuple[str, str]:
+    """"I lead a team of 4 engineers ..." and, `later`, the same with `team`: the merge pass has linked
+    them as a conflict (numbers)."""
+    ids = [g.add(dict(content=f"I lead a team of {n} engineers in my new role as senior engineer.", subject="user",
+                      namespace="chat", created_at=T0 + after)).id for n, after in ((4, timedelta(0)), (team, later))]
     g.merge(dry_run=False, now=NOW)
     (c,) = g.conflicts()
-    assert {c["a"], c["b"]} == {a, b} and "numbers" in c["reasons"]
+    assert {c["a"], c["b"]} == set(ids)
+    return ids[0], ids[1]
+
+
+def test_a_contradiction_on_the_same_day_stays_a_conflict_not_an_update(g):
+    a, b = conflicting_leads(g, 5, timedelta(hours=5))
+    (c,) = g.conflicts()
+    assert "numbers" in c["reasons"]
     report = g.updates(dry_run=False, now=NOW)
     assert report["found"] == 0 and g.proposals(kind="update") == [] and not update_edges(g)
     assert len(g.conflicts(status="open")) == 1  # the conflict stays for a person to settle
@@ -260,3 +267,28 @@ def test_an_update_said_as_people_say_it_is_proposed(g, older, newer):
 @pytest.mark.parametrize("older,newer", NOT_UPDATES)
 def test_what_is_not_an_update_is_not_proposed(g, older, newer):
     assert _said_pair(g, older, newer)[2] == []
+
+
+def test_an_applied_update_settles_the_conflict_between_its_pair_and_a_revert_reopens_it(g):
+    """Issue 62: the merge pass kept two statements of a changed value apart (CONFLICTS_WITH); once the
+    update between them is applied the conflict is settled (the link kept, audited), and reverting the
+    update opens it again."""
+    a, b = conflicting_leads(g, 6, timedelta(days=30))
+    (c,) = g.conflicts()
+    assert c["status"] == "open"
+    g.updates(dry_run=False, now=NOW)
+    (p,) = g.proposals(kind="update", status="pending")
+    assert p["memory_ids"] == [b, a]
+    assert len(g.conflicts(status="open")) == 1  # a proposal settles nothing: a person reviews it
+    g.approve(p["id"], by="alice", now=NOW)
+    assert g.conflicts(status="open") == []
+    (c,) = g.conflicts(status="resolved")
+    assert (c["holds"], c["settled_by"], c["update_proposal"], c["resolved_by"]) == (b, "update", p["id"], "alice")
+    (settled,) = g.audit_log(op="conflict_settled")
+    assert set(settled["targets"]) == {a, b} and settled["details"]["proposal"] == p["id"]
+    g.revert(p["id"], "the team did not grow", by="bo", now=NOW + timedelta(hours=1))
+    (c,) = g.conflicts(status="open")  # the same link, open again, its history kept
+    assert {c["a"], c["b"]} == {a, b} and c["reopened_at"] and c["update_proposal"] == p["id"]
+    assert set(g.audit_log(op="conflict_reopened")[0]["targets"]) == {a, b}
+    count = g.db.run_text("MATCH ()-[c:CONFLICTS_WITH]->() RETURN count(c) AS n")[0]["n"]
+    assert count == 1  # nothing deleted, nothing added

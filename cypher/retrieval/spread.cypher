@@ -39,10 +39,14 @@ CALL () {
   }
   WITH seed, b, kind, strength
   WHERE b.id <> seed.id AND coalesce($kinds[kind], 0.0) > 0
+  // $as_of (issue 62): $live holds every status, and a neighbour lands on its winner only by an edge
+  // applied and not reverted by then (as in cypher/retrieval/vector)
   OPTIONAL MATCH (w:Memory)-[s:SUPERSEDES]->(b)
-  WHERE NOT b.status IN $live AND w.status IN $live AND NOT coalesce(s.reverted, false)
+  WHERE (NOT b.status IN $live OR $as_of IS NOT NULL) AND w.status IN $live
+    AND CASE WHEN $as_of IS NULL THEN NOT coalesce(s.reverted, false)
+             ELSE s.at <= $as_of AND (NOT coalesce(s.reverted, false) OR s.reverted_at > $as_of) END
     AND coalesce(s.reason, '') <> 'update'  // an update is not a merge: its older memory is a hit of its own
-  WITH seed, kind, strength, CASE WHEN b.status IN $live THEN b ELSE w END AS hit
+  WITH seed, kind, strength, CASE WHEN w IS NOT NULL THEN w WHEN b.status IN $live THEN b END AS hit
   WHERE hit IS NOT NULL AND hit.id <> seed.id
     AND ($namespace IS NULL OR hit.namespace = $namespace) AND ($subject IS NULL OR hit.subject = $subject)
   WITH hit, max(seed.weight * $kinds[kind] * strength) AS spread  // the strongest path, not a sum: a clique of

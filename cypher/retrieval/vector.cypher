@@ -12,7 +12,10 @@
 // Either way a deprecated hit is replaced by the live memory that SUPERSEDES it (following the
 // chain; reverted SUPERSEDES edges are ignored, and so are updates, reason 'update': the older memory
 // stays a hit of its own, shown after its successor by graphcons.recall.current): the one place
-// retrieval's winner replacement is written. Ties are broken by id.
+// retrieval's winner replacement is written. Ties are broken by id. With $as_of (issue 62: what was
+// visible then) $live holds every status and an edge counts only when it was applied by then (`at`) and
+// not reverted by then: a memory merged away later is its own hit, graphcons.recall.current keeps it
+// when it was live at $as_of.
 // Each scope branch tests its parameters before it matches: a test after the MATCH ran on every
 // row of a seek it rejects (100k index entries for a subject scope at 100k memories, ~30 ms).
 // The index must be ONLINE: db.awaitIndex with no wait fails at once when it is missing
@@ -46,8 +49,10 @@ CALL (scope, indexed) {
   }
   WITH node, score * 2 - 1 AS cosine
   OPTIONAL MATCH path = (winner:Memory)-[:SUPERSEDES*1..5]->(node)
-  WHERE winner.status IN $live AND none(r IN relationships(path) WHERE coalesce(r.reverted, false)
-                                                               OR coalesce(r.reason, '') = 'update')
+  WHERE winner.status IN $live
+    AND all(r IN relationships(path) WHERE coalesce(r.reason, '') <> 'update' AND
+            CASE WHEN $as_of IS NULL THEN NOT coalesce(r.reverted, false)
+                 ELSE r.at <= $as_of AND (NOT coalesce(r.reverted, false) OR r.reverted_at > $as_of) END)
   WITH node, cosine, winner, path
   ORDER BY length(path) DESC
   WITH node, cosine, head(collect(winner)) AS winner

@@ -499,12 +499,12 @@ class JobsConfig(Section):
     index_slowdown_max: float = Field(default=3.0, gt=1)  # index job: rebuild when its probe is this x slower than after the last rebuild
     lease_ttl_s: float = Field(default=180.0, ge=1)  # a killed worker's lease expires after this
     poll_s: float = Field(default=30.0, gt=0)  # how often a worker looks for due jobs and triggers
-    trigger_insertions: int = Field(default=10, ge=1)  # new memories in one subject -> merge, promote
+    trigger_insertions: int = Field(default=10, ge=1)  # new memories in one subject -> merge, promote, updates
     trigger_cluster_size: int = Field(default=5, ge=2)  # new memories in one subject -> consolidate (auto_trigger)
     trigger_weight: float = Field(default=0.15, ge=0, le=1)  # a live memory below it after decay -> deprecate
     trigger_min_gap_s: float = Field(default=600.0, ge=0)  # a trigger never reruns a job sooner than this
     # A run triggered by dirty subjects touches only the dirty (namespace, subject) scopes where the job can
-    # (merge: its pairs never cross a scope); scheduled runs stay full passes (issue 33).
+    # (merge and updates: their pairs never cross a scope); scheduled runs stay full passes (issue 33).
     incremental: bool = True
 
     @model_validator(mode="after")

@@ -4,7 +4,7 @@ Schedule: a job that never ran is due at once; otherwise at the first fire time 
 expression after its last settled (ok or failed) run, so a failed run waits for its next
 time and a killed or interrupted one is resumed at once.
 Triggers (each at most once per `[jobs] trigger_min_gap_s` after the job's last run):
-- merge, promote: a subject with `trigger_insertions` (10) new memories since the job last ran;
+- merge, promote, updates: a subject with `trigger_insertions` (10) new memories since the job last ran;
 - consolidate (with `[consolidation] auto_trigger` and `enabled`): a subject with
   `trigger_cluster_size` (5) new memories, or a cluster scan since the last run that
   reported consolidation_due > 0;
@@ -61,7 +61,7 @@ def check(db: Database, cfg: Config, name: str, now: datetime,
 
 def _trigger(db: Database, cfg: Config, name: str, since: datetime) -> tuple[str, list[dict[str, Any]]]:
     jobs = cfg.jobs
-    if name in ("merge", "promote"):
+    if name in ("merge", "promote", "updates"):
         subjects = dirty.pending(db, name, jobs.trigger_insertions, limit=20)
         if subjects:
             return (f"trigger: {len(subjects)} subject(s) with >= {jobs.trigger_insertions} new memories "

@@ -5,7 +5,8 @@ between pages / clusters and raises when the worker must stop (SIGTERM, lease lo
 job stops only between two transactions. Every job is idempotent or resumable:
 - merge: pairs with a proposal or conflict link are skipped; propose (+ apply) is one transaction;
 - updates: pairs with an update proposal of any status or a SUPERSEDES edge are skipped (proposal
-  ids are digests of the pair); propose (+ apply) is one transaction;
+  ids are digests of the pair); propose (+ apply) is one transaction; a triggered run reads only the
+  dirty blocks (issue 62);
 - weights / decay: recomputes from the memories' state at `now`, writes only changed ones;
 - promote / deprecate: conditional per-memory writes (a promoted one is no longer proposed);
 - consolidate: deterministic proposal ids, SynthesisTask records, budget reservations per
@@ -67,8 +68,9 @@ def _merge(db: Database, cfg: Config, now: datetime, ctx: Context) -> dict[str, 
 
 
 def _updates(db: Database, cfg: Config, now: datetime, ctx: Context) -> dict[str, Any]:
-    r = updates_job.run(db, cfg, now=now, dry_run=False, run_id=ctx.run_id, progress=lambda n: ctx.checkpoint())
-    return _lens(r, "found", "proposed", "applied", "known")
+    r = updates_job.run(db, cfg, now=now, dry_run=False, run_id=ctx.run_id, progress=lambda n: ctx.checkpoint(),
+                        scopes=ctx.scopes)
+    return _lens(r, "found", "proposed", "applied", "known", "scopes", "blocks", "memories")
 
 
 def _cards(db: Database, cfg: Config, now: datetime, ctx: Context) -> dict[str, Any]:
@@ -175,7 +177,7 @@ class Job:
 
 JOBS: dict[str, Job] = {j.name: j for j in (
     Job("merge", _merge, dirty=True),
-    Job("updates", _updates),
+    Job("updates", _updates, dirty=True),
     Job("promote", _promote, dirty=True),
     Job("weights", _weights("weights")),
     Job("decay", _weights("decay")),

@@ -6,11 +6,15 @@ older one (it is the current value), and when k has no room left the older falls
 the successor. Reverted update edges count for nothing.
 
 `as_of` answers with what was current then: memories created after it are not shown, and an update
-whose `since` (or whose newer memory) is after it does not count (the older was current then). It is
-a filter on the ranking (the pool widens until k remain), not a replay of the store: merges and
-deprecations are read as they stand today. A restricting `when` window (`when_mode="restrict"`) likewise
-ignores a successor outside it (issue 59): nothing outside the window is shown, and inside it the
-older value is the one that held.
+whose `since` (or whose newer memory) is after it does not count (the older was current then). Merges
+and retirements are replayed (issue 62): the lists read every status, a hit lands on its merge winner
+only by a SUPERSEDES edge applied (`at`) and not reverted by then (cypher/retrieval/vector, spread), and
+a memory is shown when it was live then (`was_live`: a memory merged away or deprecated after `as_of`
+shows, one retired before and restored after does not). It is a filter on the ranking (the pool widens
+until k remain): texts and scores are today's (an edit is not undone, a merge's added sources stay on
+its winner), and an insight's members and an update's successor are read live as they stand today.
+A restricting `when` window (`when_mode="restrict"`) likewise ignores a successor outside it (issue 59):
+nothing outside the window is shown, and inside it the older value is the one that held.
 """
 
 from __future__ import annotations
@@ -21,8 +25,9 @@ from typing import Any, Callable
 
 from graphcons.core.db import Database
 from graphcons.core.errors import ValidationError
+from graphcons.core.memory import LIVE_STATUSES
 from graphcons.recall.eventwindow import Window
-from graphcons.recall.hits import Candidate, Hit
+from graphcons.recall.hits import Candidate, Hit, Member
 
 MAX_CHAIN = 5  # successors of successors brought in, as the merge chain in retrieval/vector.cypher
 AS_OF_HINT = "must be a date (2023-05-27) or a date-time with a timezone (2023-05-27T10:00:00+00:00)"
@@ -68,11 +73,27 @@ def times(db: Database, ids: list[str]) -> dict[str, dict[str, Any]]:
     return {r["id"]: r for r in db.run("retrieval/times", ids=ids)[0]["times"]} if ids else {}
 
 
-def created_by(order: list[Candidate], known: dict[str, dict[str, Any]], as_of: datetime | None) -> list[Candidate]:
-    """The candidates that existed at `as_of` (all of them without one)."""
+def visible_at(order: list[Candidate], known: dict[str, dict[str, Any]], as_of: datetime | None) -> list[Candidate]:
+    """The candidates that were visible at `as_of` (all of them without one): created by then, and
+    live then (`was_live`)."""
     if as_of is None:
         return order
-    return [h for h in order if (t := instant(known.get(h.id, {}).get("created_at"))) is not None and t <= as_of]
+    return [h for h in order if (t := instant(known.get(h.id, {}).get("created_at"))) is not None and t <= as_of
+            and was_live(known[h.id], as_of)]
+
+
+def was_live(t: dict[str, Any], as_of: datetime) -> bool:
+    """Whether a memory was live at `as_of`, by its last retirement (merge, stale-memory job, revert)
+    and its last restore: a retired memory was live before it was retired; a live one was not between a
+    retirement and a restore around `as_of`. An earlier retire-and-restore is not on the node (the audit
+    trail keeps it): only the last of each is read."""
+    retired = max((x for x in (instant(t.get(f)) for f in ("deprecated_at", "archived_at", "retired_at")) if x),
+                  default=None)
+    if t.get("status") not in LIVE_STATUSES:
+        retired = retired or instant(t.get("updated_at"))
+        return retired is not None and retired > as_of
+    restored = instant(t.get("restored_at"))
+    return not (retired is not None and restored is not None and retired <= as_of < restored)
 
 
 def successors(newer: dict[str, list[dict[str, Any]]], namespace: str | None, subject: str | None,
@@ -103,18 +124,21 @@ def successors(newer: dict[str, list[dict[str, Any]]], namespace: str | None, su
 
 def first(hits: list[Hit], newer: dict[str, list[dict[str, Any]]], k: int, *, namespace: str | None,
           subject: str | None, as_of: datetime | None, window: Window | None = None,
-          bring: Callable[[list[str]], tuple[list[Hit], dict[str, list[dict[str, Any]]]]]) -> list[Hit]:
+          bring: Callable[[list[str]], tuple[list[Hit], dict[str, list[dict[str, Any]]]]],
+          members_count: bool = False) -> list[Hit]:
     """The hits with every superseded one right after its successor (brought in with `bring` when
-    missing, scored as the hit it stands before) and marked; at most k, the last ones falling off.
-    Unchanged when no hit has a current successor."""
+    missing, scored as the hit it stands before) and marked; a member an insight hit carries is
+    marked too, after its successor when the same hit carries both, else with its successor's hit
+    placed before the carrier (issue 62). At most k places (`members_count`: a carried member takes
+    one, "group"), the last ones falling off. Unchanged when no hit has a current successor."""
     succ = successors(newer, namespace, subject, as_of, window)
     if not succ:
         return hits
     by_id = {h.memory.id: h for h in hits}
     ranked_ids = set(by_id)
-    carried = {m.memory.id for h in hits for m in h.members or []}  # shown under an insight already
+    carrier = {m.memory.id: h.memory.id for h in hits for m in h.members or []}  # shown under an insight already
     for _ in range(MAX_CHAIN):
-        missing = sorted({s for s, _ in succ.values()} - by_id.keys() - carried)
+        missing = sorted({s for s, _ in succ.values()} - by_id.keys() - carrier.keys())
         if not missing:
             break
         extra, more = bring(missing)
@@ -128,12 +152,60 @@ def first(hits: list[Hit], newer: dict[str, list[dict[str, Any]]], k: int, *, na
         if mid in placed:
             return
         placed.add(mid)
+        own = [m.memory.id for m in h.members or []]
+        for old in [mid] + own:  # what states the newer value of this hit or of what it carries comes first
+            s = succ.get(old)
+            if s is None or s[0] in own:
+                continue
+            if s[0] in by_id:
+                nxt = by_id[s[0]]
+                place(nxt if s[0] in ranked_ids else replace(nxt, score=h.score))
+            elif s[0] in carrier:
+                place(by_id[carrier[s[0]]])
         s = succ.get(mid)
-        if s is not None and s[0] in by_id:
-            nxt = by_id[s[0]]
-            place(nxt if s[0] in ranked_ids else replace(nxt, score=h.score))
-        out.append(h if s is None else replace(h, superseded_by=s[0], until=s[1]))
+        marked = h if s is None else replace(h, superseded_by=s[0], until=s[1])
+        out.append(marked if not own else replace(marked, members=_members(h.members or [], succ)))
 
     for h in hits:
         place(h)
-    return out[:k]
+    return _within(out, k, members_count)
+
+
+def _members(members: list[Member], succ: dict[str, tuple[str, str]]) -> list[Member]:
+    """An insight's members with each superseded one marked and, when its successor is carried too,
+    right after it (relevance order otherwise)."""
+    by_id = {m.memory.id: m for m in members}
+    out: list[Member] = []
+    placed: set[str] = set()
+
+    def place(m: Member) -> None:
+        if m.memory.id in placed:
+            return
+        placed.add(m.memory.id)
+        s = succ.get(m.memory.id)
+        if s is None:
+            out.append(m)
+            return
+        if s[0] in by_id:
+            place(by_id[s[0]])
+        out.append(replace(m, superseded_by=s[0], until=s[1]))
+
+    for m in members:
+        place(m)
+    return out
+
+
+def _within(hits: list[Hit], k: int, members_count: bool) -> list[Hit]:
+    """The first k places: a hit is one; with `members_count` each member it carries is one more,
+    the last members falling off before their hit does."""
+    if not members_count:
+        return hits[:k]
+    out: list[Hit] = []
+    left = k
+    for h in hits:
+        if left <= 0:
+            break
+        members = (h.members or [])[:left - 1]
+        out.append(h if h.members is None or len(members) == len(h.members) else replace(h, members=members))
+        left -= 1 + len(members)
+    return out

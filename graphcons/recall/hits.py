@@ -77,13 +77,16 @@ class _Readable:
 
 @dataclass(frozen=True, slots=True)
 class Member(_Readable):
-    """A member an insight hit carries: its memory, how well it matches the query, and (grouped
-    rankings) the live insights that summarise it."""
+    """A member an insight hit carries: its memory, how well it matches the query, (grouped
+    rankings) the live insights that summarise it, and `superseded_by` / `until` as a hit's when an
+    update stated its newer value (issue 62)."""
 
     ALWAYS: ClassVar[tuple[str, ...]] = ("memory", "relevance")
     memory: Memory
     relevance: float | None = None
     insights: list[dict[str, Any]] | None = None
+    superseded_by: str | None = None
+    until: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

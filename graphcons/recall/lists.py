@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import uuid
 import weakref
+from datetime import datetime
 from typing import Any
 
 from neo4j.exceptions import ClientError
 
 from graphcons.core.config import Config
 from graphcons.core.db import Database, Rows
-from graphcons.core.memory import LIVE_STATUSES
+from graphcons.core.memory import LIVE_STATUSES, Status
 from graphcons.recall.hits import Candidate, Head
 from graphcons.store import schema
 from graphcons.store.neighbours import UNLIMITED
@@ -63,6 +64,15 @@ def keyword_query(escaped: str, namespace: str | None, subject: str | None) -> s
     return query
 
 
+EVERY_STATUS = tuple(s.value for s in Status)
+
+
+def statuses(as_of: datetime | None) -> tuple[str, ...]:
+    """The statuses a list reads: the live ones; with `as_of` every one (issue 62: a memory merged
+    away or retired since was visible then; graphcons.recall.current keeps what was, by its times)."""
+    return LIVE_STATUSES if as_of is None else EVERY_STATUS
+
+
 # Scopes seen larger than exact_scope_max (namespace, subject, exact_scope_max), by database (a
 # scope never shrinks: nothing is deleted), with the store's size then: the vector statement then
 # skips counting them (~7 ms at 100k, issue 52). A smaller store since (a wipe) forgets them.
@@ -71,10 +81,11 @@ _LARGE: "weakref.WeakKeyDictionary[Database, dict[tuple[str | None, str | None, 
 
 
 def vector(db: Database, cfg: Config, embedding: list[float], k: int, namespace: str | None,
-           subject: str | None) -> list[Candidate]:
+           subject: str | None, as_of: datetime | None = None) -> list[Candidate]:
     """The scope's k nearest live memories (cypher/retrieval/vector.cypher): one round trip, unless
-    a large scope holds fewer than k among the index's first candidates (the pool widens)."""
-    scope = dict(namespace=namespace, subject=subject, live=LIVE_STATUSES, embedding=embedding, k=k)
+    a large scope holds fewer than k among the index's first candidates (the pool widens). With
+    `as_of`, every memory, a hit landing on what SUPERSEDES it only by a merge applied by then."""
+    scope = dict(namespace=namespace, subject=subject, live=statuses(as_of), as_of=as_of, embedding=embedding, k=k)
     known = _LARGE.setdefault(db, {})
     key = (namespace, subject, cfg.retrieval.exact_scope_max)
     large = key in known
@@ -106,7 +117,7 @@ def vector(db: Database, cfg: Config, embedding: list[float], k: int, namespace:
 
 
 def keyword(db: Database, text: str, k: int, namespace: str | None, subject: str | None, *,
-            pool: int = 100) -> list[Candidate]:
+            pool: int = 100, as_of: datetime | None = None) -> list[Candidate]:
     escaped = lucene_escape(text)
     if not _has_term(escaped):  # nothing can match
         return []
@@ -116,7 +127,7 @@ def keyword(db: Database, text: str, k: int, namespace: str | None, subject: str
     candidates = max(pool, 2 * k)  # enough that the k-th score is usually above the floor at once
     while True:
         r = db.run("retrieval/fulltext", Rows.PLAIN, text=lucene, k=k, candidates=candidates, namespace=namespace,
-                   subject=subject, live=LIVE_STATUSES)[0]
+                   subject=subject, live=statuses(as_of))[0]
         rows = r["hits"]
         if r["returned"] < candidates or (len(rows) >= k and rows[k - 1]["score"] > r["floor"]):
             break
@@ -126,7 +137,7 @@ def keyword(db: Database, text: str, k: int, namespace: str | None, subject: str
 
 def spread(db: Database, cfg: Config, seeds: list[dict[str, Any]], embedding: list[float] | None, pool: int,
            namespace: str | None, subject: str | None, *, ids: list[str], communities: bool = False,
-           digest: bool = False) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+           digest: bool = False, as_of: datetime | None = None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Graph-aware recall: the seeds spread one step through the stored graph (SIMILAR, LINKED,
     CO_ACCESSED, SUMMARIZES and an insight's other members, within the scope). One Cypher
     statement, bounded by the seeds' degrees (no projection per query: docs/RETRIEVAL.md), which
@@ -136,8 +147,8 @@ def spread(db: Database, cfg: Config, seeds: list[dict[str, Any]], embedding: li
     rc, cc = cfg.retrieval, cfg.consolidation
     r = db.run("retrieval/spread", Rows.PLAIN, seeds=seeds, kinds=dict(rc.graph_kinds),
                link_kinds=dict(cc.link_kind_weights),
-               coaccess_k=float(cc.coaccess_k), sim_floor=float(cfg.similarity_floor), live=LIVE_STATUSES,
-               namespace=namespace, subject=subject, embedding=embedding, limit=pool, ids=ids,
+               coaccess_k=float(cc.coaccess_k), sim_floor=float(cfg.similarity_floor), live=statuses(as_of),
+               as_of=as_of, namespace=namespace, subject=subject, embedding=embedding, limit=pool, ids=ids,
                communities=communities, digest=digest)[0]
     heads = {i: {"id": i, "kind": kind, "epistemic_status": status} for i, kind, status in r["heads"]}
     groups = [{"id": i, "kind": kind, "community": community, "size": size, "citing": [heads[c] for c in citing],

@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 import numpy as np
@@ -29,13 +30,15 @@ STAND_FOR_EPS = 1e-6  # an insight ranks just above the best member it stands fo
 
 
 def ranked(db: Database, cfg: Config, query: str, embedding: list[float] | None, pool: int,
-           namespace: str | None, subject: str | None, mode: Mode, *, digest: bool = False) -> list[Candidate]:
-    """Every candidate of the pool, best first."""
+           namespace: str | None, subject: str | None, mode: Mode, *, digest: bool = False,
+           as_of: datetime | None = None) -> list[Candidate]:
+    """Every candidate of the pool, best first (`as_of`: the lists read what may have been visible
+    then, `lists.statuses`)."""
     def vector() -> list[Candidate]:
-        return lists.vector(db, cfg, embedding, pool, namespace, subject) if mode != Mode.KEYWORD else []
+        return lists.vector(db, cfg, embedding, pool, namespace, subject, as_of) if mode != Mode.KEYWORD else []
 
     def keyword() -> list[Candidate]:
-        return lists.keyword(db, query, pool, namespace, subject, pool=cfg.retrieval.index_pool) \
+        return lists.keyword(db, query, pool, namespace, subject, pool=cfg.retrieval.index_pool, as_of=as_of) \
             if mode != Mode.VECTOR else []
 
     # Independent lists: in hybrid mode read at once (at 100k memories ~25 ms off the p50, issue 39).
@@ -45,7 +48,7 @@ def ranked(db: Database, cfg: Config, query: str, embedding: list[float] | None,
     elif mode == Mode.KEYWORD:
         hits = [_scored(h, h.keyword) for h in kw]
     else:
-        hits = _hybrid(db, cfg, vec, kw, embedding, pool, namespace, subject, digest=digest)
+        hits = _hybrid(db, cfg, vec, kw, embedding, pool, namespace, subject, digest=digest, as_of=as_of)
     # Scores are rounded so that float summation order can never swap two equal memories.
     for h in hits:
         h.score = round(h.score, 9)
@@ -61,7 +64,8 @@ def _scored(h: Candidate, score: float) -> Candidate:
 
 
 def _hybrid(db: Database, cfg: Config, vec: list[Candidate], kw: list[Candidate], embedding: list[float] | None,
-            pool: int, namespace: str | None, subject: str | None, *, digest: bool) -> list[Candidate]:
+            pool: int, namespace: str | None, subject: str | None, *, digest: bool,
+            as_of: datetime | None) -> list[Candidate]:
     """Fusion, the graph step, the community prior and the digests' stand-in: after the two lists,
     one round trip (cypher/retrieval/spread reads the graph step and the candidates' groups);
     personalised PageRank costs its own three."""
@@ -75,7 +79,7 @@ def _hybrid(db: Database, cfg: Config, vec: list[Candidate], kw: list[Candidate]
         rows, key, scale = lists.ppr(db, cfg, seeds, embedding, pool, namespace, subject)
         hits, seeds = _add_graph(hits, rows, key, scale, rc.graph_weight, vbest), []
     rows, read = lists.spread(db, cfg, seeds, embedding, pool, namespace, subject, ids=[h.id for h in hits],
-                              communities=rc.community_weight > 0, digest=digest)
+                              communities=rc.community_weight > 0, digest=digest, as_of=as_of)
     if seeds:
         hits = _add_graph(hits, rows, "spread", 1.0, rc.graph_weight, vbest)
     if rc.community_weight > 0:

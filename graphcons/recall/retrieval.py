@@ -14,7 +14,7 @@ counted in k. In both, a member hit shows the insights that summarise it. "plain
 An insight whose epistemic_status is "unsupported" ranks below every other hit.
 
 Deprecated memories are never returned themselves: a hit on one lands on the memory that
-SUPERSEDES it. An update (SUPERSEDES {reason: 'update'}, issue 51) leaves the older memory live: it
+SUPERSEDES it (with `as_of`, one merged away or retired after it is returned as it was: `current`). An update (SUPERSEDES {reason: 'update'}, issue 51) leaves the older memory live: it
 is a hit of its own, shown after its successor and marked (`current`); `as_of` answers with what
 was current then (`current`), `when` ranks or restricts by the query's event time (`eventwindow`).
 Using results records co-access (record=True, not in `search_text`).
@@ -90,7 +90,8 @@ def retrieve(db: Database, cfg: Config, embedder: Embedder, query: str, k: int =
                                newer=newer)
     if any(newer.values()):  # an update superseded a hit: the current value first (issue 51)
         hits = current.first(hits, newer, k, namespace=namespace, subject=subject, as_of=as_of, window=window,
-                             bring=lambda ids: _bring(db, ids, insights != InsightMode.PLAIN, nodes))
+                             bring=lambda ids: _bring(db, ids, insights != InsightMode.PLAIN, nodes),
+                             members_count=insights == InsightMode.GROUP)
     out = Hits(_annotate(hits, nodes))  # epistemic status and scoped exceptions travel with each insight
     recording = "off"
     if record and out:
@@ -152,16 +153,16 @@ def _grouped(db: Database, order: list[Candidate], k: int, embedding: list[float
 def _ranked(db: Database, cfg: Config, query: str, embedding: list[float] | None, k: int, namespace: str | None,
             subject: str | None, mode: Mode, insights: InsightMode, as_of: datetime | None,
             window: eventwindow.Window | None) -> list[Candidate]:
-    """The ranking; with `as_of` or a `when` window, of what existed then / falls in the window, the
-    pool widening until k remain (or the lists ran dry)."""
+    """The ranking; with `as_of` or a `when` window, of what was visible then / falls in the window,
+    the pool widening until k remain (or the lists ran dry)."""
     pool = max(cfg.retrieval.hybrid_pool, k)  # independent of k up to hybrid_pool: top k is a prefix of top k + n
     while True:
         order = ranked(db, cfg, query, embedding, pool, namespace, subject, mode,
-                       digest=insights == InsightMode.DIGEST)
+                       digest=insights == InsightMode.DIGEST, as_of=as_of)
         if as_of is None and window is None:
             return order
         known = current.times(db, [h.id for h in order])
-        kept = eventwindow.apply(current.created_by(order, known, as_of), known, window)
+        kept = eventwindow.apply(current.visible_at(order, known, as_of), known, window)
         if len(kept) >= k or len(order) < pool or pool >= WIDEST_POOL:
             return kept
         pool *= 4

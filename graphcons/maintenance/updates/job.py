@@ -1,6 +1,7 @@
 """The update pass (issue 51 item 1): notice updates among live memories and queue them for review.
 
-Block by block ((namespace, subject): an update never crosses either), the memories are read and
+Block by block ((namespace, subject): an update never crosses either; a run that admissions triggered
+reads only the dirty blocks, issue 62, as the merge pass does), the memories are read and
 `detect` finds the (newer, older) pairs where the newer states a new value for the older's attribute
 (graphcons/maintenance/updates/detect.py). A pair with an update proposal of any status (a rejected pair
 is never proposed again) or already related by SUPERSEDES is skipped. Each new pair becomes a pending
@@ -31,8 +32,11 @@ WRITE_BATCH = 500  # proposals written per transaction
 
 def run(db: Database, cfg: Config, *, now: datetime, dry_run: bool = True, run_id: str | None = None,
         auto_apply: bool | None = None, namespace: str | None = None, subject: str | None = None,
-        progress: Callable[[int], None] | None = None) -> dict[str, Any]:
-    """One update pass; `namespace` / `subject` limit it. Returns what it proposed, applied and skipped."""
+        progress: Callable[[int], None] | None = None, scopes: list[dict[str, str]] | None = None) -> dict[str, Any]:
+    """One update pass; `namespace` / `subject` limit it. `scopes` ([{namespace, subject}]): an incremental
+    pass over only these blocks (the worker passes the dirty scopes when admissions triggered the run); an
+    update never crosses a block, so in those scopes it finds exactly what a full pass finds. Returns what
+    it proposed, applied and skipped, and what it read (`blocks`, `memories`)."""
     require_aware(now)
     for name, value in (("namespace", namespace), ("subject", subject)):
         if value is not None and (not isinstance(value, str) or not value.strip()):
@@ -40,7 +44,7 @@ def run(db: Database, cfg: Config, *, now: datetime, dry_run: bool = True, run_i
     ucfg = cfg.updates
     auto = ucfg.auto_apply if auto_apply is None else auto_apply
     run_id = run_id or audit.new_run_id("updates")
-    found = _found(db, namespace, subject, progress)
+    found, read = _found(db, namespace, subject, progress, scopes)
     known = {r["proposal_id"]: r for start in range(0, len(found), 1000) for r in db.run(
         "updates/known_pairs", pairs=[{"proposal_id": u.proposal_id, "newer": u.newer, "older": u.older}
                                       for u in found[start:start + 1000]])}
@@ -61,16 +65,21 @@ def run(db: Database, cfg: Config, *, now: datetime, dry_run: bool = True, run_i
     report = {"job": "updates", "run_id": run_id, "dry_run": dry_run, "now": now.isoformat(), "namespace": namespace,
               "subject": subject, "auto_apply": auto, "auto_apply_at": ucfg.auto_apply_at, "found": len(found),
               "proposed": [u.as_dict() for u in proposed], "applied": [u.as_dict() for u in applied],
-              "known": len(handled)}
+              "known": len(handled), "scopes": "all" if scopes is None else len(scopes), **read}
     if not dry_run:
         audit.record_run(db, "updates", run_id, now, {k: (len(v) if isinstance(v, list) else v) for k, v in report.items()})
     return report
 
 
-def _found(db: Database, namespace: str | None, subject: str | None,
-           progress: Callable[[int], None] | None) -> list[Update]:
-    """Every update of the store's blocks, read a few blocks at a time."""
-    blocks = db.run("updates/blocks", live=LIVE_STATUSES, namespace=namespace, subject=subject)
+def _found(db: Database, namespace: str | None, subject: str | None, progress: Callable[[int], None] | None,
+           scopes: list[dict[str, str]] | None) -> tuple[list[Update], dict[str, int]]:
+    """Every update of the store's blocks (or of the `scopes`' blocks), read a few blocks at a time, and
+    how many blocks and memories were read."""
+    if scopes is not None:
+        blocks = db.run("updates/blocks_of", live=LIVE_STATUSES,
+                        scopes=[{"namespace": x["namespace"], "subject": x["subject"]} for x in scopes])
+    else:
+        blocks = db.run("updates/blocks", live=LIVE_STATUSES, namespace=namespace, subject=subject)
     found: list[Update] = []
     batch: list[dict[str, str]] = []
     size = 0
@@ -82,7 +91,7 @@ def _found(db: Database, namespace: str | None, subject: str | None,
             if progress:
                 progress(size)
             batch, size = [], 0
-    return found
+    return found, {"blocks": len(blocks), "memories": sum(b["size"] for b in blocks)}
 
 
 def _props(u: Update, now: datetime, run_id: str) -> dict[str, Any]:

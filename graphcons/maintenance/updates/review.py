@@ -3,6 +3,8 @@
 Applying writes `(newer)-[:SUPERSEDES {reason: 'update', attribute, since, at, by, run_id, proposal_id,
 reverted: false}]->(older)`; both memories keep their status (the older value is history, answerable
 "as of" an earlier date; retrieval reads the edge). Reverting keeps the edge, marked `reverted: true`.
+An open `CONFLICTS_WITH` between the two (the merge pass kept them apart for their different values) is
+settled by applying (resolved, the newer holding since `since`, audited) and reopened by reverting (issue 62).
 The review queue (graphcons.review.queue) calls these; the update pass calls `apply` directly when
 `[updates] auto_apply = true`.
 """
@@ -18,6 +20,7 @@ from graphcons.core.errors import Conflict
 from graphcons.core.memory import LIVE_STATUSES
 from graphcons.maintenance.updates.detect import KIND
 from graphcons.store import proposals
+from graphcons.store.justification import premises_changed, premises_restored
 from graphcons.store.proposals import Decision
 
 
@@ -34,6 +37,14 @@ def apply(tx: Any, p: dict[str, Any], *, now: datetime, run_id: str, by: str) ->
                  attribute=u["attribute"], since=u["newer_since"], old_value=u["old_value"], new_value=u["new_value"],
                  rule="a newer memory states a new value: (newer)-[:SUPERSEDES {reason: 'update'}]->(older); "
                       "both stay active")
+    settled = tx.run("updates/settle_conflicts", newer=u["newer"], older=u["older"], proposal_id=pid,
+                     attribute=u["attribute"], since=u["newer_since"], by=by, now=now)
+    if settled:  # the merge pass kept them apart for their different values: the update says which holds
+        audit.record(tx, "conflict_settled", [u["newer"], u["older"]], run_id=run_id, at=now, proposal=pid, by=by,
+                     holds=u["newer"], since=u["newer_since"],
+                     rule="an applied update settles the open CONFLICTS_WITH between its two memories; link kept")
+        premises_restored(tx, [u["newer"], u["older"]], cause=f"conflict settled by update {pid}", now=now,
+                          run_id=run_id)
     return Decision(proposal_id=pid, kind=KIND, status="applied", changed=True, newer=u["newer"], older=u["older"])
 
 
@@ -54,6 +65,12 @@ def revert(db: Database, p: dict[str, Any], reason: str, *, by: str, now: dateti
         out = tx.run("updates/revert", proposal_id=pid, at=now.isoformat(), by=by, run_id=run_id)
         audit.record(tx, "update_reverted", [u["newer"], u["older"]], run_id=run_id, at=now, proposal=pid, by=by,
                      reason=reason, edges=len(out), rule="revert update: the SUPERSEDES edge is kept, marked reverted")
+        if tx.run("updates/reopen_conflicts", newer=u["newer"], older=u["older"], proposal_id=pid, by=by, now=now):
+            audit.record(tx, "conflict_reopened", [u["newer"], u["older"]], run_id=run_id, at=now, proposal=pid,
+                         by=by, rule="revert update: the conflict its apply settled is open again")
+            # an open conflict is one a premise may not rest on (seed 002), as when the merge pass opened it
+            premises_changed(tx, [u["newer"], u["older"]], op="conflict", cause=f"update {pid} reverted", now=now,
+                             run_id=run_id)
 
     db.write(work)
     return Decision(proposal_id=pid, kind=KIND, status="reverted", changed=True, newer=u["newer"], older=u["older"],
