@@ -84,7 +84,7 @@ def test_stdio_lists_the_tools_and_remember_recall_explain_round_trip(g, stdio):
         templates = {t.uri_template for t in (await s.client.list_resource_templates()).resource_templates}
         assert templates == {"graphcons://memories/{memory_id}", "graphcons://insights/{insight_id}"}
         assert set(tools["context"].input_schema["properties"]) == {"query", "budget_words", "namespace", "subject",
-                                                                      "as_of", "when", "when_mode"}
+                                                                      "as_of", "when", "when_mode", "budget_tokens"}
         assert "created_at" in remember["properties"]
         a = await s.ok("remember", content="Deploy 4.2 caused 503s on checkout for 12 minutes.", subject="checkout",
                        source="pagerduty", kind="incident", created_at="2026-11-02T10:00:00+00:00")
@@ -95,6 +95,8 @@ def test_stdio_lists_the_tools_and_remember_recall_explain_round_trip(g, stdio):
         assert {h["memory"]["id"] for h in hits} == {a["id"], b["id"]}
         ctx = await s.ok("context", query="503 errors after a deploy", budget_words=40)
         assert ctx["words"] <= 40 and a["id"] in ctx["ids"] and "2 November 2026:\n" in ctx["text"]
+        small = await s.ok("context", query="503 errors after a deploy", budget_tokens=30)  # issue 59: tokens too
+        assert small["budget_words"] is None and small["tokens"] <= 30 < ctx["tokens"]
         why = await s.ok("explain", id=a["id"])
         assert why["id"] == a["id"] and why["sources"][0]["sources"] == ["pagerduty"]
         stored = await s.read(f"graphcons://memories/{a['id']}")

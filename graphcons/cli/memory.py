@@ -168,23 +168,26 @@ WhenModeOpt = typer.Option(None, "--when-mode", help="With --when: boost (defaul
 
 
 @app.command()
-def context(query: str, budget: int = typer.Option(300, "--budget", min=10, max=5000,
-                                                  help="Words the block may hold (ids and dates included)."),
+def context(query: str, budget: Optional[int] = typer.Option(None, "--budget", min=10, max=5000, help=(
+                "Words the block may hold (ids and dates included; 300 when neither budget is given).")),
+            tokens: Optional[int] = typer.Option(None, "--tokens", min=10, max=20000, help=(
+                "Model tokens the block may hold (cl100k_base); alone, the only budget.")),
             namespace: Optional[str] = typer.Option(None), subject: Optional[str] = typer.Option(None),
             session: Optional[str] = typer.Option(None, help="Record the memories shown as used in this session."),
             as_of: Optional[str] = AsOfOpt, when: Optional[str] = WhenOpt, when_mode: Optional[str] = WhenModeOpt,
             json_out: bool = JsonOpt) -> None:
     """Print the context block an agent pastes into its prompt: best memories and insight facts,
-    each line with its id under a header of its day, never over the word budget, no fact twice; a value an update
+    each line with its id under a header of its day, never over the budget (words, tokens or both), no fact twice; a value an update
     superseded only after its successor ("earlier, until ...")."""
     with open_store() as g:
-        ctx = g.context(query, budget, namespace=namespace, subject=subject, session=session,
+        ctx = g.context(query, budget, budget_tokens=tokens, namespace=namespace, subject=subject, session=session,
                         record=session is not None, as_of=as_of, when=when, when_mode=when_mode)
     if json_out:
         emit_json(ctx.to_dict())
         return
     typer.echo(printable(ctx.text, multiline=True) if ctx.text else "(nothing in this scope matches)")
-    typer.echo(f"-- {ctx.words} of {ctx.budget_words} words, {len(ctx.ids)} memories cited", err=True)
+    words = f"{ctx.words} of {ctx.budget_words} words" if ctx.budget_words else f"{ctx.words} words"
+    typer.echo(f"-- {words}, {ctx.tokens} of {ctx.budget_tokens} tokens, {len(ctx.ids)} memories cited", err=True)
 
 
 @app.command()

@@ -3,7 +3,7 @@
 Tools (descriptions are written for a model choosing among them):
     remember(content, subject?, namespace?, source?, kind?, links?, title?, created_at?)   add a memory
     recall(query, k?, namespace?, subject?)       retrieve, an insight carrying the members it cites
-    context(query, budget_words?, namespace?, subject?)  the citable text block (a header per day) to paste into a prompt
+    context(query, budget_words?, budget_tokens?, namespace?, subject?)  the citable text block (a header per day) to paste into a prompt
     explain(id)                                   the provenance tree down to the source episodes
     profile(subject, namespace?)                  an entity's preferences, behaviors, facts
     reflect(subject, namespace?)                  propose a reflection on an entity (review queue)
@@ -106,7 +106,11 @@ When = Annotated[str | None, Field(max_length=MAX_TIME,
                                    description="When the event happened, ISO-8601 with a timezone (e.g. "
                                                "2023-05-08T13:56:00+00:00); default: now. Shown beside the memory "
                                                "in recall and context.")]
-Budget = Annotated[int, Field(ge=10, le=5000, description="Words the block may hold, dates and ids included.")]
+Budget = Annotated[int | None, Field(ge=10, le=5000, description=(
+    "Words the block may hold, dates and ids included (300 when neither budget is given); it also holds at most "
+    "[retrieval] tokens_per_word model tokens a word."))]
+TokenBudget = Annotated[int | None, Field(ge=10, le=20000, description=(
+    "Model tokens the block may hold (cl100k_base). Alone, the only budget; with budget_words, both hold."))]
 Query = Annotated[QueryText, Field(description="What to look for, in natural language.")]
 K = Annotated[int, Field(ge=1, le=1000, description="How many hits to return.")]  # le: [service] max_k at build
 SubjectFilter = Annotated[str | None, Field(max_length=MAX_NAME,
@@ -235,7 +239,9 @@ class Tools:
                     hit["source_episodes"] = [s["id"] for s in prov["sources"]]
                 except DanglingProvenance as exc:  # say so on this hit; the others still answer
                     hit["provenance_error"] = str(exc)
-                hit["members"] = [{"memory": _memory(x.memory), "relevance": x.relevance} for x in h.members or []]
+                hit["members"] = [{"memory": _memory(x.memory), "relevance": x.relevance,  # an earlier value: marked
+                                   **({"superseded_by": x.superseded_by, "until": x.until} if x.superseded_by else {})}
+                                  for x in h.members or []]
                 if h.exceptions:
                     hit["exceptions"] = h.exceptions
             elif h.insights:
@@ -243,11 +249,12 @@ class Tools:
             out.append(hit)
         return {"hits": out, "note": RECALL_NOTE}
 
-    def context(self, query: Query, budget_words: Budget = 300, namespace: NamespaceArg = None,
+    def context(self, query: Query, budget_words: Budget = None, namespace: NamespaceArg = None,
                 subject: SubjectFilter = None, as_of: AsOf = None, when: WhenArg = None,
-                when_mode: WhenMode = None) -> dict[str, Any]:
+                when_mode: WhenMode = None, budget_tokens: TokenBudget = None) -> dict[str, Any]:
         g, p = self.store.get(), require(self.caller(), "reader")
-        return g.context(query, budget_words, namespace=read_namespace(p, namespace), subject=subject,
+        return g.context(query, budget_words, budget_tokens=budget_tokens, namespace=read_namespace(p, namespace),
+                         subject=subject,
                          record=p.has("writer"), as_of=as_of, when=when, when_mode=when_mode).to_dict()
 
     def explain(self, id: MemoryId) -> dict[str, Any]:
