@@ -23,7 +23,7 @@ from graphcons.core import db as db_module
 from graphcons.core.db import READ, WRITE, Database
 from graphcons.core.errors import ConfigError, ServerUnavailable
 from service_helpers import Server
-from outage_helpers import BoltProxy
+from outage_helpers import BoltProxy, proxied
 
 ADDRESS = re.compile(r"127\.0\.0\.1|localhost|:\d{4,5}\b|bolt|neo4j://")
 
@@ -127,9 +127,7 @@ def test_a_retrieve_whose_recording_is_rolled_back_still_returns_its_hits(g, con
 @pytest.fixture
 def outage(g, config, embedder):
     """The HTTP service talking to Neo4j through a forwarder the test can cut, and a writer token."""
-    port = int(config.neo4j.uri.rsplit(":", 1)[1])
-    proxy = BoltProxy(port)
-    cfg = config.model_copy(update={"neo4j": config.neo4j.model_copy(update={"uri": proxy.uri})})
+    proxy, cfg = proxied(config)
     token = g.create_token("writer-1", ["team"], "writer")[0]
     with Server(cfg, embedder) as srv:
         with srv.client(token) as client:
@@ -176,9 +174,7 @@ def test_requests_while_neo4j_starts_answer_within_seconds(g, config, embedder, 
     on a loaded host: the Cypher runtime and the web server still starting), and requests in flight then
     waited that long before answering 200. Eight clients call through the outage and the start: every
     answer, 503 or 200, comes within seconds, and they all answer 200 once the server is warm."""
-    port = int(config.neo4j.uri.rsplit(":", 1)[1])
-    proxy = BoltProxy(port)
-    cfg = config.model_copy(update={"neo4j": config.neo4j.model_copy(update={"uri": proxy.uri})})
+    proxy, cfg = proxied(config)
     token = g.create_token("writer-start", ["team"], "writer")[0]
     answers: list[tuple[float, float, int]] = []  # (sent, seconds, status)
     stop = threading.Event()
