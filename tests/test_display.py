@@ -53,7 +53,7 @@ def test_show_search_and_context_print_no_control_sequence_and_the_store_keeps_t
     # Rich markup in a memory is text: "[/]" crashed `show`, "[link=...]" drew a hyperlink (OSC 8)
     marked = g.add({"content": "Closing [/] tags and [link=http://evil.example]a link[/link] in checkout notes",
                     "subject": "[bold]checkout[/]"}).id
-    for args in (("show", marked), ("search", "checkout tags link"), ("history", marked)):
+    for args in (("show", marked), ("search", "checkout tags link"), ("history", marked), ("explain", marked)):
         out = cli(*args)
         assert out.returncode == 0 and not CONTROL.search(out.stdout), (args, out.stdout, out.stderr)
     assert "[link=http://evil.example]a link[/link]" in cli("show", marked).stdout

@@ -92,6 +92,8 @@ def literal(value: Any) -> str:
     line: printable, and its brackets text, not Rich markup ("[/]" in a memory crashed `show`,
     "[link=...]" drew a hyperlink)."""
     return escape(printable(str(value), multiline=True))
+
+
 _state: dict[str, Any] = {"config": None}
 
 JsonOpt = typer.Option(False, "--json", help="Print machine-readable JSON.")

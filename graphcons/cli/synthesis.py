@@ -9,7 +9,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 from rich.tree import Tree
 
-from graphcons.cli.app import JsonOpt, answer, app, console, emit_json, err_console, open_store, parse_now
+from graphcons.cli.app import JsonOpt, answer, app, console, emit_json, err_console, literal, open_store, parse_now
 
 NowOpt = typer.Option(None, "--now", help="Decision time (ISO-8601, default now): the day the daily cap counts.")
 
@@ -42,7 +42,7 @@ def consolidate(namespace: Optional[str] = typer.Option(None, help="Only this na
         console.print(f"[yellow]warning[/]: {w}")
     table = Table("cluster", "status", "proposal", "reason")
     for o in report.outcomes:
-        table.add_row(o.cluster_key, o.status, o.proposal_id or "", (o.reason or "")[:90])
+        table.add_row(o.cluster_key, o.status, o.proposal_id or "", literal((o.reason or "")[:90]))
     console.print(table)
     counts = report.to_dict()["counts"]
     console.print(", ".join(f"{n} {s}" for s, n in counts.items()) or "no accepted clusters")
@@ -65,8 +65,8 @@ def _tree_label(node: dict[str, Any]) -> str:
     status = "" if node.get("status") == "active" else f" [yellow]({node.get('status')})[/]"
     hyp = f" [magenta]{node['epistemic_status']}[/]" if node.get("epistemic_status") else ""
     date = (node.get("created_at") or "")[:10]
-    sources = ", ".join(node.get("sources") or [])
-    return (f"{tag}[bold]{node['id']}[/] [cyan]{node.get('kind')}[/]{hyp}{status} {node.get('title') or ''} "
+    sources = literal(", ".join(node.get("sources") or []))
+    return (f"{tag}[bold]{node['id']}[/] [cyan]{node.get('kind')}[/]{hyp}{status} {literal(node.get('title') or '')} "
             f"[dim]({sources}; {date})[/]")
 
 
@@ -140,7 +140,7 @@ def render_outcomes(outcomes: list[Any]) -> None:
     console.print("synthesis of the accepted clusters (pending proposals for review; nothing applied):")
     table = Table("cluster", "synthesis", "proposal", "title / reason")
     for o in outcomes:
-        table.add_row(o.cluster_key, o.status, o.proposal_id or "", str(o.title or o.reason or "")[:70])
+        table.add_row(o.cluster_key, o.status, o.proposal_id or "", literal(str(o.title or o.reason or "")[:70]))
     console.print(table)
     if any(o.proposal_id for o in outcomes):
         console.print("next: graphcons proposals show ID, graphcons proposals approve ID, graphcons explain INSIGHT_ID")
