@@ -336,11 +336,9 @@ def test_streamable_http_while_neo4j_is_down_answers_a_tool_error_and_recovers(g
     """Item 1: Neo4j stops under `graphcons mcp --transport http`. A session already open and a new one
     (initialize with a valid token) both get the tool error `unavailable: ...` saying nothing was
     written, no HTTP 500; when Neo4j is back the same sessions work. (Before: 500 and MCPError -32603.)"""
-    from outage_helpers import BoltProxy
+    from outage_helpers import proxied
 
-    port = int(config.neo4j.uri.rsplit(":", 1)[1])
-    proxy = BoltProxy(port)
-    cfg = config.model_copy(update={"neo4j": config.neo4j.model_copy(update={"uri": proxy.uri})})
+    proxy, cfg = proxied(config)
     token, _ = g.create_token("agent-w", ["team"], "writer")
     try:
         with HttpServer(cfg, embedder) as srv:

@@ -33,11 +33,9 @@ def test_an_open_session_answers_unavailable_during_an_outage_and_works_after(g,
     """Before: every call on a session opened before the outage answered HTTP 404 "session not found"
     (the SDK binds a session to its token's client id, which was the token's name when checked and
     "unchecked" while Neo4j was down); the SDK's own client hid it by opening new sessions."""
-    from outage_helpers import BoltProxy
+    from outage_helpers import proxied
 
-    port = int(config.neo4j.uri.rsplit(":", 1)[1])
-    proxy = BoltProxy(port)
-    cfg = config.model_copy(update={"neo4j": config.neo4j.model_copy(update={"uri": proxy.uri})})
+    proxy, cfg = proxied(config)
     token, _ = g.create_token("agent-w", ["team"], "writer")
     try:
         with HttpServer(cfg, embedder) as srv:
