@@ -190,6 +190,6 @@ def _close(s: socket.socket) -> None:
 
 
 def proxied(config):
-    """A BoltProxy in front of the test server, and `config` talking to Neo4j through it."""
+    """A BoltProxy in front of the test server and a copy of `config` that talks through it."""
     proxy = BoltProxy(int(config.neo4j.uri.rsplit(":", 1)[1]))
     return proxy, config.model_copy(update={"neo4j": config.neo4j.model_copy(update={"uri": proxy.uri})})

@@ -229,6 +229,7 @@ def test_recovery_plans_a_few_hot_statements_whatever_the_process_ran(config, mo
     from graphcons.core import recovery
 
     monkeypatch.setattr(recovery, "COLD_S", -1.0)  # every first answer counts as a cold server's
+    monkeypatch.setattr(db_module, "_SEEN", {})  # this test's statements only (the session ran others)
     db = Database(config.neo4j)
     try:
         for n in range(60):  # sixty distinct statements, one of them run often

@@ -17,7 +17,7 @@ naming no server address.
 It STOPS and STARTS the local server of scripts/neo4j ($GRAPHCONS_NEO4J_HOME, bolt port
 $GRAPHCONS_NEO4J_BOLT_PORT): run it against your own server only.
 
-    python -m bench.service.outage [--rounds 2] [--clients 8] [--down-s 10] [--after-s 20]
+    python -m bench.service.outage [--rounds 2] [--clients 8] [--down-s 10] [--after-s 30]
 
 Saves bench/service/results/outage.json (with the command and the host's load: the machine may be shared).
 """
@@ -192,8 +192,9 @@ def figures(answers: list[Answer], rounds: list[dict], g: Graphcons) -> dict:
                        for a in answers if a.text in refused_landed][:10]
     lost = set(acknowledged) - (landed(g, acknowledged) if acknowledged else set())
     recovery, recovery_sent_after, last_503 = [], [], []
-    for r in rounds:  # the HTTP clients' answers after Neo4j reported ready
-        http = [a for a in answers if a.client != "mcp" and a.done >= r["ready_at"]]
+    for r, nxt in zip(rounds, [*rounds[1:], None]):  # the HTTP clients' answers from ready to the next stop
+        until = nxt["stopping_at"] if nxt else float("inf")
+        http = [a for a in answers if a.client != "mcp" and r["ready_at"] <= a.done < until]
         ok = [a.done for a in http if 200 <= a.status < 300]
         recovery.append(round(min(ok) - r["ready_at"], 2) if ok else None)
         sent_after = [a.done for a in http if a.sent >= r["ready_at"] and 200 <= a.status < 300]
@@ -225,6 +226,46 @@ def figures(answers: list[Answer], rounds: list[dict], g: Graphcons) -> dict:
     }
 
 
+def outage_round(r: int, probe: httpx.Client, stamp: int, args: argparse.Namespace) -> dict:
+    """Stop Neo4j (one request of each kind right after), keep it down, start it, then load for after_s."""
+    stopping_at = time.monotonic()
+    stop_s = neo4j_ctl("stop")
+    stopped_at = time.monotonic()
+    down = {"healthz": timed(lambda: probe.get("/healthz")),
+            "write": timed(lambda: probe.post("/v1/memories", json={"content": f"outage probe {stamp} {r}"})),
+            "read": timed(lambda: probe.get("/v1/search", params={"text": "outage"}))}
+    time.sleep(max(0.0, args.down_s - (time.monotonic() - stopped_at)))
+    start_s = neo4j_ctl("start")
+    ready_at = time.monotonic()
+    out = {"round": r, "stop_s": round(stop_s, 1), "start_s": round(start_s, 1), "down": down,
+           "stopping_at": stopping_at, "stopped_at": stopped_at, "ready_at": ready_at}
+    print(json.dumps({k: v for k, v in out.items() if not k.endswith("_at")}), flush=True)
+    time.sleep(args.after_s)
+    return out
+
+
+def under_load(cfg, token: str, stamp: int, args: argparse.Namespace) -> tuple[list[Answer], list[dict], bool]:
+    """The clients calling throughout the rounds: (their answers, the rounds, one MCP session throughout)."""
+    answers: list[Answer] = []
+    stop = threading.Event()
+    with Server(cfg) as srv, Mcp(cfg, token) as mcp:
+        clients = [srv.client(token) for _ in range(args.clients + 1)]
+        assert clients[0].get("/healthz").status_code == 200
+        threads = [threading.Thread(target=http_client, args=(n, c, answers, stop, stamp), daemon=True)
+                   for n, c in enumerate(clients[1:])]
+        threads.append(threading.Thread(target=mcp.client, args=(answers, stop, stamp), daemon=True))
+        for t in threads:
+            t.start()
+        time.sleep(10)  # warm, under load
+        rounds = [outage_round(r, clients[0], stamp, args) for r in range(args.rounds)]
+        stop.set()
+        for t in threads:
+            t.join(timeout=180)
+        for c in clients:
+            c.close()
+        return answers, rounds, mcp.sessions == {mcp.session}
+
+
 def main() -> None:
     logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per request otherwise
     ap = argparse.ArgumentParser()
@@ -239,39 +280,7 @@ def main() -> None:
     g.init()
     stamp = int(time.time())
     token = g.create_token(f"outage-{stamp}", [NAMESPACE], "writer")[0]
-    answers: list[Answer] = []
-    stop = threading.Event()
-    rounds = []
-    with Server(cfg) as srv, Mcp(cfg, token) as mcp:
-        clients = [srv.client(token) for _ in range(args.clients)]
-        assert clients[0].get("/healthz").status_code == 200
-        threads = [threading.Thread(target=http_client, args=(n, c, answers, stop, stamp), daemon=True)
-                   for n, c in enumerate(clients)]
-        threads.append(threading.Thread(target=mcp.client, args=(answers, stop, stamp), daemon=True))
-        for t in threads:
-            t.start()
-        time.sleep(10)  # warm, under load
-        probe = srv.client(token)
-        for r in range(args.rounds):
-            stopping_at = time.monotonic()
-            stop_s = neo4j_ctl("stop")
-            stopped_at = time.monotonic()
-            down = {"healthz": timed(lambda: probe.get("/healthz")),
-                    "write": timed(lambda: probe.post("/v1/memories", json={"content": f"outage probe {stamp} {r}"})),
-                    "read": timed(lambda: probe.get("/v1/search", params={"text": "outage"}))}
-            time.sleep(max(0.0, args.down_s - (time.monotonic() - stopped_at)))
-            start_s = neo4j_ctl("start")
-            ready_at = time.monotonic()
-            rounds.append({"round": r, "stop_s": round(stop_s, 1), "start_s": round(start_s, 1), "down": down,
-                           "stopping_at": stopping_at, "stopped_at": stopped_at, "ready_at": ready_at})
-            print(json.dumps({k: v for k, v in rounds[-1].items() if not k.endswith("_at")}), flush=True)
-            time.sleep(args.after_s)
-        stop.set()
-        for t in threads:
-            t.join(timeout=180)
-        for c in [*clients, probe]:
-            c.close()
-        same_session = mcp.sessions == {mcp.session}
+    answers, rounds, same_session = under_load(cfg, token, stamp, args)
     summary = figures(answers, rounds, g)
     summary["mcp_one_session_throughout"] = same_session
     summary["down_503_within_2_s"] = all(d["down"][k]["status"] == 503 and d["down"][k]["seconds"] < 2

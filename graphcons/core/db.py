@@ -438,14 +438,22 @@ def _commit(tx: neo4j.Transaction) -> None:
     """COMMIT, whose failure to answer success does not prove the write was not applied: the server had
     it. A server stopping answered a COMMIT DatabaseUnavailable (or dropped the connection) for a
     transaction it then applied (issue 59: bench/service/outage.py found such writes answered "nothing
-    was written"). So any failure but the caller's own error (a ClientError: a constraint) is the
-    driver's IncompleteCommit: never retried, and the error says the write may have landed."""
+    was written"). So a lost connection, a database going away or a database error there is the driver's
+    IncompleteCommit: never retried, and the error says the write may have landed. The caller's own error
+    (a ClientError: a constraint) and a transient rollback (a deadlock found at COMMIT) stay themselves:
+    the server rolled those back, and a deadlock is retried."""
     try:
         tx.commit()
+        return
     except (IncompleteCommit, ClientError):
         raise
+    except TransientError as exc:
+        if exc.code != DATABASE_UNAVAILABLE:
+            raise
+        answer: Exception = exc
     except (Neo4jError, DriverError) as exc:
-        raise IncompleteCommit(f"the COMMIT was sent and answered {type(exc).__name__}: {exc}") from exc
+        answer = exc
+    raise IncompleteCommit(f"the COMMIT was sent and answered {type(answer).__name__}: {answer}") from answer
 
 
 def stalled(exc: BaseException) -> bool:
