@@ -4,7 +4,6 @@ request writes, PUT answers under its own key, link targets qualified like ids, 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from service_helpers import Server, counts
@@ -86,7 +85,7 @@ def test_deep_metadata_is_refused_by_import_and_the_langgraph_store(g, neo4j_set
     from graphcons.integrations.langgraph import GraphconsStore
 
     # the package of this checkout, whatever the shared environment's editable install points at
-    cli_run = graphcons_cli(neo4j_settings, tmp_path, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    cli_run = graphcons_cli(neo4j_settings, tmp_path)  # this checkout first on PYTHONPATH
 
     path = tmp_path / "deep.jsonl"
     path.write_text(json.dumps({"content": "Deep metadata in an import line.", "metadata": nested(300)}) + "\n"
