@@ -93,7 +93,8 @@ class Hit(_Readable):
     the deprecated memories a hit on which landed here; `derived` whether it cites memories;
     `members` what an insight hit carries; `insights` the live insights summarising a plain hit;
     `epistemic_status` / `exceptions` an insight's standing; `superseded_by` / `until` the memory
-    that states its newer value and since when (graphcons.recall.current)."""
+    that states its newer value and since when (graphcons.recall.current); `via` the insight that
+    routed recall to it (its place, issue 61)."""
 
     ALWAYS: ClassVar[tuple[str, ...]] = ("memory", "score", "superseded", "vector", "keyword")
     memory: Memory
@@ -110,6 +111,7 @@ class Hit(_Readable):
     exceptions: list[Any] | None = None
     superseded_by: str | None = None  # an update's newer memory, shown before this one (issue 51)
     until: str | None = None  # when that newer value became current (the update's `since`, ISO-8601)
+    via: str | None = None  # the insight whose place this member took (issue 61: it routed, recall/route.py)
 
 
 @dataclass(slots=True)
