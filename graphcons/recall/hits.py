@@ -26,8 +26,9 @@ class Mode(StrEnum):
 
 
 class InsightMode(StrEnum):
-    """How insights are shown: one insight stands for the members it cites ("digest"), members
-    nested under it ("group"), or every memory in its own place ("plain")."""
+    """How insights are shown: an insight routes to the members it cites, or carries them where it
+    says their content in fewer tokens ("digest", issue 61), members nested under it ("group"), or
+    every memory in its own place ("plain")."""
 
     DIGEST = "digest"
     GROUP = "group"

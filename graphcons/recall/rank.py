@@ -59,7 +59,7 @@ def _scored(h: Candidate, score: float) -> Candidate:
 
 def _hybrid(db: Database, cfg: Config, vec: list[Candidate], kw: list[Candidate], embedding: list[float] | None,
             pool: int, namespace: str | None, subject: str | None, *, digest: bool) -> list[Candidate]:
-    """Fusion, the graph step, the community prior and the digests' stand-in: after the two lists,
+    """Fusion, the graph step, the community prior and which candidates cite: after the two lists,
     one round trip (cypher/retrieval/spread reads the graph step and the candidates' groups);
     personalised PageRank costs its own three."""
     rc = cfg.retrieval

@@ -5,10 +5,11 @@ lists are read in `lists`, fused and ordered in `rank`. Candidate pool: each lis
 top max(hybrid_pool, k), so for every k up to `hybrid_pool` the top k is the prefix of the top
 k + n (no score depends on k).
 
-Insights (`retrieval.insights`; `hits.InsightMode`): "digest" (default, issue 39): one memory
-stands for many. An insight whose digest cites a candidate ranks where the best candidate it cites
-would (hybrid mode), it is one of k, and it carries every member it cites (their facts are in its
-text) as `members`, most relevant to the query first; those members are not shown again. "group"
+Insights (`retrieval.insights`; `hits.InsightMode`): "digest" (default, issues 39 and 61): an
+insight ranks by its own score and routes: its member closest to the query, not shown yet, takes
+its place (`via`), unless its text carries its members' query-relevant content in fewer tokens
+(`route`); then it is one of k and carries every member it cites as `members`, most relevant to
+the query first, not shown again. "group"
 lists, under each insight hit, up to `members_per_insight` of the members it SUMMARIZES, each
 counted in k. In both, a member hit shows the insights that summarise it. "plain" turns this off.
 An insight whose epistemic_status is "unsupported" ranks below every other hit.
