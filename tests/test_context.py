@@ -55,10 +55,19 @@ def test_a_context_is_never_over_its_budget_and_every_line_has_a_date_and_an_id(
     assert set(full.ids) <= {t[0] for t in TRIP}  # its namespace only
 
 
+SHORT = ("Checkout returned 503s right after deploys 4.1, 4.2 (cache was cold), 4.3 (went out, served 8 minutes) "
+         "and again 4.4; rolled back after 12 minutes; we should warm the cache before switching traffic.")
+
+
 def test_an_insight_is_shown_as_its_dated_facts_and_no_fact_is_shown_twice(store):
+    """An insight whose fact states its four members' content in fewer tokens passes the floor
+    (issue 61): it is shown, as its dated fact, and no member's line repeats it."""
     g, iid, cluster = store
-    ins = g.get(iid)
-    ctx = g.context(f"{ins.title}. {ins.content}", 300, namespace="default", record=False)
+    digest = json.loads(g.db.run_text("MATCH (i:Memory {id: $id}) RETURN i.insight_json AS d", id=iid)[0]["d"])
+    digest["facts"] = [{"statement": SHORT, "member_ids": list(cluster.member_ids), "when": "2 November 2026"}]
+    g.db.run_text("MATCH (i:Memory {id: $id}) SET i.insight_json = $d, i.embedding = $e", id=iid,
+                  d=json.dumps(digest), e=g.embedder.embed_one(SHORT))
+    ctx = g.context(SHORT, 300, namespace="default", record=False)
     assert ctx.lines[0]["ids"] == [iid]  # the query is the insight's own text: it ranks first
     facts = [ln for ln in ctx.lines if ln["kind"] == "fact"]
     assert facts and all(DATE.search(ln["text"]) and set(ln["ids"]) <= set(cluster.member_ids) for ln in facts)
@@ -120,3 +129,24 @@ def test_an_insight_whose_lines_say_nothing_new_is_not_shown_its_members_are(g):
     for line in ctx.lines:
         day_of(ctx, line)
     assert ctx.words == len(ctx.text.split())
+
+
+def test_a_short_fact_never_stands_for_the_long_turn_that_holds_the_answer(g):
+    """Issue 61: the floor compares the content the query needs, not words. A digest fact that is one
+    short sentence of a long turn passed "the same in fewer words" and hid the turn; the answer (three
+    kilos) sat in another sentence. Now the insight routes: the turn itself is shown."""
+    rows = [("k1", "I went to the farmers market on Saturday morning. I bought three kilos of tomatoes for the "
+                   "sauce, and the vendor said tomato prices doubled since May.", "chat", "2023-05-08"),
+            ("k2", "I made a big pot of tomato sauce on Sunday.", "chat", "2023-05-09")]
+    cluster = add_incidents(g, rows, subject="user", namespace="food", kind="observation")
+    iid = g.approve(g.synthesize(cluster, now=NOW).proposal_id, by="ana", now=NOW).insight_id
+    digest = {"claims": [], "facts": [{"statement": "I went to the farmers market on Saturday morning.",
+                                       "member_ids": ["k1"], "when": "8 May 2023"},
+                                      {"statement": "I made a big pot of tomato sauce on Sunday.",
+                                       "member_ids": ["k2"], "when": "9 May 2023"}]}
+    query = "How many kilos of tomatoes did I buy at the farmers market?"
+    g.db.run_text("MATCH (i:Memory {id: $id}) SET i.insight_json = $d, i.embedding = $e", id=iid,
+                  d=json.dumps(digest), e=g.embedder.embed_one(query))  # it ranks first
+    assert g.retrieve(query, k=1, namespace="food", insights="plain", record=False)[0].memory.id == iid
+    ctx = g.context(query, 300, namespace="food", record=False)
+    assert "three kilos" in ctx.text and iid not in ctx.ids, ctx.text

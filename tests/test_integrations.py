@@ -70,6 +70,7 @@ def test_langmem_memory_tools_work_unchanged_on_graphcons(g):
 def test_the_retriever_returns_documents_with_graphcons_metadata_and_insights(g):
     cluster = add_incidents(g, namespace="team")
     insight = g.approve(g.synthesize(cluster, now=NOW).proposal_id, by="ana", now=NOW).insight_id
+    g.config.retrieval.insights = "plain"  # the insight in its own place (the default routes it: issue 61)
     retriever = GraphconsRetriever.over(g, namespace="team", k=10)
     docs = retriever.invoke("checkout 503 errors after deploys")
     assert docs and docs[0].metadata["score"] >= docs[-1].metadata["score"]

@@ -138,17 +138,20 @@ def test_an_insight_brings_its_members_within_the_budget(g, insight):
     assert len(plain) == 4 and all("members" not in h and "insights" not in h for h in plain)
 
 
-def test_a_digest_insight_is_one_item_carrying_the_members_it_cites(g, insight):
-    """The default (issue 39): an insight takes one of k and carries every member it cites as its
-    provenance (their facts are in its text); a member it carries is not shown again."""
+def test_a_digest_insight_routes_to_the_members_it_cites(g, insight):
+    """The default (issues 39, 61): an insight whose digest repeats its members' sentences takes no
+    place, even when the query is its own text: the member closest to the query takes its place
+    (`via`), the others keep their own, each memory shown once, each with its sources."""
     iid, cluster = insight
     ins = g.get(iid)
     cited = {r["id"] for r in g.db.run_text("MATCH (:Memory {id: $id})-[:DERIVED_FROM]->(m) RETURN m.id AS id", id=iid)}
-    hits = g.retrieve(f"{ins.title}. {ins.content}", k=10, mode="vector", record=False)
-    assert ids(hits) == [iid, "other"]  # every memory of the store, in two items
-    assert {m["memory"].id for m in hits[0]["members"]} == cited and len(cited) >= 2
-    assert not cited & set(ids(hits))  # shown once, inside the insight
-    assert all(m["memory"].sources for m in hits[0]["members"])  # each carries its sources, for citation
+    query = f"{ins.title}. {ins.content}"
+    hits = g.retrieve(query, k=10, mode="vector", record=False)
+    assert len(cited) >= 2 and iid not in ids(hits) and set(ids(hits)) == cited | {"other"}
+    assert len(ids(hits)) == len(set(ids(hits)))
+    closest = [i for i in ids(g.retrieve(query, k=10, mode="vector", insights="plain", record=False)) if i in cited][0]
+    assert ids(hits)[0] == closest and hits[0].via == iid and hits[0].to_dict()["via"] == iid
+    assert all(h.memory.sources for h in hits)  # each carries its sources, for citation
 
 
 def test_an_unsupported_insight_ranks_below_everything_else(g, insight):
@@ -315,6 +318,9 @@ def test_an_unsupported_insight_ranks_last_in_the_default_ranking_too(g, insight
     g.db.run_text("MATCH (i:Memory {id: $id}) SET i.epistemic_status = 'unsupported'", id=iid)
     for grouping in ("plain", "group", "digest"):
         hits = g.retrieve("checkout 503 errors after a deploy", k=10, insights=grouping, record=False)
+        if grouping == "digest":  # it routes (issue 61): its members were all shown before it, so no place
+            assert iid not in ids(hits) and set(cluster.member_ids) <= set(ids(hits))
+            continue
         assert ids(hits)[-1] == iid, grouping
 
 
@@ -373,10 +379,14 @@ def test_diversity_makes_room_for_a_second_fact_instead_of_a_restatement(g):
 def test_a_digest_carries_every_member_it_cites_most_relevant_first_in_any_mode(g, insight):
     # Every mode reads the members of the carriers in the ranking's first places with the memories
     # shown (cypher/retrieval/hydrate, issue 52); the hybrid ranking knows which candidates are derived,
-    # vector mode asks of every candidate: the same members, relevance and order either way.
+    # vector mode asks of every candidate: the same members, relevance and order either way. An
+    # insight carries only where it passes the floor (issue 61): here its text is one short line.
     iid, _ = insight
-    ins = g.get(iid)
-    query = f"{ins.title}. {ins.content}"  # the insight's own text: it ranks first, nothing shown before it
+    short = ("Checkout returned 503s right after deploys 4.1, 4.2 (cache was cold), 4.3 (went out, served 8 minutes) "
+             "and again 4.4; rolled back after 12 minutes; we should warm the cache before switching traffic.")
+    g.db.run_text("MATCH (i:Memory {id: $id}) SET i.content = $text, i.embedding = $e", id=iid, text=short,
+                  e=g.embedder.embed_one(short))
+    query = short  # it ranks first, nothing shown before it
 
     def carried(hits):
         top = hits[0]
@@ -406,20 +416,23 @@ def test_a_default_retrieve_and_context_cost_five_round_trips_with_insights_or_w
             hits = g.retrieve("checkout 503 errors after a deploy", k=5, record=False)
         with counted() as block:
             text = g.context("checkout 503 errors after a deploy", 300, record=False).text
-    insight_hit = hits[ids(hits).index(iid)]  # the insight, with what it cites and its standing, came along
-    assert insight_hit.members and insight_hit.epistemic_status == "hypothesis" and "inc-1" in text
+    # the insight routed to its members (issue 61): each names it, with its standing
+    assert iid not in ids(hits) and "inc-1" in text
+    assert all([(i["id"], i["epistemic_status"]) for i in h.insights] == [(iid, "hypothesis")]
+               for h in hits if h.memory.id.startswith("inc"))
     assert sorted(plain.names) == sorted(DEFAULT_RETRIEVE) and plain.round_trips == 5
     assert sorted(block.names) == sorted(DEFAULT_RETRIEVE) and block.round_trips == 5
     with counted() as used:  # recording the use: one write transaction after the five reads
         g.retrieve("checkout 503 errors after a deploy", k=5)
+    # the insight routed (issue 61) is not shown, so nothing beneath it is warmed (no activation audit)
     assert used.names[5:] == ["access/session_members", "access/record", "audit/record", "activation/spread",
-                              "audit/record", "commit"]
+                              "commit"]
 
 
 @pytest.mark.parametrize("mode, listed", [("vector", "retrieval/vector"), ("keyword", "retrieval/fulltext")])
 def test_a_vector_or_keyword_retrieve_costs_its_list_and_the_hydration(g, insight, mode, listed):
     """One list and one hydration (issue 52): the digest an insight hit carries is read by the
-    hydration's walk, not by a statement of its own."""
+    hydration's walk, not by a statement of its own; so is routing it to its members (issue 61)."""
     from graphcons.core.db import counted
 
     iid, cluster = insight
@@ -428,8 +441,8 @@ def test_a_vector_or_keyword_retrieve_costs_its_list_and_the_hydration(g, insigh
     for _ in range(2):  # the second call is the steady state (a scope's size class is learnt once)
         with counted() as used:
             hits = g.retrieve(f"{ins.title}. {ins.content}", k=3, mode=mode, record=False)
-    top = hits[0]
-    assert top.memory.id == iid and {m.memory.id for m in top.members} == set(cluster.member_ids)
+    top = hits[0]  # the insight ranked first and routed: its member closest to the query took its place
+    assert top.via == iid and top.memory.id in cluster.member_ids and iid not in [h.memory.id for h in hits]
     assert used.names == [listed, "retrieval/hydrate"] and used.round_trips == 2
 
 
@@ -452,3 +465,45 @@ def test_a_hit_reads_its_date_times_back_as_the_driver_decodes_them(g):
     assert {k: v for k, v in read.items() if k != "embedding"} == {k: v for k, v in stored.items() if k != "embedding"}
     assert next(h for h in hits if h.memory.id == "a-0").memory.created_at == stored["created_at"]
 
+
+
+# Issue 61: consolidation never costs the agent a place. An insight routes to its members unless its
+# text carries the query-relevant content of what it displaces in fewer tokens (recall/route.py).
+PAINTINGS = [("p1", "Melanie painted a sunrise over the lake.", "chat-1", "2023-05-08"),
+             ("p2", "Melanie painted her dog in watercolour.", "chat-2", "2023-05-08"),
+             ("p3", "Melanie painted a portrait of her kids.", "chat-3", "2023-06-02")]
+
+
+def _paintings(g):
+    cluster = add_incidents(g, PAINTINGS, subject="melanie", namespace="art", kind="observation")
+    for n, text in enumerate(("Melanie ran a charity race in May.", "Caroline went to a support group.",
+                              "Melanie's kids love the beach.", "Caroline is studying counseling.")):
+        g.add({"id": f"o{n}", "content": text, "subject": "melanie", "namespace": "art", "kind": "observation",
+               "source": f"chat-o{n}", "created_at": "2023-05-20T10:00:00+00:00"})
+    return g.approve(g.synthesize(cluster, now=NOW).proposal_id, by="ana", now=NOW).insight_id
+
+
+def test_after_consolidation_retrieve_shows_the_memories_that_hold_the_answer_not_an_insight_restating_them(g):
+    """The offline digest of one-sentence memories repeats their sentences: it takes none of the k
+    places; the members the query ranks best take them, each once, and say which insight led there."""
+    iid = _paintings(g)
+    hits = g.retrieve("What did Melanie paint?", k=3, namespace="art", record=False)
+    assert iid not in ids(hits) and set(ids(hits)) == {"p1", "p2", "p3"}, ids(hits)
+    assert all(h.members is None for h in hits)
+    assert all(iid in [i["id"] for i in h.insights] for h in hits)  # what consolidation knows still shows
+    longer = g.retrieve("What did Melanie paint?", k=7, namespace="art", record=False)
+    assert ids(longer)[:3] == ids(hits) and len(set(ids(longer))) == 7 and iid not in ids(longer)
+
+
+def test_an_insight_that_states_its_members_answer_in_fewer_tokens_still_takes_a_place(g):
+    """An abstractive line ("Melanie's paintings: ...") states every relevant word of its three
+    members in fewer tokens: where it ranks first it is shown, carrying them (one round trip more);
+    an extractive one is not (above)."""
+    iid = _paintings(g)
+    short = "Melanie's paintings: a sunrise over the lake, her dog in watercolour, a portrait of her kids."
+    g.db.run_text("MATCH (i:Memory {id: $id}) SET i.content = $text, i.embedding = $e", id=iid, text=short,
+                  e=g.embedder.embed_one(short))
+    hits = g.retrieve(short, k=3, namespace="art", record=False)  # it ranks first, before its members
+    top = next(h for h in hits if h.memory.id == iid)
+    assert {m.memory.id for m in top.members} == {"p1", "p2", "p3"}
+    assert not {"p1", "p2", "p3"} & set(ids(hits))  # carried, not shown twice

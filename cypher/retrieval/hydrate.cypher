@@ -11,7 +11,13 @@
 //      most $per_insight. Reverted links are ignored; the most relevant to the query first
 //      ($embedding null: relevance 0, by id), as [member id, relevance];
 //    - an insight, or a carrier with a live member, gets its members (maybe none left); any other
-//      place null.
+//      place null;
+//    - a carrier the caller marks as routing ($order's 4th field, issue 61) takes no place itself:
+//      its live member (DERIVED_FROM) closest to the query that is not shown yet takes it, as
+//      [member id, null, carrier id]; all shown: nothing; one that cites no live memory is a place
+//      of its own (an insight with no members left). Its text and its members' texts come back
+//      in `judged` ([id, content, member contents]), for the caller's test (graphcons.recall.route).
+//    Each place is [id, members or null, the carrier it was routed from or null].
 //    The members are read for the carriers the walk reaches only (one subquery each); before, the
 //    graph step read them for every candidate carrier (~600 members after consolidation at 10k).
 //    An ungrouped result sends no carrier and no insight flag: the first $k places, members null.
@@ -27,8 +33,22 @@
 //      (issue 62: the newer value first before anyone reviews it; a rejected one stops counting), each
 //      with `update` 'applied' | 'pending' and its times (a restricting `when` window ignores one outside
 //      it), for graphcons.recall.current to show them first. A degree check per memory when there are none.
-WITH reduce(st = {shown: [], used: 0, out: []}, h IN $order |
+WITH reduce(st = {shown: [], used: 0, out: [], routed: []}, h IN $order |
   CASE WHEN st.used >= $k OR h[0] IN st.shown THEN st
+  WHEN h[3] THEN  // a carrier that routes (issue 61): its best member not shown yet takes its place
+    [cited IN [COLLECT { MATCH (:Memory {id: h[0]})-[r:DERIVED_FROM]->(m:Memory)
+                         WHERE NOT coalesce(r.reverted, false) AND m.status IN $live
+                         WITH m, CASE WHEN $embedding IS NULL THEN 0.0 ELSE
+                                   vector.similarity.cosine($embedding, m.embedding) END AS relevance
+                         ORDER BY relevance DESC, m.id
+                         RETURN m.id }] |
+      CASE WHEN size(cited) = 0  // it cites no live memory: a place of its own
+             THEN st {.*, shown: st.shown + [h[0]], used: st.used + 1,
+                      out: st.out + [[h[0], CASE WHEN h[2] THEN [] END, null]]}
+           ELSE [best IN [[x IN cited WHERE NOT x IN st.shown]] |
+                 CASE WHEN size(best) = 0 THEN st {.*, shown: st.shown + [h[0]]}  // all shown: no place
+                      ELSE {shown: st.shown + [h[0], best[0]], used: st.used + 1,
+                            out: st.out + [[best[0], null, h[0]]], routed: st.routed + [h[0]]} END][0] END][0]
   ELSE [walked IN [reduce(s = {shown: st.shown + [h[0]], used: st.used + 1, nested: [], cited: 0, done: false},
                           x IN CASE WHEN NOT h[1] THEN []
                                     WHEN $digest THEN
@@ -51,9 +71,17 @@ WITH reduce(st = {shown: [], used: 0, out: []}, h IN $order |
                                WHEN x[0] IN s.shown THEN s {.*, cited: s.cited + 1}
                                ELSE {shown: s.shown + [x[0]], used: s.used + CASE WHEN $digest THEN 0 ELSE 1 END,
                                      nested: s.nested + [x], cited: s.cited + 1, done: false} END)] |
-        {shown: walked.shown, used: walked.used,
-         out: st.out + [[h[0], CASE WHEN h[2] OR walked.cited > 0 THEN walked.nested END]]}][0]
-  END).out AS shown
+        {shown: walked.shown, used: walked.used, routed: st.routed,
+         out: st.out + [[h[0], CASE WHEN h[2] OR walked.cited > 0 THEN walked.nested END, null]]}][0]
+  END) AS walk
+WITH walk.out AS shown, walk.routed AS routed
+CALL (routed) {  // what the caller judges a routed carrier by: its text and its members' (recall/route.py)
+  UNWIND routed AS id
+  MATCH (i:Memory {id: id})
+  RETURN collect([id, i.content, COLLECT { MATCH (i)-[r:DERIVED_FROM]->(m:Memory)
+                                           WHERE NOT coalesce(r.reverted, false) AND m.status IN $live
+                                           RETURN m.content ORDER BY m.id }]) AS judged
+}
 CALL (shown) {
   UNWIND [p IN shown | p[0]] + reduce(ids = [], p IN shown | ids + [x IN coalesce(p[1], []) | x[0]]) AS id
   MATCH (m:Memory {id: id})
@@ -81,4 +109,4 @@ CALL (shown) {
                       subject: n.subject, event_start: n.event_start, event_end: n.event_end,
                       update: 'pending'} AS u }]) AS memories
 }
-RETURN shown, memories
+RETURN shown, memories, judged

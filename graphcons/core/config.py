@@ -153,8 +153,12 @@ class RetrievalConfig(Section):
     # nothing the vector list lacks, and their cliques outvoted the query (docs/RETRIEVAL.md).
     graph_weight: float = Field(default=0.1, ge=0)
     graph_seeds: int = Field(default=10, ge=1, le=100)
+    # SUMMARIZES and SIBLING are 0 by default (issue 61): spreading from a hit to its insight and its
+    # insight's other members cost the first 10 memories' evidence after consolidation (0.651 ->
+    # 0.647 on the dev conversations; 0.651 without them); what an insight knows routes recall in
+    # retrieval's walk instead (recall/route.py).
     graph_kinds: dict[str, Annotated[float, Field(ge=0)]] = Field(default_factory=lambda: {
-        "SIMILAR": 0.0, "LINKED": 1.0, "CO_ACCESSED": 1.0, "SUMMARIZES": 1.0, "SIBLING": 0.5})
+        "SIMILAR": 0.0, "LINKED": 1.0, "CO_ACCESSED": 1.0, "SUMMARIZES": 0.0, "SIBLING": 0.0})
     # "spread": the one-statement step above. "ppr": personalised PageRank (HippoRAG) from the same
     # seeds over a per-query GDS projection of the scope, edges weighted as above (SIBLING is the
     # two SUMMARIZES steps); its cost grows with the scope. Measured against each other in
@@ -172,9 +176,10 @@ class RetrievalConfig(Section):
     # stores every memory's community (accepted by the gate or not); a candidate gains
     # community_weight x the mean score of its community's other members among the candidates
     # (a member outside the candidates counts 0), so a memory whose siblings match the query
-    # rises. 0.1: chosen by every fold of the validation by conversation, a small gain (+0.003
-    # recall@10 on the left-out conversations; docs/RETRIEVAL.md).
-    community_weight: float = Field(default=0.1, ge=0)
+    # rises. Issue 39 chose 0.1 (every fold, +0.003 recall@10 under the insights' stand-in); with
+    # insights routing to their members (issue 61) it costs multi-hop evidence and context words
+    # after consolidation, so it is 0 (off) by default (docs/RETRIEVAL.md, "Do no harm, exactly").
+    community_weight: float = Field(default=0.0, ge=0)
 
     @field_validator("graph_kinds")
     @classmethod

@@ -232,6 +232,8 @@ class Tools:
             hit: dict[str, Any] = {"rank": len(out) + 1, "memory": _memory(m), "score": round(float(h.score), 4)}
             if h.superseded_by is not None:  # an earlier value: its successor is shown above it (issue 51)
                 hit.update(superseded_by=h.superseded_by, until=h.until)
+            if h.via is not None:  # the insight whose place it took: recall routed to its members (issue 61)
+                hit["via"] = h.via
             if m.kind == "insight":
                 try:
                     prov = g.explain(m.id)

@@ -16,9 +16,10 @@ agent puts into its prompt, built from `retrieve`'s ranking.
   ("ran a race last Saturday [20 May 2023]"; core/eventtime, issue 47): what no ranking can add.
 - An insight is shown as its id and the facts of its digest most relevant to the query (those
   whose members rank best), each with its date and its first member's id, but only where those
-  lines pass the floor (issue 47): they state something the members they cite do not, or cost
-  fewer words than those members' lines; otherwise the members are shown at their own rank, so a
-  context after consolidation is never worse than before for an extractive digest.
+  lines pass the floor (issue 61, recall/route.py): they state the query-relevant content of the
+  members' lines they displace, in fewer tokens. Otherwise it routes: its member the query ranks
+  best, not shown yet, takes its place, and the others keep their own rank, so a context after
+  consolidation is never worse than before for an extractive digest.
 - No fact twice: a member whose fact an insight line showed is not shown again, nor a text
   already shown (compared case- and space-insensitively).
 - The current value first (issue 51): a memory an update superseded is shown only after its
@@ -50,6 +51,7 @@ from graphcons.core.time import day
 from graphcons.recall.current import instant
 from graphcons.recall.hits import InsightMode
 from graphcons.recall.retrieval import retrieve
+from graphcons.recall.route import carries
 
 MAX_BUDGET = 5000
 MAX_TOKENS = 20000
@@ -120,29 +122,40 @@ def context(db: Database, cfg: Config, embedder: Embedder, query: str, budget_wo
     reserve = whole.share(cfg.retrieval.card_share) if cards else Budget(0, 0)
     block = Block(whole - Price(reserve.words or 0, reserve.tokens or 0))  # the card's share waits (_put_card)
     terms = content_terms(query)
+    by_id = {h.memory.id: h for h in hits}
     for h in hits:
         mem = h.memory
         if mem.id in block.shown_ids:
             continue
-        if mem.kind == "insight":
-            if mem.id in digests:
-                _put_insight(block, mem, digests[mem.id], rank, pooled)
-            continue
-        text = _flat(mem.content)
-        if text.casefold() in block.shown_texts or (h.superseded_by is not None and h.superseded_by not in block.shown_ids):
-            continue  # a value an update superseded is shown only after its successor (issue 51)
-        date = day(mem.created_at)
-        mark, earlier = _earlier(h.superseded_by, h.until)
-        if not block.put(f"{mark}{annotate(text, mem.created_at)} ({mem.id})", [mem.id], mem.kind, date, **earlier):
-            # longer than what is left: its sentences that share the query's words, marked (issue 51)
-            line = f"(excerpt) {mark}{{}} ({mem.id})".format
-            part = _excerpt(mem.content, terms, lambda p: block.fits(line(p), date), mem.created_at)
-            if part:
-                block.put(line(part), [mem.id], mem.kind, date, excerpt=True, **earlier)
+        if mem.kind != "insight":
+            _put_memory(block, h, terms)
+        elif mem.id in digests and not _put_insight(block, mem, digests[mem.id], rank, pooled, terms):
+            # it routes (issue 61): its member the query ranks best, not shown yet, takes its place
+            best = min((i for f in digests[mem.id].get("facts", []) for i in f.get("member_ids", [])
+                        if i in pooled and i not in block.shown_ids), key=lambda i: rank[i], default=None)
+            if best is not None:
+                _put_memory(block, by_id[best], terms)
     if cards:
         block.budget = whole
         _put_card(block, [h.memory.id for h in hits], cards)
     return block.context(whole)
+
+
+def _put_memory(block: "Block", h: Any, terms: set[str]) -> None:
+    """A memory's line under its day, or where it is longer than what is left, its sentences that
+    share the query's words, marked (issue 51); not a text already shown, nor a value an update
+    superseded before its successor."""
+    mem = h.memory
+    text = _flat(mem.content)
+    if text.casefold() in block.shown_texts or (h.superseded_by is not None and h.superseded_by not in block.shown_ids):
+        return  # a value an update superseded is shown only after its successor (issue 51)
+    date = day(mem.created_at)
+    mark, earlier = _earlier(h.superseded_by, h.until)
+    if not block.put(f"{mark}{annotate(text, mem.created_at)} ({mem.id})", [mem.id], mem.kind, date, **earlier):
+        line = f"(excerpt) {mark}{{}} ({mem.id})".format
+        part = _excerpt(mem.content, terms, lambda p: block.fits(line(p), date), mem.created_at)
+        if part:
+            block.put(line(part), [mem.id], mem.kind, date, excerpt=True, **earlier)
 
 
 class Block:
@@ -265,18 +278,19 @@ def _when(day_text: str) -> datetime:
     return datetime.strptime(day_text, "%d %B %Y") if day_text else datetime.min
 
 
-def _put_insight(block: Block, mem: Any, digest: dict[str, Any], rank: dict[str, int], pooled: dict[str, str]) -> None:
-    """An insight's header and its facts most relevant to the query, only where they pass the floor:
-    they say something its members' lines would not, or the same in fewer words (issue 47: a
-    context is never worse after consolidation). Otherwise its members are shown at their own rank."""
+def _put_insight(block: Block, mem: Any, digest: dict[str, Any], rank: dict[str, int], pooled: dict[str, str],
+                 terms: set[str]) -> bool:
+    """An insight's header and its facts most relevant to the query, only where they pass the floor
+    (issue 61, recall/route.py): they state the query-relevant content of the members' lines they
+    displace, in fewer tokens. Whether it was shown (otherwise the caller routes to its members)."""
     facts = [f for f in digest.get("facts", []) if not set(f.get("member_ids", [])) <= block.shown_ids]
     facts.sort(key=lambda f: min((rank.get(i, POOL) for i in f.get("member_ids", [])), default=POOL))
     facts = facts[:FACTS_PER_INSIGHT]
     header = f"Insight {mem.id} ({mem.epistemic_status or 'hypothesis'}):"
     lines = [{"text": _fact_text(f), "ids": [i for i in f.get("member_ids", []) if i not in block.shown_ids],
               "kind": "fact", "date": f.get("when") or ""} for f in facts]
-    if not lines or not _adds(header, lines, facts, pooled):
-        return
+    if not lines or not _carries(header, lines, facts, pooled, terms):
+        return False
     fitted: list[dict[str, Any]] = []
     used = Price.of(header, newline=True)
     for line in lines:
@@ -286,19 +300,19 @@ def _put_insight(block: Block, mem: Any, digest: dict[str, Any], rank: dict[str,
             used += price
     if fitted:
         block.put_group([{"text": header, "ids": [mem.id], "kind": "insight", "date": ""}, *fitted])
+    return bool(fitted)
 
 
-def _adds(header: str, lines: list[dict[str, Any]], facts: list[dict[str, Any]], pooled: dict[str, str]) -> bool:
-    """True when the insight's lines cite a member the pool would not show, state a word none of the
-    members they cite states, or cost fewer words than those members' own lines (text and id) would."""
-    cited = {i for line in lines for i in line["ids"]}
-    if cited - set(pooled):
-        return True
-    said = set().union(*(content_terms(pooled[i]) for i in cited)) if cited else set()
-    if any(content_terms(f.get("statement", "")) - said for f in facts):
-        return True
-    theirs = sum(len(pooled[i].split()) + 1 for i in cited)
-    return len(header.split()) + sum(len(line["text"].split()) for line in lines) < theirs
+def _carries(header: str, lines: list[dict[str, Any]], facts: list[dict[str, Any]], pooled: dict[str, str],
+             terms: set[str]) -> bool:
+    """The floor (issue 61): the facts state the query-relevant content of the pooled members they
+    cite, and the insight's lines (header, dates and ids included) cost fewer tokens than those
+    members' own lines. Before (issue 47) a fact passed by citing a member outside the pool or by
+    fewer words, which let a short sentence of a long turn stand for the turn that held the answer."""
+    cited = sorted({i for line in lines for i in line["ids"] if i in pooled})
+    mine = sum(tokens(x) for x in [header, *(line["text"] for line in lines)])
+    theirs = sum(tokens(f"{_flat(pooled[i])} ({i})") for i in cited)
+    return carries([f.get("statement", "") for f in facts], [pooled[i] for i in cited], terms, cost=(mine, theirs))
 
 
 def _earlier(superseded_by: str | None, until: str | None) -> tuple[str, dict[str, str]]:

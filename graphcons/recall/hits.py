@@ -26,8 +26,9 @@ class Mode(StrEnum):
 
 
 class InsightMode(StrEnum):
-    """How insights are shown: one insight stands for the members it cites ("digest"), members
-    nested under it ("group"), or every memory in its own place ("plain")."""
+    """How insights are shown: an insight routes to the members it cites, or carries them where it
+    says their content in fewer tokens ("digest", issue 61), members nested under it ("group"), or
+    every memory in its own place ("plain")."""
 
     DIGEST = "digest"
     GROUP = "group"
@@ -96,7 +97,8 @@ class Hit(_Readable):
     the deprecated memories a hit on which landed here; `derived` whether it cites memories;
     `members` what an insight hit carries; `insights` the live insights summarising a plain hit;
     `epistemic_status` / `exceptions` an insight's standing; `superseded_by` / `until` the memory
-    that states its newer value and since when (graphcons.recall.current)."""
+    that states its newer value and since when (graphcons.recall.current); `via` the insight that
+    routed recall to it (its place, issue 61)."""
 
     ALWAYS: ClassVar[tuple[str, ...]] = ("memory", "score", "superseded", "vector", "keyword")
     memory: Memory
@@ -113,6 +115,7 @@ class Hit(_Readable):
     exceptions: list[Any] | None = None
     superseded_by: str | None = None  # an update's newer memory, shown before this one (issue 51)
     until: str | None = None  # when that newer value became current (the update's `since`, ISO-8601)
+    via: str | None = None  # the insight whose place this member took (issue 61: it routed, recall/route.py)
 
 
 @dataclass(slots=True)

@@ -7,8 +7,8 @@
   the graph is scored by its own cosine too.
 - Community prior (`retrieval.community_weight`, hybrid, 0.1): a candidate gains the mean score
   of its stored community's other members among the candidates (`community`).
-- Digest (`retrieval.insights = "digest"`, issue 39): an insight whose digest cites a candidate
-  ranks where the best candidate it cites would (`stand_for`).
+- Digest (`retrieval.insights = "digest"`): an insight ranks by its own score (issue 61; issue 39
+  lifted it to its best cited candidate), and retrieval's walk routes it to its members.
 - Unsupported insights rank below every other hit; then score, then id (deterministic); then
   maximal marginal relevance (`diversify`).
 """
@@ -25,9 +25,6 @@ from graphcons.core.db import Database, Rows, alongside
 from graphcons.core.vectors import cosines
 from graphcons.recall import lists
 from graphcons.recall.hits import Candidate, Head, Mode
-
-STAND_FOR_EPS = 1e-6  # an insight ranks just above the best member it stands for
-
 
 def ranked(db: Database, cfg: Config, query: str, embedding: list[float] | None, pool: int,
            namespace: str | None, subject: str | None, mode: Mode, *, digest: bool = False,
@@ -66,7 +63,7 @@ def _scored(h: Candidate, score: float) -> Candidate:
 def _hybrid(db: Database, cfg: Config, vec: list[Candidate], kw: list[Candidate], embedding: list[float] | None,
             pool: int, namespace: str | None, subject: str | None, *, digest: bool,
             as_of: datetime | None) -> list[Candidate]:
-    """Fusion, the graph step, the community prior and the digests' stand-in: after the two lists,
+    """Fusion, the graph step, the community prior and which candidates cite: after the two lists,
     one round trip (cypher/retrieval/spread reads the graph step and the candidates' groups);
     personalised PageRank costs its own three."""
     rc = cfg.retrieval
@@ -85,7 +82,7 @@ def _hybrid(db: Database, cfg: Config, vec: list[Candidate], kw: list[Candidate]
     if rc.community_weight > 0:
         hits = community(hits, read["groups"], rc.community_weight)
     if digest:
-        hits = stand_for(hits, read["groups"])
+        hits = derived(hits, read["groups"])
     return hits
 
 
@@ -158,26 +155,15 @@ def community(hits: list[Candidate], groups: list[dict[str, Any]], weight: float
     return hits
 
 
-def stand_for(hits: list[Candidate], groups: list[dict[str, Any]]) -> list[Candidate]:
-    """One memory stands for many (issue 39): an insight that cites a candidate ranks where the best
-    candidate it cites would (when that is above its own score), since its text states that
-    member's fact and its siblings'; the members it carries are then not shown again (grouping).
-    Each candidate also learns whether it cites anything (`derived`): only those carry members."""
+def derived(hits: list[Candidate], groups: list[dict[str, Any]]) -> list[Candidate]:
+    """Each candidate learns whether it cites anything (`derived`): only those carry members, or
+    route to them (retrieval's walk). An insight ranks by its own score: issue 39 lifted one to just
+    above the best candidate it cites ("stands for" it), which put it in one of the first places of
+    nearly every query after consolidation; issue 61 routes it to its members instead."""
     by_id = {h.id: h for h in hits}
-    top: dict[str, float] = {}
-    heads: dict[str, dict[str, Any]] = {}
     for r in groups:
         by_id[r["id"]].derived = r["derived"]
-        for insight in r["citing"]:
-            heads[insight["id"]] = insight
-            top[insight["id"]] = max(top.get(insight["id"], float("-inf")), by_id[r["id"]].score)
-    for iid in sorted(top):
-        h = by_id.get(iid)
-        if h is None:
-            h = by_id[iid] = Candidate(Head.of(heads[iid]), derived=True)
-        if top[iid] + STAND_FOR_EPS > h.score:
-            h.score = top[iid] + STAND_FOR_EPS
-    return list(by_id.values())
+    return hits
 
 
 def diversify(db: Database, hits: list[Candidate], weight: float, pool: int) -> list[Candidate]:

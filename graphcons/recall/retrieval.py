@@ -5,10 +5,11 @@ lists are read in `lists`, fused and ordered in `rank`. Candidate pool: each lis
 top max(hybrid_pool, k), so for every k up to `hybrid_pool` the top k is the prefix of the top
 k + n (no score depends on k).
 
-Insights (`retrieval.insights`; `hits.InsightMode`): "digest" (default, issue 39): one memory
-stands for many. An insight whose digest cites a candidate ranks where the best candidate it cites
-would (hybrid mode), it is one of k, and it carries every member it cites (their facts are in its
-text) as `members`, most relevant to the query first; those members are not shown again. "group"
+Insights (`retrieval.insights`; `hits.InsightMode`): "digest" (default, issues 39 and 61): an
+insight ranks by its own score and routes: its member closest to the query, not shown yet, takes
+its place (`via`), unless its text carries its members' query-relevant content in fewer tokens
+(`route`); then it is one of k and carries every member it cites as `members`, most relevant to
+the query first, not shown again. "group"
 lists, under each insight hit, up to `members_per_insight` of the members it SUMMARIZES, each
 counted in k. In both, a member hit shows the insights that summarise it. "plain" turns this off.
 An insight whose epistemic_status is "unsupported" ranks below every other hit.
@@ -39,7 +40,8 @@ from graphcons.core.errors import ServerUnavailable, ValidationError
 from graphcons.core.inputs import is_blank
 from graphcons.core.memory import LIVE_STATUSES, Memory
 from graphcons.core.time import memory_fields, native
-from graphcons.recall import current, eventwindow, lists
+from graphcons.core.text import content_terms
+from graphcons.recall import current, eventwindow, lists, route
 from graphcons.recall.hits import Candidate, Head, Hit, Hits, InsightMode, Member, Mode
 from graphcons.recall.rank import ranked
 from graphcons.store.coaccess import record_access
@@ -87,7 +89,7 @@ def retrieve(db: Database, cfg: Config, embedder: Embedder, query: str, k: int =
         hits, nodes = _hydrate(db, order[:k], newer=newer)  # the walk of an ungrouped result: its first k
     else:
         hits, nodes = _grouped(db, order, k, embedding, rc.members_per_insight, digest=insights == InsightMode.DIGEST,
-                               newer=newer)
+                               newer=newer, terms=content_terms(query))
     if any(newer.values()):  # an update superseded a hit: the current value first (issue 51)
         hits = current.first(hits, newer, k, namespace=namespace, subject=subject, as_of=as_of, window=window,
                              bring=lambda ids: _bring(db, ids, insights != InsightMode.PLAIN, nodes),
@@ -134,19 +136,32 @@ def _check(query: Any, k: Any, namespace: Any, subject: Any, mode: Any, insights
 
 
 def _grouped(db: Database, order: list[Candidate], k: int, embedding: list[float] | None, per_insight: int, *,
-             digest: bool, newer: dict[str, list[dict[str, Any]]]) -> tuple[list[Hit], dict[str, dict[str, Any]]]:
+             digest: bool, newer: dict[str, list[dict[str, Any]]], terms: set[str]
+             ) -> tuple[list[Hit], dict[str, dict[str, Any]]]:
     """Walk the ranking (in cypher/retrieval/hydrate, with the hydration: one round trip). "group":
     each memory shown (insight, nested member or plain hit) takes one of k; an insight nests up to
-    `per_insight` of the members it SUMMARIZES, most relevant first. "digest": an insight takes one of
-    k and carries every member it cites (their facts are in its text) as its provenance, most
-    relevant first; a member it carries is not shown again. In both, a member hit shows the insights
-    that summarise it (`insights`)."""
+    `per_insight` of the members it SUMMARIZES, most relevant first. "digest" (issue 61): a carrier
+    routes, its member closest to the query not shown yet taking its place (`via`), unless its text
+    carries the query-relevant content of its members in fewer tokens (recall/route.py): then it
+    takes one of k and carries every member it cites as its provenance, most relevant first, and a
+    member it carries is not shown again (a second walk, only then). In both, a member hit shows the
+    insights that summarise it (`insights`)."""
     # "digest": every derived memory carries what it cites: an insight, and an approved profile's
     # statements (issue 39: profiles are recall), whatever their kind (`derived`: read by
-    # rank.stand_for in the hybrid ranking; unknown in the others, so asked).
-    walk = [[h.id, h.memory.kind == "insight" or (digest and h.derived is not False), h.memory.kind == "insight"]
-            for h in order]
-    return _hydrate(db, order, walk, k, summarised=True, newer=newer, embedding=embedding, digest=digest,
+    # rank.derived in the hybrid ranking; unknown in the others, so asked).
+    carrier = [h.memory.kind == "insight" or (digest and h.derived is not False) for h in order]
+
+    def walk(kept: set[str]) -> list[list[Any]]:
+        return [[h.id, c, h.memory.kind == "insight", digest and c and h.id not in kept] for h, c in zip(order, carrier)]
+
+    judged: list[list[Any]] = []
+    hits, nodes = _hydrate(db, order, walk(set()), k, summarised=True, newer=newer, embedding=embedding,
+                           digest=digest, per_insight=per_insight, judged=judged)
+    kept = {i for i, text, members in judged if route.carries([text], members, terms)}
+    if not kept:
+        return hits, nodes
+    newer.clear()
+    return _hydrate(db, order, walk(kept), k, summarised=True, newer=newer, embedding=embedding, digest=digest,
                     per_insight=per_insight)
 
 
@@ -180,18 +195,20 @@ def _bring(db: Database, ids: list[str], summarised: bool, nodes: dict[str, dict
 
 def _hydrate(db: Database, hits: list[Candidate], walk: list[list[Any]] | None = None, k: int | None = None, *,
              summarised: bool = False, newer: dict[str, list[dict[str, Any]]] | None = None,
-             embedding: list[float] | None = None, digest: bool = False, per_insight: int = 0
-             ) -> tuple[list[Hit], dict[str, dict[str, Any]]]:
+             embedding: list[float] | None = None, digest: bool = False, per_insight: int = 0,
+             judged: list[list[Any]] | None = None) -> tuple[list[Hit], dict[str, dict[str, Any]]]:
     """The hits shown as `Hit`s with their memories read in full, in one query
     (cypher/retrieval/hydrate): ungrouped, the first `k` of `hits` (all by default); grouped, what the
-    `walk` ([id, carrier, insight] per hit) shows, with each carrier's members. With `summarised`
-    (grouped rankings) also the live insights that summarise each plain hit and member (`insights`);
+    `walk` ([id, carrier, insight, routes] per hit) shows, with each carrier's members; a routing
+    carrier's place goes to its best member (`via`), and its text with its members' fills `judged`.
+    With `summarised` (grouped rankings) also the live insights that summarise each plain hit and
+    member (`insights`);
     `newer` is filled with the live memories that superseded each by an update
     (graphcons.recall.current). Also each memory's stored properties as read (an insight's epistemic
     scopes and typed digest: `_annotate` and context need no query)."""
     if not hits:
         return [], {}
-    walk = walk if walk is not None else [[h.id, False, False] for h in hits]
+    walk = walk if walk is not None else [[h.id, False, False, False] for h in hits]
     r = db.run("retrieval/hydrate", Rows.PLAIN, order=walk, k=len(hits) if k is None else k, digest=digest,
                per_insight=per_insight, summarised=summarised, live=LIVE_STATUSES,
                embedding=embedding if any(w[1] for w in walk) else None)[0]
@@ -206,15 +223,18 @@ def _hydrate(db: Database, hits: list[Candidate], walk: list[list[Any]] | None =
     def insights_of(mid: str) -> list[dict[str, Any]] | None:
         return rows[mid]["insights"] if summarised else None
 
+    if judged is not None:
+        judged.extend(r["judged"])
     by_id = {h.id: h for h in hits}
     out = []
-    for hid, nested in r["shown"]:
-        h, mem = by_id[hid], full[hid]
+    for hid, nested, via in r["shown"]:
+        # a member routed to a carrier's place: its own scores when it is a candidate, else the carrier's score
+        h, mem = by_id.get(hid) or Candidate(Head(hid), score=by_id[via].score), full[hid]
         members = None if nested is None else [Member(full[mid], relevance, insights_of(mid))
                                                for mid, relevance in nested]
         out.append(Hit(mem, h.score, superseded=h.superseded, vector=h.vector, keyword=h.keyword, graph=h.graph,
                        community=h.community, derived=h.derived, members=members,
-                       insights=insights_of(hid) if mem.kind != "insight" else None))
+                       insights=insights_of(hid) if mem.kind != "insight" else None, via=via))
     return out, {i: row["memory"] for i, row in rows.items()}
 
 

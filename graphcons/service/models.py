@@ -175,6 +175,8 @@ class Hit(BaseModel):
     superseded_by: str | None = Field(default=None, description="An update's newer memory, shown before this one "
                                                           "(issue 51); null when this value is current.")
     until: str | None = Field(default=None, description="When that newer value became current (ISO-8601).")
+    via: str | None = Field(default=None, description="The insight whose place this memory took: it restated its "
+                                                      "members, so recall routed to them (issue 61); null otherwise.")
 
 
 class Hits(BaseModel):
