@@ -147,7 +147,9 @@ def test_stdio_insights_review_reflection_and_feedback(g, stdio):
         assert err.startswith("not_found") and "approve" in err  # a proposal until approved
         return refl["proposal_id"]
 
-    reflection = run(stdio(), body)
+    # an extractive digest routes recall to its members in the default "digest" mode (issue 61): this
+    # test reads how MCP renders an insight hit, so the server shows insights in their own place
+    reflection = run(stdio(GRAPHCONS__RETRIEVAL__INSIGHTS="plain"), body)
     assert g.proposal(pending)["applied_by"] == "mcp"
     assert g.proposal(reflection)["status"] == "pending" and g.proposal(reflection)["kind"] == "reflect"
 
