@@ -8,7 +8,9 @@ swaps in any chat model; nothing else changes. The memory side is real: the grap
 `store=GraphconsStore(g)`, and the agent node reads and writes LangGraph's store API only (no
 graphcons code in it). After a few turns a consolidation pass (the offline synthesizer) turns the
 related memories into an insight; a person approves it (here the script, standing in for
-`graphcons review`), and the next turn recalls the insight with its provenance.
+`graphcons review`). The offline insight is a digest of its turns' own sentences: it says nothing they
+do not, so the next turn's search is routed to the turns it groups, each once (issue 61: an insight
+takes a place only where it says its members' answer in fewer tokens), and its provenance says which.
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ def agent(state: State, *, store: BaseStore) -> dict:
     user = (NAMESPACE, "ops-team")  # graphcons namespace "agentdemo", subject "ops-team"
     recalled = store.search(user, query=said, limit=3)
     store.put(user, "turn-" + hashlib.sha256(said.encode()).hexdigest()[:12], {"text": said})
-    top = recalled[0].value["text"] if recalled else "nothing yet"  # an insight has its text there too
+    top = recalled[0].value["text"] if recalled else "nothing yet"  # an insight shown has its text there too
     reply = FAKE_LLM.invoke([HumanMessage(f"I remember: {top}")])
     made = [r.value.get("_graphcons", {}) for r in recalled]  # what graphcons made: kind and provenance
     return {"messages": [AIMessage(reply.content)],
