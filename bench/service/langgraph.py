@@ -56,9 +56,12 @@ def texts_and_queries(size: int, queries: int) -> tuple[list[str], list[str]]:
                 text = " ".join(t["content"].split())[:2000]
                 if t["role"] == "user" and text:
                     seen.setdefault(text, None)
-    texts = list(seen)[:size]
-    if len(texts) < size:
-        texts += [f"{t} (again, {n})" for n, t in enumerate(texts[: size - len(texts)])]
+    distinct = list(seen)
+    texts = distinct[:size]
+    n = 0
+    while len(texts) < size:  # fewer distinct turns than asked: each again, marked, until there are enough
+        texts.append(f"{distinct[n % len(distinct)]} (again, {n})")
+        n += 1
     return texts, [q["question"] for q in data[:queries]]
 
 
@@ -171,8 +174,9 @@ def main() -> None:
                 row = in_process(cfg, cached, texts[:size], queries, args.sample, texts[size:])
                 report["merge_factor"].setdefault(factor, {})[str(size)] = row
                 print(json.dumps({factor: {size: row}}, indent=2), flush=True)
-        report["load"] = {"before": [round(x, 2) for x in load_before], "after": [round(x, 2) for x in os.getloadavg()]}
-        RESULTS.with_name("langgraph_merge_factor.json").write_text(json.dumps(report, indent=2) + "\n")
+                report["load"] = {"before": [round(x, 2) for x in load_before],
+                                  "after": [round(x, 2) for x in os.getloadavg()]}
+                RESULTS.with_name("langgraph_merge_factor.json").write_text(json.dumps(report, indent=2) + "\n")
         return
     for size in args.sizes:
         texts, queries = texts_and_queries(size + args.loop, args.queries)
