@@ -68,10 +68,9 @@ class Budget:
         return ((self.words is None or price.words <= self.words)
                 and (self.tokens is None or price.tokens <= self.tokens))
 
-    def share(self, fraction: float) -> "Budget":
-        """The part of this budget a fraction of it gives (each measure rounded down)."""
-        return Budget(None if self.words is None else int(self.words * fraction),
-                      None if self.tokens is None else int(self.tokens * fraction))
+    def part(self, fraction: float) -> Price:
+        """What a fraction of this budget holds (each measure rounded down; an unbounded one holds 0)."""
+        return Price(int((self.words or 0) * fraction), int((self.tokens or 0) * fraction))
 
     def __sub__(self, price: Price) -> "Budget":
         return Budget(None if self.words is None else self.words - price.words,

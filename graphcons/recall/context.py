@@ -119,8 +119,7 @@ def context(db: Database, cfg: Config, embedder: Embedder, query: str, budget_wo
     # lines where they are in the pool (a member outside it is something the insight adds)
     pooled = {h.memory.id: h.memory.content for h in hits if h.memory.kind != "insight"}
     cards = _card_items(db, query, namespace, subject) if cfg.retrieval.card_share > 0 else {}
-    reserve = whole.share(cfg.retrieval.card_share) if cards else Budget(0, 0)
-    block = Block(whole - Price(reserve.words or 0, reserve.tokens or 0))  # the card's share waits (_put_card)
+    block = Block(whole - whole.part(cfg.retrieval.card_share if cards else 0))  # the card's share waits (_put_card)
     terms = content_terms(query)
     by_id = {h.memory.id: h for h in hits}
     for h in hits:
