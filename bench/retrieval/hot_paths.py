@@ -173,7 +173,7 @@ def floors(uri: str, password: str | None, qs: list[tuple[str, list[float], str]
         "retrieval/fulltext as sent": query("retrieval/fulltext"),
     }
     common = dict(exact_max=rc.exact_scope_max, large=True, candidates=candidates, namespace="default",
-                  subject=None, live=list(LIVE_STATUSES), k=k)
+                  subject=None, live=list(LIVE_STATUSES), k=k, as_of=None)
     out: dict = {"queries": min(n, len(qs))}
     with neo4j.GraphDatabase.driver(uri, auth=("neo4j", password or "")) as driver:
         for label, text in statements.items():
