@@ -58,7 +58,7 @@ from graphcons.recall import context as context_mod
 from graphcons.recall import retrieval
 from graphcons.recall.hits import Hit
 from graphcons.store import schema as store
-from graphcons.store.proposals import Decision
+from graphcons.store.proposals import Decision, Proposal
 
 
 def _traced(cls: type) -> type:
@@ -388,10 +388,22 @@ class Graphcons:
 
     def proposals(self, *, status: str | None = None, kind: str | None = None, limit: int = 100,
                   namespaces: list[str] | None = None) -> list[dict[str, Any]]:
-        """The review queue: proposals of every kind (or one `kind`; of some `namespaces`), oldest first."""
-        return queue.list_(self.db, status=status, kind=kind, limit=limit, namespaces=namespaces)
+        """The review queue: proposals of every kind (or one `kind`; of some `namespaces`), oldest first,
+        each in its one wire shape (`Proposal.to_dict`)."""
+        return [p.to_dict() for p in self.proposal_records(status=status, kind=kind, limit=limit,
+                                                           namespaces=namespaces)]
 
     def proposal(self, proposal_id: str) -> dict[str, Any]:
+        """One proposal in its wire shape (`Proposal.to_dict`)."""
+        return self.proposal_record(proposal_id).to_dict()
+
+    def proposal_records(self, *, status: str | None = None, kind: str | None = None, limit: int = 100,
+                         namespaces: list[str] | None = None) -> list[Proposal[Any]]:
+        """`proposals`, typed: each a `Proposal` with its kind's payload."""
+        return queue.list_(self.db, status=status, kind=kind, limit=limit, namespaces=namespaces)
+
+    def proposal_record(self, proposal_id: str) -> Proposal[Any]:
+        """`proposal`, typed."""
         return queue.get(self.db, proposal_id)
 
     def approve(self, proposal_id: str, *, by: str = "user", now: datetime | None = None,

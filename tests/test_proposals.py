@@ -8,6 +8,7 @@ from test_updates import NEW, OLD
 from graphcons.core.errors import Conflict, NotFound, ValidationError
 from graphcons.maintenance.merge import review as merge_review
 from graphcons.maintenance.updates import review as update_review
+from graphcons.store.proposals import Proposal, Review
 
 
 def graph_size(g):
@@ -253,12 +254,13 @@ def test_a_pair_proposal_settled_before_the_lock_is_not_applied_twice(g, kind, s
     (read,) = g.proposals(kind=kind, status="pending")
     g.approve(read["id"], now=NOW) if settle == "approve" else g.reject(read["id"], "not the same", now=NOW)
     before = graph_size(g), count(g, "MATCH (a:Audit) RETURN count(a) AS n")
+    stale_read = Proposal.decode(read, {kind: review.PAYLOAD})  # the proposal as read before it was settled
     if settle == "approve":
-        again = review.approve(g.db, read, by="bo", now=NOW)
+        again = review.approve(stale_read, Review(db=g.db, by="bo", now=NOW))
         assert (again.status, again.changed, [getattr(again, f) for f in fields]) == ("applied", False, ids)
     else:
         with pytest.raises(Conflict, match=f"{kind} proposal '{read['id']}' is rejected, not pending"):
-            review.approve(g.db, read, by="bo", now=NOW)
+            review.approve(stale_read, Review(db=g.db, by="bo", now=NOW))
     assert (graph_size(g), count(g, "MATCH (a:Audit) RETURN count(a) AS n")) == before  # nothing written
 
 

@@ -89,7 +89,8 @@ def unseen(g: Graphcons, p: Principal, ids: list[str]) -> list[str]:
 
 
 def own_proposal(g: Graphcons, p: Principal, proposal_id: str) -> dict[str, Any]:
-    prop = g.proposal(proposal_id)
-    if not p.sees(prop.get("namespace") or "default"):
+    """The proposal in its wire shape, when the caller sees its namespace."""
+    prop = g.proposal_record(proposal_id)
+    if not p.sees(prop.namespace or "default"):
         raise NotFound(f"no proposal with id {proposal_id!r}")
-    return prop
+    return prop.to_dict()

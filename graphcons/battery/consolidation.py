@@ -28,11 +28,13 @@ from graphcons.consolidation import consolidate as consolidation
 from graphcons.consolidation import precompute, provenance
 from graphcons.consolidation.budget import Budget
 from graphcons.consolidation.cluster import Cluster
+from graphcons.consolidation.insight import InsightPayload
 from graphcons.consolidation.synthesis.base import Synthesis, Synthesizer
 from graphcons.consolidation.synthesis.offline import OfflineSynthesizer
 from graphcons.consolidation.synthesis.prompt import SynthesisPrompt
 from graphcons.core.errors import DanglingProvenance
 from graphcons.scenarios import admit_missing
+from graphcons.store.proposals import Proposal, Status
 
 # (id, subject, source, content)
 EPISODES = [
@@ -122,7 +124,8 @@ class ConsolidationChecks:
         self.second = g.scan(now=now, namespace=NAMESPACE)
         self.decisions = self.first.decisions
         self.synth = OfflineSynthesizer()
-        self.insight, self.proposal = "", {}  # set by the confirmation check
+        self.insight = ""  # set by the confirmation check, with its proposal
+        self.proposal: Proposal[InsightPayload] | None = None
 
     def run(self, check: Register) -> None:
         check("related episodes cluster", self.related)
@@ -166,35 +169,36 @@ class ConsolidationChecks:
                 f"two scans: {len(self.first.decisions)} identical decisions")
 
     # -- synthesis and provenance (checks 5-9) ---------------------------------------------------
-    def proposal_for(self, members: list[str]) -> dict[str, Any]:
+    def proposal_for(self, members: list[str]) -> Proposal[InsightPayload]:
         d = _decision_for(self.decisions, members)
         cluster = d.cluster if d else Cluster(tuple(members), NAMESPACE)
         out = consolidation.synthesize_cluster(self.g.db, self.g.config, cluster, synthesizer=self.synth,
                                                budget=self.budget, figures=d.figures if d else {}, now=self.now)
         if not out.proposal_id:
             raise RuntimeError(f"no proposal: {out.status} {out.reason}")
-        return self.g.proposal(out.proposal_id)
+        return self.g.proposal_record(out.proposal_id)
 
     def confirmed(self) -> Outcome:
         p = self.proposal_for(GROUPS["deadline"])
-        res = self.g.approve(p["id"], now=self.now, by="benchmark")
+        res = self.g.approve(p.id, now=self.now, by="benchmark")
         self.insight, self.proposal = res.insight_id, p
         title = self.g.get(res.insight_id).title
         return title.endswith("(confirmed 3 times)"), title
 
     def planted(self) -> Outcome:
         p = self.proposal_for(GROUPS["plant"])
-        claim = p["insight"]["claims"][0]
-        return claim["confirmations"] == 1 and len(p["cited"]) == 3, (
-            f"3 members from one source (cited: {len(p['cited'])}) -> confirmed {claim['confirmations']} time(s)")
+        claim, cited = p.payload.typed().claims[0], p.cited or ()
+        return claim.confirmations == 1 and len(cited) == 3, (
+            f"3 members from one source (cited: {len(cited)}) -> confirmed {claim.confirmations} time(s)")
 
     def recorded(self) -> Outcome:
         iid, p = self.insight, self.proposal
         rows = self.g.db.run("provenance/walk", id=iid)
         summ = {r["child"]: r["version"] for r in rows if r["type"] == "SUMMARIZES" and r["parent"] == iid}
         derived = sorted(r["child"] for r in rows if r["type"] == "DERIVED_FROM" and r["parent"] == iid)
-        ok = summ == p["member_versions"] and derived == sorted(p["cited"]) and derived
-        return bool(ok), f"SUMMARIZES {len(summ)}/{len(p['member_versions'])} versions, DERIVED_FROM {len(derived)} cited"
+        versions = dict(p.member_versions or {}) if p else {}
+        ok = summ == versions and derived == sorted(p.cited or ()) and derived if p else False
+        return bool(ok), f"SUMMARIZES {len(summ)}/{len(versions)} versions, DERIVED_FROM {len(derived)} cited"
 
     def round_trip(self) -> Outcome:
         ids = [s["id"] for s in self.g.explain(self.insight)["sources"]]
@@ -282,18 +286,18 @@ class ConsolidationChecks:
     def atomic(self) -> Outcome:
         g = self.g
         p = self.proposal_for(GROUPS["503"])
-        if p["status"] != "pending":
-            return p["status"] == "applied", f"proposal already {p['status']}"
+        if p.status != Status.PENDING:
+            return p.status == Status.APPLIED, f"proposal already {p.status}"
         before = g.db.run("synthesis/graph_size")[0]
 
         def fail(step: str) -> None:
             if step == "links":
                 raise RuntimeError("injected")
         try:
-            g.approve(p["id"], now=self.now, checkpoint=fail)
+            g.approve(p.id, now=self.now, checkpoint=fail)
         except RuntimeError:
             pass
         after = g.db.run("synthesis/graph_size")[0]
-        status = g.proposal(p["id"])["status"]
+        status = g.proposal_record(p.id).status
         left = after["nodes"] - before["nodes"]
         return before == after and status == "pending", f"failure injected after the links step: {left} node(s) left"

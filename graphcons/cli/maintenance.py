@@ -92,13 +92,15 @@ def updates(apply: bool = ApplyOpt, now: Optional[str] = NowOpt,
 def merge_list(status: Optional[str] = typer.Option("pending", help="pending, applied, rejected, reverted or all"),
                limit: int = typer.Option(100, min=1), json_out: bool = JsonOpt) -> None:
     """Merge proposals in the review queue."""
-    rows = answer(json_out, lambda g: g.proposals(status=None if status == "all" else status, kind="merge",
-                                                  limit=limit))
-    if rows is None:
+    with open_store() as g:
+        rows = g.proposal_records(status=None if status == "all" else status, kind="merge", limit=limit)
+    if json_out:
+        emit_json([p.to_dict() for p in rows])
         return
     table = Table("id", "status", "score", "winner", "loser")
     for p in rows:
-        table.add_row(p["id"], p["status"], f"{p['payload']['score']:.3f}", p["payload"]["winner"], p["payload"]["loser"])
+        pair = p.payload
+        table.add_row(p.id, str(p.status), f"{pair.score:.3f}", pair.winner, pair.loser)
     console.print(table)
 
 
@@ -134,7 +136,7 @@ def merge_revert(proposal_id: str, by: str = typer.Option("user"), reason: str =
 
 def _merge_id(g: Any, proposal_id: str) -> str:
     """The merge aliases act on merge proposals only (the queue itself takes every kind)."""
-    kind = g.proposal(proposal_id).get("kind")
+    kind = g.proposal_record(proposal_id).kind
     if kind != "merge":
         raise Conflict(f"{proposal_id} is a {kind!r} proposal; use `graphcons proposals` for it")
     return proposal_id

@@ -13,7 +13,9 @@ import typer
 from rich.table import Table
 from rich.tree import Tree
 
-from graphcons.cli.app import JsonOpt, answer, app, console, emit_json, errors_to_exit, open_store, literal
+from graphcons.cli.app import JsonOpt, app, console, emit_json, errors_to_exit, open_store, literal
+from graphcons.consolidation.insight import InsightPayload
+from graphcons.consolidation.synthesis.models import Insight
 from graphcons.core.errors import ValidationError
 from graphcons.store.proposals import Decision
 
@@ -59,10 +61,10 @@ def proposals_list(status: str = typer.Option("pending", help="pending, applied,
                    json_out: bool = JsonOpt) -> None:
     """Proposals of every kind, oldest first."""
     with open_store() as g:
-        rows = g.proposals(status=None if status == "all" else status, kind=kind, limit=limit,
-                           namespaces=None if namespace is None else [namespace])
+        rows = g.proposal_records(status=None if status == "all" else status, kind=kind, limit=limit,
+                                  namespaces=None if namespace is None else [namespace])
     if json_out:
-        emit_json(rows)
+        emit_json([p.to_dict() for p in rows])
         return
     wide = wide or console.width >= 120  # narrow terminals: one line per proposal, cut with an ellipsis
     table = Table()
@@ -75,12 +77,10 @@ def proposals_list(status: str = typer.Option("pending", help="pending, applied,
                      max_width=None if wide else max(12, console.width - 18 - 11 - 7 - 3 - 3 * 5 - 1))
     table.add_column("n", justify="right")
     for p in rows:
-        title = p.get("title") or p.get("summary") or p.get("rule") or ""
-        members = p.get("member_ids") or p.get("memory_ids") or []
-        cells = [p["id"], str(p.get("kind")), str(p.get("status"))]
+        cells = [p.id, p.kind, str(p.status)]
         if wide:
-            cells.append(str(p.get("created_at", ""))[:19])
-        table.add_row(*cells, literal(title), str(len(members)) if isinstance(members, list) else "")
+            cells.append(str(p.created_at or "")[:19])
+        table.add_row(*cells, literal(p.heading()), str(len(p.member_ids)))
     console.print(table)
     more = " (the first --limit; there may be more: raise --limit or narrow with --namespace / --kind)" \
         if len(rows) == limit else ""
@@ -90,44 +90,51 @@ def proposals_list(status: str = typer.Option("pending", help="pending, applied,
 @proposals_app.command("show")
 def proposals_show(proposal_id: str, json_out: bool = JsonOpt) -> None:
     """One proposal with its typed insight, members, model, prompt hash and gate figures."""
-    p = answer(json_out, lambda g: g.proposal(proposal_id))
-    if p is None:
+    with open_store() as g:
+        p = g.proposal_record(proposal_id)
+    if json_out:
+        emit_json(p.to_dict())
         return
-    insight = p.get("insight") if isinstance(p.get("insight"), dict) else None
     head = Table(show_header=False, box=None)
-    shown = ("id", "kind", "status", "cluster_key", "namespace", "subject", "provider", "model", "prompt_hash",
-             "membership_hash", "created_at", "reason", "insight_id")
-    for key in shown:
-        if p.get(key) is not None:
-            head.add_row(f"[bold]{key}[/]", literal(p[key]))
-    if not insight:  # a proposal of another kind (e.g. merge): every field as stored
-        for key, value in sorted(p.items()):
-            if key not in shown and value is not None:
+    for key, value in p.to_dict(only=SHOWN_FIRST).items():
+        head.add_row(f"[bold]{key}[/]", literal(value))
+    if not isinstance(p.payload, InsightPayload) or not p.payload.insight:
+        # a proposal of another kind (e.g. merge): every field as stored
+        for key, value in sorted(p.to_dict().items()):
+            if key not in SHOWN_FIRST and value is not None:
                 head.add_row(f"[bold]{key}[/]", literal(json.dumps(value, default=str) if not isinstance(value, str) else value))
         console.print(head)
-        _dropped(p.get("grounding") or {})
+        _dropped(dict(p.grounding or {}))
         return
     console.print(head)
-    tree = Tree(f"[bold]{literal(insight['title'])}[/]  (confidence {insight['confidence']:.2f}, hypothesis)")
-    tree.add(literal(insight["concept"]))
+    console.print(_insight_tree(p.payload.typed()))
+    grounding = dict(p.grounding or {})
+    versions = p.member_versions or {}
+    console.print(f"members: {', '.join(f'{m}@v{v}' for m, v in sorted(versions.items()))}")
+    console.print(f"cited: {', '.join(p.cited or ())}; stripped unshown ids: "
+                  f"{grounding.get('stripped_count', 0)}; gate figures: {json.dumps(p.payload.gate_figures, default=str)}")
+    _dropped(grounding)  # the claims, facts and implications the guard dropped or folded (issue 48)
+
+
+SHOWN_FIRST = ("id", "kind", "status", "cluster_key", "namespace", "subject", "provider", "model", "prompt_hash",
+               "membership_hash", "created_at", "reason", "insight_id")
+
+
+def _insight_tree(insight: Insight) -> Tree:
+    tree = Tree(f"[bold]{literal(insight.title)}[/]  (confidence {insight.confidence:.2f}, hypothesis)")
+    tree.add(literal(insight.concept))
     claims = tree.add("claims")
-    for c in insight["claims"]:
-        n = c.get("confirmations") or 1
-        claims.add(f"{literal(c['statement'])}  [dim](confirmed {'once' if n == 1 else f'{n} times'}; "
-                   f"{', '.join(c['member_ids'])})[/]")
-    for label, key in (("tensions", "tensions"), ("gaps", "gaps"), ("implications", "implications")):
-        items = insight.get(key) or []
+    for c in insight.claims:
+        n = c.confirmations or 1
+        claims.add(f"{literal(c.statement)}  [dim](confirmed {'once' if n == 1 else f'{n} times'}; "
+                   f"{', '.join(c.member_ids)})[/]")
+    for label, items in (("tensions", [t.description for t in insight.tensions]), ("gaps", insight.gaps),
+                         ("implications", insight.implications)):
         if items:
             branch = tree.add(label)
             for item in items:
-                branch.add(literal(item["description"] if isinstance(item, dict) else item))
-    console.print(tree)
-    grounding = p.get("grounding") or {}
-    versions = p.get("member_versions") or {}
-    console.print(f"members: {', '.join(f'{m}@v{v}' for m, v in sorted(versions.items()))}")
-    console.print(f"cited: {', '.join(p.get('cited') or [])}; stripped unshown ids: "
-                  f"{grounding.get('stripped_count', 0)}; gate figures: {json.dumps(p.get('gate_figures'), default=str)}")
-    _dropped(grounding)  # the claims, facts and implications the guard dropped or folded (issue 48)
+                branch.add(literal(item))
+    return tree
 
 
 def _dropped(grounding: dict) -> None:

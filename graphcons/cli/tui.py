@@ -20,8 +20,12 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Input, Label, Static
 
 from graphcons.api import Graphcons
+from graphcons.consolidation.insight import InsightPayload
 from graphcons.core.errors import GraphconsError
 from graphcons.core.text import printable
+from graphcons.maintenance.merge.review import MergePayload
+from graphcons.maintenance.updates.review import UpdatePayload
+from graphcons.store.proposals import Proposal
 
 STATUS_FILTERS = ("pending", "stale", "applied", "rejected", "reverted", None)  # None = every status
 
@@ -58,21 +62,20 @@ def shown(value: Any) -> Any:
     return value
 
 
-def describe(g: Graphcons, p: dict[str, Any]) -> str:
+def describe(g: Graphcons, p: Proposal[Any]) -> str:
     """The detail pane of one proposal, as Rich markup."""
-    p = shown(p)
-    head = (f"[b]{escape(str(p.get('title') or p['id']))}[/]\n[dim]{p['id']} · {p.get('kind')} · {p.get('status')}"
-            f" · {p.get('namespace') or ''}/{p.get('subject') or ''} · {str(p.get('created_at') or '')[:10]}[/]\n")
-    if p.get("kind") == "merge":
-        return head + _merge(g, p)
-    if p.get("kind") == "update" and isinstance(p.get("payload"), dict):
-        u = p["payload"]  # issue 51: both sentences, both dates, the attribute
-        return head + (f"[b]{escape(u['attribute'])}[/]: {escape(u['old_value'])} -> {escape(u['new_value'])}\n"
-                       f"[dim]older {u['older']} · {u['older_since'][:10]}[/]\n{escape(u['older_sentence'])}\n"
-                       f"[dim]newer {u['newer']} · {u['newer_since'][:10]}[/]\n{escape(u['newer_sentence'])}")
-    if isinstance(p.get("insight"), dict):
-        return head + _consolidation(g, p)
-    return head + "\n".join(f"{k}: {escape(str(v))}" for k, v in sorted(p.items()) if v is not None)
+    head = (f"[b]{escape(shown(p.title or p.id))}[/]\n[dim]{shown(p.id)} · {shown(p.kind)} · {p.status}"
+            f" · {shown(p.namespace or '')}/{shown(p.subject or '')} · {str(p.created_at or '')[:10]}[/]\n")
+    if isinstance(p.payload, MergePayload):
+        return head + _merge(g, p.payload)
+    if isinstance(p.payload, UpdatePayload):
+        u = p.payload  # issue 51: both sentences, both dates, the attribute
+        return head + (f"[b]{escape(shown(u.attribute))}[/]: {escape(shown(u.old_value))} -> {escape(shown(u.new_value))}\n"
+                       f"[dim]older {shown(u.older)} · {shown(u.older_since or '')[:10]}[/]\n{escape(shown(u.older_sentence or ''))}\n"
+                       f"[dim]newer {shown(u.newer)} · {shown(u.newer_since)[:10]}[/]\n{escape(shown(u.newer_sentence or ''))}")
+    if isinstance(p.payload, InsightPayload) and p.payload.insight:
+        return head + _consolidation(g, p, p.payload)
+    return head + "\n".join(f"{k}: {escape(str(v))}" for k, v in sorted(shown(p.to_dict()).items()) if v is not None)
 
 
 def _memory(g: Graphcons, mid: str) -> tuple[str, str]:
@@ -83,44 +86,42 @@ def _memory(g: Graphcons, mid: str) -> tuple[str, str]:
     return shown(m.title), shown(m.content)
 
 
-def _consolidation(g: Graphcons, p: dict[str, Any]) -> str:
-    ins, lines = p["insight"], []
-    lines.append(f"{escape(ins.get('concept', ''))}\n[dim]confidence {ins.get('confidence', 0):.2f} · hypothesis[/]\n")
+def _consolidation(g: Graphcons, p: Proposal[InsightPayload], payload: InsightPayload) -> str:
+    ins, lines = payload.typed(), []
+    lines.append(f"{escape(shown(ins.concept))}\n[dim]confidence {ins.confidence:.2f} · hypothesis[/]\n")
     cited: set[str] = set()
-    for c in ins.get("claims", []):
-        lines.append(f"[b]• {escape(c['statement'])}[/]")
-        for mid in c.get("member_ids", []):
+    for c in ins.claims:
+        lines.append(f"[b]• {escape(shown(c.statement))}[/]")
+        for mid in shown(c.member_ids):
             cited.add(mid)
             title, content = _memory(g, mid)
             lines.append(f"    [cyan]{mid}[/]: {escape(_snippet(content, 120))}")
-    uncited = [m for m in p.get("member_ids") or [] if m not in cited]
+    uncited = [m for m in shown(p.member_ids) if m not in cited]
     if uncited:
         lines.append("\n[dim]members shown but not cited:[/]")
         lines += [f"[dim]    {m} {escape(_snippet(_memory(g, m)[1], 100))}[/]" for m in uncited]
-    for label, key in (("tensions", "tensions"), ("gaps", "gaps")):
-        items = ins.get(key) or []
+    for label, items in (("tensions", [t.description for t in ins.tensions]), ("gaps", ins.gaps)):
         if items:
             lines.append(f"\n[b]{label}[/]")
-            lines += [f"  - {escape(i['description'] if isinstance(i, dict) else str(i))}" for i in items]
-    ctx = p.get("context_ids") or []
+            lines += [f"  - {escape(shown(str(i)))}" for i in items]
+    ctx = shown(payload.context_ids or [])
     if ctx:
         lines.append("\n[b yellow]context (conflicts / exceptions, never support)[/]")
         lines += [f"  [yellow]{m}[/] {escape(_snippet(_memory(g, m)[1], 100))}" for m in ctx]
-    figures = p.get("gate_figures") or {}
+    figures = shown(payload.gate_figures or {})
     if figures:
         lines.append("\n[dim]gate: " + ", ".join(f"{k} {v}" for k, v in sorted(figures.items())
                                                    if isinstance(v, (int, float))) + "[/]")
     return "\n".join(lines)
 
 
-def _merge(g: Graphcons, p: dict[str, Any]) -> str:
-    pay = p.get("payload") or {}
-    (_, a), (_, b) = _memory(g, pay.get("winner", "")), _memory(g, pay.get("loser", ""))
-    parts = (f"score {pay.get('score', 0):.3f} = {pay.get('title_weight')}·JW {pay.get('title_sim', 0):.3f}"
-             f" + {pay.get('content_weight')}·cos {pay.get('cosine', 0):.3f}  (threshold {pay.get('threshold')})")
-    guard = ", ".join(pay.get("contradictions") or []) or "none"
-    return (f"{parts}\n[dim]guard: {guard} · rule {pay.get('rule')}[/]\n\n"
-            f"[b]keeps[/] {pay.get('winner')}\n{escape(a)}\n\n[b]deprecates[/] {pay.get('loser')} (diff against the kept text)\n"
+def _merge(g: Graphcons, pay: MergePayload) -> str:
+    (_, a), (_, b) = _memory(g, pay.winner or ""), _memory(g, pay.loser or "")
+    parts = (f"score {pay.score or 0:.3f} = {pay.title_weight}·JW {pay.title_sim or 0:.3f}"
+             f" + {pay.content_weight}·cos {pay.cosine or 0:.3f}  (threshold {pay.threshold})")
+    guard = ", ".join(shown(pay.contradictions or [])) or "none"
+    return (f"{parts}\n[dim]guard: {guard} · rule {shown(pay.rule)}[/]\n\n"
+            f"[b]keeps[/] {shown(pay.winner)}\n{escape(a)}\n\n[b]deprecates[/] {shown(pay.loser)} (diff against the kept text)\n"
             f"{word_diff(a, b)}")
 
 
@@ -174,7 +175,7 @@ class ReviewApp(App[None]):
         super().__init__()
         self.g, self.namespace, self.kind, self.by = g, namespace, kind, by
         self.status_filter = 0
-        self.rows: list[dict[str, Any]] = []
+        self.rows: list[Proposal[Any]] = []
 
     def compose(self) -> ComposeResult:
         with Horizontal():
@@ -195,20 +196,19 @@ class ReviewApp(App[None]):
         return STATUS_FILTERS[self.status_filter]
 
     def reload(self, keep: str | None = None) -> None:
-        rows = self.g.proposals(status=self.status, kind=self.kind, limit=500)
-        self.rows = [r for r in rows if self.namespace is None or r.get("namespace") == self.namespace]
+        rows = self.g.proposal_records(status=self.status, kind=self.kind, limit=500)
+        self.rows = [r for r in rows if self.namespace is None or r.namespace == self.namespace]
         table = self.query_one(DataTable)
         table.clear()
         for r in self.rows:
-            size = len(r.get("member_ids") or r.get("memory_ids") or [])
-            table.add_row(r.get("kind", "")[:5], str(size), _snippet(str(r.get("title") or r["id"]), 40), key=r["id"])
-        if keep and any(r["id"] == keep for r in self.rows):
-            table.move_cursor(row=[r["id"] for r in self.rows].index(keep))
+            table.add_row(r.kind[:5], str(len(r.member_ids)), _snippet(str(r.title or r.id), 40), key=r.id)
+        if keep and any(r.id == keep for r in self.rows):
+            table.move_cursor(row=[r.id for r in self.rows].index(keep))
         self.say(f"{len(self.rows)} proposal(s) · status {self.status or 'all'}"
                  + (f" · kind {self.kind}" if self.kind else "") + (f" · namespace {self.namespace}" if self.namespace else ""))
         self.show_current()
 
-    def current(self) -> dict[str, Any] | None:
+    def current(self) -> Proposal[Any] | None:
         table = self.query_one(DataTable)
         if not self.rows or table.cursor_row is None or table.cursor_row >= len(self.rows):
             return None
@@ -217,7 +217,7 @@ class ReviewApp(App[None]):
     def show_current(self) -> None:
         p = self.current()
         detail = self.query_one("#detail", Static)
-        detail.update(describe(self.g, self.g.proposal(p["id"])) if p else "[dim]nothing to review[/]")
+        detail.update(describe(self.g, self.g.proposal_record(p.id)) if p else "[dim]nothing to review[/]")
 
     def on_data_table_row_highlighted(self, _event: DataTable.RowHighlighted) -> None:
         self.show_current()
@@ -230,13 +230,13 @@ class ReviewApp(App[None]):
         if p is None:
             return
         try:
-            d = fn(p["id"])
+            d = fn(p.id)
         except GraphconsError as exc:  # the same message the CLI prints, never a traceback
             self.say(f"[red]{escape(printable(str(exc)))}[/]")
             return
         changed = getattr(d, "changed", True)
-        self.reload(keep=p["id"])
-        self.say(f"{label} {p['id']}" + ("" if changed else " (nothing changed)"))
+        self.reload(keep=p.id)
+        self.say(f"{label} {p.id}" + ("" if changed else " (nothing changed)"))
 
     # -- actions ---------------------------------------------------------------------------
     def action_move(self, step: int) -> None:
@@ -264,14 +264,14 @@ class ReviewApp(App[None]):
             else:
                 self.say("not rejected: a reason is needed")
 
-        self.push_screen(ReasonScreen(f"Why reject {p['id']}?"), done)
+        self.push_screen(ReasonScreen(f"Why reject {p.id}?"), done)
 
     def action_rate(self, verdict: str) -> None:
         p = self.current()
-        if p is None or not p.get("insight_id"):
+        if p is None or not p.insight_id:
             self.say("rate an applied consolidation's insight (press f to show applied proposals)")
             return
-        self._act(f"rated {verdict}:", lambda pid: self.g.feedback(p["insight_id"], verdict, by=self.by))
+        self._act(f"rated {verdict}:", lambda pid: self.g.feedback(str(p.insight_id), verdict, by=self.by))
 
     def action_filter(self) -> None:
         self.status_filter = (self.status_filter + 1) % len(STATUS_FILTERS)
@@ -282,5 +282,5 @@ class ReviewApp(App[None]):
         if p is None:
             return
         # the Browser takes the id as a parameter and the query from its file in cypher/
-        query = "cypher/provenance/graph.cypher" if p.get("insight_id") else "cypher/proposals/get.cypher"
-        self.say(f":param id => '{p.get('insight_id') or p['id']}'  then paste {query} in the Neo4j Browser")
+        query = "cypher/provenance/graph.cypher" if p.insight_id else "cypher/proposals/get.cypher"
+        self.say(f":param id => '{p.insight_id or p.id}'  then paste {query} in the Neo4j Browser")

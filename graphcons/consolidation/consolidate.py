@@ -42,6 +42,7 @@ from graphcons.core.memory import LIVE_STATUSES
 from graphcons.core.time import utcnow
 from graphcons.core.vectors import cosine_matrix
 from graphcons.store import evidence, proposals
+from graphcons.store.proposals import Proposal, Status
 
 CONFLICT_KINDS = ["contradicts", "conflicts_with", "conflicts", "exception", "exception_to", "refutes", "disputes"]
 MAX_CONTEXT = 10
@@ -189,13 +190,13 @@ def synthesize_cluster(db: Database, cfg: Config, cluster: Cluster, *, synthesiz
         "id": pid, "kind": insight.KIND, "created_at": now, "run_id": run_id,
         "cluster_key": cluster.key, "namespace": cluster.namespace, "subject": prompt.subject,
         "member_ids": list(cluster.member_ids), "member_versions": json.dumps(versions, sort_keys=True),
-        "membership_hash": mhash, "cited": grounded.cited,
-        "title": grounded.insight.title, "insight": grounded.insight.model_dump_json(),
-        "themes": grounded.themes.model_dump_json(), "provider": result.provider, "model": result.model,
-        "prompt_hash": prompt.prompt_hash(result.model), "gate_figures": json.dumps(figures or cluster.figures or {},
-                                                                                     sort_keys=True, default=str),
-        "grounding": json.dumps(report, sort_keys=True), "context_ids": list(prompt.context_ids),
-        "confidence": grounded.insight.confidence, "epistemic_status": "hypothesis",
+        "membership_hash": mhash, "cited": grounded.cited, "title": grounded.insight.title,
+        "provider": result.provider, "model": result.model, "prompt_hash": prompt.prompt_hash(result.model),
+        "grounding": json.dumps(report, sort_keys=True), "epistemic_status": "hypothesis",
+        "payload": insight.InsightPayload(
+            insight=grounded.insight.model_dump(mode="json"), themes=grounded.themes.model_dump(mode="json"),
+            gate_figures=json.loads(json.dumps(figures or cluster.figures or {}, default=str)),
+            context_ids=list(prompt.context_ids), confidence=grounded.insight.confidence).stored(),
     }
 
     def propose(tx: Tx) -> Any:
@@ -242,30 +243,29 @@ def synthesize_accepted(db: Database, cfg: Config, decisions: list[GateDecision]
                 out = Outcome(d.key, "skipped", str(exc))
             if out.proposal_id and out.title is None:  # unchanged: name the proposal it already has
                 p = proposals.get(db, out.proposal_id)
-                out.title, out.reason = p.get("title"), out.reason or f"proposal {p['status']}"
+                out.title, out.reason = p.title, out.reason or f"proposal {p.status}"
         outcomes.append(out)
         if progress:
             progress(i, len(ordered), out)
     return outcomes, budget
 
 
-def resynthesize(db: Database, cfg: Config, p: dict[str, Any], *, now: datetime,
+def resynthesize(db: Database, cfg: Config, p: Proposal[insight.InsightPayload], *, now: datetime,
                  synthesizer: Synthesizer | None = None) -> Outcome:
     """Re-synthesize a pending or stale consolidate proposal's cluster from its members' current
     versions; a pending proposal it replaces is marked stale (kept, naming its replacement)."""
-    pid = p["id"]
-    if p["status"] not in ("pending", "stale"):
-        raise Conflict(f"proposal {pid} is {p['status']}; only a pending or stale proposal is re-synthesized")
-    rows = db.run("proposals/member_versions", ids=list(p["member_ids"]))
+    pid = p.id
+    if p.status not in (Status.PENDING, Status.STALE):
+        raise Conflict(f"proposal {pid} is {p.status}; only a pending or stale proposal is re-synthesized")
+    rows = db.run("proposals/member_versions", ids=list(p.member_ids))
     live = [r["id"] for r in rows if r["version"] is not None and r["status"] in LIVE_STATUSES]
     if len(live) < cfg.consolidation.min_size:
         raise Conflict(f"proposal {pid}: only {len(live)} of its {len(rows)} members are still live "
                        f"(min_size {cfg.consolidation.min_size}); nothing to re-synthesize")
-    cluster = Cluster(member_ids=tuple(live), namespace=p["namespace"], subject=p.get("subject"),
-                      figures=p.get("gate_figures") or {})
-    out = synthesize_cluster(db, cfg, cluster, synthesizer=synthesizer, figures=p.get("gate_figures"), now=now,
-                             force=True)
-    if out.proposal_id and out.proposal_id != pid and p["status"] == "pending":
+    figures = p.payload.gate_figures
+    cluster = Cluster(member_ids=tuple(live), namespace=str(p.namespace), subject=p.subject, figures=figures or {})
+    out = synthesize_cluster(db, cfg, cluster, synthesizer=synthesizer, figures=figures, now=now, force=True)
+    if out.proposal_id and out.proposal_id != pid and p.status == Status.PENDING:
         def stale(tx: Tx) -> None:
             proposals.transition(tx, pid, "pending", "stale", now=now, by="resynthesize", replaced_by=out.proposal_id)
             audit.record(tx, "proposal_stale", [pid, out.proposal_id], at=now, replaced_by=out.proposal_id)

@@ -23,23 +23,46 @@ the grounding report. The review queue (graphcons.review.queue) then calls this 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Callable
+from typing import Any
 
 from graphcons.consolidation.grounding import confirmation_phrase
 from graphcons.consolidation.synthesis.models import Fact, Insight
 from graphcons.core import audit, weights
 from graphcons.core.config import Config
-from graphcons.core.db import Database, Tx
-from graphcons.core.embedders import Embedder
+from graphcons.core.db import Tx
 from graphcons.core.errors import Conflict
 from graphcons.core.memory import LIVE_STATUSES, Kind, embedded_text
 from graphcons.core import epistemics
 from graphcons.store import admission, justification, proposals
-from graphcons.store.proposals import Decision
+from graphcons.store.proposals import Decision, InsightEffect, Payload, Proposal, Review, Status
 
 KIND = "consolidate"
 INSIGHT_SOURCE = "graphcons:consolidate"
+
+
+@dataclass(frozen=True, kw_only=True)
+class InsightPayload(Payload):
+    """What a consolidation proposes (consolidate.py's `synthesize_cluster`): the grounded insight and
+    its themes as stored, the gate's figures, the context memories shown beside the members, and the
+    insight's confidence."""
+
+    insight: dict[str, Any]
+    themes: dict[str, Any] | None = None
+    gate_figures: dict[str, Any] | None = None
+    context_ids: list[str] | None = None
+    confidence: float | None = None
+
+    def typed(self) -> Insight:
+        return Insight.model_validate(self.insight)
+
+    def wire(self) -> dict[str, Any]:
+        """Shown at the proposal's top level, as this kind was stored (and shown) before issue 60."""
+        return self.to_dict()
+
+
+PAYLOAD = InsightPayload
 
 
 def proposal_id(cluster_key: str, membership_hash: str) -> str:
@@ -98,97 +121,102 @@ def _stale_message(pid: str, problems: list[str]) -> str:
             "(Python: g.resynthesize(proposal_id)), then review the new proposal.")
 
 
-def _task(runner: Any, p: dict[str, Any], status: str, reason: str, now: datetime) -> None:
-    runner.run("synthesis/task_set", key=p["cluster_key"], status=status, reason=reason, now=now,
-               run_id=p.get("run_id"), membership_hash=p.get("membership_hash"), member_ids=None, namespace=None,
-               subject=None, proposal_id=p["id"], attempt=0)
+def _task(runner: Any, p: Proposal[InsightPayload], status: str, reason: str, now: datetime) -> None:
+    runner.run("synthesis/task_set", key=p.cluster_key, status=status, reason=reason, now=now, run_id=p.run_id,
+               membership_hash=p.membership_hash, member_ids=None, namespace=None, subject=None, proposal_id=p.id,
+               attempt=0)
 
 
 class _AlreadyApplied(Exception):
     pass
 
 
-def approve(db: Database, cfg: Config, embedder: Embedder, p: dict[str, Any], *, by: str, now: datetime,
-            checkpoint: Callable[[str], None] | None = None) -> Decision:
+def approve(p: Proposal[InsightPayload], review: Review) -> Decision:
     """Apply a pending consolidate proposal in one transaction (see the module docstring).
 
-    `checkpoint(step)` is called after each step inside the transaction ("insight",
+    `review.step(name)` is called after each step inside the transaction ("insight",
     "links", "proposal", "audit"); an exception there rolls everything back (fault injection).
     """
-    pid = p["id"]
-    versions: dict[str, int] = p["member_versions"]
-    problems = stale_members(db, versions)
+    pid, cfg = p.id, review.config()
+    versions = dict(p.member_versions or {})
+    problems = stale_members(review.db, versions)
     if problems:
         raise Conflict(_stale_message(pid, problems))
-    insight = Insight.model_validate(p["insight"])
-    sources = list((p.get("grounding") or {}).get("sources") or [])
+    insight = p.payload.typed()
+    sources = list((p.grounding or {}).get("sources") or [])
     title, content = render(insight, member_count=len(versions), sources=sources)
     iid = insight_id_for(pid)
     mem = admission.derived_input(cfg, content=content, title=title, kind=Kind.insight,
-                                  subject=p.get("subject") or "general", namespace=p["namespace"],
-                                  source=INSIGHT_SOURCE, confidence=float(insight.confidence), id=iid, created_at=now)
-    vec = embedder.embed_one(embedded_text(mem.title, mem.content))
-    provenance = dict(epistemic_status="hypothesis", proposal_id=pid, cluster_key=p["cluster_key"],
-                      summarizes=sorted(versions), derived_from=list(p["cited"]), member_sources=sources,
-                      activation=0.0, insight_json=json.dumps(p["insight"], sort_keys=True))
+                                  subject=p.subject or "general", namespace=str(p.namespace),
+                                  source=INSIGHT_SOURCE, confidence=float(insight.confidence), id=iid, created_at=review.now)
+    vec = review.embed_with().embed_one(embedded_text(mem.title, mem.content))
+    provenance = dict(epistemic_status="hypothesis", proposal_id=pid, cluster_key=p.cluster_key,
+                      summarizes=sorted(versions), derived_from=list(p.cited or ()), member_sources=sources,
+                      activation=0.0, insight_json=json.dumps(p.payload.insight, sort_keys=True))
+
+    def work(tx: Tx) -> dict[str, Any]:
+        locked = proposals.lock(tx, pid)
+        if locked.status == Status.APPLIED:
+            raise _AlreadyApplied(locked.insight_id)
+        if locked.status != Status.PENDING:
+            raise Conflict(f"proposal {pid} is {locked.status}; only a pending proposal can be approved")
+        problems = stale_members(tx, versions)
+        if problems:
+            raise Conflict(_stale_message(pid, problems))
+        props = admission.admit_derived(tx, cfg, mem, vec, review.now, **provenance)  # + its SIMILAR edges
+        review.step("insight")
+        return _links(tx, cfg, p, insight, iid, props, review)
+
+    try:
+        links = review.db.write(work)  # retried whole on a deadlock; a retry sees the proposal still pending
+    except _AlreadyApplied as done:
+        return Decision.of(pid, KIND, Status.APPLIED, changed=False, effect=InsightEffect(done.args[0]))
+    return Decision.of(pid, KIND, Status.APPLIED, effect=InsightEffect(iid, links["summarizes"], links["derived"]))
+
+
+def _links(tx: Tx, cfg: Config, p: Proposal[InsightPayload], insight: Insight, iid: str, props: dict[str, Any],
+           review: Review) -> dict[str, Any]:
+    """The insight's links, justification and members' status, inside approve's transaction."""
+    pid, now, by = p.id, review.now, review.by
+    versions, cited = dict(p.member_versions or {}), list(p.cited or ())
     claims_per_member: dict[str, int] = {}
     for c in insight.claims:
         for mid in c.member_ids:
             claims_per_member[mid] = claims_per_member.get(mid, 0) + 1
-    step = checkpoint or (lambda _s: None)
-    def work(tx: Tx) -> dict[str, Any]:
-            locked = proposals.lock(tx, pid)
-            if locked["status"] == "applied":
-                raise _AlreadyApplied(locked.get("insight_id"))
-            if locked["status"] != "pending":
-                raise Conflict(f"proposal {pid} is {locked['status']}; only a pending proposal can be approved")
-            problems = stale_members(tx, versions)
-            if problems:
-                raise Conflict(_stale_message(pid, problems))
-            props = admission.admit_derived(tx, cfg, mem, vec, now, **provenance)  # + its SIMILAR edges
-            step("insight")
-            links = tx.run("insights/apply_links", insight_id=iid, proposal_id=pid, now=now,
-                           members=[{"id": m, "version": v} for m, v in sorted(versions.items())],
-                           cited=[{"id": m, "version": versions[m], "claims": claims_per_member.get(m, 0)}
-                                  for m in p["cited"]])[0]
-            # seed 002: the synthesis justification requires exactly the members its claims cite
-            # (shown but uncited members are context, not premises); members become consolidated
-            justification.create(tx, iid, epistemics.SYNTHESIS,
-                                 [{"id": m, "version": versions[m], "required": True} for m in sorted(p["cited"])],
-                                 basis=[pid], now=now, by=by, proposal_id=pid)
-            # seed 004: the members are now consolidated (still live, addressable and searchable) and
-            # the insight keeps the highest importance among them.
-            marked = tx.run("memory/mark_consolidated", ids=sorted(versions), proposal_id=pid, now=now)[0]
-            if marked["max_importance"] is not None:
-                imp = float(marked["max_importance"])
-                tx.run("insights/keep_importance", insight_id=iid, importance=imp,
-                       effective_weight=weights.stored(props, cfg.weights, manual=imp))
-            step("links")
-            proposals.transition(tx, pid, "pending", "applied", now=now, by=by, insight_id=iid)
-            _task(tx, p, "applied", f"approved by {by}", now)
-            step("proposal")
-            audit.record(tx, "approve", [pid, iid, *sorted(versions)], at=now, kind=KIND, by=by,
-                         cluster_key=p["cluster_key"], summarizes=links["summarizes"], derived_from=links["derived"],
-                         model=p.get("model"), prompt_hash=p.get("prompt_hash"))
-            step("audit")
-            return links
-
-    try:
-        links = db.write(work)  # retried whole on a deadlock; a retry sees the proposal still pending
-    except _AlreadyApplied as done:
-        return Decision(proposal_id=pid, kind=KIND, status="applied", changed=False, insight_id=done.args[0])
-    return Decision(proposal_id=pid, kind=KIND, status="applied", changed=True, insight_id=iid,
-                    summarizes=links["summarizes"], derived_from=links["derived"])
+    links = tx.run("insights/apply_links", insight_id=iid, proposal_id=pid, now=now,
+                   members=[{"id": m, "version": v} for m, v in sorted(versions.items())],
+                   cited=[{"id": m, "version": versions[m], "claims": claims_per_member.get(m, 0)} for m in cited])[0]
+    # seed 002: the synthesis justification requires exactly the members its claims cite
+    # (shown but uncited members are context, not premises); members become consolidated
+    justification.create(tx, iid, epistemics.SYNTHESIS,
+                         [{"id": m, "version": versions[m], "required": True} for m in sorted(cited)],
+                         basis=[pid], now=now, by=by, proposal_id=pid)
+    # seed 004: the members are now consolidated (still live, addressable and searchable) and
+    # the insight keeps the highest importance among them.
+    marked = tx.run("memory/mark_consolidated", ids=sorted(versions), proposal_id=pid, now=now)[0]
+    if marked["max_importance"] is not None:
+        imp = float(marked["max_importance"])
+        tx.run("insights/keep_importance", insight_id=iid, importance=imp,
+               effective_weight=weights.stored(props, cfg.weights, manual=imp))
+    review.step("links")
+    proposals.transition(tx, pid, "pending", "applied", now=now, by=by, insight_id=iid)
+    _task(tx, p, "applied", f"approved by {by}", now)
+    review.step("proposal")
+    audit.record(tx, "approve", [pid, iid, *sorted(versions)], at=now, kind=KIND, by=by,
+                 cluster_key=p.cluster_key, summarizes=links["summarizes"], derived_from=links["derived"],
+                 model=p.model, prompt_hash=p.prompt_hash)
+    review.step("audit")
+    return links
 
 
-def on_reject(tx: Any, p: dict[str, Any], reason: str, now: datetime) -> None:
+def reject(tx: Tx, p: Proposal[InsightPayload], review: Review) -> None:
     """Inside the queue's reject transaction: the cluster is not synthesized again until it changes."""
-    _task(tx, p, "rejected", reason, now)
+    _task(tx, p, "rejected", review.reason, review.now)
 
 
-def revert(db: Database, p: dict[str, Any], reason: str, *, by: str, now: datetime) -> Decision:
+def revert(p: Proposal[InsightPayload], review: Review) -> Decision:
     """Deprecate the insight of an applied proposal; every link stays, marked reverted."""
-    pid = p["id"]
+    pid, now, by, reason = p.id, review.now, review.by, review.reason
     def work(tx: Tx) -> list[dict[str, Any]]:
         proposals.transition(tx, pid, "applied", "reverted", now=now, by=by, reason=reason)
         rows = tx.run("insights/revert", proposal_id=pid, now=now, by=by, reason=reason)
@@ -200,12 +228,12 @@ def revert(db: Database, p: dict[str, Any], reason: str, *, by: str, now: dateti
         justification.withdraw_proposal(tx, pid, cause=cause, now=now)
         # the insight is retired: whatever rests on it (a statement or insight over it) loses that premise
         justification.premises_changed(tx, [rows[0]["insight_id"]], op="deprecate", now=now, cause=cause)
-        restored = tx.run("memory/unmark_consolidated", ids=sorted(p["member_versions"]), proposal_id=pid,
+        restored = tx.run("memory/unmark_consolidated", ids=sorted(p.member_versions or {}), proposal_id=pid,
                           now=now)[0]["restored"]
         audit.record(tx, "revert", [pid, rows[0]["insight_id"]], at=now, kind=KIND, by=by, reason=reason,
                      links_kept=rows[0]["links"], unconsolidated=restored)
         return rows
 
-    rows = db.write(work)
-    return Decision(proposal_id=pid, kind=KIND, status="reverted", changed=True, insight_id=rows[0]["insight_id"],
-                    links_kept=rows[0]["links"], reason=reason)
+    rows = review.db.write(work)
+    return Decision.of(pid, KIND, Status.REVERTED, reason=reason,
+                       effect=InsightEffect(rows[0]["insight_id"], links_kept=rows[0]["links"]))

@@ -31,7 +31,7 @@ import json
 import re
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -44,11 +44,10 @@ from graphcons.consolidation.synthesis.models import (
 from graphcons.core import audit, epistemics
 from graphcons.core.config import Config
 from graphcons.core.db import Database, Tx
-from graphcons.core.embedders import Embedder
 from graphcons.core.errors import Conflict, NotFound, ValidationError
 from graphcons.core.memory import LIVE_STATUSES, Kind, MemoryInput, embedded_text
 from graphcons.store import admission, justification, proposals
-from graphcons.store.proposals import Decision
+from graphcons.store.proposals import Decision, Payload, ProfileEffect, Proposal, Review, Status
 
 KIND = "reflect"
 SOURCE = "graphcons:reflect"
@@ -171,102 +170,137 @@ def merge(old: dict[str, Any], reflection: Reflection, pid: str, new_vecs: dict[
                   conflicts=conflicts)
 
 
-def _save(tx: Any, p: dict[str, Any], fields: dict[str, Any], expected: int, *, pid: str, change: str, by: str,
-          now: datetime) -> int:
+def _save(tx: Any, namespace: str, subject: str, fields: dict[str, Any], expected: int, *, pid: str, change: str,
+          by: str, now: datetime) -> int:
     mids = sorted({e["id"] for c in CATEGORIES for e in fields[c]})
     srcs = sorted({s for c in CATEGORIES for e in fields[c] for s in e["sources"]})
     stored = {"summary": fields.get("summary") or "", **{c: json.dumps(fields[c], sort_keys=True) for c in CATEGORIES},
               "card": json.dumps(fields.get("card") or {}, sort_keys=True)}
-    rows = tx.run("profile/save", key=key(p["namespace"], p["subject"]), subject=p["subject"],
-                  namespace=p["namespace"], expected_version=expected, fields=stored, memory_ids=mids,
-                  source_ids=srcs, proposal_id=pid, change=change, by=by, now=now)
+    rows = tx.run("profile/save", key=key(namespace, subject), subject=subject, namespace=namespace,
+                  expected_version=expected, fields=stored, memory_ids=mids, source_ids=srcs, proposal_id=pid,
+                  change=change, by=by, now=now)
     if not rows:
-        raise Conflict(f"the profile of {p['subject']!r} changed while proposal {pid} was applied; nothing was "
+        raise Conflict(f"the profile of {subject!r} changed while proposal {pid} was applied; nothing was "
                        "written, approve it again")
     return rows[0]["version"]
 
 
 # -- the `reflect` proposal kind --------------------------------------------------------------------
-def approve(db: Database, cfg: Config, embedder: Embedder, p: dict[str, Any], *, by: str, now: datetime,
-            checkpoint: Callable[[str], None] | None = None) -> Decision:
+@dataclass(frozen=True, kw_only=True)
+class ReflectionPayload(Payload):
+    """What a reflection proposes (reflection.py's `_propose`): the grounded `Reflection` as stored
+    (the selection of memories it was shown stays in `rest`)."""
+
+    reflection: dict[str, Any]
+
+    def typed(self) -> Reflection:
+        return Reflection.model_validate(self.reflection or {})
+
+
+PAYLOAD = ReflectionPayload
+
+
+def _scope(p: Proposal[ReflectionPayload]) -> tuple[str, str]:
+    return str(p.namespace), str(p.subject)
+
+
+def approve(p: Proposal[ReflectionPayload], review: Review) -> Decision:
     """Apply a pending reflection in one transaction (see the module docstring)."""
-    pid, rc = p["id"], cfg.reflection
-    versions: dict[str, int] = p["member_versions"]
-    reflection = Reflection.model_validate(p["payload"]["reflection"])
-    statements = reflection.statements()
-    texts = {semantic_id(pid, c, s.statement): s.statement for c, s in statements}
+    pid, cfg = p.id, review.config()
+    reflection = p.payload.typed()
+    texts = {semantic_id(pid, c, s.statement): s.statement for c, s in reflection.statements()}
     ids = list(texts)
     # Embedded as admission embeds a memory (title == content == the statement), so the vectors of
     # new statements and of the profile's earlier entries compare like for like.
-    new_vecs = dict(zip(ids, embedder.embed([embedded_text(t, t) for t in texts.values()]))) if ids else {}
-    step = checkpoint or (lambda _s: None)
+    new_vecs = dict(zip(ids, review.embed_with().embed([embedded_text(t, t) for t in texts.values()]))) if ids else {}
+
     def work(tx: Tx) -> Decision:
         locked = proposals.lock(tx, pid)
-        if locked["status"] == "applied":
-            return Decision(proposal_id=pid, kind=KIND, status="applied", changed=False)
-        if locked["status"] != "pending":
-            raise Conflict(f"proposal {pid} is {locked['status']}; only a pending proposal can be approved")
-        problems = stale_members(tx, versions)
+        if locked.status == Status.APPLIED:
+            return Decision.of(pid, KIND, Status.APPLIED, changed=False)
+        if locked.status != Status.PENDING:
+            raise Conflict(f"proposal {pid} is {locked.status}; only a pending proposal can be approved")
+        problems = stale_members(tx, dict(p.member_versions or {}))
         if problems:
             raise Conflict(f"proposal {pid} is stale: {'; '.join(problems)} since it was made. Nothing was applied; "
-                           f"reflect again (`graphcons reflect --subject {p['subject']}`) and review the new proposal.")
-        old = current(tx, p["namespace"], p["subject"])
-        held = [e["id"] for c in CATEGORIES for e in old[c]]
-        old_vecs = {r["id"]: r["embedding"] for r in tx.run("reflection/entry_vectors", ids=held) if r["embedding"]}
-        merged = merge(old, reflection, pid, new_vecs, old_vecs, same=rc.same_statement,
-                       contradiction=rc.contradiction_floor)
-        for row in merged.created:  # admitted like any memory: per-subject SIMILAR edges
-            admission.admit_derived(tx, cfg, _statement(cfg, p, row, now), new_vecs[row["id"]], now,
-                                    **_statement_provenance(cfg, row, pid))
-        step("memories")
-        rows = [{"id": r["id"], "created": True, "cited": [{"id": i, "version": versions[i]} for i in r["cited"]]}
-                for r in merged.created]
-        rows += [{"id": r["id"], "created": False, "cited": [{"id": i, "version": versions[i]} for i in r["cited"]]}
-                 for r in merged.confirmed]
-        derived = tx.run("reflection/derive", proposal_id=pid, rows=rows, now=now)[0]["derived"] if rows else 0
-        for row in rows:  # seed 002: each statement rests on the memories it cites (a confirmation: a second,
-            # independent path), so a premise merged, edited or retired withdraws it in that same transaction
-            justification.create(tx, row["id"], epistemics.SYNTHESIS, [{**c, "required": True} for c in row["cited"]],
-                                 basis=[pid], now=now, by=by, proposal_id=pid)
-        if merged.conflicts:  # an open conflict contests what rests on either statement (seed 002)
-            tx.run("reflection/conflicts", pairs=merged.conflicts, proposal_id=pid, now=now)
-            justification.premises_changed(tx, [c[k] for c in merged.conflicts for k in ("new", "old")], op="conflict",
-                                           cause=f"reflection {pid} flagged opposite statements", now=now)
-        step("links")
-        marked = tx.run("memory/mark_consolidated", ids=sorted(set(p["cited"]) & set(versions)), proposal_id=pid,
-                        now=now)[0]["marked"]
-        version = _save(tx, p, {**merged.profile, "card": old["card"]}, old["version"], pid=pid, change="reflect",
-                        by=by, now=now)  # the card is its own proposal's (consolidation/cards)
-        step("profile")
-        proposals.transition(tx, pid, "pending", "applied", now=now, by=by)
-        tx.run("reflection/applied", id=pid, profile_version=version, profile_version_before=old["version"],
-               created_ids=[r["id"] for r in merged.created], confirmed_ids=[r["id"] for r in merged.confirmed])
-        audit.record(tx, "approve", [pid, key(p["namespace"], p["subject"]), *sorted(versions)], at=now, kind=KIND,
-                     by=by, subject=p["subject"], namespace=p["namespace"], profile_version=version,
-                     created=[r["id"] for r in merged.created], confirmed=[r["id"] for r in merged.confirmed],
-                     conflicts=merged.conflicts, consolidated=marked, derived_from=derived, model=p.get("model"),
-                     prompt_hash=p.get("prompt_hash"))
-        step("audit")
-        return Decision(proposal_id=pid, kind=KIND, status="applied", changed=True, derived_from=derived,
-                        profile_version=version, created=[r["id"] for r in merged.created],
-                        confirmed=[r["id"] for r in merged.confirmed], consolidated=marked)
+                           f"reflect again (`graphcons reflect --subject {p.subject}`) and review the new proposal.")
+        return _apply(tx, cfg, p, reflection, new_vecs, review)
 
-    return db.write(work)  # retried whole on a deadlock; a retry sees the proposal still pending
+    return review.db.write(work)  # retried whole on a deadlock; a retry sees the proposal still pending
 
 
-def save_card(tx: Any, p: dict[str, Any], card: dict[str, Any], *, pid: str, change: str, by: str,
+def _apply(tx: Tx, cfg: Config, p: Proposal[ReflectionPayload], reflection: Reflection,
+           new_vecs: dict[str, list[float]], review: Review) -> Decision:
+    """The reflection merged into the profile, inside approve's transaction (the proposal locked, fresh)."""
+    pid, by, now, rc = p.id, review.by, review.now, cfg.reflection
+    namespace, subject = _scope(p)
+    versions = dict(p.member_versions or {})
+    old = current(tx, namespace, subject)
+    held = [e["id"] for c in CATEGORIES for e in old[c]]
+    old_vecs = {r["id"]: r["embedding"] for r in tx.run("reflection/entry_vectors", ids=held) if r["embedding"]}
+    merged = merge(old, reflection, pid, new_vecs, old_vecs, same=rc.same_statement,
+                   contradiction=rc.contradiction_floor)
+    for row in merged.created:  # admitted like any memory: per-subject SIMILAR edges
+        admission.admit_derived(tx, cfg, _statement(cfg, namespace, subject, row, now), new_vecs[row["id"]], now,
+                                **_statement_provenance(cfg, row, pid))
+    review.step("memories")
+    derived = _derive(tx, pid, merged, versions, by=by, now=now)
+    review.step("links")
+    marked = tx.run("memory/mark_consolidated", ids=sorted(set(p.cited or ()) & set(versions)), proposal_id=pid,
+                    now=now)[0]["marked"]
+    version = _save(tx, namespace, subject, {**merged.profile, "card": old["card"]}, old["version"], pid=pid,
+                    change="reflect", by=by, now=now)  # the card is its own proposal's (consolidation/cards)
+    review.step("profile")
+    proposals.transition(tx, pid, "pending", "applied", now=now, by=by)
+    created, confirmed = [r["id"] for r in merged.created], [r["id"] for r in merged.confirmed]
+    tx.run("reflection/applied", id=pid, profile_version=version, profile_version_before=old["version"],
+           created_ids=created, confirmed_ids=confirmed)
+    audit.record(tx, "approve", [pid, key(namespace, subject), *sorted(versions)], at=now, kind=KIND,
+                 by=by, subject=subject, namespace=namespace, profile_version=version, created=created,
+                 confirmed=confirmed, conflicts=merged.conflicts, consolidated=marked, derived_from=derived,
+                 model=p.model, prompt_hash=p.prompt_hash)
+    review.step("audit")
+    return Decision.of(pid, KIND, Status.APPLIED, effect=ProfileEffect(
+        profile_version=version, created=created, confirmed=confirmed, consolidated=marked, derived_from=derived))
+
+
+def _derive(tx: Tx, pid: str, merged: Merged, versions: dict[str, int], *, by: str, now: datetime) -> int:
+    """DERIVED_FROM from each statement to the memories it cites, its justification, and the conflicts
+    it flagged; how many DERIVED_FROM links were written."""
+    rows = [{"id": r["id"], "created": True, "cited": [{"id": i, "version": versions[i]} for i in r["cited"]]}
+            for r in merged.created]
+    rows += [{"id": r["id"], "created": False, "cited": [{"id": i, "version": versions[i]} for i in r["cited"]]}
+             for r in merged.confirmed]
+    derived = tx.run("reflection/derive", proposal_id=pid, rows=rows, now=now)[0]["derived"] if rows else 0
+    for row in rows:  # seed 002: each statement rests on the memories it cites (a confirmation: a second,
+        # independent path), so a premise merged, edited or retired withdraws it in that same transaction
+        justification.create(tx, row["id"], epistemics.SYNTHESIS, [{**c, "required": True} for c in row["cited"]],
+                             basis=[pid], now=now, by=by, proposal_id=pid)
+    if merged.conflicts:  # an open conflict contests what rests on either statement (seed 002)
+        tx.run("reflection/conflicts", pairs=merged.conflicts, proposal_id=pid, now=now)
+        justification.premises_changed(tx, [c[k] for c in merged.conflicts for k in ("new", "old")], op="conflict",
+                                       cause=f"reflection {pid} flagged opposite statements", now=now)
+    return derived
+
+
+def reject(tx: Tx, p: Proposal[ReflectionPayload], review: Review) -> None:
+    """Nothing of the profile changes; the same memories at the same versions are not reflected on again."""
+
+
+def save_card(tx: Any, namespace: str, subject: str, card: dict[str, Any], *, pid: str, change: str, by: str,
               now: datetime) -> tuple[int, int]:
     """The profile's next version with this card and its entries as they are: (version before, after)."""
-    cur = current(tx, p["namespace"], p["subject"])
+    cur = current(tx, namespace, subject)
     fields = {"summary": cur["summary"], **{c: cur[c] for c in CATEGORIES}, "card": card}
-    return cur["version"], _save(tx, cur, fields, cur["version"], pid=pid, change=change, by=by, now=now)
+    return cur["version"], _save(tx, namespace, subject, fields, cur["version"], pid=pid, change=change, by=by,
+                                 now=now)
 
 
-def _statement(cfg: Config, p: dict[str, Any], row: dict[str, Any], now: datetime) -> MemoryInput:
+def _statement(cfg: Config, namespace: str, subject: str, row: dict[str, Any], now: datetime) -> MemoryInput:
     """A new statement as a memory input (title == content == the statement)."""
     text = row["statement"][: cfg.admission.max_content_chars]
     return admission.derived_input(cfg, content=text, title=text, kind=Kind(CATEGORY_KIND[row["category"]]),
-                                   subject=p["subject"], namespace=p["namespace"], source=SOURCE,
+                                   subject=subject, namespace=namespace, source=SOURCE,
                                    importance=cfg.reflection.importance, id=row["id"], created_at=now)
 
 
@@ -276,39 +310,43 @@ def _statement_provenance(cfg: Config, row: dict[str, Any], pid: str) -> dict[st
                 activation=0.0)
 
 
-def revert(db: Database, p: dict[str, Any], reason: str, *, by: str, now: datetime) -> Decision:
+def revert(p: Proposal[ReflectionPayload], review: Review) -> Decision:
     """Undo an applied reflection: created memories deprecated, links kept but marked reverted,
     the memories it consolidated back to their earlier status, the profile back to its previous version."""
-    pid = p["id"]
-    later = [r["id"] for r in db.run("reflection/later_applied", namespace=p["namespace"], subject=p["subject"],
-                                     profile_version=int(p.get("profile_version") or 0))]
+    pid, (namespace, subject) = p.id, _scope(p)
+    later = [r["id"] for r in review.db.run("reflection/later_applied", namespace=namespace, subject=subject,
+                                            profile_version=int(p.profile_version or 0))]
     if later:
-        raise Conflict(f"proposal {pid}: the later reflection(s) {', '.join(later)} of {p['subject']!r} are applied "
+        raise Conflict(f"proposal {pid}: the later reflection(s) {', '.join(later)} of {subject!r} are applied "
                        "on top of it; revert them first (newest first). Nothing was reverted.")
-    def revert_work(tx: Tx) -> tuple[dict[str, Any], int, int]:
-        proposals.transition(tx, pid, "applied", "reverted", now=now, by=by, reason=reason)
-        done = tx.run("reflection/revert", proposal_id=pid, now=now, by=by, reason=reason)[0]
-        cause = f"reflection {pid} reverted by {by}: {reason}"
-        justification.withdraw_proposal(tx, pid, cause=cause, now=now)
-        # its statements are retired: whatever rests on them (an insight over them) loses that premise
-        justification.premises_changed(tx, done["retired"], op="deprecate", cause=cause, now=now)
-        justification.premises_restored(tx, done["contested"], cause=cause, now=now)  # its conflicts are closed
-        restored = tx.run("memory/unmark_consolidated", ids=sorted(p["member_versions"]), proposal_id=pid,
-                          now=now)[0]["restored"]
-        cur = current(tx, p["namespace"], p["subject"])
-        before = int(p.get("profile_version_before") or 0)
-        if before:
-            rows = tx.run("profile/version", key=cur["key"], version=before)
-            fields = _decode(rows[0]["version"])
-        else:
-            fields = empty(p["namespace"], p["subject"])
-        fields["card"] = cur["card"]  # a card approved since stays (reverting a card is its own proposal's)
-        version = _save(tx, cur, fields, cur["version"], pid=pid, change=f"revert to version {before}", by=by, now=now)
-        audit.record(tx, "revert", [pid, cur["key"]], at=now, kind=KIND, by=by, reason=reason,
-                     profile_version=version, restored_version=before, deprecated=done["deprecated"],
-                     links_kept=done["links"], unconsolidated=restored)
-        return done, version, restored
+    done, version, restored = review.db.write(lambda tx: _revert(tx, p, review))
+    return Decision.of(pid, KIND, Status.REVERTED, reason=review.reason, effect=ProfileEffect(
+        profile_version=version, consolidated=restored, links_kept=done["links"]))
 
-    done, version, restored = db.write(revert_work)
-    return Decision(proposal_id=pid, kind=KIND, status="reverted", changed=True, links_kept=done["links"],
-                    reason=reason, profile_version=version, consolidated=restored)
+
+def _revert(tx: Tx, p: Proposal[ReflectionPayload], review: Review) -> tuple[dict[str, Any], int, int]:
+    pid, by, now, reason = p.id, review.by, review.now, review.reason
+    namespace, subject = _scope(p)
+    proposals.transition(tx, pid, "applied", "reverted", now=now, by=by, reason=reason)
+    done = tx.run("reflection/revert", proposal_id=pid, now=now, by=by, reason=reason)[0]
+    cause = f"reflection {pid} reverted by {by}: {reason}"
+    justification.withdraw_proposal(tx, pid, cause=cause, now=now)
+    # its statements are retired: whatever rests on them (an insight over them) loses that premise
+    justification.premises_changed(tx, done["retired"], op="deprecate", cause=cause, now=now)
+    justification.premises_restored(tx, done["contested"], cause=cause, now=now)  # its conflicts are closed
+    restored = tx.run("memory/unmark_consolidated", ids=sorted(p.member_versions or {}), proposal_id=pid,
+                      now=now)[0]["restored"]
+    cur = current(tx, namespace, subject)
+    before = int(p.profile_version_before or 0)
+    if before:
+        rows = tx.run("profile/version", key=cur["key"], version=before)
+        fields = _decode(rows[0]["version"])
+    else:
+        fields = empty(namespace, subject)
+    fields["card"] = cur["card"]  # a card approved since stays (reverting a card is its own proposal's)
+    version = _save(tx, namespace, subject, fields, cur["version"], pid=pid, change=f"revert to version {before}",
+                    by=by, now=now)
+    audit.record(tx, "revert", [pid, cur["key"]], at=now, kind=KIND, by=by, reason=reason,
+                 profile_version=version, restored_version=before, deprecated=done["deprecated"],
+                 links_kept=done["links"], unconsolidated=restored)
+    return done, version, restored

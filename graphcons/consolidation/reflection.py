@@ -50,6 +50,7 @@ from graphcons.core.db import Database, Tx
 from graphcons.core.embedders import Embedder
 from graphcons.core.errors import NotFound, ProviderError, Ungrounded, ValidationError
 from graphcons.store import proposals
+from graphcons.store.proposals import Proposal, Review, Status
 
 ENV_MODEL = "GRAPHCONS_REFLECTION_MODEL"
 OFFLINE = "offline"
@@ -188,14 +189,14 @@ def _insights(refl: dict[str, Any]) -> list[str]:
     return [s["statement"] for c in ("preferences", "behaviors", "facts") for s in refl.get(c, [])]
 
 
-def _from_proposal(res: ReflectionResult, p: dict[str, Any]) -> ReflectionResult:
-    refl = (p.get("payload") or {}).get("reflection") or {}
-    res.proposal_id, res.reflection, res.insights = p["id"], refl, _insights(refl)
-    res.grounding, res.provider, res.model = p.get("grounding") or {}, p.get("provider"), p.get("model")
-    res.profile_updated = p["status"] == "applied"
-    res.profile_version = p.get("profile_version")
-    res.new_semantic_memories = len(p.get("created_ids") or [])
-    res.confirmed = len(p.get("confirmed_ids") or [])
+def _from_proposal(res: ReflectionResult, p: Proposal[profile.ReflectionPayload]) -> ReflectionResult:
+    refl = p.payload.reflection or {}
+    res.proposal_id, res.reflection, res.insights = p.id, refl, _insights(refl)
+    res.grounding, res.provider, res.model = dict(p.grounding or {}), p.provider, p.model
+    res.profile_updated = p.status == Status.APPLIED
+    res.profile_version = p.profile_version
+    res.new_semantic_memories = len(p.created_ids or ())
+    res.confirmed = len(p.confirmed_ids or ())
     return res
 
 
@@ -226,7 +227,7 @@ def _reflect(db: Database, cfg: Config, embedder: Embedder | None, subject: str,
     existing = db.run("proposals/get", id=pid)
     if existing:  # the same memories at the same versions: no second model call, the proposal stands
         res.status, res.reason = "unchanged", f"these memories were already reflected on (proposal {pid})"
-        return _from_proposal(res, proposals.decode(existing[0]["proposal"]))
+        return _from_proposal(res, Proposal.decode(existing[0]["proposal"], {profile.KIND: profile.ReflectionPayload}))
     synth = synthesizer or make_reflector(cfg, namespace)
     res.provider, res.model = synth.provider, synth.model
     budget = budget or budget_for_run(db, cfg, now)
@@ -340,7 +341,8 @@ def _propose(db: Database, cfg: Config, embedder: Embedder | None, res: Reflecti
     if auto_apply:
         if embedder is None:
             raise ValidationError("embedder", "auto_apply needs the embedder to store the semantic memories")
-        decision = profile.approve(db, cfg, embedder, proposals.get(db, pid), by="auto_apply", now=now)
+        decision = profile.approve(proposals.get(db, pid, {profile.KIND: profile.ReflectionPayload}),
+                                   Review(db=db, cfg=cfg, embedder=lambda: embedder, by="auto_apply", now=now))
         res.status = "applied"
         res.profile_updated, res.profile_version = decision.changed, decision.profile_version
         res.new_semantic_memories, res.confirmed = len(decision.created), len(decision.confirmed)

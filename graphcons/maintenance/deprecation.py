@@ -158,8 +158,8 @@ def restore(db: Database, memory_id: str, *, now: datetime, by: str = "user", ru
     if mem["status"] == "deprecated" and mem["deprecated_reason"] == "merged":
         edge = db.run("deprecation/merge_edge", id=memory_id)
         if edge:
-            out = merge_review.revert(db, proposals.get(db, edge[0]["proposal"]), f"restore {memory_id}", by=by,
-                                      now=now)
+            merge = proposals.get(db, edge[0]["proposal"], {merge_review.KIND: merge_review.MergePayload})
+            out = merge_review.revert(merge, proposals.Review(db=db, by=by, now=now, reason=f"restore {memory_id}"))
             return {"id": memory_id, "status": _status(db, memory_id)["status"], "changed": True,
                     "via": "merge revert", "proposal": edge[0]["proposal"], "winner": out.winner}
     run_id = run_id or audit.new_run_id("restore")

@@ -53,6 +53,9 @@ from graphcons.mcp import unauthorized, wire
 from graphcons.mcp.rights import LOCAL, LOCAL_SOURCE, StoreTokenVerifier, local_principal, request_principal
 from graphcons.review.queue import KINDS
 from graphcons.store.proposals import STATUSES
+
+# what the `proposals` tool lists of each (its members under the name they are stored as)
+LISTED = ("id", "kind", "status", "namespace", "subject", "title", "created_at", "member_ids", "memory_ids")
 from graphcons.store.tokens import Principal
 
 log = logging.getLogger("graphcons.mcp")
@@ -284,9 +287,8 @@ class Tools:
         g, p = self.store.get(), require(self.caller(), "reader")
         if action == "list":
             namespaces = None if p.everywhere else list(p.namespaces)
-            found = g.proposals(status=status, kind=kind, limit=limit, namespaces=namespaces)
-            keep = ("id", "kind", "status", "namespace", "subject", "title", "created_at", "member_ids", "memory_ids")
-            return {"proposals": [{k: x[k] for k in keep if x.get(k) is not None} for x in found]}
+            found = g.proposal_records(status=status, kind=kind, limit=limit, namespaces=namespaces)
+            return {"proposals": [x.to_dict(only=LISTED) for x in found]}
         if not proposal_id:
             raise ValidationError("proposal_id", f"required to {action} a proposal")
         if action == "show":

@@ -18,9 +18,8 @@ link. Each action returns a typed `Decision` and is audited.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Callable
+from typing import Any, Callable, Protocol
 
 from graphcons.consolidation import consolidate, insight, profile
 from graphcons.consolidation.cards import review as card_review
@@ -34,43 +33,49 @@ from graphcons.core.inputs import check_text
 from graphcons.maintenance.merge import review as merge_review
 from graphcons.maintenance.updates import review as update_review
 from graphcons.store import proposals
-from graphcons.store.proposals import Decision
-
-get = proposals.get
-list_ = proposals.list_
+from graphcons.store.proposals import Decision, Payload, Proposal, Review, Status
 
 
-@dataclass(frozen=True)
-class Kind:
-    """How one kind of proposal is applied and undone."""
+class Kind(Protocol):
+    """How one kind of proposal is applied, undone and rejected: a module beside its concept."""
 
-    approve: Callable[..., Decision]  # (db, cfg, embedder, proposal, *, by, now, checkpoint) -> Decision
-    revert: Callable[..., Decision]  # (db, proposal, reason, *, by, now) -> Decision
-    on_reject: Callable[[Any, dict[str, Any], str, datetime], None] | None = None  # inside reject's transaction
-    embeds: bool = False  # applying writes memories that need embedding (the embedder loads only then)
+    KIND: str
+    PAYLOAD: type[Payload]  # what its proposals carry under `payload`
 
+    def approve(self, p: Proposal[Any], review: Review) -> Decision: ...
 
-KINDS: dict[str, Kind] = {
-    insight.KIND: Kind(approve=insight.approve, revert=insight.revert, on_reject=insight.on_reject, embeds=True),
-    merge_review.KIND: Kind(approve=lambda db, cfg, emb, p, *, by, now, checkpoint=None:
-                            merge_review.approve(db, p, by=by, now=now, checkpoint=checkpoint),
-                            revert=merge_review.revert),
-    profile.KIND: Kind(approve=profile.approve, revert=profile.revert, embeds=True),
-    card_review.KIND: Kind(approve=lambda db, cfg, emb, p, *, by, now, checkpoint=None:
-                            card_review.approve(db, p, by=by, now=now, checkpoint=checkpoint),
-                           revert=card_review.revert),
-    update_review.KIND: Kind(approve=lambda db, cfg, emb, p, *, by, now, checkpoint=None:
-                            update_review.approve(db, p, by=by, now=now, checkpoint=checkpoint),
-                             revert=update_review.revert),
-}
+    def revert(self, p: Proposal[Any], review: Review) -> Decision: ...
+
+    def reject(self, tx: Tx, p: Proposal[Any], review: Review) -> None: ...  # inside reject's transaction
 
 
-def _kind(p: dict[str, Any]) -> Kind:
-    kind = KINDS.get(p.get("kind"))
+KINDS: dict[str, Kind] = {kind.KIND: kind for kind in (insight, merge_review, profile, card_review, update_review)}
+PAYLOADS = {name: kind.PAYLOAD for name, kind in KINDS.items()}
+
+
+def get(db: Database, pid: str) -> Proposal[Any]:
+    """One proposal, its payload typed by its kind."""
+    return proposals.get(db, pid, PAYLOADS)
+
+
+def list_(db: Database, *, status: str | None = None, kind: str | None = None, limit: int = 100,
+          namespaces: list[str] | None = None) -> list[Proposal[Any]]:
+    return proposals.list_(db, status=status, kind=kind, limit=limit, namespaces=namespaces, payloads=PAYLOADS)
+
+
+def _kind(p: Proposal[Any]) -> Kind:
+    kind = KINDS.get(p.kind)
     if kind is None:
-        raise Conflict(f"proposal {p['id']} is a {p.get('kind')!r} proposal; graphcons knows the kinds "
+        raise Conflict(f"proposal {p.id} is a {p.kind!r} proposal; graphcons knows the kinds "
                        f"{', '.join(sorted(KINDS))}")
     return kind
+
+
+def _why(reason: str, verb: str) -> str:
+    if not isinstance(reason, str) or not reason.strip():
+        raise ValidationError("reason", f"say why the proposal is {verb}")
+    check_text("reason", reason)  # the one input policy (core/inputs.py)
+    return reason.strip()
 
 
 def approve(db: Database, cfg: Config, embedder: Callable[[], Embedder], pid: str, *, by: str, now: datetime,
@@ -79,55 +84,52 @@ def approve(db: Database, cfg: Config, embedder: Callable[[], Embedder], pid: st
     `embedder()` is called only for a kind that embeds what it writes."""
     p = get(db, pid)
     kind = _kind(p)
-    if p["status"] == "applied":
-        return Decision(proposal_id=pid, kind=p["kind"], status="applied", changed=False, insight_id=p.get("insight_id"))
-    if p["status"] != "pending":
-        raise Conflict(f"proposal {pid} is {p['status']}; only a pending proposal can be approved")
-    return kind.approve(db, cfg, embedder() if kind.embeds else None, p, by=by, now=now, checkpoint=checkpoint)
+    if p.status == Status.APPLIED:
+        return Decision.of(pid, p.kind, Status.APPLIED, changed=False,
+                           effect=proposals.InsightEffect(p.insight_id) if p.insight_id else None)
+    if p.status != Status.PENDING:
+        raise Conflict(f"proposal {pid} is {p.status}; only a pending proposal can be approved")
+    return kind.approve(p, Review(db=db, cfg=cfg, embedder=embedder, by=by, now=now, checkpoint=checkpoint))
 
 
 def reject(db: Database, pid: str, reason: str, *, by: str, now: datetime) -> Decision:
     """Reject a pending proposal; it is kept with who rejected it, when and why."""
-    if not isinstance(reason, str) or not reason.strip():
-        raise ValidationError("reason", "say why the proposal is rejected")
-    check_text("reason", reason)  # the one input policy (core/inputs.py)
+    why = _why(reason, "rejected")
     p = get(db, pid)
     kind = _kind(p)
-    if p["status"] == "rejected":
-        return Decision(proposal_id=pid, kind=p["kind"], status="rejected", changed=False, reason=p.get("reason"))
-    if p["status"] != "pending":
-        raise Conflict(f"proposal {pid} is {p['status']}; only a pending proposal can be rejected"
-                       + (" (revert an applied one)" if p["status"] == "applied" else ""))
+    if p.status == Status.REJECTED:
+        return Decision.of(pid, p.kind, Status.REJECTED, changed=False, reason=p.reason)
+    if p.status != Status.PENDING:
+        raise Conflict(f"proposal {pid} is {p.status}; only a pending proposal can be rejected"
+                       + (" (revert an applied one)" if p.status == Status.APPLIED else ""))
+    review = Review(db=db, by=by, now=now, reason=why)
+
     def work(tx: Tx) -> None:
-        proposals.transition(tx, pid, "pending", "rejected", now=now, by=by, reason=reason.strip())
-        if kind.on_reject:
-            kind.on_reject(tx, p, reason.strip(), now)
-        audit.record(tx, "reject", [pid, *(p.get("member_ids") or p.get("memory_ids") or [])], at=now,
-                     kind=p["kind"], by=by, reason=reason.strip())
+        proposals.transition(tx, pid, "pending", "rejected", now=now, by=by, reason=why)
+        kind.reject(tx, p, review)
+        audit.record(tx, "reject", [pid, *p.member_ids], at=now, kind=p.kind, by=by, reason=why)
 
     db.write(work)
-    return Decision(proposal_id=pid, kind=p["kind"], status="rejected", changed=True, reason=reason.strip())
+    return Decision.of(pid, p.kind, Status.REJECTED, reason=why)
 
 
 def revert(db: Database, any_id: str, reason: str, *, by: str, now: datetime) -> Decision:
     """Undo an applied proposal (by its id, or an insight's id); reverting twice changes nothing."""
-    if not isinstance(reason, str) or not reason.strip():
-        raise ValidationError("reason", "say why the proposal is reverted")
-    check_text("reason", reason)  # the one input policy (core/inputs.py)
-    p = proposals.resolve(db, any_id)
+    why = _why(reason, "reverted")
+    p = proposals.resolve(db, any_id, PAYLOADS)
     kind = _kind(p)
-    if p["status"] == "reverted":
-        return Decision(proposal_id=p["id"], kind=p["kind"], status="reverted", changed=False,
-                        insight_id=p.get("insight_id"), reason=p.get("revert_reason"))
-    if p["status"] != "applied":
-        raise Conflict(f"proposal {p['id']} is {p['status']}; only an applied proposal can be reverted")
-    return kind.revert(db, p, reason.strip(), by=by, now=now)
+    if p.status == Status.REVERTED:
+        return Decision.of(p.id, p.kind, Status.REVERTED, changed=False, reason=p.revert_reason,
+                           effect=proposals.InsightEffect(p.insight_id) if p.insight_id else None)
+    if p.status != Status.APPLIED:
+        raise Conflict(f"proposal {p.id} is {p.status}; only an applied proposal can be reverted")
+    return kind.revert(p, Review(db=db, by=by, now=now, reason=why))
 
 
 def resynthesize(db: Database, cfg: Config, pid: str, *, now: datetime,
                  synthesizer: Synthesizer | None = None) -> consolidate.Outcome:
     """Re-synthesize a stale consolidation from its members' current versions (a new proposal)."""
     p = get(db, pid)
-    if p.get("kind") != insight.KIND:
-        raise Conflict(f"proposal {pid} is a {p.get('kind')!r} proposal, not a consolidation")
+    if p.kind != insight.KIND:
+        raise Conflict(f"proposal {pid} is a {p.kind!r} proposal, not a consolidation")
     return consolidate.resynthesize(db, cfg, p, synthesizer=synthesizer, now=now)

@@ -9,62 +9,82 @@ before, as a new version (history is kept); a card approved later must be revert
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import Any, Callable
+from dataclasses import dataclass
+from typing import Any
 
 from graphcons.consolidation import profile
+from graphcons.consolidation.cards.extract import Item
 from graphcons.consolidation.cards.job import KIND
 from graphcons.core import audit
-from graphcons.core.db import Database, Tx
+from graphcons.core.db import Tx
 from graphcons.core.errors import Conflict
 from graphcons.core.memory import LIVE_STATUSES
 from graphcons.store import proposals
-from graphcons.store.proposals import Decision
+from graphcons.store.proposals import Decision, Payload, ProfileEffect, Proposal, Review, Status
 
 
-def approve(db: Database, p: dict[str, Any], *, by: str, now: datetime,
-            checkpoint: Callable[[str], None] | None = None) -> Decision:
+@dataclass(frozen=True, kw_only=True)
+class CardPayload(Payload):
+    """The card the job proposes (`_queue`): its items (`Item.as_dict()` each) and the parser that
+    made them; `memories` (how many the subject had) stays in `rest`."""
+
+    items: list[dict[str, Any]]
+    parser: str
+
+    def typed_items(self) -> list[Item]:
+        return [Item(**i) for i in self.items or []]
+
+
+PAYLOAD = CardPayload
+
+
+def approve(p: Proposal[CardPayload], review: Review) -> Decision:
     """Apply a pending card in one transaction; approving an applied one changes nothing."""
-    return proposals.approve_once(db, p["id"], KIND, lambda tx, locked: _apply(tx, locked, by=by, now=now),
-                                 checkpoint=checkpoint)
+    return proposals.approve_once(review, p.id, KIND, CardPayload, lambda tx, locked: _apply(tx, locked, review))
 
 
-def _apply(tx: Tx, locked: dict[str, Any], *, by: str, now: datetime) -> Decision:
-    pid = locked["id"]
-    versions: dict[str, int] = locked["member_versions"]
+def reject(tx: Tx, p: Proposal[CardPayload], review: Review) -> None:
+    """Nothing of the profile changes; the next card pass proposes the subject again when it changes."""
+
+
+def _apply(tx: Tx, locked: Proposal[CardPayload], review: Review) -> Decision:
+    pid, by, now = locked.id, review.by, review.now
+    versions = dict(locked.member_versions or {})
     now_are = {r["id"]: r for r in tx.run("proposals/member_versions", ids=sorted(versions))}
     fresh = {i for i, v in versions.items() if now_are[i]["version"] == v and now_are[i]["status"] in LIVE_STATUSES}
-    items = locked["payload"]["items"]
-    kept = [i for i in items if i["member_id"] in fresh]
-    dropped = sorted({i["member_id"] for i in items} - fresh)
-    card = {"proposal_id": pid, "parser": locked["payload"]["parser"], "items": kept}
-    before, version = profile.save_card(tx, locked, card, pid=pid, change="card", by=by, now=now)
+    items = locked.payload.typed_items()
+    kept = [i.as_dict() for i in items if i.member_id in fresh]
+    dropped = sorted({i.member_id for i in items} - fresh)
+    card = {"proposal_id": pid, "parser": locked.payload.parser, "items": kept}
+    namespace, subject = str(locked.namespace), str(locked.subject)
+    before, version = profile.save_card(tx, namespace, subject, card, pid=pid, change="card", by=by, now=now)
     proposals.transition(tx, pid, "pending", "applied", now=now, by=by)
     tx.run("cards/applied", id=pid, profile_version=version, profile_version_before=before, kept=len(kept),
            dropped=dropped)
-    audit.record(tx, "approve", [pid, profile.key(locked["namespace"], locked["subject"])], at=now, kind=KIND, by=by,
-                 subject=locked["subject"], namespace=locked["namespace"], profile_version=version, items=len(kept),
-                 dropped=dropped)
-    return Decision(proposal_id=pid, kind=KIND, status="applied", changed=True, profile_version=version)
+    audit.record(tx, "approve", [pid, profile.key(namespace, subject)], at=now, kind=KIND, by=by,
+                 subject=subject, namespace=namespace, profile_version=version, items=len(kept), dropped=dropped)
+    return Decision.of(pid, KIND, Status.APPLIED, effect=ProfileEffect(profile_version=version))
 
 
-def revert(db: Database, p: dict[str, Any], reason: str, *, by: str, now: datetime) -> Decision:
+def revert(p: Proposal[CardPayload], review: Review) -> Decision:
     """Give the profile back the card it had before this one (a new version)."""
-    pid = p["id"]
+    pid, by, now, reason = p.id, review.by, review.now, review.reason
+    namespace, subject = str(p.namespace), str(p.subject)
 
     def work(tx: Tx) -> int:
-        cur = profile.current(tx, p["namespace"], p["subject"])
+        cur = profile.current(tx, namespace, subject)
         if cur["card"].get("proposal_id") != pid:
-            raise Conflict(f"card proposal {pid}: the profile of {p['subject']!r} now holds the card of "
+            raise Conflict(f"card proposal {pid}: the profile of {subject!r} now holds the card of "
                            f"{cur['card'].get('proposal_id')!r}; revert that one first. Nothing was reverted.")
         proposals.transition(tx, pid, "applied", "reverted", now=now, by=by, reason=reason)
-        before = int(p.get("profile_version_before") or 0)
+        before = int(p.profile_version_before or 0)
         rows = tx.run("profile/version", key=cur["key"], version=before) if before else []
         card = profile.decode_version(rows[0]["version"])["card"] if rows else {}
-        _, version = profile.save_card(tx, p, card, pid=pid, change=f"revert card to version {before}", by=by, now=now)
+        _, version = profile.save_card(tx, namespace, subject, card, pid=pid, change=f"revert card to version {before}",
+                                       by=by, now=now)
         audit.record(tx, "revert", [pid, cur["key"]], at=now, kind=KIND, by=by, reason=reason,
                      profile_version=version, restored_version=before)
         return version
 
-    version = db.write(work)
-    return Decision(proposal_id=pid, kind=KIND, status="reverted", changed=True, reason=reason, profile_version=version)
+    version = review.db.write(work)
+    return Decision.of(pid, KIND, Status.REVERTED, reason=reason, effect=ProfileEffect(profile_version=version))

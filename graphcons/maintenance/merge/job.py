@@ -224,7 +224,8 @@ def _auto_apply(db: Database, p: Pair, now: datetime, run_id: str, cfg: MergeCon
     """Propose and apply one pair in one transaction; False when a memory of the pair was merged
     elsewhere meanwhile (nothing written)."""
     return proposals.propose_and_apply(db, p.proposal_id, lambda tx: _propose(tx, p, now, run_id, cfg),
-                                       lambda tx, locked: review.apply(tx, locked, now=now, run_id=run_id, by="auto"))
+                                       lambda tx, locked: review.apply(tx, locked, now=now, run_id=run_id, by="auto"),
+                                       {review.KIND: review.MergePayload})
 
 
 def _unless_rested_on(db: Database, loser: str, flush: Callable[[], None]) -> bool:

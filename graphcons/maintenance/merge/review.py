@@ -9,54 +9,80 @@ the merge job calls `apply` directly when `[merge] auto_apply = true`.
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import Any, Callable
+from dataclasses import dataclass
+from typing import Any
 
 from graphcons.core import audit
-from graphcons.core.db import Database, Tx
+from graphcons.core.db import Tx
 from graphcons.core.errors import Conflict
 from graphcons.core.memory import LIVE_STATUSES
 from graphcons.store import justification, proposals
-from graphcons.store.proposals import Decision
+from graphcons.store.proposals import Decision, MergeEffect, Payload, Proposal, Review, Status
 
 KIND = "merge"
 
 
-def apply(tx: Any, p: dict[str, Any], *, now: datetime, run_id: str, by: str) -> Decision:
+@dataclass(frozen=True, kw_only=True)
+class MergePayload(Payload):
+    """The pair and the figures that proposed it (`Pair.as_dict()` and the settings, the job's
+    `_proposal_props`): what applying and the reviewer's view read; the verifier's and the guard's
+    other stages stay in `rest`, shown as they are."""
+
+    winner: str
+    loser: str
+    score: float
+    rule_text: str | None = None  # the rule as the audit states it
+    rule: str | None = None  # the pair's decision rule
+    title_sim: float | None = None
+    cosine: float | None = None
+    title_weight: float | None = None
+    content_weight: float | None = None
+    threshold: float | None = None
+    contradictions: list[str] | None = None
+
+
+PAYLOAD = MergePayload
+
+
+def apply(tx: Any, p: Proposal[MergePayload], *, now: Any, run_id: str, by: str) -> Decision:
     """Apply one pending merge proposal inside the caller's transaction."""
-    pid, payload = p["id"], p["payload"]
-    out = tx.run("merge/apply", winner=payload["winner"], loser=payload["loser"], proposal_id=pid, now=now,
-                 run_id=run_id, score=payload["score"], live=LIVE_STATUSES)
+    pid, pair = p.id, p.payload
+    out = tx.run("merge/apply", winner=pair.winner, loser=pair.loser, proposal_id=pid, now=now,
+                 run_id=run_id, score=pair.score, live=LIVE_STATUSES)
     if not out:
-        raise Conflict(f"merge proposal {pid!r} is stale: {payload['winner']} or {payload['loser']} is no "
+        raise Conflict(f"merge proposal {pid!r} is stale: {pair.winner} or {pair.loser} is no "
                        "longer live (or they no longer share subject and namespace); reject it")
     proposals.transition(tx, pid, "pending", "applied", now=now, by=by, run_id=run_id)
-    audit.record(tx, "merge", [payload["winner"], payload["loser"]], run_id=run_id, at=now, proposal=pid, by=by,
-                 rule=payload.get("rule_text"), winner=payload["winner"], loser=payload["loser"],
+    audit.record(tx, "merge", [pair.winner, pair.loser], run_id=run_id, at=now, proposal=pid, by=by,
+                 rule=pair.rule_text, winner=pair.winner, loser=pair.loser,
                  before={"winner": out[0]["before"], "loser_status": out[0]["loser_status"]},
                  after={"winner": out[0]["after"], "loser_status": "deprecated"})
-    justification.premises_changed(tx, [payload["loser"]], op="merge", now=now, run_id=run_id,
-                                   cause=f"{payload['loser']} merged into {payload['winner']} (proposal {pid})")
-    return Decision(proposal_id=pid, kind=KIND, status="applied", changed=True, winner=payload["winner"],
-                    loser=payload["loser"])
+    justification.premises_changed(tx, [pair.loser], op="merge", now=now, run_id=run_id,
+                                   cause=f"{pair.loser} merged into {pair.winner} (proposal {pid})")
+    return Decision.of(pid, KIND, Status.APPLIED, effect=MergeEffect(pair.winner, pair.loser))
 
 
-def approve(db: Database, p: dict[str, Any], *, by: str, now: datetime,
-            checkpoint: Callable[[str], None] | None = None) -> Decision:
+def approve(p: Proposal[MergePayload], review: Review) -> Decision:
     """Apply a pending merge in one transaction; approving an applied one changes nothing."""
-    return proposals.approve_once(db, p["id"], KIND, lambda tx, locked: apply(
-        tx, locked, now=now, run_id=audit.new_run_id("merge-approve"), by=by), keep=("winner", "loser"), checkpoint=checkpoint)
+    return proposals.approve_once(
+        review, p.id, KIND, MergePayload,
+        lambda tx, locked: apply(tx, locked, now=review.now, run_id=audit.new_run_id("merge-approve"), by=review.by),
+        unchanged=lambda locked: MergeEffect(locked.payload.winner, locked.payload.loser))
 
 
-def revert(db: Database, p: dict[str, Any], reason: str, *, by: str, now: datetime) -> Decision:
+def reject(tx: Tx, p: Proposal[MergePayload], review: Review) -> None:
+    """Nothing of the pair changes; the merge pass reads the rejection off the proposal."""
+
+
+def revert(p: Proposal[MergePayload], review: Review) -> Decision:
     """Undo an applied merge; the SUPERSEDES edge stays, marked reverted."""
-    pid = p["id"]
+    pid, now, by, reason = p.id, review.now, review.by, review.reason
     run_id = audit.new_run_id("merge-revert")
     def work(tx: Tx) -> dict[str, Any]:
         proposals.transition(tx, pid, "applied", "reverted", now=now, by=by, reason=reason, run_id=run_id)
         out = tx.run("merge/revert", proposal_id=pid, now=now, run_id=run_id)
         row = out[0] if out else {}
-        audit.record(tx, "merge_reverted", p.get("memory_ids") or [], run_id=run_id, at=now, proposal=pid, by=by,
+        audit.record(tx, "merge_reverted", list(p.member_ids), run_id=run_id, at=now, proposal=pid, by=by,
                      rule="revert merge", reason=reason,
                      before={"winner": row.get("before"), "loser_status": row.get("loser_was")},
                      after={"winner": row.get("after"), "loser_status": row.get("loser_now")})
@@ -65,6 +91,5 @@ def revert(db: Database, p: dict[str, Any], reason: str, *, by: str, now: dateti
                                             cause=f"merge {pid} reverted: {reason}")
         return row
 
-    row = db.write(work)
-    return Decision(proposal_id=pid, kind=KIND, status="reverted", changed=True, winner=row.get("winner"),
-                    loser=row.get("loser"), reason=reason)
+    row = review.db.write(work)
+    return Decision.of(pid, KIND, Status.REVERTED, reason=reason, effect=MergeEffect(row.get("winner"), row.get("loser")))

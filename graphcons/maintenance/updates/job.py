@@ -115,4 +115,5 @@ def _propose(tx: Tx, chunk: list[Update], now: datetime, run_id: str) -> None:
 def _auto_apply(db: Database, u: Update, now: datetime, run_id: str) -> bool:
     """Propose and apply one update in one transaction; False when a memory stopped being live meanwhile."""
     return proposals.propose_and_apply(db, u.proposal_id, lambda tx: _propose(tx, [u], now, run_id),
-                                       lambda tx, locked: review.apply(tx, locked, now=now, run_id=run_id, by="auto"))
+                                       lambda tx, locked: review.apply(tx, locked, now=now, run_id=run_id, by="auto"),
+                                       {KIND: review.UpdatePayload})
