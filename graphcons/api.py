@@ -57,6 +57,7 @@ from graphcons.store import (
 from graphcons.recall import context as context_mod
 from graphcons.recall import retrieval
 from graphcons.recall.hits import Hit
+from graphcons.store import proposals as proposal_store
 from graphcons.store import schema as store
 from graphcons.store.proposals import Decision, Proposal
 
@@ -232,6 +233,13 @@ class Graphcons:
         """Rebuild SIMILAR per subject for a store admitted before issue 12 (resumable, audited)."""
         self.init()  # the schema gains the (namespace, subject) index the rebuild reads
         return migrations.rebuild_similar(self.db, self.config, batch_size=batch_size, limit=limit, progress=progress)
+
+    def migrate_payloads(self, *, reverse: bool = False) -> dict[str, Any]:
+        """Every kind keeps what it proposes under `payload` (issue 60; `init` does this too); `reverse`
+        stores consolidate proposals as before it, for an older checkout (run it without `init` after)."""
+        if reverse:
+            return {"direction": "flatten", "moved": proposal_store.flatten_payloads(self.db)}
+        return {"direction": "nest", "moved": proposal_store.nest_payloads(self.db)}
 
     # -- clusters -------------------------------------------------------------------------
     def clusters(self, *, namespace: str | None = None, algorithm: str | None = None) -> list[Cluster]:

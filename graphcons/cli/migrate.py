@@ -30,3 +30,17 @@ def similar(batch_size: int = typer.Option(200, min=1, max=10_000, help="Memorie
         console.print(f"migrated {out['migrated']} memories: {out['neighbours_linked']} same-subject neighbours "
                       f"linked, {out['retyped_cross_subject']} cross-subject edges kept as SIMILAR_ACROSS; "
                       f"{out['remaining']} remaining")
+
+
+@migrate_app.command("payloads")
+def payloads(reverse: bool = typer.Option(False, "--reverse", help="Store consolidate proposals as before issue 60 "
+                                          "(for an older checkout; `graphcons init` moves them back)."),
+             json_out: bool = JsonOpt) -> None:
+    """Every kind of proposal keeps what it proposes under `payload` (issue 60): move the consolidate
+    proposals of an older store there (`graphcons init` does it too)."""
+    with open_store() as g:
+        out = g.migrate_payloads(reverse=reverse)
+    if json_out:
+        emit_json(out)
+    else:
+        console.print(f"{out['direction']}: {out['moved']} consolidate proposal(s) moved")

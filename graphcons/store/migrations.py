@@ -1,4 +1,5 @@
-"""One-time store migrations. `similar`: rebuild SIMILAR edges per subject (issue 12).
+"""One-time store migrations. `similar`: rebuild SIMILAR edges per subject (issue 12). (The
+proposal payloads' migration of issue 60 is the proposal record's own: store/proposals.py.)
 
 Stores admitted before per-subject neighbours hold SIMILAR edges chosen store-wide within a
 namespace, often to other subjects. The rebuild replays admission order (admitted_at, id):
@@ -56,3 +57,4 @@ def rebuild_similar(db: Database, cfg: Config, *, batch_size: int = 200, limit: 
     remaining = db.run("similar/migrate_count", scheme=scheme)[0]["pending"]
     return {"scheme": scheme, "migrated": done, "retyped_cross_subject": retyped, "neighbours_linked": linked,
             "remaining": remaining}
+

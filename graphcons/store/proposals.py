@@ -4,7 +4,7 @@ This module stores and reads proposals (one set of queries under cypher/proposal
 them (issue 60): a `Proposal[P]` is the one decode of the stored node, `P` the payload type its
 kind declares beside its concept (a `Payload` subclass), and `Proposal.to_dict()` the one shape
 HTTP, MCP, the CLI and the TUI show. Every kind stores what it proposes as one JSON object under
-`payload` (a consolidate proposal of an older store is read as it was stored). A review
+`payload` (`nest_payloads`, below, moves the consolidate proposals of older stores there). A review
 action takes one `Review` value and returns a `Decision`: the common fields and one typed effect.
 The review workflow (approve, reject, revert, resynthesize, and which module applies which kind)
 is graphcons.review.queue; the kinds themselves live with their concept.
@@ -25,11 +25,13 @@ from typing import Any, Callable, Generic, TypeVar
 
 from pydantic import BaseModel, PrivateAttr
 
+from graphcons.core import audit
 from graphcons.core.config import Config
 from graphcons.core.db import Database, Tx
 from graphcons.core.embedders import Embedder
 from graphcons.core.errors import Conflict, NotFound, ValidationError
 from graphcons.core.inputs import check_key
+from graphcons.core.time import utcnow
 
 
 class Status(StrEnum):
@@ -44,7 +46,7 @@ class Status(StrEnum):
 
 STATUSES = tuple(s.value for s in Status)
 # The consolidate kind kept these at the top level before issue 60; a node not yet migrated
-# is read as if they were its payload.
+# (`nest_payloads` below) is read as if they were its payload.
 FLAT_KIND = "consolidate"
 FLAT_PAYLOAD = ("insight", "themes", "gate_figures", "context_ids", "confidence")
 
@@ -407,3 +409,56 @@ def transition(tx: Any, pid: str, expected: str, status: str, *, now: datetime, 
         raise Conflict(f"proposal {pid} is no longer {expected}; it changed meanwhile, nothing was written")
     return Proposal.decode(rows[0]["proposal"])
 
+
+# -- issue 60: one place for every kind's payload -------------------------------------------------------
+# Before issue 60 the consolidate kind kept what it proposes at the proposal's top level (the others under
+# `payload`). `nest_payloads` moves it under `payload` (init runs it); `flatten_payloads` moves it back, as
+# graphcons stored it before, for a checkout older than issue 60. Each batch commits alone and is audited;
+# a proposal already in the wanted shape is skipped, so a run resumes and a second run changes nothing.
+_FLAT_JSON = ("insight", "themes", "gate_figures")  # stored as JSON text at the top level
+
+
+def _loaded(value: Any) -> Any:
+    return json.loads(value) if isinstance(value, str) else value
+
+
+def nest_payloads(db: Database, *, batch: int = 500) -> int:
+    """Fold the top-level payload fields of older consolidate proposals into `payload`; how many moved."""
+    moved = 0
+    while rows := db.run("proposals/flat_payloads", kind=FLAT_KIND, batch=batch):
+        nested = [{"id": r["id"], "payload": json.dumps({k: _loaded(r[k]) for k in FLAT_PAYLOAD if r[k] is not None},
+                                                      sort_keys=True)} for r in rows]
+        n = _moved(db, "proposals/nest_payloads", nested, "nest")
+        if not n:  # none of the batch was moved (another writer's meanwhile): the next read finds the rest
+            break
+        moved += n
+    return moved
+
+
+def flatten_payloads(db: Database, *, batch: int = 500) -> int:
+    """`nest_payloads` undone: consolidate proposals stored as before issue 60; how many moved."""
+    moved = 0
+    while rows := db.run("proposals/nested_payloads", kind=FLAT_KIND, batch=batch):
+        flat = []
+        for r in rows:
+            payload = _loaded(r["payload"]) or {}
+            flat.append({"id": r["id"], "flat": {
+                k: (json.dumps(payload.get(k), sort_keys=True) if k in _FLAT_JSON else payload.get(k))
+                for k in FLAT_PAYLOAD if payload.get(k) is not None}})
+        n = _moved(db, "proposals/flatten_payloads", flat, "flatten")
+        if not n:
+            break
+        moved += n
+    return moved
+
+
+def _moved(db: Database, query: str, rows: list[dict[str, Any]], direction: str) -> int:
+    now = utcnow()  # when the audit says it moved; nothing decides by it
+
+    def work(tx: Tx, now: datetime = now) -> int:
+        n = tx.run(query, rows=rows)[0]["moved"]
+        audit.record(tx, "migrate_payloads", [r["id"] for r in rows], at=now, direction=direction, kind=FLAT_KIND,
+                     fields=list(FLAT_PAYLOAD), moved=n)
+        return n
+
+    return db.write(work)

@@ -13,7 +13,7 @@ from graphcons.core.cypher import names, statements
 from graphcons.core.db import Database
 from graphcons.core.errors import EmbedderMismatch
 from graphcons.core.time import utcnow
-from graphcons.store import tie
+from graphcons.store import proposals, tie
 
 
 #: The vector index over Memory.embedding (cypher/schema/03_vector.cypher).
@@ -84,8 +84,10 @@ def init(db: Database, model: str, dimensions: int) -> dict[str, Any]:
     recreated = _keyword_index_migration(db)
     applied = apply_schema(db, dimensions)
     ties = tie.backfill(db)  # migration (issue 15): memories stored before the tie weight existed
+    nested = proposals.nest_payloads(db)  # migration (issue 60): consolidate proposals stored before it
     store = db.run("store/claim", embedding_model=model, embedding_dimensions=dimensions, now=utcnow())[0]["store"]
-    return {"schema": applied, "store": store, "ties_backfilled": ties, "keyword_index_recreated": recreated}
+    return {"schema": applied, "store": store, "ties_backfilled": ties, "keyword_index_recreated": recreated,
+            "payloads_nested": nested}
 
 
 def stats(db: Database) -> dict[str, Any]:
