@@ -6,6 +6,8 @@ moved back by the reverse, and approves as before."""
 from __future__ import annotations
 
 import json
+from datetime import datetime
+from pathlib import Path
 
 from synthesis_helpers import NOW, add_incidents, insights
 
@@ -51,3 +53,24 @@ def test_a_store_written_before_issue_60_migrates_both_ways_and_approves(g):
 
     res = g.approve(pid, now=NOW)
     assert res.changed and insights(g) == 1 and g.proposal(pid)["status"] == "applied"
+
+
+# A consolidate proposal as the code before issue 60 stored it: that code (commit 5b1f6dd) synthesized
+# add_incidents at NOW with the offline synthesizer, and the node's properties were read back as they
+# were (created_at as ISO text).
+BEFORE_60 = Path(__file__).parent / "data" / "consolidate_proposal_before_issue_60.json"
+
+
+def test_a_proposal_written_by_the_code_before_issue_60_reads_migrates_and_approves(g):
+    stored = json.loads(BEFORE_60.read_text())
+    add_incidents(g)  # its members, at the versions it was made from
+    props = {**stored, "created_at": datetime.fromisoformat(stored["created_at"])}
+    g.db.run_text("CREATE (p:Proposal) SET p = $props WITH p UNWIND keys($versions) AS id "
+                  "MATCH (m:Memory {id: id}) CREATE (p)-[:ABOUT {version: $versions[id]}]->(m)",
+                  props=props, versions=json.loads(stored["member_versions"]))
+    shown = {k: json.loads(v) if k in JSON_TEXT else v for k, v in props.items()}  # as the code before showed it
+    assert g.proposal(stored["id"]) == shown
+    assert g.init()["payloads_nested"] == 1
+    assert g.proposal(stored["id"]) == shown and "payload" in _node(g, stored["id"])
+    res = g.approve(stored["id"], now=NOW)
+    assert res.changed and insights(g) == 1 and g.get(res.insight_id).title.startswith(shown["insight"]["title"])

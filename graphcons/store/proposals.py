@@ -264,9 +264,10 @@ Effect = InsightEffect | MergeEffect | UpdateEffect | ProfileEffect
 
 
 class Decision(BaseModel):
-    """What one review action did to one proposal, for every kind: the common fields and the kind's
-    typed `effect`. The wire keeps each effect's fields flat, as before issue 60 (HTTP's schema may
-    only gain fields); `Decision.of` fills them from the effect."""
+    """What one review action did to one proposal, for every kind."""
+
+    # The common fields and the kind's typed `effect`; the wire keeps each effect's fields flat, as
+    # before issue 60 (HTTP's schema may only gain fields): `Decision.of` fills them from the effect.
 
     proposal_id: str
     kind: str

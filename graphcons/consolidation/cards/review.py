@@ -44,7 +44,7 @@ def approve(p: Proposal[CardPayload], review: Review) -> Decision:
 
 
 def reject(tx: Tx, p: Proposal[CardPayload], review: Review) -> None:
-    """Nothing of the profile changes; the next card pass proposes the subject again when it changes."""
+    """Nothing of the profile changes; the same card (same members, same versions) is not proposed again."""
 
 
 def _apply(tx: Tx, locked: Proposal[CardPayload], review: Review) -> Decision:
