@@ -34,7 +34,7 @@ def test_approve_one_and_reject_another_with_a_reason(g):
             assert listed[0] in detail  # the detail pane shows the proposal under the cursor
             await pilot.press("a")  # approve the first
             await pilot.pause()
-            assert [r["id"] for r in app.rows] == [listed[1]]  # only the other stays pending
+            assert [r.id for r in app.rows] == [listed[1]]  # only the other stays pending
             await pilot.press("r")
             await pilot.pause()
             for ch in "too vague":
@@ -123,6 +123,6 @@ def test_the_screen_at_80x24_shows_the_whole_footer_and_a_clean_list(g):
         assert key in footer
     header, rows = lines[0][:pane], [line[:pane] for line in lines[1:-2]]
     assert header.split()[:2] == ["kind", "n"]  # the columns after the title no longer scroll out of sight
-    assert [r.split()[:2] for r in rows if r.strip()] == [[p["kind"][:5], str(len(p["member_ids"]))] for p in shown]
+    assert [r.split()[:2] for r in rows if r.strip()] == [[p.kind[:5], str(len(p.member_ids))] for p in shown]
     assert len(shown) == 2
     assert not BLOCKS & set("".join(rows)), rows
