@@ -3,18 +3,19 @@ what does an agent's put-then-search loop see, per Lucene merge factor of the ve
 
 At 1M memories, right after a bulk load and the vector index's population, one admission's commit
 once waited more than 9 minutes while Lucene merged the population's segments (docs/DEPLOY.md,
-merge factor 2). Per `--variants`, each FACTOR[/MB] (the vector index's merge factor: "neo4j" for
+merge factor 2). Per `--variants`, each FACTOR[/MB[/MAX]] (the vector index's merge factor: "neo4j" for
 Neo4j's default, 50 in 5.26, or a number such as scripts/neo4j's 2; MB: the index population's RAM
-buffer, Neo4j's default 1 MB, which leaves one segment per MB of vectors), on a fresh bench server
-(bench/server.py) started with them:
+buffer, Neo4j's default 1 MB, which leaves one segment per MB of vectors; MAX: the largest segment, in
+MB, Lucene merges with others, Neo4j's default 2048), on a fresh bench server (bench/server.py) started
+with them:
 1. the synthetic store of bench/merge/speed.py (`--n` memories, written in batches of 1,000, then
    the schema and its vector index built over them: `load_s`, `index_s`);
 2. `--settle none`: straight on; `--settle restart`: Neo4j restarted first (`restart_s`), the
    documented way to merge the segments;
 3. `--admissions` single admissions (`graphcons.store.admission.admit`, precomputed vectors, existing
    subjects), each timed: `admission_ms` (every one, in order) and `first_admission_ms`;
-4. a put-then-search loop (`--loop` times an admission then a namespace retrieve with a precomputed
-   query vector): p50 / p95 / max of each.
+4. a put-then-search loop (`--loop` times an admission then a namespace retrieve of its own question,
+   embedded before the clock): p50 / p95 / max of each.
 A watchdog ends a factor's run when one call has waited `--bound` seconds (it stops the server): the
 row then says `stalled_s` (at least that long) and what was running.
 
@@ -40,26 +41,13 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 from bench.merge import speed as mbench  # noqa: E402
+from bench.retrieval.answers import KnownVectors  # noqa: E402
 from bench.server import bench_server, stop_bench_server  # noqa: E402
 from graphcons.api import Graphcons  # noqa: E402
 from graphcons.core.embedders import make_embedder  # noqa: E402
 from graphcons.store.admission import admit  # noqa: E402
 
 RESULTS = ROOT / "bench" / "store" / "results" / "settle.json"
-
-
-class GivenVector:
-    """The configured embedder (its name and dimensions go in the store), except that a timed call
-    brings its vector: the embedding is excluded."""
-
-    def __init__(self, inner):
-        self.inner, self.vector = inner, None
-
-    def embed_one(self, text: str) -> list[float]:
-        return self.vector if self.vector is not None else self.inner.embed_one(text)
-
-    def __getattr__(self, name):
-        return getattr(self.inner, name)
 
 
 class Watchdog:
@@ -100,10 +88,12 @@ def stats(ms: list[float]) -> dict:
 
 def one_row(n: int, variant: str, settle: str, args, rng: np.random.Generator) -> dict:
     row: dict = {"load_before": [round(x, 2) for x in os.getloadavg()]}
-    factor, _, mb = variant.partition("/")
-    server = dict(heap=args.heap, pagecache=args.pagecache, merge_factor=factor, population_mb=mb or "neo4j")
+    factor, mb, max_mb = (variant.split("/") + ["neo4j", "neo4j"])[:3]
+    server = dict(heap=args.heap, pagecache=args.pagecache, merge_factor=factor, population_mb=mb,
+                  max_merge_mb=max_mb)
     cfg = bench_server(**server)
-    embedder = GivenVector(make_embedder(cfg.embedding))
+    # each search of the loop asks its own question, embedded before the clock (admissions bring vectors)
+    embedder = KnownVectors(make_embedder(cfg.embedding), [f"settle question {i}" for i in range(args.loop)])
     with Graphcons(cfg, embedder=embedder) as g:
         store = mbench.synthetic_store(n)
         mbench.wipe(g)
@@ -132,14 +122,12 @@ def one_row(n: int, variant: str, settle: str, args, rng: np.random.Generator) -
                 in_loop = i >= args.admissions
                 data = {"content": f"settle admission {i} " + " ".join(rng.choice(mbench.WORDS, 12)),
                         "subject": subjects[i % len(subjects)], "namespace": "default", "source": "bench-settle"}
-                embedder.vector = unit()
                 dog.call(f"admission {i}")
-                admit(g.db, g.config, embedder, data, embedding=embedder.vector)
+                admit(g.db, g.config, embedder, data, embedding=unit())
                 (loop_put if in_loop else adm).append(dog.done())
                 if in_loop:
-                    embedder.vector = unit()
                     dog.call(f"search after admission {i}")
-                    g.retrieve("settle query", k=10, namespace="default", record=False)
+                    g.retrieve(f"settle question {len(loop_search)}", k=10, namespace="default", record=False)
                     loop_search.append(dog.done())
                 if in_loop and len(loop_search) >= args.loop:
                     break
@@ -162,7 +150,7 @@ def one_row(n: int, variant: str, settle: str, args, rng: np.random.Generator) -
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=100_000)
-    ap.add_argument("--variants", default="2,neo4j", help="FACTOR[/MB],...: merge factor, population buffer")
+    ap.add_argument("--variants", default="2,neo4j", help="FACTOR[/MB[/MAX]],...: merge factor, population buffer, max merge")
     ap.add_argument("--settle", default="none", help="none, restart or both (none,restart)")
     ap.add_argument("--admissions", type=int, default=20)
     ap.add_argument("--loop", type=int, default=100)
