@@ -355,6 +355,10 @@ class UpdatesConfig(Section):
     auto_apply: bool = False  # apply proposals at or over auto_apply_at at once instead of queueing them
     # the share of the shorter sentence's content words the two sentences share (detect.py's confidence)
     auto_apply_at: float = Field(default=0.8, ge=0, le=1)
+    # "llm" (opt-in, issue 62): the [llm] model reads each pair the rules found before it is proposed, and
+    # only a pair it calls an update, with answers that agree, is proposed (maintenance/updates/verify.py)
+    verifier: Literal["rules", "llm"] = "rules"
+    llm_daily_cap: int = Field(default=200, ge=0)  # llm verifier: calls per UTC day (0 = no limit)
 
 
 class WeightsConfig(Section):
