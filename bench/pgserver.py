@@ -168,6 +168,15 @@ def fresh_database(name: str = "bench") -> str:
     return _url(name)
 
 
+def pgvector_version(url: str) -> tuple[int, ...]:
+    """The pgvector the server offers (its default version), e.g. (0, 5, 1); () when none."""
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        row = conn.execute("SELECT default_version FROM pg_available_extensions WHERE name = 'vector'").fetchone()
+    return tuple(int(x) for x in row[0].split(".") if x.isdigit()) if row else ()
+
+
 def stop() -> None:
     """Stop the bench's cluster if it runs (its data stays until the next `start` wipes it)."""
     bin_ = bindir()

@@ -9,9 +9,11 @@ embedder of every store: `index={"dims": 384, "embed": cache, "fields": ["data"]
 so the figures are the stores' own. Per size (1k, 10k): p50 / p95 of `put` over the last `--sample`
 writes, then of `search(("memories", "user-1"), query=q, limit=5)`:
 - `inmemory`: langgraph.store.memory.InMemoryStore;
-- `postgres`: langgraph.store.postgres.PostgresStore (`from_conn_string`, its default HNSW cosine index,
-  `setup()` before the clock) on the bench's own throwaway PostgreSQL (bench/pgserver.py: .postgres-bench,
-  127.0.0.1:5497, initdb'd at the start, a fresh database per size, stopped at the end);
+- `postgres`: langgraph.store.postgres.PostgresStore (`from_conn_string`; its default index, HNSW with
+  cosine, where the server's pgvector has HNSW (0.5.0 on), else none, an exact scan: the row's `index`
+  and `pgvector` say which, `--pg-index` picks; `setup()` before the clock) on the bench's own throwaway
+  PostgreSQL (bench/pgserver.py: .postgres-bench, 127.0.0.1:5497, initdb'd at the start, a fresh
+  database per size, stopped at the end);
 - `graphcons`: GraphconsStore over the facade, in process;
 - `graphcons_http` (1k only: HTTP puts cost ~2x): GraphconsStore over `graphcons serve`'s app.
 In that order, each size on a freshly reset Neo4j bench server (idle while the others run).
@@ -35,7 +37,8 @@ bench server (Lucene's default, 10, and scripts/neo4j's 2), each on a fresh serv
 `merge_factor[factor][size]`.
 
     python -m bench.service.langgraph [--sizes 1000,10000] [--queries 50] [--loop 200]
-                                      [--stores inmemory,postgres,graphcons] [--merge-factors lucene,2] [--out FILE]
+                                      [--stores inmemory,postgres,graphcons] [--pg-index auto]
+                                      [--merge-factors lucene,2] [--out FILE]
 
 Uses the throwaway bench server (bench/server.py), wiped per size, and the throwaway PostgreSQL (when
 `postgres` is among --stores: without PostgreSQL, pgvector or the Python packages it says what is missing
@@ -174,10 +177,20 @@ def pg_traced(conn) -> Iterator[dict]:
         found.update(trips_in_trace(f.read().decode(errors="replace").splitlines()))
 
 
-def postgres(url: str, cached: Cached, texts, queries, sample, fresh, extra: str) -> dict:
+def pg_index(url: str, asked: str) -> tuple[str, str]:
+    """The vector index PostgresStore builds: its default, HNSW, where the server's pgvector has it
+    (0.5.0 on), else `flat` (no index: an exact scan); `asked` (hnsw, ivfflat, flat) overrides."""
+    version = pgserver.pgvector_version(url)
+    if asked == "auto":
+        asked = "hnsw" if version >= (0, 5) else "flat"
+    return asked, ".".join(map(str, version))
+
+
+def postgres(url: str, cached: Cached, texts, queries, sample, fresh, extra: str, kind: str = "hnsw") -> dict:
     from langgraph.store.postgres import PostgresStore
 
-    with PostgresStore.from_conn_string(url, index=index_config(cached)) as store:
+    index = {**index_config(cached), "ann_index_config": {"kind": kind}}
+    with PostgresStore.from_conn_string(url, index=index) as store:
         store.setup()  # tables, the vector extension, the HNSW index: once, as a user does, before the clock
         row = {**timed(store, texts, queries, sample), "put_then_search": put_then_search(store, fresh, queries)}
         with pg_traced(store.conn) as put:
@@ -296,6 +309,8 @@ def targets_view(row: dict) -> dict:
             view["first_call_ms"] = first["first_search_ms"]
         if "round_trips" in r:
             view["round_trips"] = r["round_trips"]
+        if "index" in r:
+            view["index"] = r["index"]
         out[name] = view
     return out
 
@@ -308,6 +323,8 @@ def main() -> None:
     ap.add_argument("--loop", type=int, default=200, help="put-then-search turns after each size")
     ap.add_argument("--stores", default=",".join(STORES), type=lambda v: v.split(","),
                     help=f"which of {', '.join(STORES)} (graphcons brings graphcons_http at 1k)")
+    ap.add_argument("--pg-index", default="auto", choices=("auto", "hnsw", "ivfflat", "flat"),
+                    help="PostgresStore's vector index (auto: its default, HNSW, where pgvector has it, else flat)")
     ap.add_argument("--merge-factors", type=lambda v: v.split(","),
                     help="compare the vector index's merge factors (lucene = Lucene's default), graphcons store only")
     ap.add_argument("--out", type=Path, default=RESULTS, help="where the report goes")
@@ -348,7 +365,9 @@ def main() -> None:
                 row["inmemory"] = inmemory(cached, texts, queries, args.sample, fresh)
             if pg_url is not None:
                 url = pgserver.fresh_database()
-                row["postgres"] = postgres(url, cached, texts, queries, args.sample, fresh, extra)
+                kind, version = pg_index(url, args.pg_index)
+                row["postgres"] = {"index": kind, "pgvector": version,
+                                   **postgres(url, cached, texts, queries, args.sample, fresh, extra, kind)}
                 row["postgres"]["first_call_ms"] = fresh_process(PG_FIRST_CALL, queries[0],
                                                                  env={"GRAPHCONS_BENCH_PG_URL": url})
             if "graphcons" in args.stores:
