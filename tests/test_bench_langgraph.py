@@ -7,7 +7,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from bench import pgserver  # noqa: E402
+from bench import postgres_server  # noqa: E402
 from bench.service import langgraph as bench  # noqa: E402
 
 # What PQtrace writes (timestamps suppressed) for a pipelined put of two statements, then a search.
@@ -85,6 +85,6 @@ def test_each_size_is_stated_as_the_targets_read_it():
 
 def test_what_the_bench_postgres_lacks_is_named_with_its_install(monkeypatch, tmp_path):
     monkeypatch.setenv("GRAPHCONS_BENCH_PG_BIN", str(tmp_path))  # a folder without PostgreSQL's programs
-    gaps = pgserver.missing()
+    gaps = postgres_server.missing()
     assert any("apt-get install postgresql" in gap for gap in gaps)
     assert all(isinstance(gap, str) and gap for gap in gaps)

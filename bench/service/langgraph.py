@@ -12,7 +12,7 @@ writes, then of `search(("memories", "user-1"), query=q, limit=5)`:
 - `postgres`: langgraph.store.postgres.PostgresStore (`from_conn_string`; its default index, HNSW with
   cosine, where the server's pgvector has HNSW (0.5.0 on), else none, an exact scan: the row's `index`
   and `pgvector` say which, `--pg-index` picks; `setup()` before the clock) on the bench's own throwaway
-  PostgreSQL (bench/pgserver.py: .postgres-bench, 127.0.0.1:5497, initdb'd at the start, a fresh
+  PostgreSQL (bench/postgres_server.py: .postgres-bench, 127.0.0.1:5497, initdb'd at the start, a fresh
   database per size, stopped at the end);
 - `graphcons`: GraphconsStore over the facade, in process;
 - `graphcons_http` (1k only: HTTP puts cost ~2x): GraphconsStore over `graphcons serve`'s app.
@@ -62,7 +62,7 @@ from typing import Iterator
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
-from bench import pgserver  # noqa: E402
+from bench import postgres_server  # noqa: E402
 from bench.retrieval.answers import KnownVectors as Cached  # noqa: E402  (every bench text embedded up front)
 from bench.server import bench_server  # noqa: E402
 from graphcons.api import Graphcons  # noqa: E402
@@ -180,7 +180,7 @@ def pg_traced(conn) -> Iterator[dict]:
 def pg_index(url: str, asked: str) -> tuple[str, str]:
     """The vector index PostgresStore builds: its default, HNSW, where the server's pgvector has it
     (0.5.0 on), else `flat` (no index: an exact scan); `asked` (hnsw, ivfflat, flat) overrides."""
-    version = pgserver.pgvector_version(url)
+    version = postgres_server.pgvector_version(url)
     if asked == "auto":
         asked = "hnsw" if version >= (0, 5) else "flat"
     return asked, ".".join(map(str, version))
@@ -350,8 +350,8 @@ def main() -> None:
     pg_url = None
     if "postgres" in args.stores:
         try:
-            pg_url = pgserver.start()
-        except pgserver.Missing as exc:
+            pg_url = postgres_server.start()
+        except postgres_server.Missing as exc:
             sys.exit(f"bench.service.langgraph: {exc}\n(or leave PostgresStore out: --stores inmemory,graphcons)")
     try:
         report["store"] = {}
@@ -364,7 +364,7 @@ def main() -> None:
             if "inmemory" in args.stores:
                 row["inmemory"] = inmemory(cached, texts, queries, args.sample, fresh)
             if pg_url is not None:
-                url = pgserver.fresh_database()
+                url = postgres_server.fresh_database()
                 kind, version = pg_index(url, args.pg_index)
                 row["postgres"] = {"index": kind, "pgvector": version,
                                    **postgres(url, cached, texts, queries, args.sample, fresh, extra, kind)}
@@ -384,7 +384,7 @@ def main() -> None:
             print(json.dumps({size: row}, indent=2), flush=True)
     finally:
         if pg_url is not None:
-            pgserver.stop()
+            postgres_server.stop()
     report["load"] = {"before": [round(x, 2) for x in load_before], "after": [round(x, 2) for x in os.getloadavg()]}
     args.out.write_text(json.dumps(report, indent=2) + "\n")
 

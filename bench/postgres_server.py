@@ -9,9 +9,11 @@ the bench and stopped at its end (`stop`). PostgreSQL's settings are its default
 fsync on): what a user who installs it gets. PostgreSQL refuses to run as root: run as root (this project's
 machines), the cluster runs as the `postgres` user, which then owns the folder.
 
-It needs PostgreSQL's server programs (Debian's `postgresql`), pgvector for that major version
-(`postgresql-<N>-pgvector`) and, in Python, `langgraph-checkpoint-postgres` with `psycopg[binary]` (the
-`bench` extra); scripts/setup installs them all. `missing()` names whatever is not there.
+It needs PostgreSQL's server programs with pgvector and, in Python, `langgraph-checkpoint-postgres` with
+`psycopg[binary]`: all in the `bench` extra, the server as the `pgserver` wheel (PostgreSQL 16.2 with
+pgvector 0.6.2; Debian bookworm, this project's machines, has no pgvector package). Debian's own server
+with `postgresql-<N>-pgvector` (trixie on) is used first where it is installed. `missing()` names whatever
+is not there.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import pwd
 import secrets
 import shutil
 import subprocess
+from importlib.util import find_spec
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -29,7 +32,7 @@ PORT = int(os.environ.get("GRAPHCONS_BENCH_PG_PORT", "5497"))
 USER = "bench"  # the cluster's superuser (initdb -U), password in HOME/password
 RUN_AS = "postgres"  # the account the server runs as when this process is root
 SETTINGS = f"""
-# bench/pgserver.py: the loopback only, TCP only (no socket in a system folder)
+# bench/postgres_server.py: the loopback only, TCP only (no socket in a system folder)
 listen_addresses = '127.0.0.1'
 port = {PORT}
 unix_socket_directories = ''
@@ -44,19 +47,35 @@ def _major(path: Path) -> int:
     return int(path.parent.name) if path.parent.name.isdigit() else 0
 
 
+def _wheel_bin() -> Path | None:
+    """The bin folder of the `pgserver` wheel (the bench extra): PostgreSQL 16 with pgvector 0.6, for a
+    machine whose Debian has no pgvector package (bookworm has none)."""
+    try:
+        spec = find_spec("pgserver")
+    except (ImportError, ValueError):
+        return None
+    return Path(spec.origin).parent / "pginstall" / "bin" if spec and spec.origin else None
+
+
+def _has_vector(folder: Path) -> bool:
+    share = _sharedir(folder)
+    return share is not None and (share / "extension" / "vector.control").exists()
+
+
 def bindir() -> Path | None:
-    """PostgreSQL's server programs: $GRAPHCONS_BENCH_PG_BIN, else the newest Debian
-    /usr/lib/postgresql/<N>/bin, else the folder of an `initdb` on PATH."""
+    """PostgreSQL's server programs: $GRAPHCONS_BENCH_PG_BIN, else the first of Debian's
+    /usr/lib/postgresql/<N>/bin (newest first), an `initdb` on PATH and the `pgserver` wheel's that has
+    pgvector, else the first that has the programs (missing() then names pgvector)."""
     if given := os.environ.get("GRAPHCONS_BENCH_PG_BIN"):
         candidates = [Path(given)]
     else:
         candidates = sorted(Path("/usr/lib/postgresql").glob("*/bin"), key=_major, reverse=True)
         if found := shutil.which("initdb"):
             candidates.append(Path(found).resolve().parent)
-    for folder in candidates:
-        if all((folder / name).exists() for name in ("initdb", "pg_ctl", "postgres")):
-            return folder
-    return None
+        if wheel := _wheel_bin():
+            candidates.append(wheel)
+    present = [f for f in candidates if all((f / name).exists() for name in ("initdb", "pg_ctl", "postgres"))]
+    return next((f for f in present if _has_vector(f)), present[0] if present else None)
 
 
 def _version(bin_: Path) -> str:
@@ -84,14 +103,17 @@ def missing() -> list[str]:
                     "(langgraph-checkpoint-postgres, psycopg[binary], psycopg-pool), or scripts/setup")
     bin_ = bindir()
     if bin_ is None:
-        gaps.append("PostgreSQL's server programs (initdb, pg_ctl, postgres): apt-get install postgresql "
-                    "(or scripts/setup; GRAPHCONS_BENCH_PG_BIN names another bin folder)")
+        gaps.append("PostgreSQL's server programs (initdb, pg_ctl, postgres): pip install 'graphcons[bench]' "
+                    "(its pgserver wheel), or apt-get install postgresql postgresql-<N>-pgvector; "
+                    "GRAPHCONS_BENCH_PG_BIN names another bin folder")
         return gaps
     major = _version(bin_) or "<N>"
     share = _sharedir(bin_) or Path(f"/usr/share/postgresql/{major}")
     if not (share / "extension" / "vector.control").exists():
         gaps.append(f"pgvector for PostgreSQL {major} (no {share / 'extension' / 'vector.control'}): "
-                    f"apt-get install postgresql-{major}-pgvector (or scripts/setup)")
+                    f"apt-get install postgresql-{major}-pgvector where Debian has it (trixie on; bookworm has "
+                    "none), or the bench extra's pgserver wheel (PostgreSQL 16 + pgvector 0.6): "
+                    "pip install 'graphcons[bench]'")
     if os.geteuid() == 0:
         try:
             pwd.getpwnam(RUN_AS)
@@ -144,6 +166,7 @@ def start() -> str:
                            f"(the folder must be reachable by that account; GRAPHCONS_BENCH_PG_HOME moves it):\n"
                            f"{out.stderr.strip()}")
     (HOME / "password").write_text(password)
+    (HOME / "password").chmod(0o600)
     with open(data / "postgresql.conf", "a") as conf:
         conf.write(SETTINGS)
     out = _as_server([bin_ / "pg_ctl", "-D", data, "-l", HOME / "postgres.log", "-w", "-t", "60", "start"])
