@@ -33,7 +33,7 @@ search}, `construct_ms`, `first_call_ms` (the first search after construction), 
 {put, search}.
 
 `--merge-factors lucene,2` (issue 59) runs the graphcons store once per vector-index merge factor of the
-bench server (Lucene's default, 10, and scripts/neo4j's 2), each on a fresh server: the rows go under
+bench server (Neo4j's default, 50 in 5.26, named "lucene" or "neo4j", and scripts/neo4j's 2), each on a fresh server: the rows go under
 `merge_factor[factor][size]`.
 
     python -m bench.service.langgraph [--sizes 1000,10000] [--queries 50] [--loop 200]
@@ -326,7 +326,7 @@ def main() -> None:
     ap.add_argument("--pg-index", default="auto", choices=("auto", "hnsw", "ivfflat", "flat"),
                     help="PostgresStore's vector index (auto: its default, HNSW, where pgvector has it, else flat)")
     ap.add_argument("--merge-factors", type=lambda v: v.split(","),
-                    help="compare the vector index's merge factors (lucene = Lucene's default), graphcons store only")
+                    help="compare the vector index's merge factors (lucene or neo4j = Neo4j's default, 50 in 5.26), graphcons store only")
     ap.add_argument("--out", type=Path, default=RESULTS, help="where the report goes")
     args = ap.parse_args()
     if unknown := set(args.stores) - set(STORES):
