@@ -19,17 +19,24 @@ BOLT = os.environ.get("GRAPHCONS_BENCH_BOLT_PORT", "7697")
 HTTP = os.environ.get("GRAPHCONS_BENCH_HTTP_PORT", "7497")
 
 
-def bench_server(heap: str = "4g", pagecache: str = "2g", reset: bool = True, merge_factor: str | None = None) -> Config:
-    """`merge_factor`: the vector index's Lucene merge factor ("lucene": Lucene's default; None: scripts/neo4j's);
-    a server running with another one is restarted."""
+def bench_server(heap: str = "4g", pagecache: str = "2g", reset: bool = True, merge_factor: str | None = None,
+                 population_mb: str | None = None, max_merge_mb: str | None = None) -> Config:
+    """`merge_factor`: the vector index's Lucene merge factor ("neo4j": Neo4j's default, 50 in 5.26; None:
+    scripts/neo4j's); `population_mb`: its population RAM buffer in MB ("neo4j": Neo4j's 1 MB; None:
+    scripts/neo4j's); `max_merge_mb`: the largest Lucene segment merged ("neo4j": 2048). A server running with
+    other settings is restarted."""
     env = dict(os.environ,
                GRAPHCONS_NEO4J_HOME=str(HOME),
                GRAPHCONS_NEO4J_BOLT_PORT=BOLT, GRAPHCONS_NEO4J_HTTP_PORT=HTTP,
                GRAPHCONS_NEO4J_HEAP=heap, GRAPHCONS_NEO4J_PAGECACHE=pagecache)
     if merge_factor is not None:
         env["GRAPHCONS_NEO4J_VECTOR_MERGE_FACTOR"] = merge_factor
+    if population_mb is not None:
+        env["GRAPHCONS_NEO4J_VECTOR_POPULATION_BUFFER_MB"] = population_mb
+    if max_merge_mb is not None:
+        env["GRAPHCONS_NEO4J_INDEX_MAX_MERGE_MB"] = max_merge_mb
     script = str(REPO / "scripts" / "neo4j")
-    if merge_factor is not None:  # the setting is read at start: stop first
+    if merge_factor is not None or population_mb is not None or max_merge_mb is not None:  # read at start: stop first
         subprocess.run([script, "stop"], env=env, check=False)
     if reset:
         subprocess.run([script, "reset"], env=env, check=True)

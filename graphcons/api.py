@@ -57,6 +57,7 @@ from graphcons.store import (
 from graphcons.recall import context as context_mod
 from graphcons.recall import retrieval
 from graphcons.recall.hits import Hit
+from graphcons.recall.query import RecallQuery
 from graphcons.store import proposals as proposal_store
 from graphcons.store import schema as store
 from graphcons.store.proposals import Decision, Proposal
@@ -190,9 +191,10 @@ class Graphcons:
         date or an aware datetime) answers with what was current then; `when` ("auto" or a window)
         and `when_mode` (boost | restrict) rank by the query's event time (docs/RETRIEVAL.md)."""
         self._check_store()
-        return retrieval.retrieve(self.db, self.config, self.embedder, query, k, namespace=namespace,
-                                  subject=subject, session=session, record=record, mode=mode, insights=insights,
-                                  as_of=as_of, when=when, when_mode=when_mode, now=utcnow())
+        q = RecallQuery.of(self.config.retrieval, query, k, namespace=namespace, subject=subject, mode=mode,
+                           insights=insights, as_of=as_of, when=when, when_mode=when_mode, now=utcnow(),
+                           record=record, session=session)
+        return retrieval.retrieve(self.db, self.config, self.embedder, q)
 
     def context(self, query: str, budget_words: int | None = None, *, budget_tokens: int | None = None,
                 namespace: str | None = None, subject: str | None = None, session: str | None = None,
@@ -204,16 +206,19 @@ class Graphcons:
         only after its successor ("earlier, until ..."). Its use is recorded like retrieve's; `as_of`,
         `when`, `when_mode` as retrieve's."""
         self._check_store()
-        return context_mod.context(self.db, self.config, self.embedder, query, budget_words,
-                                   budget_tokens=budget_tokens, namespace=namespace,
-                                   subject=subject, mode=mode, record=record, session=session, as_of=as_of,
-                                   when=when, when_mode=when_mode, now=utcnow())
+        whole = context_mod.budget(self.config, budget_words, budget_tokens)  # the budget's error comes first
+        q = RecallQuery.of(self.config.retrieval, query, context_mod.POOL, namespace=namespace, subject=subject,
+                           mode=mode, as_of=as_of, when=when, when_mode=when_mode, now=utcnow(), record=record,
+                           session=session)
+        return context_mod.context(self.db, self.config, self.embedder, q, whole)
 
     def search(self, text: str, k: int = 10, *, namespace: str | None = None,
                subject: str | None = None) -> list[Hit]:
         """Plain keyword search (full-text index, any text is a valid query); records nothing."""
         self._check_store()
-        return retrieval.search_text(self.db, text, k, namespace=namespace, subject=subject)
+        return retrieval.search_text(self.db, RecallQuery.of(self.config.retrieval, text, k, namespace=namespace,
+                                                             subject=subject, mode="keyword", insights="plain",
+                                                             field="text"))
 
     def census(self) -> dict[str, list[dict[str, Any]]]:
         """Memories per namespace and status, pending proposals per kind (the metrics gauges)."""

@@ -72,6 +72,61 @@ def grounded_answer(request: dict[str, Any], *, extra_ids: list[str] = (), title
     }}
 
 
+def request_text(request: dict[str, Any]) -> str:
+    """Every message of a request, as one text."""
+    return "\n".join(m.get("content") or "" for m in request.get("messages", []) if isinstance(m.get("content"), str))
+
+
+def verdicts_by_pair(pairs: dict[str, tuple[str, str, str]], answer: Callable[[str], dict[str, Any]],
+                     default: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """A responder for a verifier's requests: `answer(label)` of the pair (first text, second text, label)
+    whose first text the request shows, else `answer(default)`."""
+    def respond(request: dict[str, Any]) -> dict[str, Any]:
+        text = request_text(request)
+        return answer(next((label for first, _, label in pairs.values() if first in text), default))
+    return respond
+
+
+def served_by(server: "FakeLLM") -> Any:
+    """The [llm] section of a config that calls `server` (no retries, a short timeout)."""
+    from graphcons.core.config import LLMConfig
+
+    return LLMConfig(provider="openai", base_url=server.base_url, model="test-model", timeout_s=5.0, max_retries=0)
+
+
+def _real_endpoint_marker() -> Any:
+    import os
+
+    import pytest
+
+    return pytest.mark.skipif(not os.environ.get("GRAPHCONS_TEST_LLM_BASE_URL"), reason=(
+        "set GRAPHCONS_TEST_LLM_BASE_URL (and GRAPHCONS_TEST_LLM_MODEL) to run against a real endpoint"))
+
+
+needs_real_endpoint = _real_endpoint_marker()  # the opt-in tests against a real OpenAI-compatible server
+
+
+def real_endpoint() -> Any:
+    """The [llm] section of the opt-in real-endpoint tests: $GRAPHCONS_TEST_LLM_BASE_URL, _API_KEY, _MODEL,
+    _MODE (instructor mode, TOOLS for a llama.cpp server) and _TIMEOUT."""
+    import os
+
+    from graphcons.core.config import LLMConfig
+
+    return LLMConfig(provider="openai", base_url=os.environ["GRAPHCONS_TEST_LLM_BASE_URL"],
+                     api_key=os.environ.get("GRAPHCONS_TEST_LLM_API_KEY") or None,
+                     model=os.environ.get("GRAPHCONS_TEST_LLM_MODEL", "gpt-4o-mini"),
+                     instructor_mode=os.environ.get("GRAPHCONS_TEST_LLM_MODE", "TOOLS"),
+                     timeout_s=float(os.environ.get("GRAPHCONS_TEST_LLM_TIMEOUT", "300")), max_retries=2)
+
+
+def use_verifier(g: Any, server: "FakeLLM", section: str, **settings: Any) -> None:
+    """Point `g` at `server` and set `[section] verifier = "llm"` and the other `settings`."""
+    g.config.llm = served_by(server)
+    for key, value in {"verifier": "llm", **settings}.items():
+        setattr(getattr(g.config, section), key, value)
+
+
 class FakeLLM:
     def __init__(self, script: list[Script] | None = None, fallback: Script | None = None):
         self.script: list[Script] = list(script or [])

@@ -92,10 +92,11 @@ def test_context_shows_the_card_items_the_lines_had_no_room_for_first(g):
     assert len(cited) == len(set(cited))  # no memory both as a line and as an item
     assert len(set(cited)) >= len(set(plain.ids))  # no fewer of what she does in the same words
     items = [line for line in ctx.lines if line["kind"] == "card" and line["ids"]]
-    for line in items:  # the member said the short way, with its date and id
+    ref = {i: r for r, i in ctx.refs.items()}
+    for line in items:  # the member said the short way, with its date and its reference
         said, _, rest = line["text"][2:].partition(" [")
         assert len(said.split()) < len(g.get(line["ids"][0]).content.split())
-        assert rest == f"{line['date']}] ({line['ids'][0]})"
+        assert rest == f"{line['date']}] ({ref[line['ids'][0]]})"
     other = g.context("What does Caroline like?", 40, namespace="conv", record=False)
     assert all(line["kind"] != "card" for line in other.lines)  # not about her: no card
     g.config.retrieval.card_share = 0.0

@@ -49,7 +49,8 @@ def test_a_context_is_never_over_its_budget_and_every_line_has_a_date_and_an_id(
         assert ctx.words == len(ctx.text.split()) <= budget
         for line in ctx.lines:
             assert DATE.search(line["text"] if line["kind"] == "fact" else day_of(ctx, line)), line
-            assert all(i in line["text"] for i in line["ids"]), line
+            ref = {i: r for r, i in ctx.refs.items()}  # the text cites "#3"; refs say which memory that is
+            assert all(re.search(rf"{ref[i]}(?!\d)", line["text"]) for i in line["ids"]), (line, ctx.refs)
     full = g.context("When does Maria fly to Lisbon?", 300, namespace="trip", record=False)
     assert "14 March" in full.text and "1 February 2026" in full.text  # the fact and when it was recorded
     assert set(full.ids) <= {t[0] for t in TRIP}  # its namespace only
@@ -75,6 +76,23 @@ def test_an_insight_is_shown_as_its_dated_facts_and_no_fact_is_shown_twice(store
     assert len(cited) == len(set(cited))  # no memory twice
     texts = [re.sub(r"^- \[[^]]*\] ", "", ln["text"]).rsplit(" (", 1)[0].casefold() for ln in ctx.lines]
     assert len(texts) == len(set(texts))  # no fact twice
+
+
+def test_the_text_cites_by_a_short_reference_and_by_id_on_request(g):
+    """A line cites its memory as "#3" (issues 61, 63: an id of 30-45 characters costs a model 15-25
+    tokens, a reference 2-3); `refs` says which memory each is. `[retrieval] context_refs = "id"` writes
+    the ids instead: the same lines, citing the same memories, at more tokens."""
+    for n, (_, text, day) in enumerate(TRIP):
+        g.add({"id": f"note-{n}-7f3a9c21e4b05d6a8f1c2b3e9d", "content": text, "subject": "maria",
+               "namespace": "trip", "created_at": f"{day}T09:00:00+00:00"})
+    short = g.context("When does Maria fly to Lisbon?", 300, namespace="trip", record=False)
+    assert short.refs and set(short.refs.values()) == set(short.ids)
+    assert all(re.search(rf"\({r}\)", short.text) for r in short.refs) and not any(i in short.text for i in short.ids)
+    g.config.retrieval.context_refs = "id"
+    full = g.context("When does Maria fly to Lisbon?", 300, namespace="trip", record=False)
+    assert full.refs == {} and all(f"({i})" in full.text for i in full.ids)
+    assert [ln["ids"] for ln in full.lines] == [ln["ids"] for ln in short.lines]
+    assert short.tokens < full.tokens - 10 * len(full.ids)
 
 
 def test_the_same_store_and_query_give_the_same_context(store):
@@ -106,6 +124,7 @@ def test_context_over_the_cli_and_http(store, cli_run, neo4j_settings, embedder)
         r = srv.client(token).post("/v1/context", json={"query": "When does Maria fly to Lisbon?", "budget_words": 40})
         assert r.status_code == 200, r.text
         assert r.json()["text"] == data["text"]  # the same block, scoped to the token's namespace
+        assert r.json()["refs"] == data["refs"] and set(data["refs"].values()) == set(data["ids"])
         bad = srv.client(token).post("/v1/context", json={"query": "Lisbon", "budget_words": 5})
         assert bad.status_code in (400, 422) and "budget_words" in bad.text
         assert srv.client(token).post("/v1/context", json={"query": "Lisbon", "namespace": "default"}).status_code == 403

@@ -3,15 +3,14 @@ replay server, on a real Neo4j) and onnx (on a tiny model and tokenizer this fil
 
 import json
 import math
-import os
 import warnings
 from datetime import datetime, timedelta, timezone
 
 import numpy as np
 import pytest
-from llm_server import FakeLLM
+from llm_server import FakeLLM, needs_real_endpoint, real_endpoint, request_text, use_verifier, verdicts_by_pair
 
-from graphcons.core.config import LLMConfig, MergeConfig, load_config
+from graphcons.core.config import MergeConfig, load_config
 from graphcons.core.errors import ConfigError
 from graphcons.maintenance.merge import verifiers
 from graphcons.maintenance.merge.score import CONFLICT, DUPLICATE, NOTHING, score_pair
@@ -29,10 +28,6 @@ PAIRS = {  # subject -> two texts the difference check passes; what the model is
 }
 
 
-def request_text(request):
-    return "\n".join(m.get("content") or "" for m in request["messages"])
-
-
 # The model's own answers that agree with each label (merge/verify_llm.py checks they do).
 ANSWERS = {"duplicate": (True, True, False), "conflict": (True, False, False),
            "near_paraphrase_with_difference": (True, True, True), "different": (False, True, False)}
@@ -44,26 +39,14 @@ def verdict_args(verdict, reason=None, answers=None):
                      "adds_detail": adds, "verdict": verdict}}
 
 
-def scripted(request):
-    """The recorded answers: the verdict of whichever pair the request shows."""
-    text = request_text(request)
-    for a, _, verdict in PAIRS.values():
-        if a in text:
-            return verdict_args(verdict)
-    return verdict_args("different", "unknown pair")
-
-
 @pytest.fixture
-def llm():
-    with FakeLLM(fallback=scripted) as server:
+def llm():  # the recorded answers: the verdict of whichever pair the request shows
+    with FakeLLM(fallback=verdicts_by_pair(PAIRS, verdict_args, "different")) as server:
         yield server
 
 
 def use_llm(g, server, **merge):
-    g.config.llm = LLMConfig(provider="openai", base_url=server.base_url, model="test-model", timeout_s=5.0,
-                             max_retries=0)
-    for k, v in {"verifier": "llm", **merge}.items():
-        setattr(g.config.merge, k, v)
+    use_verifier(g, server, "merge", **merge)
 
 
 def add_pairs(g, subjects=tuple(PAIRS)):
@@ -173,18 +156,13 @@ def test_the_llm_verifier_needs_an_llm(g):
         g.merge(now=NOW)
 
 
-@pytest.mark.skipif(not os.environ.get("GRAPHCONS_TEST_LLM_BASE_URL"),
-                    reason="set GRAPHCONS_TEST_LLM_BASE_URL (and GRAPHCONS_TEST_LLM_MODEL) to run against a real endpoint")
+@needs_real_endpoint
 def test_real_openai_compatible_endpoint(g):
     """Opt-in: the llm verifier against a real endpoint (same variables as test_synthesis's one).
 
     A weak model may misjudge a pair (reported as a warning); what fails: a pair the model did
     not call a duplicate being proposed, or a verdict outside the four."""
-    g.config.llm = LLMConfig(provider="openai", base_url=os.environ["GRAPHCONS_TEST_LLM_BASE_URL"],
-                             api_key=os.environ.get("GRAPHCONS_TEST_LLM_API_KEY") or None,
-                             model=os.environ.get("GRAPHCONS_TEST_LLM_MODEL", "gpt-4o-mini"),
-                             instructor_mode=os.environ.get("GRAPHCONS_TEST_LLM_MODE", "TOOLS"),
-                             timeout_s=float(os.environ.get("GRAPHCONS_TEST_LLM_TIMEOUT", "300")), max_retries=2)
+    g.config.llm = real_endpoint()
     g.config.merge.verifier = "llm"
     add_pairs(g)
     report = g.merge(dry_run=False, now=NOW)

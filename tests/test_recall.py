@@ -101,7 +101,8 @@ def test_a_long_memory_enters_a_short_context_as_a_marked_excerpt(g):
     assert line.get("excerpt") is True and line["text"].startswith("(excerpt)") and line["date"] == "26 May 2023"
     assert ctx.text.startswith("26 May 2023:\n")
     assert "old sneakers in a shoe rack in my closet" in line["text"] and "weather" not in line["text"]
-    assert line["text"].endswith("(turn)")
+    ref = {i: r for r, i in ctx.refs.items()}["turn"]
+    assert line["text"].endswith(f"({ref})")  # cited by its short reference
 
 
 def test_an_invisible_query_is_refused_naming_the_field_over_mcp(g, config, embedder):

@@ -415,9 +415,9 @@ def test_a_default_retrieve_and_context_cost_five_round_trips_with_insights_or_w
         with counted() as plain:
             hits = g.retrieve("checkout 503 errors after a deploy", k=5, record=False)
         with counted() as block:
-            text = g.context("checkout 503 errors after a deploy", 300, record=False).text
+            ctx = g.context("checkout 503 errors after a deploy", 300, record=False)
     # the insight routed to its members (issue 61): each names it, with its standing
-    assert iid not in ids(hits) and "inc-1" in text
+    assert iid not in ids(hits) and "inc-1" in ctx.ids and iid not in ctx.ids
     assert all([(i["id"], i["epistemic_status"]) for i in h.insights] == [(iid, "hypothesis")]
                for h in hits if h.memory.id.startswith("inc"))
     assert sorted(plain.names) == sorted(DEFAULT_RETRIEVE) and plain.round_trips == 5

@@ -61,6 +61,23 @@ def test_deep_metadata_is_refused_by_the_python_api(g):
     assert g.get(a.id).version == 1
 
 
+def test_an_edit_of_a_memory_holding_deep_metadata_from_before_the_limit_writes_nothing(g, server, writer):
+    """A memory stored before the door bounded metadata (written here straight into the node) keeps it;
+    a PATCH of its content alone is refused naming `metadata` and saves no version (its answer could not
+    be serialised); a PATCH that replaces the metadata is the way out."""
+    mid = writer.post("/v1/memories", json={"content": "Checkout deploys on Tuesdays."}).json()["id"]
+    g.db.run_text("MATCH (m:Memory {id: $id}) SET m.metadata = $meta", id=mid, meta=json.dumps(nested(300)))
+    before = counts(g)
+    r = writer.patch(f"/v1/memories/{mid}", json={"content": "Checkout deploys on Wednesdays."})
+    assert r.status_code == 400 and r.json()["field"] == "metadata" and "deep" in r.json()["message"], r.text[:300]
+    version = g.db.run_text("MATCH (m:Memory {id: $id}) RETURN m.version AS v", id=mid)[0]["v"]
+    assert counts(g) == before and version == 1
+    fixed = writer.patch(f"/v1/memories/{mid}", json={"content": "Checkout deploys on Wednesdays.",
+                                                      "metadata": {"team": "payments"}})
+    assert fixed.status_code == 200, fixed.text[:300]
+    assert g.get(mid).version == 2 and g.get(mid).metadata == {"team": "payments"}
+
+
 def test_a_body_nested_a_thousand_deep_is_422_body(server, writer):
     text = '{"content": "x", "metadata": ' + '{"a": ' * 1000 + "1" + "}" * 1000 + "}"
     r = writer.post("/v1/memories", content=text, headers={"content-type": "application/json"})

@@ -46,75 +46,29 @@ WIPES that database first. Saves bench/retrieval/results/longmemeval.json (or --
 from __future__ import annotations
 
 import argparse
-import gzip
-import hashlib
 import json
 import os
 import sys
 import time
 from collections import Counter, defaultdict
-from datetime import datetime, timezone
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 from bench import command, query  # noqa: E402
 from bench.retrieval.answers import NOW, answer_words, consolidate_all  # noqa: E402
+from bench.retrieval.lme_data import load  # noqa: E402
 from bench.server import consolidating_config  # noqa: E402
 from graphcons.api import Graphcons  # noqa: E402
 from graphcons.core.embedders import make_embedder  # noqa: E402
 from graphcons.store.admission import admit_many  # noqa: E402
 
-DATA = ROOT.parent / "shared" / "data" / "longmemeval-dev.json"
-DATA_S = ROOT.parent / "shared" / "data" / "longmemeval-s-dev.json.gz"
 RESULTS = ROOT / "bench" / "retrieval" / "results" / "longmemeval.json"
 RESULTS_S = ROOT / "bench" / "retrieval" / "results" / "longmemeval_s.json"
 WORDS = (150, 300, 1000)
 TOKENS = (200, 400)
 # (label, context's budget): words by their number, tokens under "tokens/" (saved under `tokens`)
 BUDGETS = [(str(b), {"budget_words": b}) for b in WORDS] + [(f"tokens/{t}", {"budget_tokens": t}) for t in TOKENS]
-
-
-def when(text: str) -> datetime:
-    """LongMemEval's "2023/05/25 (Thu) 20:21" as an aware datetime (UTC: the data has no zone)."""
-    return datetime.strptime(text.split(" (")[0] + " " + text.split(") ")[1], "%Y/%m/%d %H:%M").replace(tzinfo=timezone.utc)
-
-
-def chosen(data: list[dict], per_type: int) -> list[dict]:
-    """The first `per_type` questions of each type by the sha256 of their id: a fixed set."""
-    ranked = sorted(data, key=lambda q: hashlib.sha256(q["question_id"].encode()).hexdigest())
-    kept: list[str] = []
-    for q in ranked:
-        if sum(1 for x in ranked if x["question_id"] in kept and x["question_type"] == q["question_type"]) < per_type:
-            kept.append(q["question_id"])
-    return [q for q in data if q["question_id"] in set(kept)]
-
-
-def load(types: set[str] | None, limit: int | None, haystack: str = "oracle",
-         per_type: int = 8) -> tuple[list[dict], list[dict]]:
-    memories, questions = [], []
-    data = json.loads(DATA.read_text()) if haystack == "oracle" else chosen(json.load(gzip.open(DATA_S)), per_type)
-    for q in data:
-        if types and q["question_type"] not in types:
-            continue
-        if limit and sum(1 for x in questions if x["type"] == q["question_type"]) >= limit:
-            continue
-        ns = f"lme-{q['question_id']}"
-        dates = {}
-        for sid, date, turns in zip(q["haystack_session_ids"], q["haystack_dates"], q["haystack_sessions"]):
-            dates[sid] = when(date)
-            for j, t in enumerate(turns):
-                if not t["content"].strip():
-                    continue
-                memories.append({"id": f"{q['question_id']}.{sid}.{j}", "content": t["content"], "namespace": ns,
-                                 "subject": t["role"], "source": f"{sid}:{j}", "kind": "observation",
-                                 "session": sid, "created_at": dates[sid].isoformat()})
-        latest = max(dates[s] for s in q["answer_session_ids"]) if q["answer_session_ids"] else None
-        questions.append({"id": q["question_id"], "type": q["question_type"], "namespace": ns,
-                          "question": q["question"], "answer": str(q["answer"]),
-                          "answer_sessions": sorted(q["answer_session_ids"]),
-                          "latest_sessions": sorted(s for s in q["answer_session_ids"] if dates[s] == latest)})
-    return memories, questions
 
 
 def _sessions(memories) -> list[str]:

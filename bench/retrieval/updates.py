@@ -11,7 +11,10 @@ pointing to the older. Fit on the first half of the questions (file order), `hel
     python -m bench.retrieval.updates
 
 Saves bench/retrieval/results/updates.json: made, right, precision, wrong (each with both texts,
-ids, the attribute and why it is wrong), found_of_knowledge_update, per half and overall, seconds.
+ids, the attribute and why it is wrong), found_of_knowledge_update, per half and overall, seconds; and
+`update_pairs` (issue 62): precision and recall against the labelled pair set
+(bench/retrieval/labels/update_pairs.jsonl: the has_answer pairs and the pass's other proposals, read and
+labelled), fit half, held-out half and overall.
 """
 
 from __future__ import annotations
@@ -24,11 +27,38 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
-from bench.retrieval.longmemeval import DATA, load, when  # noqa: E402
+from bench.retrieval.lme_data import DATA, load, when  # noqa: E402
 from graphcons.core import eventtime  # noqa: E402
 from graphcons.maintenance.updates.detect import detect  # noqa: E402
 
 RESULTS = ROOT / "bench" / "retrieval" / "results" / "updates.json"
+# The labelled pair set (issue 62): the has_answer turn pairs of the knowledge-update questions and the
+# pass's other proposals of main 0fc1b61, each read and labelled (who and how: each record's `by`, `note`)
+PAIRS = ROOT / "bench" / "retrieval" / "labels" / "update_pairs.jsonl"
+FITTED_ON = "the first half of each question type, file order (the half the rules were written on)"
+
+
+def labelled_pairs() -> dict[tuple[str, str], dict]:
+    """(older id, newer id) -> its record of bench/retrieval/labels/update_pairs.jsonl."""
+    return {(x["older"], x["newer"]): x for x in map(json.loads, PAIRS.read_text().splitlines()) if x}
+
+
+def pair_figures(updates, namespaces: list[str], pairs: dict[tuple[str, str], dict]) -> dict:
+    """Against the labelled pairs of the `namespaces`' questions: `precision` over every proposal (one
+    outside the set counts as not right: the denominator is what was proposed), `precision_labelled` over
+    the proposals the set labels, `recall` over the set's updates."""
+    keep = {ns.removeprefix("lme-") for ns in namespaces}
+    mine = [(u.older, u.newer) for u in updates if u.namespace.removeprefix("lme-") in keep]
+    wanted = {k for k, x in pairs.items() if x["question"] in keep and x["update"]}
+    labelled = [k for k in mine if k in pairs]
+    right = [k for k in labelled if pairs[k]["update"]]
+    return {"proposals": len(mine), "labelled_proposals": len(labelled), "right": len(right),
+            "precision": round(len(right) / len(mine), 4) if mine else None,
+            "precision_labelled": round(len(right) / len(labelled), 4) if labelled else None,
+            "recall": round(len(wanted & set(mine)) / len(wanted), 4) if wanted else None,
+            "labelled": sum(1 for x in pairs.values() if x["question"] in keep), "updates_labelled": len(wanted),
+            "missed": sorted(f"{o} -> {n}" for o, n in wanted - set(mine)),
+            "unlabelled": sorted(f"{o} -> {n}" for o, n in mine if (o, n) not in pairs)}
 
 
 def labels() -> tuple[dict[str, dict], list[str]]:
@@ -115,10 +145,14 @@ def main() -> None:
     for ns in order:  # the first half of each question type (file order) to fit, the second half held out
         same = [x for x in order if labels_[x]["type"] == labels_[ns]["type"]]
         (fit if same.index(ns) < (len(same) + 1) // 2 else held).append(ns)
+    pairs = labelled_pairs()
     report = {"command": "python -m bench.retrieval.updates", "memories": len(memories), "seconds": seconds,
               "overall": figures(updates, labels_, order, texts),
               "fit": figures(updates, labels_, fit, texts),
-              "held_out": figures(updates, labels_, held, texts)}
+              "held_out": figures(updates, labels_, held, texts),
+              "update_pairs": {"fitted_on": FITTED_ON, "reported_on": "held_out", "labelled": len(pairs),
+                               **{part: pair_figures(updates, nss, pairs)
+                                  for part, nss in (("fit", fit), ("held_out", held), ("overall", order))}}}
     for key in ("made", "right", "precision", "right_in_answer_sessions", "precision_in_answer_sessions",
                 "found_of_knowledge_update", "wrong"):
         report[key] = report["overall"][key]
@@ -128,6 +162,11 @@ def main() -> None:
         print(f"{part}: made {f['made']} right {f['right']} precision {f['precision']} (in answer sessions "
               f"{f['right_in_answer_sessions']}, {f['precision_in_answer_sessions']}) "
               f"found {f['found_of_knowledge_update']}/{f['knowledge_update_with_two_answer_sessions']} KU")
+    for part in ("fit", "held_out", "overall"):
+        f = report["update_pairs"][part]
+        print(f"labelled pairs, {part}: precision {f['precision']} ({f['right']} of {f['proposals']} proposals; "
+              f"{f['precision_labelled']} of the {f['labelled_proposals']} labelled), recall {f['recall']} "
+              f"of {f['updates_labelled']} updates")
     print(f"{seconds} s -> {RESULTS.relative_to(ROOT)}")
 
 

@@ -32,7 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 from bench.retrieval.answers import answer_words  # noqa: E402
-from bench.retrieval.longmemeval import DATA, load, when  # noqa: E402
+from bench.retrieval.lme_data import DATA, load, when  # noqa: E402
 from bench import command  # noqa: E402
 from bench.server import bench_server  # noqa: E402
 from graphcons.api import Graphcons  # noqa: E402

@@ -84,8 +84,10 @@ def updates(apply: bool = ApplyOpt, now: Optional[str] = NowOpt,
             table.add_row(action, f"{u['older']} -> {u['newer']}", literal(u["attribute"]), literal(f"{u['old_value']} -> {u['new_value']}"),
                           u["newer_since"][:10], f"{u['confidence']:.2f}")
     console.print(table)
+    checked = (f", refused by the model {len(report['refused'])}, pending its check {len(report['pending'])}"
+               if report["verifier"] == "llm" else "")
     console.print(f"found {report['found']}: proposed {len(report['proposed'])}, applied {len(report['applied'])}, "
-                  f"already handled {report['known']} {_dry(report)}")
+                  f"already handled {report['known']}{checked} {_dry(report)}")
 
 
 @merge_app.command("list")

@@ -204,6 +204,10 @@ class RetrievalConfig(Section):
     # 59: one 20,000-character "word", or text without spaces, walked through a 10-word budget).
     # 4 never binds on prose (about 1.3 a word) or on the dev sets' lines with their ids.
     tokens_per_word: float = Field(default=4.0, ge=1, le=100)
+    # How a context()'s text cites a memory (issues 61, 63): "short" = "#3", the memory's place in the
+    # context's ranking (2-3 model tokens; `Context.refs` maps each to its id, `lines[].ids` keep the
+    # ids); "id" = the memory's id (an id of the LangGraph store is ~40 characters, 15-25 tokens).
+    context_refs: Literal["short", "id"] = "short"
 
 
 class ConsolidationConfig(Section):
@@ -355,6 +359,10 @@ class UpdatesConfig(Section):
     auto_apply: bool = False  # apply proposals at or over auto_apply_at at once instead of queueing them
     # the share of the shorter sentence's content words the two sentences share (detect.py's confidence)
     auto_apply_at: float = Field(default=0.8, ge=0, le=1)
+    # "llm" (opt-in, issue 62): the [llm] model reads each pair the rules found before it is proposed, and
+    # only a pair it calls an update, with answers that agree, is proposed (maintenance/updates/verify.py)
+    verifier: Literal["rules", "llm"] = "rules"
+    llm_daily_cap: int = Field(default=200, ge=0)  # llm verifier: calls per UTC day (0 = no limit)
 
 
 class WeightsConfig(Section):

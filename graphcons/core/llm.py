@@ -17,9 +17,12 @@ after the re-asks) becomes one ProviderError naming the step, model and endpoint
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
+from dataclasses import dataclass
+from datetime import datetime, time, timedelta, timezone
 from typing import Any
 
 from pydantic import BaseModel
@@ -131,3 +134,60 @@ def _openai_cause(exc: BaseException, kind: type[BaseException]) -> BaseExceptio
 def _short(text: str, limit: int = 300) -> str:
     text = " ".join(str(text).split())
     return text if len(text) <= limit else text[:limit] + "..."
+
+
+# -- what every caller that shows memories to a model shares ------------------------------------
+def data_fence(*texts: str) -> str:
+    """The fence line memory texts are shown between, as data: derived from the texts (the same texts
+    give the same prompt) and removed from them (`defused`), so no text can close its own fence."""
+    return "@@MEMORY-" + hashlib.sha256("\n".join(texts).encode()).hexdigest()[:12]
+
+
+def defused(text: str, fence: str) -> str:
+    """Memory text with the fence marker removed, so it cannot close its own fence."""
+    while fence in text:
+        text = text.replace(fence, "")
+    return text.replace("@@MEMORY-", "@@memory-")
+
+
+def verifier_client(cfg: LLMConfig, setting: str, client: "LLMClient | None" = None) -> "LLMClient":
+    """The client of an opt-in model verifier (`setting` = "llm"), or the error naming the setting when
+    no model is configured."""
+    if cfg.provider != "openai" and client is None:
+        raise ConfigError(f"{setting}: 'llm' needs an LLM: set [llm] provider = 'openai' (any "
+                          "OpenAI-compatible endpoint, [llm] base_url) or choose verifier 'rules'")
+    return client or LLMClient(cfg)
+
+
+@dataclass
+class CallBudget:
+    """The model calls a pass may still make: `max_calls` this pass ([llm] max_calls_per_run) and
+    `daily_cap` a UTC day, of which `used_today` were made before the pass (counted from its audit
+    records); 0 = no limit. `calls` counts every attempt, `recorded` the calls this pass audited."""
+
+    max_calls: int
+    daily_cap: int
+    cap_name: str  # the setting of the daily cap, named when it is reached
+    used_today: int = 0
+    calls: int = 0
+    recorded: int = 0
+
+    @classmethod
+    def of_pass(cls, cfg: LLMConfig, daily_cap: int, cap_name: str, *, db: Any = None, now: Any = None,
+                count: str = "") -> "CallBudget":
+        """A pass's budget; `count` names the statement counting the calls audited in [start, end), read
+        for the UTC day of `now` (no database or no `now`: nothing counted yet)."""
+        used = 0
+        if db is not None and now is not None:
+            start = datetime.combine(now.astimezone(timezone.utc).date(), time(0), tzinfo=timezone.utc)
+            used = db.run(count, start=start, end=start + timedelta(days=1))[0]["n"]
+        return cls(cfg.max_calls_per_run, daily_cap, cap_name, used_today=used)
+
+    def refusal(self) -> str | None:
+        """Why no further call may be made now (None: one may)."""
+        if self.max_calls and self.calls >= self.max_calls:
+            return f"provider budget spent ({self.calls} of {self.max_calls} LLM calls this run, [llm] max_calls_per_run)"
+        if self.daily_cap and self.used_today + self.recorded >= self.daily_cap:
+            return (f"daily cap reached ({self.used_today + self.recorded} of {self.daily_cap} verifier calls today, "
+                    f"{self.cap_name})")
+        return None

@@ -1,10 +1,17 @@
 """Recall (issue 46): what an agent is shown for a query, on the floor of consolidation and
 maintenance (it reads what they store: insights, communities, supersessions, epistemics).
 
+- `query`: the one `RecallQuery` (text, k, scope, modes, `as_of`, the `when` window, recording),
+  checked once by the facade (issue 60);
 - `hits`: the typed `Hit` (a memory shown, its score, what brought it there, the members it
   carries) and the modes as enums;
 - `lists`: the candidate lists: vector, keyword, and the graph step (spread / PPR);
 - `rank`: fusion, the community prior, one memory standing for many, diversity;
-- `retrieval`: `retrieve` and `search_text` (check, rank, group under insights, hydrate, record);
-- `context`: the text block an agent pastes, within a word budget.
+- `route`: whether an insight carries its members' query-relevant content in fewer tokens, or routes
+  to them (issue 61);
+- `current`: what was current: updates after their successors, `as_of` (issues 51, 62);
+- `eventwindow`: the `when` window of event time (issue 47);
+- `retrieval`: `retrieve` and `search_text` (rank, group under insights, hydrate, record);
+- `context`: the text block an agent pastes, within a budget in words or tokens, citing each memory
+  by a short reference.
 """

@@ -6,8 +6,10 @@ agent puts into its prompt, built from `retrieve`'s ranking.
   sentences that share the query's words, in their order, as an excerpt marked "(excerpt)" with
   its date and id (issue 51: a 350-word chat turn could never enter a 300-word context); one that
   shares none is skipped (a shorter one after it may still fit).
-- Every line carries its id, so an agent can cite it (`lines[].ids` lists every memory a line
-  rests on), and sits under the header of its day (the memory's `created_at`, which a caller sets
+- Every line cites its memory, so an agent can cite it: by a short reference, "#3", the memory's
+  place in the context's ranking (`refs` maps each to its id; `[retrieval] context_refs = "id"` writes
+  the ids themselves, which cost 15-25 model tokens each in a LangGraph store: issues 61, 63);
+  `lines[].ids` lists every memory a line rests on. Each line sits under the header of its day (the memory's `created_at`, which a caller sets
   to when the event happened): one "8 May 2023:" per day instead of a date on every line (issue 47:
   words an agent pays for and reads nothing new in); `lines[].date` keeps each line's day.
   The newest day comes first (issue 51: what a later memory says of a thing is read before what
@@ -50,6 +52,7 @@ from graphcons.core.text import WORD_RE, content_terms, printable, sentences
 from graphcons.core.time import day
 from graphcons.recall.current import instant
 from graphcons.recall.hits import InsightMode
+from graphcons.recall.query import RecallQuery
 from graphcons.recall.retrieval import retrieve
 from graphcons.recall.route import carries
 
@@ -68,6 +71,7 @@ class Context:
     lines: list[dict[str, Any]] = field(default_factory=list)  # {"text", "ids", "kind", "date"}
     tokens: int = 0  # the text's model tokens (core/cost.py)
     budget_tokens: int | None = None  # the ceiling on them: the caller's, or tokens_per_word x budget_words
+    refs: dict[str, str] = field(default_factory=dict)  # "#3" -> the memory id the text cites by it
 
     @property
     def ids(self) -> list[str]:
@@ -80,7 +84,7 @@ class Context:
 
     def to_dict(self) -> dict[str, Any]:
         return {"text": self.text, "words": self.words, "budget_words": self.budget_words, "tokens": self.tokens,
-                "budget_tokens": self.budget_tokens, "lines": self.lines, "ids": self.ids}
+                "budget_tokens": self.budget_tokens, "lines": self.lines, "ids": self.ids, "refs": self.refs}
 
 
 def _flat(text: str) -> str:
@@ -100,17 +104,14 @@ def budget(cfg: Config, budget_words: int | None, budget_tokens: int | None) -> 
     return Budget(words=budget_words, tokens=budget_tokens)
 
 
-def context(db: Database, cfg: Config, embedder: Embedder, query: str, budget_words: int | None = None, *,
-            budget_tokens: int | None = None, namespace: str | None = None, subject: str | None = None,
-            mode: str | None = None, record: bool = True, session: str | None = None, as_of: Any = None,
-            when: Any = None, when_mode: str | None = None, now: datetime | None = None) -> Context:
-    whole = budget(cfg, budget_words, budget_tokens)
+def context(db: Database, cfg: Config, embedder: Embedder, q: RecallQuery, whole: Budget) -> Context:
+    """The block for a checked query (its k and insight mode are context's own: the pool, ungrouped)
+    within a checked budget (`budget`)."""
     # The plain ranking: every memory keeps its own place. Folding an insight's members into it, or a
     # memory's restatements into its line, lost answer words on the dev conversations (restatements
     # at cosine 0.8 still differ in detail; docs/RETRIEVAL.md): a line is one memory's own text.
-    hits = retrieve(db, cfg, embedder, query, k=POOL, namespace=namespace, subject=subject, mode=mode,
-                    insights=InsightMode.PLAIN, record=record, session=session, as_of=as_of, when=when,
-                    when_mode=when_mode, now=now)
+    hits = retrieve(db, cfg, embedder, q.but(k=POOL, insights=InsightMode.PLAIN))
+    query, namespace, subject = q.text, q.namespace, q.subject
     rank = {h.memory.id: n for n, h in enumerate(hits)}
     # an insight's typed digest came with its hit (retrieval's hydration): no round trip of its own
     digests = {h.memory.id: json.loads(hits.nodes[h.memory.id]["insight_json"]) for h in hits
@@ -119,7 +120,8 @@ def context(db: Database, cfg: Config, embedder: Embedder, query: str, budget_wo
     # lines where they are in the pool (a member outside it is something the insight adds)
     pooled = {h.memory.id: h.memory.content for h in hits if h.memory.kind != "insight"}
     cards = _card_items(db, query, namespace, subject) if cfg.retrieval.card_share > 0 else {}
-    block = Block(whole - whole.part(cfg.retrieval.card_share if cards else 0))  # the card's share waits (_put_card)
+    refs = Refs([h.memory.id for h in hits], full=cfg.retrieval.context_refs == "id")
+    block = Block(whole - whole.part(cfg.retrieval.card_share if cards else 0), refs)  # the card's share waits (_put_card)
     terms = content_terms(query)
     by_id = {h.memory.id: h for h in hits}
     for h in hits:
@@ -150,11 +152,33 @@ def _put_memory(block: "Block", h: Any, terms: set[str]) -> None:
         return  # a value an update superseded is shown only after its successor (issue 51)
     date = day(mem.created_at)
     mark, earlier = _earlier(h.superseded_by, h.until)
-    if not block.put(f"{mark}{annotate(text, mem.created_at)} ({mem.id})", [mem.id], mem.kind, date, **earlier):
-        line = f"(excerpt) {mark}{{}} ({mem.id})".format
+    ref = block.refs(mem.id)
+    if not block.put(f"{mark}{annotate(text, mem.created_at)} ({ref})", [mem.id], mem.kind, date, **earlier):
+        line = f"(excerpt) {mark}{{}} ({ref})".format
         part = _excerpt(mem.content, terms, lambda p: block.fits(line(p), date), mem.created_at)
         if part:
             block.put(line(part), [mem.id], mem.kind, date, excerpt=True, **earlier)
+
+
+class Refs:
+    """How a block's text cites a memory: "#n", n its place in the context's ranking (1-based; a fact's
+    member the ranking did not hold is numbered after it, in the order first cited), or with `full` its
+    id. A place is known before a line is priced, so a line costs what it will cost when shown."""
+
+    def __init__(self, ranked: list[str], *, full: bool = False):
+        self.place = {mid: n for n, mid in enumerate(ranked, start=1)}
+        self.full = full
+
+    def __call__(self, mid: str) -> str:
+        if self.full:
+            return mid
+        return f"#{self.place.setdefault(mid, len(self.place) + 1)}"
+
+    def table(self, lines: list[dict[str, Any]]) -> dict[str, str]:
+        """Reference -> id for every memory the lines rest on that has a reference (none with `full`)."""
+        if self.full:
+            return {}
+        return {f"#{self.place[i]}": i for line in lines for i in line["ids"] if i in self.place}
 
 
 class Block:
@@ -167,8 +191,9 @@ class Block:
     is spent is the rendered block's, headers included (each line's newline too), so the budget always
     holds."""
 
-    def __init__(self, budget: Budget):
+    def __init__(self, budget: Budget, refs: Refs | None = None):
         self.budget = budget
+        self.refs = refs or Refs([])
         self.days: dict[str, list[dict[str, Any]]] = {}  # "7 May 2023" -> its lines
         self.insights: list[list[dict[str, Any]]] = []
         self.card: list[dict[str, Any]] = []  # shown first: the subject's card items (issue 47)
@@ -219,7 +244,7 @@ class Block:
         lines = [line for _, group in groups for line in group]
         text = "\n".join(rendered)
         return Context(text=text, words=self.spent.words, budget_words=budget.words, lines=lines, tokens=tokens(text),
-                       budget_tokens=budget.tokens)
+                       budget_tokens=budget.tokens, refs=self.refs.table(lines))
 
 
 def _price(lines: list[dict[str, Any]]) -> Price:
@@ -250,7 +275,7 @@ def _put_card(block: Block, ranked: list[str], cards: dict[str, tuple[str, dict[
         # flattened: a newline in a subject or an item must not fake a day header or a line (issue 59)
         subject, item = _flat(subject), {**item, "text": _flat(item["text"]), "group": _flat(item["group"]),
                                          "date": _flat(item["date"])}
-        text = f"- {item['text']} [{item['date']}] ({mid})"
+        text = f"- {item['text']} [{item['date']}] ({block.refs(mid)})"
         head = Price() if (subject, item["group"]) in heads else Price.of(f"{subject}, {item['group']}:", newline=True)
         price = head + Price.of(text, newline=True)
         if not left.allows(price):
@@ -285,10 +310,10 @@ def _put_insight(block: Block, mem: Any, digest: dict[str, Any], rank: dict[str,
     facts = [f for f in digest.get("facts", []) if not set(f.get("member_ids", [])) <= block.shown_ids]
     facts.sort(key=lambda f: min((rank.get(i, POOL) for i in f.get("member_ids", [])), default=POOL))
     facts = facts[:FACTS_PER_INSIGHT]
-    header = f"Insight {mem.id} ({mem.epistemic_status or 'hypothesis'}):"
-    lines = [{"text": _fact_text(f), "ids": [i for i in f.get("member_ids", []) if i not in block.shown_ids],
+    header = f"Insight {block.refs(mem.id)} ({mem.epistemic_status or 'hypothesis'}):"
+    lines = [{"text": _fact_text(f, block.refs), "ids": [i for i in f.get("member_ids", []) if i not in block.shown_ids],
               "kind": "fact", "date": f.get("when") or ""} for f in facts]
-    if not lines or not _carries(header, lines, facts, pooled, terms):
+    if not lines or not _carries(header, lines, facts, pooled, terms, block.refs):
         return False
     fitted: list[dict[str, Any]] = []
     used = Price.of(header, newline=True)
@@ -303,14 +328,14 @@ def _put_insight(block: Block, mem: Any, digest: dict[str, Any], rank: dict[str,
 
 
 def _carries(header: str, lines: list[dict[str, Any]], facts: list[dict[str, Any]], pooled: dict[str, str],
-             terms: set[str]) -> bool:
+             terms: set[str], refs: Refs) -> bool:
     """The floor (issue 61): the facts state the query-relevant content of the pooled members they
     cite, and the insight's lines (header, dates and ids included) cost fewer tokens than those
     members' own lines. Before (issue 47) a fact passed by citing a member outside the pool or by
     fewer words, which let a short sentence of a long turn stand for the turn that held the answer."""
     cited = sorted({i for line in lines for i in line["ids"] if i in pooled})
     mine = sum(tokens(x) for x in [header, *(line["text"] for line in lines)])
-    theirs = sum(tokens(f"{_flat(pooled[i])} ({i})") for i in cited)
+    theirs = sum(tokens(f"{_flat(pooled[i])} ({refs(i)})") for i in cited)
     return carries([f.get("statement", "") for f in facts], [pooled[i] for i in cited], terms, cost=(mine, theirs))
 
 
@@ -334,9 +359,10 @@ def _excerpt(content: str, terms: set[str], fits: Callable[[str], bool], said: d
     return " … ".join(parts[i] for i in sorted(keep))
 
 
-def _fact_text(fact: dict[str, Any]) -> str:
+def _fact_text(fact: dict[str, Any], refs: Refs) -> str:
     statement = _flat(fact.get("statement", ""))
+    ref = refs(fact["member_ids"][0])
     if not fact.get("when"):
-        return f"- {statement} ({fact['member_ids'][0]})"
+        return f"- {statement} ({ref})"
     said = datetime.strptime(fact["when"], "%d %B %Y")  # core.time.day's form: the day its member was said
-    return f"- [{fact['when']}] {annotate(statement, said)} ({fact['member_ids'][0]})"
+    return f"- [{fact['when']}] {annotate(statement, said)} ({ref})"

@@ -36,19 +36,18 @@ from graphcons.core.config import Config
 from graphcons.core.db import Database, Rows
 from graphcons.core.embedders import Embedder
 from graphcons.core.epistemics import UNSUPPORTED
-from graphcons.core.errors import ServerUnavailable, ValidationError
-from graphcons.core.inputs import is_blank
+from graphcons.core.errors import ServerUnavailable
 from graphcons.core.memory import LIVE_STATUSES, Memory
 from graphcons.core.time import memory_fields, native
 from graphcons.core.text import content_terms
 from graphcons.recall import current, eventwindow, lists, route
 from graphcons.recall.hits import Candidate, Head, Hit, Hits, InsightMode, Member, Mode
+from graphcons.recall.query import MAX_K, RecallQuery
 from graphcons.recall.rank import ranked
 from graphcons.store.coaccess import record_access
 
 log = logging.getLogger("graphcons.retrieval")
 
-MAX_K = 1000  # the facade's bound; the HTTP service's `[service] max_k` may be lower
 WIDEST_POOL = 16 * MAX_K  # as_of / when: the pool stops widening here
 WARM_NAMESPACE = "graphcons-warm-up"  # no memory lives there: the warm-up reads nothing
 
@@ -59,31 +58,26 @@ def warm(db: Database, cfg: Config, embedder: Embedder) -> None:
     retrieve and context run once with its parameters' types (the server plans each once; this
     process asks once whether it only reads), on a namespace that holds nothing."""
     embedding = embedder.embed_one("warm-up")
-    retrieve(db, cfg, embedder, "warm-up", k=1, namespace=WARM_NAMESPACE, record=False)
+    retrieve(db, cfg, embedder, RecallQuery.of(cfg.retrieval, "warm-up", 1, namespace=WARM_NAMESPACE, record=False))
     lists.spread(db, cfg, [], embedding, 1, WARM_NAMESPACE, None, ids=[], communities=True, digest=True)
     db.run("retrieval/embeddings", Rows.PLAIN, ids=[])
     db.run("retrieval/hydrate", Rows.PLAIN, order=[], k=1, digest=True, per_insight=1, summarised=True,
            live=LIVE_STATUSES, embedding=embedding)
 
 
-def retrieve(db: Database, cfg: Config, embedder: Embedder, query: str, k: int = 5, *,
-             namespace: str | None = None, subject: str | None = None, session: str | None = None,
-             record: bool = True, mode: str | None = None, insights: str | None = None,
-             as_of: Any = None, when: Any = None, when_mode: str | None = None, now: datetime | None = None) -> Hits:
-    """Ranked `Hit`s (members / insights when grouped). A memory an update superseded comes after
-    its successor, marked (`current`); `as_of` answers with what was current then (`current`);
-    `when` / `when_mode` rank or restrict by the query's event time (`eventwindow`, against `as_of`,
-    else `now`, else the clock).
+def retrieve(db: Database, cfg: Config, embedder: Embedder, q: RecallQuery) -> Hits:
+    """Ranked `Hit`s (members / insights when grouped) for a checked query (`query.RecallQuery`). A
+    memory an update superseded comes after its successor, marked (`current`); `as_of` answers with
+    what was current then (`current`); a `when` window ranks or restricts by event time (`eventwindow`).
 
     The search reads in read transactions; recording the use is a separate write, retried on
     deadlocks. A recording that still fails does not cost the caller its hits: they come back
     with `recording` saying it was skipped."""
     rc = cfg.retrieval
-    mode, insights = _check(query, k, namespace, subject, mode or rc.mode, insights or rc.insights)
-    as_of = current.check_as_of(as_of)
-    window = eventwindow.window(when, when_mode, query, as_of or now)
-    embedding = embedder.embed_one(query) if mode != Mode.KEYWORD else None
-    order = _ranked(db, cfg, query, embedding, k, namespace, subject, mode, insights, as_of, window)
+    query, k, namespace, subject, insights, as_of = q.text, q.k, q.namespace, q.subject, q.insights, q.as_of
+    window, record, session = q.window, q.record, q.session
+    embedding = embedder.embed_one(query) if q.mode != Mode.KEYWORD else None
+    order = _ranked(db, cfg, query, embedding, k, namespace, subject, q.mode, insights, as_of, window)
     newer: dict[str, list[dict[str, Any]]] = {}
     if insights == InsightMode.PLAIN:
         hits, nodes = _hydrate(db, order[:k], newer=newer)  # the walk of an ungrouped result: its first k
@@ -111,28 +105,10 @@ def retrieve(db: Database, cfg: Config, embedder: Embedder, query: str, k: int =
     return out
 
 
-def search_text(db: Database, text: str, k: int = 10, *, namespace: str | None = None,
-                subject: str | None = None) -> list[Hit]:
-    """Plain keyword search; records nothing."""
-    _check(text, k, namespace, subject, Mode.KEYWORD, InsightMode.PLAIN, field="text")
-    hits, nodes = _hydrate(db, lists.keyword(db, text, k, namespace, subject))
+def search_text(db: Database, q: RecallQuery) -> list[Hit]:
+    """Plain keyword search (a query of mode keyword); records nothing."""
+    hits, nodes = _hydrate(db, lists.keyword(db, q.text, q.k, q.namespace, q.subject))
     return _annotate([Hit(h.memory, h.keyword, keyword=h.keyword) for h in hits], nodes)
-
-
-def _check(query: Any, k: Any, namespace: Any, subject: Any, mode: Any, insights: Any, *,
-           field: str = "query") -> tuple[Mode, InsightMode]:
-    if not isinstance(query, str) or is_blank(query):  # "\u200b" would be answered with arbitrary hits
-        raise ValidationError(field, "must be a non-empty string with a visible character")
-    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
-        raise ValidationError("k", f"must be an integer between 1 and {MAX_K}")
-    for name, value in (("namespace", namespace), ("subject", subject)):
-        if value is not None and (not isinstance(value, str) or not value.strip()):
-            raise ValidationError(name, "must be a non-empty string or None")
-    if mode not in set(Mode):
-        raise ValidationError("mode", f"must be one of {', '.join(Mode)}")
-    if insights not in set(InsightMode):
-        raise ValidationError("insights", f"must be one of {', '.join(InsightMode)}")
-    return Mode(mode), InsightMode(insights)
 
 
 def _grouped(db: Database, order: list[Candidate], k: int, embedding: list[float] | None, per_insight: int, *,

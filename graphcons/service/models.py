@@ -158,13 +158,16 @@ class ContextLine(BaseModel):
 
 class ContextOut(BaseModel):
     text: str = Field(description="The block to paste into a prompt: one line per memory or insight fact, each "
-                                  "with its id, under a header of its day.")
+                                  "citing its memory by a short reference (#3: see refs), under a header of its day.")
     words: int
     budget_words: int | None = Field(description="The budget in words; null when the caller gave tokens only.")
     tokens: int = Field(description="The text's model tokens (cl100k_base).")
     budget_tokens: int | None = Field(description="The ceiling on tokens: the caller's, or tokens_per_word a word.")
     lines: list[ContextLine]
     ids: list[str] = Field(description="Every memory id the block cites, in order.")
+    refs: dict[str, str] = Field(default_factory=dict, description=(
+        "Each short reference of the text (\"#3\") and the memory id it stands for; empty when the server "
+        "writes ids in the text ([retrieval] context_refs = \"id\")."))
 
 
 class Hit(BaseModel):

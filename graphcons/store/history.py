@@ -9,7 +9,7 @@ from graphcons.core.config import Config
 from graphcons.core.db import Database
 from graphcons.core.embedders import Embedder
 from graphcons.core.errors import Conflict, NotFound, ValidationError
-from graphcons.core.inputs import check_filled
+from graphcons.core.inputs import check_filled, depth_problem
 from graphcons.core.memory import (
     Memory,
     check_length,
@@ -61,6 +61,9 @@ def edit(db: Database, cfg: Config, embedder: Embedder, mem_id: str, *, source: 
         except ValueError as exc:
             raise ValidationError("metadata", str(exc)) from None
     current = get(db, mem_id)
+    if "metadata" not in changes and (deep := depth_problem(current.metadata)):
+        # stored before the door bounded it (issue 59): the new version could not be answered either
+        raise ValidationError("metadata", f"the stored metadata {deep}: send metadata to replace it with this edit")
     if unchanged(current, changes):  # e.g. a request retried after a 503 whose edit had landed: no new version
         return current
     if "weight_manual" in changes:  # one formula: the stored weight follows its changed component

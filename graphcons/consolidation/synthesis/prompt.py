@@ -22,6 +22,7 @@ from datetime import datetime
 from typing import Any
 
 from graphcons.core.config import RedactionConfig
+from graphcons.core.llm import defused
 from graphcons.core.redaction import redact
 
 PROMPT_VERSION = "synthesis-v3"
@@ -199,8 +200,8 @@ class SynthesisPrompt:
         if m.relation:  # "exception_to m-1": the related member by its short id too
             shown = {real: short for short, real in self.id_map().items()}
             head += " relation=" + " ".join(shown.get(w, w) for w in m.relation.split(" "))
-        title = _defuse(m.title, fence)
-        body = _defuse(m.content, fence)
+        title = defused(m.title, fence)
+        body = defused(m.content, fence)
         limit = self.shown_chars()
         if len(body) > limit:  # bounded prompts: small local models have 4k-token contexts
             body = body[:limit].rsplit(" ", 1)[0] + " [...truncated]"
@@ -224,7 +225,7 @@ class SynthesisPrompt:
                 {"role": "user", "content": f"{task}\n\n{self.data_section()}"}]
 
     def insight_messages(self, themes: list[dict[str, Any]]) -> list[dict[str, str]]:
-        listed = "\n".join(f"- {_defuse(t.get('title', ''), self.fence)}: {_defuse(t.get('question', ''), self.fence)}"
+        listed = "\n".join(f"- {defused(t.get('title', ''), self.fence)}: {defused(t.get('question', ''), self.fence)}"
                            for t in themes) or "- (none)"
         task = INSIGHT_TASK.format(n=len(self.members), themes=listed)
         return [{"role": "system", "content": self.system()},
@@ -235,14 +236,6 @@ class SynthesisPrompt:
         payload = {"version": PROMPT_VERSION, "model": model, "system": self.system(),
                    "data": self.data_section(), "themes_task": THEMES_TASK, "insight_task": INSIGHT_TASK}
         return "ph-" + hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:16]
-
-
-def _defuse(text: str, fence: str) -> str:
-    """Memory text with the fence marker removed, so it cannot close its own fence."""
-    out = text
-    while fence in out:
-        out = out.replace(fence, "")
-    return out.replace("@@MEMORY-", "@@memory-")
 
 
 # -- reflection (issue 14, seed 004) ------------------------------------------------------------
@@ -303,14 +296,14 @@ class ReflectionPrompt(SynthesisPrompt):
         return REFLECTION_SYSTEM.format(fence=self.fence)
 
     def messages(self) -> list[dict[str, str]]:
-        task = REFLECTION_TASK.format(n=len(self.members), subject=_defuse(self.subject or "", self.fence))
+        task = REFLECTION_TASK.format(n=len(self.members), subject=defused(self.subject or "", self.fence))
         return [{"role": "system", "content": self.system()},
                 {"role": "user", "content": f"{task}\n\n{self.data_section()}"}]
 
     def support_messages(self, statement: str) -> list[dict[str, str]]:
         """The support check of one statement (issue 40): these memories are the ones it cites."""
-        task = SUPPORT_TASK.format(n=len(self.members), subject=_defuse(self.subject or "", self.fence),
-                                   statement=_defuse(statement, self.fence))
+        task = SUPPORT_TASK.format(n=len(self.members), subject=defused(self.subject or "", self.fence),
+                                   statement=defused(statement, self.fence))
         return [{"role": "system", "content": self.system()},
                 {"role": "user", "content": f"{task}\n\n{self.data_section()}"}]
 

@@ -32,7 +32,8 @@ import jellyfish
 
 from graphcons.core.config import MergeConfig
 from graphcons.maintenance.merge import verifiers, verify
-from graphcons.maintenance.merge.guard import compare_title, content_stems, differences, guard_text, words
+from graphcons.maintenance.merge.guard import compare_title, differences, guard_text
+from graphcons.maintenance.values import content_stems, words
 
 DUPLICATE, RELATED, CONFLICT, NOTHING = "duplicate", "near_paraphrase_with_difference", "conflict", "nothing"
 PENDING = "pending"  # the verifier gave no verdict in this run (its budget is spent): a later run decides

@@ -24,17 +24,16 @@ on a pair the rules verifier calls a duplicate (p_duplicate >= `[merge] propose_
 
 from __future__ import annotations
 
-import hashlib
 import json
-from datetime import datetime, time, timedelta, timezone
+from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
 from graphcons.core import audit
 from graphcons.core.config import Config, MergeConfig
-from graphcons.core.errors import ConfigError, ProviderError
-from graphcons.core.llm import LLMClient
+from graphcons.core.errors import ProviderError
+from graphcons.core.llm import CallBudget, LLMClient, data_fence, defused, verifier_client
 from graphcons.core.redaction import redact
 from graphcons.maintenance.merge.verify import RulesVerifier, Verdict
 
@@ -93,15 +92,9 @@ def rules_contradict(verdict: str, p_rules: float, cfg: MergeConfig) -> str:
     return ""
 
 
-def _defuse(text: str, fence: str) -> str:
-    while fence in text:
-        text = text.replace(fence, "")
-    return text.replace("@@MEMORY-", "@@memory-")
-
-
 def messages(text_a: str, text_b: str) -> list[dict[str, str]]:
-    fence = "@@MEMORY-" + hashlib.sha256(f"{text_a}\n{text_b}".encode()).hexdigest()[:12]
-    blocks = [f"{fence} MEMORY {label}\n{_defuse(text, fence)}\n{fence} END {label}"
+    fence = data_fence(text_a, text_b)
+    blocks = [f"{fence} MEMORY {label}\n{defused(text, fence)}\n{fence} END {label}"
               for label, text in (("A", text_a), ("B", text_b))]
     return [{"role": "system", "content": SYSTEM.format(fence=fence)},
             {"role": "user", "content": "Compare memory A and memory B.\n\n" + "\n".join(blocks)}]
@@ -112,29 +105,14 @@ class LLMVerifier:
 
     def __init__(self, cfg: Config, *, db: Any = None, now: datetime | None = None, run_id: str | None = None,
                  dry_run: bool = True, client: LLMClient | None = None):
-        if cfg.llm.provider != "openai" and client is None:
-            raise ConfigError("merge.verifier: 'llm' needs an LLM: set [llm] provider = 'openai' (any "
-                              "OpenAI-compatible endpoint, [llm] base_url) or choose verifier 'rules'")
-        self.client = client or LLMClient(cfg.llm)
+        self.client = verifier_client(cfg.llm, "merge.verifier", client)
         self.cfg, self.db, self.now, self.run_id, self.dry_run = cfg, db, now, run_id, dry_run
         self.rules = RulesVerifier()
-        self.max_calls = cfg.llm.max_calls_per_run
-        self.daily_cap = cfg.merge.llm_daily_cap
-        self.calls = 0
-        self.recorded = 0  # calls this pass wrote audit records for (they count towards the day)
-        self.used_today = self._used_today() if db is not None and now is not None else 0
-
-    def _used_today(self) -> int:
-        start = datetime.combine(self.now.astimezone(timezone.utc).date(), time(0), tzinfo=timezone.utc)
-        return self.db.run("merge/verdict_count", start=start, end=start + timedelta(days=1))[0]["n"]
+        self.budget = CallBudget.of_pass(cfg.llm, cfg.merge.llm_daily_cap, "[merge] llm_daily_cap", db=db, now=now,
+                                         count="merge/verdict_count")
 
     def refusal(self) -> str | None:
-        if self.max_calls and self.calls >= self.max_calls:
-            return f"provider budget spent ({self.calls} of {self.max_calls} LLM calls this run, [llm] max_calls_per_run)"
-        if self.daily_cap and self.used_today + self.recorded >= self.daily_cap:
-            return (f"daily cap reached ({self.used_today + self.recorded} of {self.daily_cap} verifier calls today, "
-                    "[merge] llm_daily_cap)")
-        return None
+        return self.budget.refusal()
 
     def judge(self, pair: Any, text_a: str, text_b: str) -> Verdict:
         p_rules = self.rules.p_duplicate(pair.features)
@@ -165,14 +143,14 @@ class LLMVerifier:
         except ProviderError as exc:
             verdict, reason, error = None, "", str(exc)
         finally:
-            self.calls += max(1, getattr(self.client, "attempts", 1))
+            self.budget.calls += max(1, getattr(self.client, "attempts", 1))
         checked = self._checked(p_rules, verdict, reason, **answers) if verdict else None
         if not self.dry_run and self.db is not None:
             audit.record(self.db, "merge_verdict", [pair.proposal_id, pair.a, pair.b], run_id=self.run_id, at=self.now,
                          verdict=verdict, reason=reason, answers=answers, refused=checked.refused if checked else "",
                          error=error, model=self.client.model, versions=versions, prompt_version=PROMPT_VERSION,
                          redactions=redactions, p_rules=round(p_rules, 6))
-            self.recorded += 1
+            self.budget.recorded += 1
         if checked is None:
             return Verdict(p_rules, pending=f"LLM verifier failed: {error}")
         return checked

@@ -13,7 +13,7 @@ Chat turns are long (LongMemEval's median is 105 words), so the unit compared is
    lists and questions addressed to the other party state no value of the speaker's.
 3. Same attribute. Two sentences share at least `MIN_SHARED` content words that are not generic
    speech (core/text.GENERIC), covering at least `MIN_COVER` of the shorter sentence's.
-4. Different value. The merge guard's value comparison (guard.changed_values): a figure, a day, a
+4. Different value. The value comparison the merge guard uses too (maintenance/values.py: changed_values): a figure, a day, a
    name or a member of one contrast set that each sentence states where the other states another,
    with the same word next to it in both ("tried [three] different" / "tried [four] different").
    A day of a month dates an event and is no value.
@@ -43,7 +43,7 @@ from typing import Any, Iterable
 
 from graphcons.core import eventtime
 from graphcons.core import text as toolkit
-from graphcons.maintenance.merge import guard
+from graphcons.maintenance import values
 from graphcons.maintenance.updates import frames
 from graphcons.store.proposals import digest_id
 
@@ -132,10 +132,10 @@ def _sentences(content: str, said: str) -> list[_Sentence]:
     said_at = date.fromisoformat(said[:10])
     for line in (content or "").splitlines():
         for s in toolkit.sentences(_MARKER_RE.sub("", line)):
-            ws = guard.words(s)
+            ws = values.words(s)
             if not FIRST_PERSON & set(ws):
                 continue  # the speaker states nothing of their own here
-            stems = frozenset(guard.content_stems(ws)) - toolkit.GENERIC_STEMS - FIRST_PERSON
+            stems = frozenset(values.content_stems(ws)) - toolkit.GENERIC_STEMS - FIRST_PERSON
             if len(stems) >= MIN_SHARED:
                 events = tuple((e.start, e.end) for e in eventtime.resolve(s, said_at))
                 out.append(_Sentence(s, tuple(ws), stems, events))
@@ -217,7 +217,7 @@ _STATE_RE = re.compile(r"\b(?:liv(?:e|es|ed|ing)|resid\w*|based|settl\w*|mov(?:e
 def _first_person_text(content: str) -> str:
     """The sentences of a memory that speak in the first person, short ones only, joined."""
     keep = [s for line in content.splitlines() for s in toolkit.sentences(_MARKER_RE.sub("", line))
-            if len(s.split()) <= FRAME_WORDS and FIRST_PERSON & set(guard.words(s)) and _STATE_RE.search(s)]
+            if len(s.split()) <= FRAME_WORDS and FIRST_PERSON & set(values.words(s)) and _STATE_RE.search(s)]
     return " ".join(keep)
 
 
@@ -249,7 +249,7 @@ def _best_pair(olds: list[_Sentence], news: list[_Sentence]) -> tuple | None:
             cover = len(shared) / min(len(so.content), len(sn.content))
             if cover < MIN_COVER or (best is not None and (cover, len(shared)) <= best[0]):
                 continue
-            changes = [c for c in guard.changed_values(so.text, sn.text) if _one_thing(so, sn, c)]
+            changes = [c for c in values.changed_values(so.text, sn.text) if _one_thing(so, sn, c)]
             if changes and _two_events(so, sn):
                 continue
             if changes:
@@ -257,13 +257,13 @@ def _best_pair(olds: list[_Sentence], news: list[_Sentence]) -> tuple | None:
     return best
 
 
-def _one_thing(so: _Sentence, sn: _Sentence, change: guard.ValueChange) -> bool:
+def _one_thing(so: _Sentence, sn: _Sentence, change: values.ValueChange) -> bool:
     """The two sentences speak of one thing whose value changed, not of two things: each names something the
     other does not, one of them next to its value (within NEAR words: "spent 70 hours playing Assassin's
     Creed" / "spent 30 hours playing The Last of Us" are two games). A value that is not a figure (a name, a
     day, a colour) needs the newer sentence to say it is current (CURRENT): one trip to Walmart and one to
     Target are two trips, "now at Target" is a change."""
-    only_old, only_new = guard.one_sided_names(so.text, sn.text)
+    only_old, only_new = values.one_sided_names(so.text, sn.text)
     only_old, only_new = only_old - set(change.value_a.split()), only_new - set(change.value_b.split())
     if (only_new and _near(so.words, only_old, change.value_a)) or (only_old and _near(sn.words, only_new, change.value_b)):
         return False
@@ -297,14 +297,14 @@ def proposal_id(a: str, b: str) -> str:
     return digest_id("u-", KIND, *sorted((a, b)))
 
 
-def _anchor_rank(change: guard.ValueChange) -> tuple:
+def _anchor_rank(change: values.ValueChange) -> tuple:
     """The value whose slot says most: both neighbours shared, else the word after it (what a figure counts),
     else the word before."""
     return ({"both": 0, "after": 1, "before": 2}.get(change.anchor[0], 3), change.value_a, change.value_b)
 
 
 def _update(older: dict[str, Any], newer: dict[str, Any], score: tuple[float, int], so: _Sentence,
-            sn: _Sentence, change: guard.ValueChange) -> Update:
+            sn: _Sentence, change: values.ValueChange) -> Update:
     attribute = _attribute(sn, so, change.value_b)
     return Update(proposal_id=proposal_id(newer["id"], older["id"]),
                   namespace=newer.get("namespace") or "", subject=newer.get("subject") or "",
@@ -320,5 +320,5 @@ def _attribute(sn: _Sentence, so: _Sentence, value: str) -> str:
     at = ws.index(first) if first in ws else len(ws) // 2
     olds = {toolkit.stem(w) for w in so.words}
     near = [w for w in ws[max(0, at - WINDOW):at + WINDOW + 1]
-            if w not in guard.STOPWORDS and w not in FIRST_PERSON and toolkit.stem(w) in olds and w != first]
+            if w not in values.STOPWORDS and w not in FIRST_PERSON and toolkit.stem(w) in olds and w != first]
     return " ".join(near[:6]) or value

@@ -5,9 +5,11 @@ reads only the dirty blocks, issue 62, as the merge pass does), the memories are
 `detect` finds the (newer, older) pairs where the newer states a new value for the older's attribute
 (graphcons/maintenance/updates/detect.py). A pair with an update proposal of any status (a rejected pair
 is never proposed again) or already related by SUPERSEDES is skipped. Each new pair becomes a pending
-`update` proposal in the one review queue (graphcons.review.queue), audited; with `[updates] auto_apply`
-(off by default) one at or over `auto_apply_at` is applied at once. A dry run reports the same lists and
-writes nothing at all (no proposal, no edge, no audit record).
+`update` proposal in the one review queue (graphcons.review.queue), audited; with `[updates] verifier =
+"llm"` only the new pairs the model calls updates (maintenance/updates/verify.py: the others are `refused`
+or `pending`); with `[updates] auto_apply` (off by default) one at or over `auto_apply_at` is applied at
+once. A dry run reports the same lists and writes nothing at all (no proposal, no edge, no audit record;
+the verifier asks within its budget and records nothing).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from graphcons.core.errors import ValidationError
 from graphcons.core.memory import LIVE_STATUSES
 from graphcons.core.time import require_aware
 from graphcons.maintenance.updates import review
+from graphcons.maintenance.updates.verify import UpdateVerifier
 from graphcons.maintenance.updates.detect import KIND, Update, detect
 from graphcons.store import proposals
 
@@ -48,15 +51,15 @@ def run(db: Database, cfg: Config, *, now: datetime, dry_run: bool = True, run_i
     known = {r["proposal_id"]: r for start in range(0, len(found), 1000) for r in db.run(
         "updates/known_pairs", pairs=[{"proposal_id": u.proposal_id, "newer": u.newer, "older": u.older}
                                       for u in found[start:start + 1000]])}
-    proposed, applied, handled = [], [], []
-    for u in found:
-        k = known.get(u.proposal_id, {})
-        if k.get("proposal_status") or k.get("superseded"):
-            handled.append(u)
-        elif auto and u.confidence >= ucfg.auto_apply_at:
-            applied.append(u)
-        else:
-            proposed.append(u)
+    seen = {pid for pid, k in known.items() if k.get("proposal_status") or k.get("superseded")}
+    handled = [u for u in found if u.proposal_id in seen]
+    fresh = [u for u in found if u.proposal_id not in seen]
+    refused: list[dict[str, Any]] = []
+    pending: list[dict[str, Any]] = []
+    if ucfg.verifier == "llm" and fresh:  # the model reads each new pair before it is proposed
+        fresh, refused, pending = UpdateVerifier(cfg, db=db, now=now, run_id=run_id, dry_run=dry_run).sift(fresh)
+    applied = [u for u in fresh if auto and u.confidence >= ucfg.auto_apply_at]
+    proposed = [u for u in fresh if not (auto and u.confidence >= ucfg.auto_apply_at)]
     if not dry_run:
         for start in range(0, len(proposed), WRITE_BATCH):
             chunk = proposed[start:start + WRITE_BATCH]
@@ -65,7 +68,8 @@ def run(db: Database, cfg: Config, *, now: datetime, dry_run: bool = True, run_i
     report = {"job": "updates", "run_id": run_id, "dry_run": dry_run, "now": now.isoformat(), "namespace": namespace,
               "subject": subject, "auto_apply": auto, "auto_apply_at": ucfg.auto_apply_at, "found": len(found),
               "proposed": [u.as_dict() for u in proposed], "applied": [u.as_dict() for u in applied],
-              "known": len(handled), "scopes": "all" if scopes is None else len(scopes), **read}
+              "known": len(handled), "scopes": "all" if scopes is None else len(scopes), **read,
+              "verifier": ucfg.verifier, "refused": refused, "pending": pending}
     if not dry_run:
         audit.record_run(db, "updates", run_id, now, {k: (len(v) if isinstance(v, list) else v) for k, v in report.items()})
     return report
