@@ -5,6 +5,7 @@ HTTP API's bounds and no value is echoed whole; stdio answers JSON-RPC errors to
 from __future__ import annotations
 
 import json
+import re
 import socket
 import time
 
@@ -67,11 +68,22 @@ def _raw(port: int, head: bytes, body: bytes = b"", wait: float = 10.0) -> tuple
     t0 = time.monotonic()
     with socket.create_connection(("127.0.0.1", port), timeout=wait) as s:
         s.sendall(head + body)
+        answer = b""
         try:
-            answer = s.recv(65536)
+            # the head and the body may come in two packets: read until the declared length is in
+            while b"\r\n\r\n" not in answer or len(answer.split(b"\r\n\r\n", 1)[1]) < _length(answer):
+                chunk = s.recv(65536)
+                if not chunk:
+                    break
+                answer += chunk
         except socket.timeout:
-            answer = b""
+            pass
     return answer, time.monotonic() - t0
+
+
+def _length(answer: bytes) -> int:
+    found = re.search(rb"(?i)content-length:\s*(\d+)", answer.split(b"\r\n\r\n", 1)[0])
+    return int(found.group(1)) if found else 0
 
 
 def _head(srv, length: int, token: str | None = None) -> bytes:
