@@ -52,8 +52,10 @@ from graphcons.store import (
     importer,
     migrations,
     scopes,
+    linker,
     tokens,
 )
+from graphcons.store.linker import Linker
 from graphcons.recall import context as context_mod
 from graphcons.recall import retrieval
 from graphcons.recall.hits import Hit
@@ -91,6 +93,7 @@ class Graphcons:
         self.db = Database(self.config.neo4j)
         self._embedder = embedder
         self._checked = False
+        self._linker: Linker | None = None
         if warm:
             try:
                 self.warm()
@@ -114,7 +117,20 @@ class Graphcons:
         self.close()
 
     def close(self) -> None:
+        if self._linker is not None:  # what this process put is linked before the driver closes
+            self._linker.close()
         self.db.close()
+
+    @property
+    def linker(self) -> Linker:
+        """The thread that writes a put's SIMILAR edges after the put returns (store/linker.py)."""
+        if self._linker is None:
+            self._linker = Linker(self.db, self.config)
+        return self._linker
+
+    def link_pending(self) -> int:
+        """Write every SIMILAR edge a put deferred now (the worker and each scan do it too); how many memories."""
+        return linker.link_pending(self.db, self.config)
 
     @property
     def embedder(self) -> Embedder:
@@ -183,17 +199,18 @@ class Graphcons:
     def retrieve(self, query: str, k: int = 5, *, namespace: str | None = None, subject: str | None = None,
                  session: str | None = None, record: bool = True, mode: str | None = None,
                  insights: str | None = None, as_of: Any = None, when: Any = None,
-                 when_mode: str | None = None) -> retrieval.Hits:
+                 when_mode: str | None = None, diverse: bool = True) -> retrieval.Hits:
         """Ranked memories in the scope (mode hybrid|vector|keyword, insights group|plain;
         defaults from [retrieval]); their use is recorded as co-access (`hits.recording` says
         "recorded", "off", or "skipped: <why>" when Neo4j refused it after retries). A memory an
         update superseded comes after its successor, marked (`superseded_by`, `until`); `as_of` (a
         date or an aware datetime) answers with what was current then; `when` ("auto" or a window)
-        and `when_mode` (boost | restrict) rank by the query's event time (docs/RETRIEVAL.md)."""
+        and `when_mode` (boost | restrict) rank by the query's event time (docs/RETRIEVAL.md).
+        `diverse=False`: the ranking as scored, without the diversity step (a store's page, issue 63)."""
         self._check_store()
         q = RecallQuery.of(self.config.retrieval, query, k, namespace=namespace, subject=subject, mode=mode,
                            insights=insights, as_of=as_of, when=when, when_mode=when_mode, now=utcnow(),
-                           record=record, session=session)
+                           record=record, session=session, diverse=diverse)
         return retrieval.retrieve(self.db, self.config, self.embedder, q)
 
     def context(self, query: str, budget_words: int | None = None, *, budget_tokens: int | None = None,
@@ -232,6 +249,11 @@ class Graphcons:
     def scopes(self, *, namespaces: list[str] | None = None) -> list[tuple[str, str]]:
         """Every (namespace, subject) holding a live memory (of some `namespaces`), in order."""
         return scopes.list_(self.db, namespaces=namespaces)
+
+    def subjects_under(self, namespace: str, subject: str) -> list[str]:
+        """The subjects of `namespace` holding a live memory that are `subject` or nested under it
+        (`subject/...`), in order: a framework store's search prefix (one index seek, not every memory)."""
+        return scopes.under(self.db, namespace, subject)
 
     def migrate_similar(self, *, batch_size: int = 200, limit: int | None = None,
                         progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
@@ -278,11 +300,17 @@ class Graphcons:
         one restored first). The Admission of a new memory, else the edited Memory."""
         if not isinstance(memory, dict) or not memory.get("id"):
             raise ValidationError("id", "put needs the memory's id")
-        try:
-            current = self.get(memory["id"], namespaces=[memory.get("namespace") or "default"])
-        except NotFound:  # created under its own key, even when another key holds the same text
-            self._check_store()
-            return admission.admit(self.db, self.config, self.embedder, dict(memory), now=now or utcnow(), keyed=True)
+        self._check_store()
+        try:  # a new key first (one statement: the put an agent makes every turn), under its own key even
+            # when another key holds the same text; its SIMILAR edges are written after it returns (linker)
+            admitted = admission.admit(self.db, self.config, self.embedder, dict(memory), now=now or utcnow(),
+                                       keyed=True, deferred=True)
+        except admission.IdTaken:  # the id is taken: this put is that memory's new version
+            pass
+        else:
+            self.linker.poke()
+            return admitted
+        current = self.get(memory["id"], namespaces=[memory.get("namespace") or "default"])
         if current.status in ("deprecated", "archived"):
             self.restore(current.id, by=source, now=now)
         return self.edit(current.id, source=source, content=memory.get("content"), metadata=memory.get("metadata"))

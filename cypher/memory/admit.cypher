@@ -30,9 +30,13 @@ OPTIONAL CALL (duplicate, missing, taken) {
   CREATE (m)-[:VERSION]->(v:MemoryVersion)
   SET v = $version_props
   WITH m
-  CALL (m) {
+  CALL (m) {  // $k = 0 (a put, whose neighbours come later: store/linker.py) counts nothing: 0
+    WITH m WHERE $k > 0
     MATCH (n:Memory {namespace: m.namespace, subject: m.subject})
     RETURN count(n) AS size
+    UNION
+    WITH m WHERE $k = 0
+    RETURN 0 AS size
   }
   CALL (m, size) {
     WITH m, m.embedding AS e  // read once, not once per candidate

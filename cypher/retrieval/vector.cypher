@@ -4,7 +4,10 @@
 //   memory of the scope, so the scope's top-k is never crowded out by other scopes);
 // - a larger one (or $large: the caller knows it is, recall/lists.py; scopes never shrink) reads
 //   the nearest $candidates store-wide from the vector index, kept when inside the scope, with the
-//   index's own score; the caller widens $candidates until k hits come back.
+//   index's own score; the caller widens $candidates until k hits come back. So does a scope of at
+//   least $index_min memories holding at least $index_share of the store (issue 63: one user's
+//   store; the index's nearest are mostly its own, and reading 1,000 stored vectors cost ~12 ms
+//   where the index answers in ~4).
 // Both give the same cosine: the index (cypher/schema/03_vector) is built without quantization and
 // vector.similarity.cosine is the index provider's function (the Cypher manual says so), so the
 // score queryNodes returns, (1 + cosine) / 2, equals the function on the stored embedding bit for
@@ -35,7 +38,9 @@ CALL () {
 }
 WITH node LIMIT CASE WHEN $large THEN 0 ELSE $exact_max + 1 END  // enough to know the scope is too large
 WITH collect(node) AS scope
-WITH scope, $large OR size(scope) > $exact_max AS indexed
+CALL () { MATCH (n:Memory) RETURN count(n) AS store }  // the count store: the widest pool the index can return
+WITH scope, store, $large OR size(scope) > $exact_max OR (size(scope) >= $index_min AND size(scope) >= $index_share * store)
+     AS indexed
 CALL (scope, indexed) {
   CALL (scope, indexed) {
     UNWIND CASE WHEN indexed THEN [] ELSE scope END AS node
@@ -65,5 +70,4 @@ CALL (scope, indexed) {
   RETURN collect({memory: hit {.id, .kind, .epistemic_status}, cosine: cosine,
                   superseded: [v IN via WHERE v IS NOT NULL]}) AS hits
 }
-CALL () { MATCH (n:Memory) RETURN count(n) AS store }  // the count store: the widest pool the index can return
 RETURN size(scope) AS size, indexed, hits, store  // size: capped at $exact_max + 1 (0 when $large)

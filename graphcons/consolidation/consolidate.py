@@ -41,7 +41,7 @@ from graphcons.core.errors import (
 from graphcons.core.memory import LIVE_STATUSES
 from graphcons.core.time import utcnow
 from graphcons.core.vectors import cosine_matrix
-from graphcons.store import evidence, proposals
+from graphcons.store import evidence, linker, proposals
 from graphcons.store.proposals import Proposal, Status
 
 CONFLICT_KINDS = ["contradicts", "conflicts_with", "conflicts", "exception", "exception_to", "refutes", "disputes"]
@@ -306,6 +306,7 @@ def consolidate(db: Database, cfg: Config, *, now: datetime, synthesizer: Synthe
         if not cc.dry_run:  # a dry run writes nothing (issue 59)
             audit.record(db, "consolidate", [], run_id=run_id, at=now, enabled=False, dry_run=False)
         return report
+    linker.link_pending(db, cfg)  # the closure below reads SIMILAR edges: a put's deferred ones first
     targets = closure.scan_targets(db, scopes) if scopes is not None else [(namespace, None)]
     scans = [scan(db, cfg, now=now, namespace=ns, subjects=subjects, dry_run=cc.dry_run) for ns, subjects in targets]
     accepted = [d for s in scans for d in s.accepted]

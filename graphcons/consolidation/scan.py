@@ -30,6 +30,7 @@ from graphcons.core.db import Database, Tx
 from graphcons.core.errors import ValidationError
 from graphcons.core.memory import LIVE_STATUSES
 from graphcons.core.time import utcnow
+from graphcons.store import linker
 
 GIANT_SHARE = 0.5  # a cluster holding more than this share of the memories is a red flag
 
@@ -160,6 +161,7 @@ def scan(db: Database, cfg: Config, *, now: datetime, namespace: str | None = No
             raise ValidationError("subjects", "must be a non-empty list of subjects or None")
         subjects = sorted(set(subjects))
     detector = communities.make_detector(cc, algorithm)
+    linker.link_pending(db, cfg)  # a put's deferred SIMILAR edges first: no cluster misses one (even a dry run's)
     started = now
     run_id = audit.new_run_id("scan")
     t0 = time.perf_counter()

@@ -140,6 +140,11 @@ class RetrievalConfig(Section):
     # scopes read the vector index with a pool that widens until k results are found.
     exact_scope_max: int = Field(default=2_000, ge=0)  # ~20 us per memory scanned; index ~30 ms (bench/store/scope_scan.py)
     index_pool: int = Field(default=100, ge=1, le=100_000)
+    # A scope of at least index_scope_min memories holding at least index_scope_share of the store
+    # reads the index too (issue 63: one user's store, where the exact scan cost 12 ms at 1k and the
+    # index 4): the index's nearest are then mostly the scope's own. index_scope_share > 1 turns it off.
+    index_scope_min: int = Field(default=500, ge=0)
+    index_scope_share: float = Field(default=0.75, gt=0)
     # Hybrid (issue 28): each of vector and keyword contributes its top max(hybrid_pool, k), so
     # the top k of any k <= hybrid_pool is the prefix of a longer list. Scores are fused after
     # scaling each list by the query's best score: cosine / best + keyword_weight * bm25 / best.

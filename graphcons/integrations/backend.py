@@ -73,9 +73,10 @@ class Local:
         self.g.retire(memory_id, reason="deleted through the LangGraph store", by=self.source)
 
     def retrieve(self, query: str, k: int, namespace: str | None, subject: str | None, **when: Any) -> list[Hit]:
-        """retrieve, recording nothing; `when`: as_of, when, when_mode (time_args)."""
+        """retrieve, recording nothing, a page as ranked (no diversity step: a store's search asks for
+        its best `k`); `when`: as_of, when, when_mode (time_args)."""
         hits = self.g.retrieve(query, k=min(k, self.max_k), namespace=namespace, subject=subject, record=False,
-                               **time_args(**when))
+                               diverse=False, **time_args(**when))
         return [as_hit(h) for h in hits]
 
     def revert(self, insight_id: str) -> None:
@@ -86,6 +87,10 @@ class Local:
 
     def scopes(self) -> list[tuple[str, str]]:
         return self.g.scopes()
+
+    def subjects_under(self, namespace: str, subject: str) -> list[str]:
+        """The subjects of `namespace` a prefix covers: `subject` and those nested under it."""
+        return self.g.subjects_under(namespace, subject)
 
     def profile(self, namespace: str, subject: str) -> dict[str, Any] | None:
         try:
@@ -162,6 +167,9 @@ class Http:
 
     def scopes(self) -> list[tuple[str, str]]:
         return [tuple(s) for s in self._call("GET", "/v1/scopes")]
+
+    def subjects_under(self, namespace: str, subject: str) -> list[str]:
+        return [s for n, s in self.scopes() if n == namespace and (s == subject or s.startswith(subject + "/"))]
 
     def profile(self, namespace: str, subject: str) -> dict[str, Any] | None:
         found = self._call("GET", "/v1/profiles", params={"namespace": namespace, "subject": subject})

@@ -296,10 +296,10 @@ class GraphconsStore(BaseStore):
         """The (namespace, subject) pairs a prefix covers; subject None = the whole namespace."""
         if not prefix:
             return sorted({(ns, None) for ns, _ in self.backend.scopes()})
-        ns, _ = scope(prefix)
+        ns, subject = scope(prefix)
         if len(prefix) == 1:
             return [(ns, None)]
-        return [(n, s) for n, s in self.backend.scopes() if n == ns and to_tuple(n, s)[:len(prefix)] == prefix]
+        return [(ns, s) for s in self.backend.subjects_under(ns, subject) if to_tuple(ns, s)[:len(prefix)] == prefix]
 
     def _all(self, ns: str, subject: str | None, page: int = 500) -> list[Memory]:
         out, offset = [], 0

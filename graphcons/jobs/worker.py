@@ -30,6 +30,7 @@ from graphcons.core.time import require_aware, utcnow
 from graphcons.jobs import due as dues
 from graphcons.jobs.table import JOBS, Context
 from graphcons.store import dirty, jobruns, leases
+from graphcons.store.linker import link_pending
 
 #: Neo4j being unreachable is not a job failure: the worker backs off and retries.
 LOST_NEO4J = (ServiceUnavailable, SessionExpired, ServerUnavailable, DriverError, OSError)
@@ -209,6 +210,8 @@ def loop(connect: Callable[[], Database], cfg: Config, *, stop: threading.Event,
                 results.append(r)
                 if r.status != "skipped" or once:
                     log(r.line())
+            if linked := link_pending(db, cfg):  # SIMILAR edges a put deferred and its process did not write
+                log(f"linked the SIMILAR neighbours of {linked} memories written by put")
             backoff, failures = 1.0, 0
             if once:
                 break

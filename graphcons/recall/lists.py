@@ -96,13 +96,14 @@ def vector(db: Database, cfg: Config, embedding: list[float], k: int, namespace:
     try:
         while True:
             r = db.run("retrieval/vector", Rows.PLAIN, exact_max=cfg.retrieval.exact_scope_max, large=large,
+                       index_min=cfg.retrieval.index_scope_min, index_share=cfg.retrieval.index_scope_share,
                        candidates=min(pool, max(store, 1)), **scope)[0]
             store = r["store"]
             if large and store < known[key]:  # the store was wiped since: count again
                 known.clear()
                 large = False
                 continue
-            if r["indexed"]:
+            if r["indexed"] and r["size"] > cfg.retrieval.exact_scope_max:  # large for good: a dominant one may not stay so
                 known[key] = store
             rows = r["hits"]
             if not r["indexed"] or len(rows) >= k or pool >= store:
@@ -112,7 +113,7 @@ def vector(db: Database, cfg: Config, embedding: list[float], k: int, namespace:
         if exc.code not in schema.INDEX_NOT_ONLINE:
             raise
         rows = db.run("retrieval/vector", Rows.PLAIN, exact_max=UNLIMITED, large=False, candidates=0,
-                      **scope)[0]["hits"]
+                      index_min=UNLIMITED, index_share=1.0, **scope)[0]["hits"]
     return [Candidate(Head.of(r["memory"]), vector=r["cosine"], superseded=list(r["superseded"])) for r in rows]
 
 

@@ -35,12 +35,13 @@ class RecallQuery:
     window: eventwindow.Window | None = None
     record: bool = True
     session: str | None = None
+    diverse: bool = True  # False: a page of the ranking as scored (a framework store's search: no MMR step)
 
     @classmethod
     def of(cls, rc: RetrievalConfig, text: Any, k: Any = 5, *, namespace: Any = None, subject: Any = None,
            mode: Any = None, insights: Any = None, as_of: Any = None, when: Any = None, when_mode: Any = None,
            now: datetime | None = None, record: bool = True, session: str | None = None,
-           field: str = "query") -> "RecallQuery":
+           diverse: bool = True, field: str = "query") -> "RecallQuery":
         """The query checked; `field` names the text in an error ("text" for a keyword search);
         mode and insights default to `[retrieval]`'s."""
         if not isinstance(text, str) or is_blank(text):  # "\u200b" would be answered with arbitrary hits
@@ -57,7 +58,10 @@ class RecallQuery:
             raise ValidationError("insights", f"must be one of {', '.join(InsightMode)}")
         as_of = current.check_as_of(as_of)
         window = eventwindow.window(when, when_mode, text, as_of or now)
-        return cls(text, k, namespace, subject, Mode(mode), InsightMode(insights), as_of, window, record, session)
+        if not isinstance(diverse, bool):
+            raise ValidationError("diverse", "must be true or false")
+        return cls(text, k, namespace, subject, Mode(mode), InsightMode(insights), as_of, window, record, session,
+                   diverse)
 
     def but(self, **changes: Any) -> "RecallQuery":
         """The same query with some fields set (context asks for its pool, ungrouped)."""

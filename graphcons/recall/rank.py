@@ -28,9 +28,9 @@ from graphcons.recall.hits import Candidate, Head, Mode
 
 def ranked(db: Database, cfg: Config, query: str, embedding: list[float] | None, pool: int,
            namespace: str | None, subject: str | None, mode: Mode, *, digest: bool = False,
-           as_of: datetime | None = None) -> list[Candidate]:
+           as_of: datetime | None = None, diverse: bool = True) -> list[Candidate]:
     """Every candidate of the pool, best first (`as_of`: the lists read what may have been visible
-    then, `lists.statuses`)."""
+    then, `lists.statuses`; `diverse=False`: no maximal-marginal-relevance step, a page as scored)."""
     def vector() -> list[Candidate]:
         return lists.vector(db, cfg, embedding, pool, namespace, subject, as_of) if mode != Mode.KEYWORD else []
 
@@ -50,7 +50,7 @@ def ranked(db: Database, cfg: Config, query: str, embedding: list[float] | None,
     for h in hits:
         h.score = round(h.score, 9)
     hits.sort(key=lambda h: (h.memory.epistemic_status == "unsupported", -h.score, h.id))
-    if mode == Mode.HYBRID and cfg.retrieval.diversity > 0:
+    if mode == Mode.HYBRID and diverse and cfg.retrieval.diversity > 0:
         hits = diversify(db, hits, cfg.retrieval.diversity, cfg.retrieval.diversity_pool)
     return hits
 

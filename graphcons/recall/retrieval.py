@@ -77,7 +77,7 @@ def retrieve(db: Database, cfg: Config, embedder: Embedder, q: RecallQuery) -> H
     query, k, namespace, subject, insights, as_of = q.text, q.k, q.namespace, q.subject, q.insights, q.as_of
     window, record, session = q.window, q.record, q.session
     embedding = embedder.embed_one(query) if q.mode != Mode.KEYWORD else None
-    order = _ranked(db, cfg, query, embedding, k, namespace, subject, q.mode, insights, as_of, window)
+    order = _ranked(db, cfg, query, embedding, k, namespace, subject, q.mode, insights, as_of, window, q.diverse)
     newer: dict[str, list[dict[str, Any]]] = {}
     if insights == InsightMode.PLAIN:
         hits, nodes = _hydrate(db, order[:k], newer=newer)  # the walk of an ungrouped result: its first k
@@ -143,13 +143,13 @@ def _grouped(db: Database, order: list[Candidate], k: int, embedding: list[float
 
 def _ranked(db: Database, cfg: Config, query: str, embedding: list[float] | None, k: int, namespace: str | None,
             subject: str | None, mode: Mode, insights: InsightMode, as_of: datetime | None,
-            window: eventwindow.Window | None) -> list[Candidate]:
+            window: eventwindow.Window | None, diverse: bool = True) -> list[Candidate]:
     """The ranking; with `as_of` or a `when` window, of what was visible then / falls in the window,
     the pool widening until k remain (or the lists ran dry)."""
     pool = max(cfg.retrieval.hybrid_pool, k)  # independent of k up to hybrid_pool: top k is a prefix of top k + n
     while True:
         order = ranked(db, cfg, query, embedding, pool, namespace, subject, mode,
-                       digest=insights == InsightMode.DIGEST, as_of=as_of)
+                       digest=insights == InsightMode.DIGEST, as_of=as_of, diverse=diverse)
         if as_of is None and window is None:
             return order
         known = current.times(db, [h.id for h in order])

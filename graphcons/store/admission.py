@@ -69,20 +69,27 @@ class BatchItemError(ValidationError):
         super().__init__(f"items[{index}].{field}", problem)
 
 
+class IdTaken(ValidationError):
+    """An explicit id another memory holds (nothing was written): a store's put then edits that memory."""
+
+
 def admit(db: Database, cfg: Config, embedder: Embedder, data: Any,
-          embedding: list[float] | None = None, *, now: datetime | None = None, keyed: bool = False) -> Admission:
+          embedding: list[float] | None = None, *, now: datetime | None = None, keyed: bool = False,
+          deferred: bool = False) -> Admission:
     """One memory: the embedding, then one write transaction whose hot path is one statement
     (memory/admit: the duplicate, id and link-target checks, the memory, its neighbours, links,
     dirty mark and audit record). An exact duplicate is embedded for nothing, a price paid
     rarely for one round trip fewer on every new memory (issue 15). `now` is the admission time
     (`admitted_at`, and `created_at` when the input gives none); it decides no id (issue 29).
     `keyed` (a store's put, which names its key): no exact duplicate, the memory is created under its
-    own id even when another key holds the same text (issue 59: the put answered the other key's id)."""
+    own id even when another key holds the same text (issue 59: the put answered the other key's id).
+    `deferred` (a store's put, issue 63): no SIMILAR edges now; the memory is marked for
+    graphcons.store.linker, which writes the ones admission would have written after the put returns."""
     mem = parse_input(data, max_title=cfg.admission.max_title_chars, max_content=cfg.admission.max_content_chars)
     vec = embedding if embedding is not None else embedder.embed_one(embedded_text(mem.title, mem.content))
     if len(vec) != embedder.dimensions:
         raise ValidationError("embedding", f"has {len(vec)} dimensions; the store uses {embedder.dimensions}")
-    return _create(db, cfg, mem, content_hash(mem.content), vec, now or utcnow(), dedupe=not keyed)
+    return _create(db, cfg, mem, content_hash(mem.content), vec, now or utcnow(), dedupe=not keyed, deferred=deferred)
 
 
 def admit_many(db: Database, cfg: Config, embedder: Embedder, items: list[Any],
@@ -264,9 +271,11 @@ def version_props(props: dict[str, Any], at: Any) -> dict[str, Any]:
 
 
 def _create(db: Database, cfg: Config, mem: MemoryInput, chash: str, vec: list[float], now: datetime,
-            dedupe: bool = True) -> Admission:
+            dedupe: bool = True, deferred: bool = False) -> Admission:
     props = node_props(mem, chash, vec, now, cfg.weights)
     k, exact_max = cfg.admission.similar_k, cfg.admission.exact_scope_max
+    if deferred and k:
+        props["similar_pending"], k = True, 0  # linked after the put returns (store/linker.py)
     # The audit record memory/admit writes, but for the SIMILAR count only it knows. Every link
     # target exists when the memory is written, so each link gives one MERGE row: linked = len(links).
     op, ids, at, details = _added(props, mem, 0, len(mem.links))
@@ -289,7 +298,7 @@ def _create(db: Database, cfg: Config, mem: MemoryInput, chash: str, vec: list[f
         if row["duplicate"] is not None:
             return _record(tx, *_add_evidence(tx, row["duplicate"], mem, now))
         if row["taken"]:
-            raise ValidationError("id", f"a memory with id {props['id']!r} already exists with different content")
+            raise IdTaken("id", f"a memory with id {props['id']!r} already exists with different content")
         admission = Admission(id=props["id"], created=True, similar=list(row["neighbours"]), linked=row["linked"])
         if k and row["size"] > exact_max:  # a large scope: the vector index, same transaction, then the record
             admission.similar = neighbours.link_by_index(tx, cfg, props["id"])

@@ -12,6 +12,13 @@ def list_(db: Database, *, namespaces: list[str] | None = None) -> list[tuple[st
     return [(r["namespace"], r["subject"]) for r in rows]
 
 
+def under(db: Database, namespace: str, subject: str) -> list[str]:
+    """The subjects of `namespace` holding a live memory that are `subject` or nested under it
+    (`subject/...`), in order: a framework store's search prefix, without reading every memory."""
+    return [r["subject"] for r in db.run("memory/scopes_under", namespace=namespace, subject=subject,
+                                         live=LIVE_STATUSES)]
+
+
 def members(db: Database, namespace: str, *, subject: str | None = None, limit: int = 100,
             offset: int = 0) -> list[Memory]:
     """One page of a scope's live memories, oldest first (ties by id)."""
