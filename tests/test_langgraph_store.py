@@ -140,3 +140,23 @@ def test_from_conn_string_opens_and_closes_a_store_like_langgraphs_postgres_stor
     with pytest.raises(ValueError, match="token"):
         with GraphconsStore.from_conn_string("http://127.0.0.1:8765"):
             pass
+
+
+def test_a_put_is_one_statement_and_a_search_reads_only_what_a_page_needs(g, stores):
+    """Issue 63: a new key is admitted in one statement (its SIMILAR edges come after the put returns);
+    a search reads the prefix's subjects by one index seek, not every memory, and has no diversity
+    step (a page of the ranking as scored). A nested subject under the prefix is still searched."""
+    from graphcons.core.db import counted
+
+    _, ours = stores
+    with counted() as put:
+        ours.put(("memories", "u1"), "k9", {"text": "standups moved to 10 am on Thursdays"})
+    assert put.names == ["memory/admit", "commit"]
+    with counted() as search:
+        found = ours.search(("memories", "u1"), query="when is the on-call rota changed", limit=2)
+    assert search.names[0] == "memory/scopes_under"
+    assert "memory/scopes" not in search.names and "retrieval/embeddings" not in search.names
+    assert ("memories", "u1", "work") in {it.namespace for it in found}
+    assert g.linker.wait(30)
+    assert g.db.run_text("MATCH (m:Memory {namespace: 'memories'}) WHERE m.similar_pending "
+                         "RETURN count(m) AS n")[0]["n"] == 0

@@ -143,7 +143,7 @@ class Http:
         """POST /v1/retrieve, recording nothing; a date or datetime `as_of` is sent as ISO-8601 text."""
         times = {k_: v.isoformat() if isinstance(v, date) else v for k_, v in time_args(**when).items()}
         body = {"query": query, "k": min(k, self.max_k), "namespace": namespace, "subject": subject, "record": False,
-                **times}
+                "diverse": False, **times}
         out = self._call("POST", "/v1/retrieve", json={k_: v for k_, v in body.items() if v is not None})
         return [as_hit({**h, "memory": Memory.model_validate(h["memory"]),
                         "members": [{**m, "memory": Memory.model_validate(m["memory"])} for m in h.get("members") or []]})
@@ -169,7 +169,8 @@ class Http:
         return [tuple(s) for s in self._call("GET", "/v1/scopes")]
 
     def subjects_under(self, namespace: str, subject: str) -> list[str]:
-        return [s for n, s in self.scopes() if n == namespace and (s == subject or s.startswith(subject + "/"))]
+        found = self._call("GET", "/v1/scopes", params={"namespace": namespace, "under": subject})
+        return [s for _, s in found or []]
 
     def profile(self, namespace: str, subject: str) -> dict[str, Any] | None:
         found = self._call("GET", "/v1/profiles", params={"namespace": namespace, "subject": subject})

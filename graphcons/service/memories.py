@@ -194,7 +194,8 @@ def retrieve(body: m.RetrieveQuery, g: Graphcons = Depends(store), p: Principal 
     record = body.record and p.has("writer")
     session = _session(p, body.session) if body.session is not None else None
     hits = g.retrieve(body.query, k=body.k, namespace=namespace, subject=body.subject, session=session,
-                      record=record, as_of=body.as_of, when=body.when, when_mode=body.when_mode)
+                      record=record, as_of=body.as_of, when=body.when, when_mode=body.when_mode,
+                      diverse=body.diverse)
     return m.Hits(hits=[m.Hit(**h.to_dict()) for h in hits if p.sees(h.memory.namespace)], recording=hits.recording)
 
 
@@ -222,8 +223,17 @@ def listing(namespace: str | None = Query(None, max_length=100), subject: str | 
 
 
 @router.get("/scopes", response_model=list[tuple[str, str]])
-def scopes(g: Graphcons = Depends(store), p: Principal = Depends(reader)) -> list[tuple[str, str]]:
-    """Every (namespace, subject) the caller sees that holds a live memory."""
+def scopes(namespace: str | None = Query(None, max_length=100), under: str | None = Query(None, min_length=1,
+                                                                                          max_length=200),
+           g: Graphcons = Depends(store), p: Principal = Depends(reader)) -> list[tuple[str, str]]:
+    """Every (namespace, subject) the caller sees that holds a live memory; with `namespace` and `under`,
+    only that namespace's subject `under` and those nested under it (`under/...`: a store's search prefix,
+    one index seek instead of every memory)."""
+    if under is not None:
+        if namespace is None:
+            raise ValidationError("namespace", "is needed with under: subjects are nested within one namespace")
+        ns = read_namespace(p, namespace)
+        return [(ns, s) for s in g.subjects_under(ns, under)]
     return g.scopes(namespaces=None if p.everywhere else list(p.namespaces))
 
 

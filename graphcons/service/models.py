@@ -115,6 +115,8 @@ class RetrieveQuery(Body):
     as_of: AsOf = None
     when: When = None
     when_mode: WhenMode = None
+    diverse: bool = Field(default=True, description="false: the ranking as scored, without the diversity "
+                                                     "step (a store's page of its best k)")
 
 
 class ContextQuery(Body):
