@@ -13,6 +13,7 @@ pytest.importorskip("langchain_core")
 from service_helpers import Server
 from synthesis_helpers import NOW, add_incidents
 
+from graphcons.consolidation.insight import reading
 from graphcons.core.config import Config, ServiceConfig
 from graphcons.integrations.langchain import GraphconsRetriever
 from graphcons.integrations.langgraph import GraphconsStore
@@ -80,7 +81,10 @@ def test_the_retriever_returns_documents_with_graphcons_metadata_and_insights(g)
     assert ins.metadata["kind"] == "insight" and ins.metadata["epistemic_status"] == "hypothesis"
     assert set(ins.metadata["members"]) == set(cluster.member_ids)
     assert set(ins.metadata["derived_from"]) <= set(cluster.member_ids) and ins.metadata["derived_from"]
-    assert ins.page_content == g.get(insight).content and ins.metadata["date"]
+    statement, apart = reading(g.get(insight).content)  # issue 63: the facts; the reviewer's notes beside them
+    assert ins.page_content == statement and ins.metadata["date"] and ins.metadata["epistemic_note"]
+    assert "Epistemic status" not in statement and "A digest of what" not in statement
+    assert all(ins.metadata.get(k) == v for k, v in apart.items())
     assert ins.metadata["summarizes"] == ins.metadata["members"]  # the store's name for the same list
     assert asyncio.run(retriever.ainvoke("checkout 503 errors after deploys")) == docs
     bar = docs[len(docs) // 2].metadata["score"]
@@ -91,7 +95,7 @@ def test_the_retriever_returns_documents_with_graphcons_metadata_and_insights(g)
     found = [i for i in items if i.key == insight][0]
     made = found.value["_graphcons"]  # what graphcons made: its kind and provenance under the reserved key
     assert made["kind"] == "insight" and set(made["summarizes"]) == set(cluster.member_ids)
-    assert found.value["text"] == g.get(insight).content  # the text where items keep theirs
+    assert found.value["text"] == statement  # the text where items keep theirs
 
 
 def test_an_entity_profile_comes_back_as_an_item_with_its_sources(g):

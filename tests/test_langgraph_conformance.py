@@ -21,6 +21,7 @@ from service_helpers import Server
 from synthesis_helpers import NOW
 
 from graphcons.core.config import Config, ServiceConfig
+from graphcons.consolidation.insight import reading
 from graphcons.integrations.langgraph import GraphconsStore
 
 RESERVED = "_graphcons"  # the reserved value key (docs/INTEGRATIONS.md)
@@ -186,15 +187,29 @@ def test_the_docs_node_runs_unchanged_through_a_consolidation_pass(g, pair):
     for text in TURNS:
         for app in apps:
             app.invoke({"messages": [HumanMessage(text)]}, config)
-    (insight_id,) = consolidate_all(g)
     question = {"messages": [HumanMessage("What happens to checkout after a deploy?")]}
+    before = [app.invoke(question, config)["messages"][-1].content for app in apps][1]
+    (insight_id,) = consolidate_all(g)
     answers = [app.invoke(question, config)["messages"][-1].content for app in apps]  # no KeyError
     insight = g.get(insight_id)
-    assert insight.content in answers[1] and insight.content not in answers[0]
-    (found,) = [it for it in ours.search(("memories", "ops"), query="checkout deploy 503") if it.key == insight_id]
-    assert found.value["data"] == insight.content  # the namespace's shape: the text under "data"
+    # issue 63: what the node pastes after consolidation is the shortest true thing: the insight's
+    # facts (no heading, member id, gap or epistemic note), each fact once, no longer than before
+    statement, apart = reading(insight.content)
+    assert insight.content not in answers[1]
+    for fact in statement.splitlines():  # shown once: by the insight, or by the turn that states it
+        assert answers[1].count(fact.split(": ", 1)[-1] if fact[:1].isdigit() else fact) == 1, (fact, answers[1])
+    for boilerplate in ("A digest of what", "Epistemic status", "Gaps and open questions", "memories:lg-"):
+        assert boilerplate not in answers[1], boilerplate
+    lines = answers[1].removeprefix("User info: ").splitlines()
+    assert len(lines) == len(set(lines)), answers[1]
+    assert all(answers[1].count(turn) <= 1 for turn in TURNS)
+    asked = question["messages"][0].content  # the node stores every message: the question asked before is found
+    assert len(answers[1].replace(asked + "\n", "").split()) <= len(before.split()), (before, answers[1])
+    found = ours.get(("memories", "ops"), insight_id)
+    assert found.value["data"] == statement  # the namespace's shape: the text under "data"
     made = found.value[RESERVED]
     assert made["kind"] == "insight" and sorted(made["summarizes"]) == sorted(insight.summarizes)
+    assert made["epistemic_note"].startswith("Epistemic status") and made.get("gaps") == apart.get("gaps")
     assert {m.id for m in g.memories("memories", subject="ops")} >= set(insight.summarizes)
     # left out when the caller says so: then every item is what InMemoryStore holds
     plain = GraphconsStore(g, include_insights=False)

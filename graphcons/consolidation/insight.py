@@ -23,6 +23,7 @@ the grounding report. The review queue (graphcons.review.queue) then calls this 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -94,6 +95,34 @@ def render(insight: Insight, *, member_count: int, sources: list[str]) -> tuple[
     lines += ["", f"Epistemic status: hypothesis (confidence {insight.confidence:.2f}); consolidated from "
                   f"{member_count} memories, {len(sources)} distinct source(s): {', '.join(sources)}."]
     return title, "\n".join(lines)
+
+
+_SECTIONS = {"Claims:": "claims", "Facts:": "facts", "Tensions:": "tensions", "Gaps and open questions:": "gaps",
+             "Implications:": "implications"}
+
+
+def reading(content: str) -> tuple[str, dict[str, Any]]:
+    """An insight's text as a reader pastes it (issue 63: the shortest true thing): its facts, one a
+    line with its date, without member ids or headings; and apart, what `render` adds for a reviewer
+    (tensions, gaps, implications, the epistemic note). Text not in render's shape (an insight edited
+    by hand) is its own reading, with nothing apart."""
+    parts: dict[str, list[str]] = {}
+    section, note = None, None
+    for line in content.splitlines():
+        if line.strip() in _SECTIONS:
+            section = _SECTIONS[line.strip()]
+        elif line.startswith("Epistemic status:"):
+            note, section = line.strip(), None
+        elif section and line.startswith("- "):
+            parts.setdefault(section, []).append(line[2:].strip())
+    if not parts.get("facts") and not parts.get("claims"):
+        return content, {}
+    facts = [re.sub(r"\s\[[^\]]*\]$", "", f) for f in parts.get("facts", [])] or \
+            [re.sub(r"\s\([^()]*; members [^()]*\)$", "", c) for c in parts["claims"]]
+    apart: dict[str, Any] = {k: v for k, v in parts.items() if k not in ("facts", "claims")}
+    if note:
+        apart["epistemic_note"] = note
+    return "\n".join(facts), apart
 
 
 def fact_line(fact: Fact) -> str:

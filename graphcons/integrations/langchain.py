@@ -28,6 +28,7 @@ from langchain_core.retrievers import BaseRetriever
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from graphcons.api import Graphcons
+from graphcons.consolidation import insight
 from graphcons.core import tracing
 from graphcons.core.errors import ValidationError
 from graphcons.integrations.backend import TIME_ARGS, Hit, Http, Local
@@ -109,4 +110,8 @@ def document(hit: Hit) -> Document:
     }
     if mem.metadata:
         meta["metadata"] = mem.metadata
-    return Document(id=mem.id, page_content=mem.content, metadata=meta)
+    text = mem.content
+    if mem.kind == "insight":  # its facts (issue 63); what a reviewer reads beside them goes to the metadata
+        text, apart = insight.reading(mem.content)
+        meta.update(apart)
+    return Document(id=mem.id, page_content=text, metadata=meta)

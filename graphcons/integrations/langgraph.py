@@ -16,8 +16,9 @@ An item is a memory: its key an explicit id scoped to the namespace (`<namespace
 tuple and key>`), the value's text (shapes.py: the `index` fields, else `data`, `text`, `content`,
 `memory` or LangMem's shape, else the value's JSON) as content, and the whole value kept as metadata
 and returned as it was put. A second put makes a new version (the old one is kept); `delete` retires
-the memory (archived, never deleted). `search(prefix, query=...)` is graphcons' retrieve (its order;
-no co-access recorded; an insight's members listed after it), read deeper until the filter passes
+the memory (archived, never deleted). `search(prefix, query=...)` is graphcons' retrieve (its order, no
+diversity step; no co-access recorded; an insight shown carries its members' facts, so they are not
+listed again unless a filter asks for the items' own fields), read deeper until the filter passes
 offset + limit items, then filled with every other passing item unscored, as InMemoryStore fills
 with its unindexed ones; without a query, the scope's items oldest first. What consolidation and
 reflection made comes back in the namespace's value shape, its kind and provenance under the
@@ -55,6 +56,7 @@ from graphcons.api import Graphcons
 from graphcons.core import tracing
 from graphcons.core.config import load_config
 from graphcons.core.memory import Memory, metadata_json
+from graphcons.consolidation import insight
 from graphcons.integrations import shapes
 from graphcons.integrations.backend import Hit, Http, Local, time_args
 
@@ -243,15 +245,18 @@ class GraphconsStore(BaseStore):
         scopes = self._search_scopes(prefix)
         if not op.query:
             return self._passing(self._listed(scopes, prefix), prefix, op.filter)[op.offset:want]
-        kept = self._ranked(op.query, scopes, prefix, op.filter, want, times or {})
+        carried: set[tuple[tuple[str, ...], str]] = set()  # members an insight of the page carries
+        kept = self._ranked(op.query, scopes, prefix, op.filter, want, times or {}, carried)
         if len(kept) < want and not times:  # every item the filter passes is an answer (InMemoryStore's unscored fill)
-            have = {(it.namespace, it.key) for it in kept}
+            have = {(it.namespace, it.key) for it in kept} | carried
+            shown = {self.backend.scoped_id(it.namespace[0], item_id(it.namespace, it.key)) for it in kept}
             kept += [it for it in self._passing(self._listed(scopes, prefix), prefix, op.filter)
-                     if (it.namespace, it.key) not in have]
+                     if (it.namespace, it.key) not in have and not _restates(it, shown)]
         return kept[op.offset:want]
 
     def _ranked(self, query: str, scopes: list[tuple[str, str | None]], prefix: tuple[str, ...],
-                flt: dict[str, Any] | None, want: int, times: dict[str, Any]) -> list[SearchItem]:
+                flt: dict[str, Any] | None, want: int, times: dict[str, Any],
+                carried: set[tuple[tuple[str, ...], str]]) -> list[SearchItem]:
         """retrieve's ranking (its order kept within a scope), read deeper until `want` pass the filter."""
         k = min(self.backend.max_k, max(2 * want, 10))
         while True:
@@ -262,7 +267,14 @@ class GraphconsStore(BaseStore):
                 exhausted = exhausted and len(hits) < k  # fewer than k shown: nothing more to read
                 # a superseded item names its successor by key (the successor is shown too: retrieve brings it)
                 keys = {m.id: item_key(m) for h in hits for m in [h.memory, *(x for x, _ in h.members)]}
-                pairs = [pair for h in hits for pair in [(h.memory, h.score, h), *((m, r, None) for m, r in h.members)]]
+                # an insight shown carries its members' facts (retrieve routed it so): they are not listed
+                # again beside it (issue 63: each fact once a page), unless the store leaves insights out
+                # or a filter asks for the items' own fields (an insight has none of them)
+                listed = not self.include_insights or bool(flt)
+                pairs = [pair for h in hits for pair in [(h.memory, h.score, h),
+                                                         *((m, r, None) for m, r in h.members if listed)]]
+                if not listed:
+                    carried |= {(to_namespace(m), item_key(m)) for h in hits for m, _ in h.members}
                 found += [it for m, score, h in pairs if not unindexed(m)
                           and (it := self._item(m, score, _newer(h, keys))) is not None]
             if len(scopes) > 1:
@@ -333,7 +345,11 @@ class GraphconsStore(BaseStore):
         for k in ("summarizes", "derived_from"):
             if getattr(mem, k):
                 made[k] = list(getattr(mem, k))
-        value = {**shapes.placed(self._path_for(namespace, mem), mem.content), shapes.RESERVED: {**made, **(newer or {})}}
+        text = mem.content
+        if mem.kind == "insight":  # its facts only: what a reviewer reads beside them is no line for a prompt
+            text, apart = insight.reading(mem.content)
+            made.update(apart)
+        value = {**shapes.placed(self._path_for(namespace, mem), text), shapes.RESERVED: {**made, **(newer or {})}}
         return SearchItem(namespace=namespace, key=mem.id, value=value, created_at=mem.created_at,
                           updated_at=mem.updated_at or mem.created_at, score=score)
 
@@ -388,6 +404,12 @@ def _newer(hit: Hit | None, keys: dict[str, str]) -> dict[str, Any] | None:
     if hit is None or hit.superseded_by is None:
         return None
     return {"superseded_by": keys.get(hit.superseded_by, hit.superseded_by), "until": hit.until}
+
+
+def _restates(it: SearchItem, shown: set[str]) -> bool:
+    """An item graphcons made from memories the page already shows (the fill would repeat their facts)."""
+    made = it.value.get(shapes.RESERVED) if isinstance(it.value, dict) else None
+    return bool(made and made.get("kind") != "item" and set(made.get("summarizes") or []) & shown)
 
 
 def _event(mem: Memory) -> dict[str, str]:
