@@ -4,7 +4,8 @@
     retriever = GraphconsRetriever.over_http("http://api:8765", token, k=5)
     docs = retriever.invoke("why did checkout fail?")
 
-Each hit of graphcons' retrieve is a `Document` whose page_content is the memory text and whose
+Each hit of graphcons' retrieve is a `Document` whose page_content is the memory text (an insight's:
+its facts, the reviewer's notes in the metadata, `consolidation.insight.reading`) and whose
 metadata holds id, score, date (created_at, ISO-8601), kind, status, namespace, subject,
 epistemic_status, summarizes (an insight's summarized ids, the store's name; `members` is the same
 list under its old name), derived_from (the ids it cites), event_start / event_end (when what it
