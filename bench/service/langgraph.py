@@ -16,9 +16,12 @@ writes, then of `search(("memories", "user-1"), query=q, limit=5)`:
   database per size, stopped at the end);
 - `graphcons`: GraphconsStore over the facade, in process;
 - `graphcons_http` (1k only: HTTP puts cost ~2x): GraphconsStore over `graphcons serve`'s app.
-In that order, each size on a freshly reset Neo4j bench server (idle while the others run).
+In that order, each size on a freshly reset Neo4j bench server (idle while the others run);
+`vector_search_ms`: the loaded graphcons store searched with mode="vector" (the nearest items only, as
+LangGraph's stores rank: no keyword list, no graph step).
 `first_call_ms`: a fresh process that constructs the store (graphcons: the facade and the store's
-warm-up; postgres: the same embedder loaded, then `from_conn_string`'s connection) and then searches
+warm-up, `embedder_ms` and `warm_ms` apart; `first_call_again_ms` a second such process, whose server
+plans the first made again: the store grew from nothing within the run, so the first replans; postgres: the same embedder loaded, then `from_conn_string`'s connection) and then searches
 once. `put_then_search` (issues 59, 63): what an agent does every turn, after the `size` items, `--loop`
 times a put of a new item then a search: p50 / p95 / max of each, every store. `round_trips`: one more
 put of a new item and one search, counted apart from the timed calls: graphcons the statements sent to
@@ -213,8 +216,14 @@ def in_process(cfg, cached: Cached, texts, queries, sample, fresh, extra: str) -
                 store.put(NS, "round-trips", {"data": extra})
             with counted() as search:
                 store.search(NS, query=queries[0], limit=5)
-    row["round_trips"] = {"put": put.round_trips, "search": search.round_trips}
-    row["queries"] = {"put": put.names, "search": search.names}
+        # the same store searched as LangGraph's stores rank: the nearest items only (mode="vector": no
+        # keyword list, no graph step), what the hybrid ranking costs beside it
+        with GraphconsStore(g, mode="vector") as nearest:
+            row["vector_search_ms"] = timed(nearest, [], queries, 0)["search_ms"]
+            with counted() as vector:
+                nearest.search(NS, query=queries[0], limit=5)
+    row["round_trips"] = {"put": put.round_trips, "search": search.round_trips, "vector_search": vector.round_trips}
+    row["queries"] = {"put": put.names, "search": search.names, "vector_search": vector.names}
     return row
 
 
@@ -303,6 +312,8 @@ def targets_view(row: dict) -> dict:
             continue
         r = row[name]
         view = {"put": r["put_ms"], "search": r["search_ms"]}
+        if "vector_search_ms" in r:
+            view["vector_search"] = r["vector_search_ms"]
         if "put_then_search" in r:
             view["put_then_search"] = {"put": r["put_then_search"]["put_ms"],
                                        "search": r["put_then_search"]["search_ms"]}
@@ -310,6 +321,9 @@ def targets_view(row: dict) -> dict:
         if first:
             view["construct_ms"] = first["construct_ms"]
             view["first_call_ms"] = first["first_search_ms"]
+        if name == "graphcons" and row.get("first_call_again_ms"):
+            view["construct_again_ms"] = row["first_call_again_ms"]["construct_ms"]
+            view["first_call_again_ms"] = row["first_call_again_ms"]["first_search_ms"]
         if "round_trips" in r:
             view["round_trips"] = r["round_trips"]
         if "index" in r:
@@ -377,6 +391,10 @@ def main() -> None:
                 row["graphcons"] = in_process(cfg, cached, texts, queries, args.sample, fresh, extra)
                 row["first_call_ms"] = fresh_process(FIRST_CALL, cfg.neo4j.uri, cfg.neo4j.resolved_password(),
                                                      queries[0])
+                # a second fresh process: the server's plans made again by the first (statistics moved as
+                # the store grew from nothing), as a restart on a settled store finds them
+                row["first_call_again_ms"] = fresh_process(FIRST_CALL, cfg.neo4j.uri, cfg.neo4j.resolved_password(),
+                                                           queries[0])
                 if size <= 1000:
                     cfg = bench_server(heap="1g", pagecache="512m")
                     with Graphcons(cfg, embedder=cached) as g:

@@ -72,11 +72,12 @@ class Local:
     def retire(self, memory_id: str) -> None:
         self.g.retire(memory_id, reason="deleted through the LangGraph store", by=self.source)
 
-    def retrieve(self, query: str, k: int, namespace: str | None, subject: str | None, **when: Any) -> list[Hit]:
-        """retrieve, recording nothing, a page as ranked (no diversity step: a store's search asks for
-        its best `k`); `when`: as_of, when, when_mode (time_args)."""
+    def retrieve(self, query: str, k: int, namespace: str | None, subject: str | None, *, diverse: bool = True,
+                 mode: str | None = None, **when: Any) -> list[Hit]:
+        """retrieve, recording nothing; `diverse=False`: a page as ranked (a store's search asks for its
+        best `k`); `mode`: retrieve's (None: [retrieval] mode); `when`: as_of, when, when_mode (time_args)."""
         hits = self.g.retrieve(query, k=min(k, self.max_k), namespace=namespace, subject=subject, record=False,
-                               diverse=False, **time_args(**when))
+                               diverse=diverse, mode=mode, **time_args(**when))
         return [as_hit(h) for h in hits]
 
     def revert(self, insight_id: str) -> None:
@@ -139,11 +140,12 @@ class Http:
     def retire(self, memory_id: str) -> None:
         self._call("POST", f"/v1/memories/{memory_id}/retire")
 
-    def retrieve(self, query: str, k: int, namespace: str | None, subject: str | None, **when: Any) -> list[Hit]:
+    def retrieve(self, query: str, k: int, namespace: str | None, subject: str | None, *, diverse: bool = True,
+                 mode: str | None = None, **when: Any) -> list[Hit]:
         """POST /v1/retrieve, recording nothing; a date or datetime `as_of` is sent as ISO-8601 text."""
         times = {k_: v.isoformat() if isinstance(v, date) else v for k_, v in time_args(**when).items()}
         body = {"query": query, "k": min(k, self.max_k), "namespace": namespace, "subject": subject, "record": False,
-                "diverse": False, **times}
+                "diverse": diverse, "mode": mode, **times}
         out = self._call("POST", "/v1/retrieve", json={k_: v for k_, v in body.items() if v is not None})
         return [as_hit({**h, "memory": Memory.model_validate(h["memory"]),
                         "members": [{**m, "memory": Memory.model_validate(m["memory"])} for m in h.get("members") or []]})

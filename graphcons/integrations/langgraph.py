@@ -72,12 +72,18 @@ class GraphconsStore(BaseStore):
     detected, see shapes.py); `embed` / `dims` naming another embedder than graphcons' are refused.
     `include_insights=False` leaves out what consolidation and reflection made (insights, semantic
     memories, profiles): the store then answers with what was put only. `warm`: load the embedder
-    and open the driver (or the HTTP connection) now, so the first call is not the slow one."""
+    and open the driver (or the HTTP connection) now, so the first call is not the slow one. `mode`:
+    retrieve's for a query search (None: `[retrieval] mode`, hybrid by default); "vector" is the
+    nearest items only, as LangGraph's stores rank (no keyword list, no graph step: faster, and on the
+    dev data less accurate: docs/RETRIEVAL.md)."""
 
     supports_ttl = False
 
     def __init__(self, graphcons: Graphcons | Local | Http, *, index: dict[str, Any] | None = None,
-                 include_insights: bool = True, warm: bool = True):
+                 include_insights: bool = True, warm: bool = True, mode: str | None = None):
+        if mode is not None and mode not in ("hybrid", "vector", "keyword"):
+            raise ValueError(f"mode must be hybrid, vector or keyword (got {mode!r})")
+        self.mode = mode
         self.backend = Local(graphcons) if isinstance(graphcons, Graphcons) else graphcons
         self.fields = None if index is None else shapes.index_fields(index, *self.backend.embedder_identity())
         self.include_insights = include_insights
@@ -263,7 +269,7 @@ class GraphconsStore(BaseStore):
             found: list[SearchItem] = []
             exhausted = True
             for ns, subject in scopes:
-                hits = self.backend.retrieve(query, k, ns, subject, **times)
+                hits = self.backend.retrieve(query, k, ns, subject, diverse=False, mode=self.mode, **times)
                 exhausted = exhausted and len(hits) < k  # fewer than k shown: nothing more to read
                 # a superseded item names its successor by key (the successor is shown too: retrieve brings it)
                 keys = {m.id: item_key(m) for h in hits for m in [h.memory, *(x for x, _ in h.members)]}

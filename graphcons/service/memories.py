@@ -195,7 +195,7 @@ def retrieve(body: m.RetrieveQuery, g: Graphcons = Depends(store), p: Principal 
     session = _session(p, body.session) if body.session is not None else None
     hits = g.retrieve(body.query, k=body.k, namespace=namespace, subject=body.subject, session=session,
                       record=record, as_of=body.as_of, when=body.when, when_mode=body.when_mode,
-                      diverse=body.diverse)
+                      diverse=body.diverse, mode=body.mode)
     return m.Hits(hits=[m.Hit(**h.to_dict()) for h in hits if p.sees(h.memory.namespace)], recording=hits.recording)
 
 

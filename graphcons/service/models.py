@@ -117,6 +117,8 @@ class RetrieveQuery(Body):
     when_mode: WhenMode = None
     diverse: bool = Field(default=True, description="false: the ranking as scored, without the diversity "
                                                      "step (a store's page of its best k)")
+    mode: Literal["hybrid", "vector", "keyword"] | None = Field(default=None, description="The ranking: "
+                                                                "[retrieval] mode when left out (hybrid)")
 
 
 class ContextQuery(Body):
