@@ -160,3 +160,16 @@ def test_a_put_is_one_statement_and_a_search_reads_only_what_a_page_needs(g, sto
     assert g.linker.wait(30)
     assert g.db.run_text("MATCH (m:Memory {namespace: 'memories'}) WHERE m.similar_pending "
                          "RETURN count(m) AS n")[0]["n"] == 0
+
+
+def test_a_vector_mode_store_ranks_by_the_nearest_items_only(g, stores):
+    from graphcons.core.db import counted
+
+    _, ours = stores
+    nearest = GraphconsStore(g, mode="vector")
+    with counted() as search:
+        found = nearest.search(("memories", "u1"), query="dark mode in the editor", limit=1)
+    assert found[0].key == "k1"
+    assert "retrieval/fulltext" not in search.names and "retrieval/spread" not in search.names
+    with pytest.raises(ValueError, match="mode"):
+        GraphconsStore(g, mode="semantic")
