@@ -255,7 +255,7 @@ def test_exported_spans_hold_no_query_string_path_id_or_memory_text(g, config, e
     by_id = {s.context.span_id: s for s in done}
     queries = [s for s in done if s.attributes.get("db.system") == "neo4j"]
     assert queries and all(s.parent is not None and s.parent.span_id in by_id for s in queries)  # none a root
-    roots = {s.name for s in done if s.parent is None}
+    roots = {s.name for s in done if s.parent is None} - {"graphcons link similar"}  # the put's deferred links
     assert roots == {"langgraph warm-up", "langgraph PutOp", "langgraph SearchOp", "langgraph GetOp",
                      "graphcons retrieve"}
     for s in [*served, *done]:

@@ -19,7 +19,7 @@ import threading
 import time
 from typing import Any
 
-from graphcons.core import audit
+from graphcons.core import audit, tracing
 from graphcons.core.config import Config
 from graphcons.core.db import Database
 from graphcons.core.errors import ServerUnavailable
@@ -121,7 +121,8 @@ class Linker:
             with self._lock:
                 self._pokes = 0
             try:
-                link_pending(self.db, self.cfg)
+                with tracing.span("graphcons link similar"):  # background work: a root span of its own
+                    link_pending(self.db, self.cfg)
             except ServerUnavailable as exc:  # Neo4j away: the worker or the next put links them
                 log.warning("deferred SIMILAR links not written yet: %s", exc)
             except Exception:  # never let the thread die silently: the next poke tries again
