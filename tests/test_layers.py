@@ -2,8 +2,9 @@
 sideways to another part of the same floor, and no module reaches itself through a chain of imports
 (function-local imports included, so a cycle cannot hide inside a function). Pure AST; no server needed.
 
-    core <- store <- consolidation | maintenance | recall <- review | jobs <- api | viz | scenarios
-         <- access <- service | mcp | integrations | battery <- cli <- graphcons, __main__
+    core <- store <- consolidation | maintenance | recall <- profiles <- review | jobs
+         <- api | viz | scenarios | llm_check <- access <- service | mcp | integrations | battery <- cli
+         <- graphcons, __main__
 """
 
 from __future__ import annotations
@@ -14,15 +15,20 @@ from pathlib import Path
 PKG = Path(__file__).resolve().parent.parent / "graphcons"
 
 # The floor of each top-level part of the package (docs/DEVELOPING.md). Parts that share a floor
-# never import each other: consolidation, maintenance and recall meet only in review and above; the HTTP
-# service and the MCP server both stand on the facade (api) and the shared rights (access); the
-# command line, which starts either server, stands above both.
-LAYERS = {"core": 0, "store": 1, "consolidation": 2, "maintenance": 2, "recall": 2, "review": 3, "jobs": 3,
-          "api": 4, "viz": 4, "scenarios": 4,
-          "access": 5,
-          "service": 6, "mcp": 6, "integrations": 6, "battery": 6,
-          "cli": 7,
-          "__init__": 8, "__main__": 8}
+# never import each other: consolidation, maintenance and recall meet only in profiles, review and above;
+# profiles stand on the insight pipeline's providers and checks (consolidation), never on maintenance or
+# recall (APART); the HTTP service and the MCP server both stand on the facade (api) and the shared
+# rights (access); the command line, which starts either server, stands above both.
+LAYERS = {"core": 0, "store": 1, "consolidation": 2, "maintenance": 2, "recall": 2,
+          "profiles": 3,
+          "review": 4, "jobs": 4,
+          "api": 5, "viz": 5, "scenarios": 5, "llm_check": 5,
+          "access": 6,
+          "service": 7, "mcp": 7, "integrations": 7, "battery": 7,
+          "cli": 8,
+          "__init__": 9, "__main__": 9}
+# Below a part's floor, yet never imported by it.
+APART = {"profiles": {"maintenance", "recall"}}
 
 
 def _module_name(path: Path) -> str:
@@ -82,7 +88,7 @@ def test_no_upward_or_sideways_import():
             a, b = _part(mod), _part(dep)
             if a == b:
                 continue
-            if LAYERS[b] >= LAYERS[a]:  # up, or sideways to another part of the same floor
+            if LAYERS[b] >= LAYERS[a] or b in APART.get(a, ()):  # up, sideways, or a part kept apart
                 bad.append(f"{mod} -> {dep}")
     assert not bad, "imports against the layers:\n" + "\n".join(sorted(bad))
 
@@ -132,3 +138,4 @@ def test_no_function_over_80_lines():
                 if n > MAX_FUNCTION_LINES:
                     long.append(f"{path.relative_to(PKG.parent)}:{node.lineno} {node.name} ({n} lines)")
     assert not long, "functions over 80 lines:\n" + "\n".join(long)
+
