@@ -1,8 +1,8 @@
 """The card pass: one `card` proposal per subject whose live memories changed since its last card.
 
-Subject by subject ((namespace, subject) blocks of two live memories or more: cypher/updates/blocks,
+Subject by subject ((namespace, subject) blocks of two live memories or more: cypher/memory/blocks,
 as the update pass reads them), the live memories that are not derived from others
-(cypher/updates/memories: an insight or a reflection's statement says what its premises say)
+(cypher/memory/underived: an insight or a reflection's statement says what its premises say)
 become card items (graphcons.profiles.card_items). The proposal cites every member an item comes
 from, at its version; its id is a digest of the subject and those versions, so the same memories
 give the same proposal on any fresh store, and a pass over an unchanged store proposes nothing new.
@@ -41,10 +41,10 @@ def run(db: Database, *, now: datetime, dry_run: bool = True, namespace: str | N
         raise card_items.ParserMissing()
     run_id = run_id or audit.new_run_id("cards")
     made, known = [], []
-    blocks = db.run("updates/blocks", live=LIVE_STATUSES, namespace=namespace, subject=subject)
+    blocks = db.run("memory/blocks", live=LIVE_STATUSES, namespace=namespace, subject=subject)
     for n, b in enumerate(blocks):
         scope = {"namespace": b["namespace"], "subject": b["subject"]}
-        card = propose_one(db.run("updates/memories", live=LIVE_STATUSES, scopes=[scope]), **scope, now=now,
+        card = propose_one(db.run("memory/underived", live=LIVE_STATUSES, scopes=[scope]), **scope, now=now,
                            run_id=run_id)
         if card is None:
             continue
