@@ -281,22 +281,10 @@ def ground(insight: Insight, themes: Themes | None, member_ids: list[str] | tupl
             f"({len(stripped)} unknown id(s) stripped, {len(context_hits)} context id(s) refused as support); "
             "rejected, nothing stored", stripped + context_hits)
     support_of = [support(c.statement, [texts.get(i, "") for i in c.member_ids]) for c in claims] if texts else []
-    fact_support = []
-    if texts:  # a fact its cited members do not hold is dropped (issue 40), like an unsupported statement
-        judged = [(f, support(f.statement, [texts.get(i, "") for i in f.member_ids])) for f in facts]
-        gone += [{"kind": "fact", "statement": f.statement, "member_ids": f.member_ids,
-                  "reason": f"its cited members hold {s.coverage:.0%} of its content words (needs "
-                            f"{SUPPORTED_COVERAGE:.0%}; missing: {', '.join(s.missing)})"}
-                 for f, s in judged if s.verdict == "unsupported"]
-        fact_support = _folded_facts([(f, s) for f, s in judged if s.verdict != "unsupported"], gone)
+    fact_support = _held_facts(facts, texts, gone) if texts else []
+    if texts:
         facts = [f for f, _ in fact_support]
-    # A copy of one memory is not an insight (issue 40); a digest (issue 39) states several members'
-    # facts, each in its member's words: it is a copy only when everything it says rests on one member.
-    lines = [*zip(claims, support_of), *fact_support]
-    copies = {c.member_ids[s.copy_of] for c, s in lines if s.copy_of is not None}
-    if support_of and all(s.copy_of is not None for _, s in lines) and len(copies) == 1:
-        raise Ungrounded(f"everything the insight says only restates one member ({', '.join(sorted(copies))}): "
-                         "a copy of a memory is not a pattern across members; rejected, nothing stored", [])
+        _refuse_a_copy([*zip(claims, support_of), *fact_support])
     clean = Insight(title=CONFIRMED_RE.sub("", insight.title).strip() or insight.title, concept=insight.concept,
                     claims=claims, facts=facts, tensions=tensions, gaps=list(insight.gaps),
                     implications=_implications(list(insight.implications), [c.statement for c in claims], gone),
@@ -309,6 +297,26 @@ def ground(insight: Insight, themes: Themes | None, member_ids: list[str] | tupl
                     context_as_support=context_hits, dropped=gone, dropped_claims=_dropped_lines(gone),
                     dropped_tensions=restated, confidence_given=given, unsupported=unsupported,
                     claim_support=_claim_support(claims, support_of))
+
+
+def _held_facts(facts: list[Fact], texts: dict[str, str], gone: list[dict[str, Any]]) -> list[tuple[Fact, Support]]:
+    """The facts their cited members hold, each with its support, those restating one member folded;
+    a fact they do not hold is dropped (issue 40), like an unsupported statement, and listed in `gone`."""
+    judged = [(f, support(f.statement, [texts.get(i, "") for i in f.member_ids])) for f in facts]
+    gone += [{"kind": "fact", "statement": f.statement, "member_ids": f.member_ids,
+              "reason": f"its cited members hold {s.coverage:.0%} of its content words (needs "
+                        f"{SUPPORTED_COVERAGE:.0%}; missing: {', '.join(s.missing)})"}
+             for f, s in judged if s.verdict == "unsupported"]
+    return _folded_facts([(f, s) for f, s in judged if s.verdict != "unsupported"], gone)
+
+
+def _refuse_a_copy(lines: list[tuple[Claim | Fact, Support]]) -> None:
+    """A copy of one memory is not an insight (issue 40); a digest (issue 39) states several members'
+    facts, each in its member's words: it is a copy only when everything it says rests on one member."""
+    copies = {c.member_ids[s.copy_of] for c, s in lines if s.copy_of is not None}
+    if all(s.copy_of is not None for _, s in lines) and len(copies) == 1:
+        raise Ungrounded(f"everything the insight says only restates one member ({', '.join(sorted(copies))}): "
+                         "a copy of a memory is not a pattern across members; rejected, nothing stored", [])
 
 
 def _dropped_lines(gone: list[dict[str, Any]]) -> int:
