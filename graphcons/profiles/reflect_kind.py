@@ -41,7 +41,6 @@ from graphcons.core.db import Tx
 from graphcons.core.errors import Conflict
 from graphcons.core.memory import Kind, MemoryInput, embedded_text
 from graphcons.profiles import profile
-from graphcons.profiles.profile import key
 from graphcons.store import admission, justification, proposals
 from graphcons.store.proposals import Decision, Payload, ProfileEffect, Proposal, Review, Status
 
@@ -187,7 +186,7 @@ def _apply(tx: Tx, cfg: Config, p: Proposal[ReflectionPayload], reflection: Refl
     created, confirmed = [r["id"] for r in merged.created], [r["id"] for r in merged.confirmed]
     tx.run("reflection/applied", id=pid, profile_version=version, profile_version_before=old["version"],
            created_ids=created, confirmed_ids=confirmed)
-    audit.record(tx, "approve", [pid, key(namespace, subject), *sorted(versions)], at=now, kind=KIND,
+    audit.record(tx, "approve", [pid, profile.key(namespace, subject), *sorted(versions)], at=now, kind=KIND,
                  by=by, subject=subject, namespace=namespace, profile_version=version, created=created,
                  confirmed=confirmed, conflicts=merged.conflicts, consolidated=marked, derived_from=derived,
                  model=p.model, prompt_hash=p.prompt_hash)
