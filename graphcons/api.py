@@ -21,10 +21,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from graphcons.consolidation import consolidate as consolidation
-from graphcons.consolidation import epistemics, provenance, reflection, rules
+from graphcons.consolidation import epistemics, provenance, rules
 from graphcons.consolidation import precompute as precomputing
-from graphcons.consolidation.cards import job as cards_job
-from graphcons.consolidation import profile as profiles
 from graphcons.consolidation.cluster import Cluster
 from graphcons.consolidation.gate import GateDecision, gate
 from graphcons.consolidation.scan import ScanReport, detect, scan
@@ -42,6 +40,9 @@ from graphcons.maintenance import deprecation, feedback, health, promotion, vect
 from graphcons.maintenance.merge import conflicts as merge_conflicts
 from graphcons.maintenance.merge import job as merge_job
 from graphcons.maintenance.updates import job as updates_job
+from graphcons.profiles import card_pass
+from graphcons.profiles import profile as profiles
+from graphcons.profiles import reflect as reflection
 from graphcons.review import queue
 from graphcons.store import (
     activation,
@@ -345,7 +346,7 @@ class Graphcons:
               subject: str | None = None) -> dict[str, Any]:
         """Card pass (issue 47): each subject's memories said the short way, grouped, dated and cited, proposed
         as one `card` proposal per subject; approving it gives the profile its next version with the card."""
-        return cards_job.run(self.db, now=now or utcnow(), dry_run=dry_run, namespace=namespace, subject=subject)
+        return card_pass.run(self.db, now=now or utcnow(), dry_run=dry_run, namespace=namespace, subject=subject)
 
     def conflicts(self, *, status: str | None = "open", limit: int = 100,
                   namespaces: list[str] | None = None) -> list[dict[str, Any]]:

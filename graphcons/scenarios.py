@@ -15,9 +15,9 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from graphcons.consolidation.consolidate import synthesize_accepted
-from graphcons.consolidation.reflection import due
 from graphcons.consolidation.scan import ScanReport
 from graphcons.core.time import utcnow
+from graphcons.profiles.reflect import due
 
 NAMESPACE = "scenario-incidents"
 _T0 = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)

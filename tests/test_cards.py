@@ -4,7 +4,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from graphcons.consolidation.cards import extract
+from graphcons.profiles import card_items as extract
 from graphcons.core.errors import Conflict
 from graphcons.core.text import content_terms
 

@@ -83,7 +83,7 @@ def test_the_review_tui_shows_no_control_sequence(g):
 
 
 def _cards_available() -> bool:
-    from graphcons.consolidation.cards import extract
+    from graphcons.profiles import card_items as extract
 
     return extract.available()
 

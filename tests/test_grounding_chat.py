@@ -5,9 +5,9 @@ from datetime import datetime, timezone
 
 import pytest
 
-from graphcons.consolidation.grounding import ground_reflection, said_by_entity
 from graphcons.consolidation.synthesis.models import Reflection, Statement
-from graphcons.consolidation.synthesis.offline_reflection import extract
+from graphcons.profiles.offline_reflection import extract
+from graphcons.profiles.reflection_grounding import ground_reflection, said_by_entity
 from graphcons.consolidation.synthesis.prompt import ReflectionPrompt, Shown, speaker_of
 from graphcons.core.errors import Ungrounded
 from graphcons.core.text import chat_line

@@ -17,9 +17,10 @@ from llm_server import FakeLLM, grounded_answer, shown_member_ids
 from synthesis_helpers import NOW, add_incidents
 from test_merge_verifiers import PAIRS, verdict_args
 
-from graphcons.consolidation.grounding import ground, ground_reflection
+from graphcons.consolidation.grounding import ground
 from graphcons.consolidation.synthesis import make_synthesizer
 from graphcons.consolidation.synthesis.models import Claim, Insight, Reflection, Statement, Tension
+from graphcons.profiles.reflection_grounding import ground_reflection
 from graphcons.core.config import Config, LLMConfig
 from graphcons.core.errors import Ungrounded
 from graphcons.scenarios import PEOPLE_NAMESPACE, seed_people
@@ -267,7 +268,7 @@ def test_llm_check_says_what_to_change_when_output_is_ungrounded_or_late(cli_env
 
 
 def test_llm_check_with_the_offline_provider_says_how_to_configure_one(tmp_path):
-    from graphcons.consolidation.llm_check import check
+    from graphcons.llm_check import check
 
     out = check(Config())
     assert out["ok"] is False and out["steps"] == [] and "provider" in out["advice"][0]

@@ -17,8 +17,8 @@ from graphcons.store.proposals import Payload, Proposal, Status
 PKG = Path(__file__).resolve().parent.parent / "graphcons"
 OWNER = PKG / "store" / "proposals.py"  # the one decode and the one wire shape
 # The review spine: the queue, each kind, what makes or resynthesizes a proposal, and what shows one.
-SPINE = ["review/queue.py", "consolidation/insight.py", "consolidation/profile.py", "consolidation/consolidate.py",
-         "consolidation/reflection.py", "consolidation/cards/review.py", "maintenance/merge/review.py",
+SPINE = ["review/queue.py", "consolidation/insight.py", "profiles/reflect_kind.py", "consolidation/consolidate.py",
+         "profiles/reflect.py", "profiles/card_kind.py", "maintenance/merge/review.py",
          "maintenance/updates/review.py", "access/rights.py", "service/review.py", "mcp/server.py", "cli/review.py",
          "cli/tui.py", "battery/consolidation.py"]
 # Anywhere in graphcons/: a payload read by key, a read of a variable named for a proposal, a read of

@@ -11,13 +11,13 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from llm_server import FakeLLM
 
-from graphcons.consolidation import reflection
 from graphcons.consolidation.synthesis import make_synthesizer
 from graphcons.consolidation.synthesis.offline import OfflineSynthesizer
 from graphcons.consolidation.synthesis.openai import OpenAISynthesizer
 from graphcons.core.config import Config, LLMConfig
 from graphcons.core.errors import Conflict, NotFound
 from graphcons.maintenance.merge.score import proposal_id
+from graphcons.profiles import reflect as reflection
 from graphcons.scenarios import PEOPLE_NAMESPACE, seed_people
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=timezone.utc)

@@ -18,7 +18,7 @@ from test_merge import A, B
 from test_updates import NEW, OLD
 
 from conftest import _wipe
-from graphcons.consolidation.cards import extract
+from graphcons.profiles import card_items as extract
 from graphcons.core.errors import Conflict
 from synthesis_helpers import add_incidents
 

@@ -11,13 +11,13 @@ from graphcons.consolidation.grounding import (
     SUPPORTED_COVERAGE,
     claim_words,
     ground,
-    ground_reflection,
     support,
     supports,
 )
 from graphcons.consolidation.synthesis.models import Claim, Fact, Insight, Reflection, Statement
 from graphcons.core.text import content_terms
-from graphcons.consolidation.synthesis.offline_reflection import extract
+from graphcons.profiles.offline_reflection import extract
+from graphcons.profiles.reflection_grounding import ground_reflection
 from graphcons.consolidation.synthesis.prompt import ReflectionPrompt, Shown
 from graphcons.core.errors import Ungrounded
 

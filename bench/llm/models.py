@@ -7,8 +7,8 @@ a few verifier pairs, again) so that a run cut short still reports on all three;
 file is rewritten after every step:
 
 - reflection: the 15 MemoryBank users (their own chat turns are their memories, as in
-  bench/llm/reflection.py); the production path without storage: consolidation.reflection.select
-  (15 of the 50 newest), ReflectionPrompt, the OpenAI synthesizer, grounding.ground_reflection;
+  bench/llm/reflection.py); the production path without storage: profiles.reflect.select
+  (15 of the 50 newest), ReflectionPrompt, the OpenAI synthesizer, reflection_grounding.ground_reflection;
 - synthesis: the accepted clusters of one LoCoMo dev conversation (each speaker's observations
   are memories with subject = speaker), admitted into this Neo4j in a fresh namespace, scanned
   (GDS), each accepted cluster synthesized by consolidation.synthesize_cluster (grounding guard,
@@ -60,8 +60,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from bench.merge.data import load_all  # noqa: E402
 from bench.merge.train import memory as merge_memory  # noqa: E402
 from bench.llm.reflection import memories as memorybank_memories  # noqa: E402
-from graphcons.consolidation.grounding import ground_reflection  # noqa: E402
-from graphcons.consolidation.reflection import select  # noqa: E402
+from graphcons.profiles.reflection_grounding import ground_reflection  # noqa: E402
+from graphcons.profiles.reflect import select  # noqa: E402
 from graphcons.consolidation.grounding import SUPPORTED_COVERAGE, support  # noqa: E402
 from graphcons.consolidation.synthesis.models import Reflection  # noqa: E402
 from graphcons.core.text import content_terms  # noqa: E402
@@ -160,14 +160,15 @@ def score_reflection(out: dict, check=None) -> None:
 
 def _judged_when_rejected(out: dict, texts: dict[str, str]) -> list:
     """Every statement's support when the guard rejected the whole output (none kept)."""
-    from graphcons.consolidation.grounding import _judge, _keep, said_by_entity
+    from graphcons.consolidation.grounding import keep_shown
+    from graphcons.profiles.reflection_grounding import _judge, said_by_entity
 
     ignore = content_terms(out["user"])
     refl = Reflection.model_validate(out["output"])
     answers = out.get("checks", {})
     replay = (lambda st, cited: [tuple(a) for a in answers[st]["answer"]] if st in answers else None)
     said = {i: said_by_entity(t, "user") for i, t in texts.items()}  # MemoryBank memories are the user's turns
-    return [_judge(c, s, _keep(s.memory_ids, set(texts), []), texts, ignore, replay, said) for c, s in refl.statements()]
+    return [_judge(c, s, keep_shown(s.memory_ids, set(texts), []), texts, ignore, replay, said) for c, s in refl.statements()]
 
 
 def reflection_job(synth: OpenAISynthesizer, user: str, data: dict, checks: bool) -> dict:
@@ -197,7 +198,7 @@ def reflection_job(synth: OpenAISynthesizer, user: str, data: dict, checks: bool
 def offline_reflection(users: list[str], mb: dict) -> dict:
     """The offline reflector on the same shown memories: statements citing a memory that shares no content word."""
     from graphcons.consolidation.grounding import claim_words, supports
-    from graphcons.consolidation.synthesis.offline_reflection import extract
+    from graphcons.profiles.offline_reflection import extract
 
     runs = []
     for user in users:

@@ -3,7 +3,7 @@ offline reflector makes of them, on MemoryBank (15 users x 10 days of chat, ../s
 
 Each user's own chat turns (their queries) are that user's memories, dated by their day;
 the 50 most recent are the candidates. Compared selections of 15:
-- facility-location (graphcons.consolidation.reflection.select: the newest, then greedy
+- facility-location (graphcons.profiles.reflect.select: the newest, then greedy
   coverage of the candidates);
 - newest-15; max-min diversity (farthest point from the newest, a common alternative);
 - random-15 (mean of 20 seeded draws, a baseline only).
@@ -33,8 +33,8 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from graphcons.consolidation.reflection import coverage, select  # noqa: E402
-from graphcons.consolidation.synthesis.offline_reflection import extract  # noqa: E402
+from graphcons.profiles.offline_reflection import extract  # noqa: E402
+from graphcons.profiles.reflect import coverage, select  # noqa: E402
 from graphcons.consolidation.synthesis.prompt import ReflectionPrompt, Shown  # noqa: E402
 from graphcons.core.embedders.minilm import MiniLMEmbedder  # noqa: E402
 

@@ -1,6 +1,6 @@
 """What a profile card keeps of its members (issue 47 item 2), on the four LoCoMo dev conversations.
 
-Each speaker's observations become card items (graphcons/consolidation/cards: the parse, no store),
+Each speaker's observations become card items (graphcons/profiles/card_items: the parse, no store),
 dated as the card job dates them. Figures:
 - `items`, `groups`: items made (of the observations attempted) and their groups;
 - `words_kept`: words of the items over words of their members (what a card saves per fact);
@@ -28,8 +28,8 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from bench.retrieval.answers import CATEGORIES, answer_words, load  # noqa: E402
-from graphcons.consolidation.cards import extract  # noqa: E402
-from graphcons.consolidation.cards.job import item_date  # noqa: E402
+from graphcons.profiles import card_items as extract  # noqa: E402
+from graphcons.profiles.card_pass import item_date  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results" / "cards.json"
 

@@ -8,11 +8,11 @@ from datetime import datetime
 from typing import Any
 
 from graphcons.battery.base import NAMESPACE, Outcome, Register
-from graphcons.consolidation import reflection
-from graphcons.consolidation.grounding import ground_reflection
 from graphcons.consolidation.synthesis.models import CATEGORIES, Reflection, Statement
-from graphcons.consolidation.synthesis.offline_reflection import OfflineReflector
 from graphcons.core.errors import Ungrounded
+from graphcons.profiles import reflect as reflection
+from graphcons.profiles.offline_reflection import OfflineReflector
+from graphcons.profiles.reflection_grounding import ground_reflection
 from graphcons.scenarios import seed_people
 
 SUBJECT = "bench-user-ana"

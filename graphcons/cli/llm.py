@@ -17,7 +17,7 @@ def check(json_out: bool = JsonOpt) -> None:
     """Send a tiny synthesis and a tiny reflection to [llm]; report latency, parsing, grounding, advice.
 
     Exit 0 when both parsed and were grounded, 7 (provider error) otherwise."""
-    from graphcons.consolidation.llm_check import check as run
+    from graphcons.llm_check import check as run
 
     cfg = load_cfg()
     with errors_to_exit():

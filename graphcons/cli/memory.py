@@ -295,6 +295,6 @@ def config_show(json_out: bool = JsonOpt) -> None:
 
 def _reflection_model(cfg) -> dict:
     """Which model reflects, for the default namespace and each one [reflection.models] names (issue 14)."""
-    from graphcons.consolidation.reflection import resolve_model
+    from graphcons.profiles.reflect import resolve_model
 
     return {ns: resolve_model(cfg, ns) for ns in ["default", *sorted(cfg.reflection.models)]}

@@ -102,7 +102,7 @@ def load_prompt(db: Database, cluster: Cluster,
     subject = cluster.subject or (subjects[0] if len(subjects) == 1 else None)
     versions = {r["id"]: int(r["version"]) for r in rows}
     ids = [r["id"] for r in rows]  # in id order, as the triangle is computed
-    cos = cosine_matrix(db.run("retrieval/pair_cosines", Rows.VALUES, ids=ids)[0]["sims"]) if len(ids) > 1 else None
+    cos = cosine_matrix(db.run("synthesis/pair_cosines", Rows.VALUES, ids=ids)[0]["sims"]) if len(ids) > 1 else None
     cosines = {(a, b): round(float(cos[i, j]), 4) for i, a in enumerate(ids) for j, b in enumerate(ids) if i < j} \
         if cos is not None else {}
     return SynthesisPrompt(members=members, context=ctx, subject=subject, namespace=cluster.namespace,

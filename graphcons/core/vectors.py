@@ -1,6 +1,6 @@
 """Pairwise cosines as the server sends them: the upper triangle of vector.similarity.cosine,
 which is (1 + cosine) / 2, row by row (`sims[i][j - i - 1]` for i < j). The merge pass's blocks
-(merge/block_pairs) and consolidation's placement (retrieval/pair_cosines) both read them; retrieval's
+(merge/block_pairs) and the synthesis prompt (synthesis/pair_cosines) both read them; retrieval's
 diversity step computes them from the embeddings (`cosines`)."""
 
 from __future__ import annotations

@@ -29,10 +29,7 @@ from datetime import datetime
 from typing import Any, Callable
 
 from graphcons.consolidation import consolidate as consolidation
-from graphcons.consolidation import reflection
 from graphcons.consolidation.budget import Budget
-from graphcons.consolidation.cards import extract as card_extract
-from graphcons.consolidation.cards import job as cards_job
 from graphcons.consolidation.precompute import precompute
 from graphcons.core.config import Config, JobConfig
 from graphcons.core.db import Database
@@ -40,6 +37,7 @@ from graphcons.core.embedders import make_embedder
 from graphcons.maintenance import deprecation, promotion, vector_index, weights
 from graphcons.maintenance.merge import job as merge_job
 from graphcons.maintenance.updates import job as updates_job
+from graphcons.profiles import card_items, card_pass, reflect
 from graphcons.store import eventtimes
 
 
@@ -74,10 +72,10 @@ def _updates(db: Database, cfg: Config, now: datetime, ctx: Context) -> dict[str
 
 
 def _cards(db: Database, cfg: Config, now: datetime, ctx: Context) -> dict[str, Any]:
-    if not card_extract.available():
-        ctx.notes.append(f"skipped: {card_extract.ParserMissing()}")
+    if not card_items.available():
+        ctx.notes.append(f"skipped: {card_items.ParserMissing()}")
         return {"proposed": 0}
-    r = cards_job.run(db, now=now, dry_run=False, run_id=ctx.run_id, progress=lambda n: ctx.checkpoint())
+    r = card_pass.run(db, now=now, dry_run=False, run_id=ctx.run_id, progress=lambda n: ctx.checkpoint())
     return {**_lens(r, "proposed", "known"), "subjects": r["subjects"]}
 
 
@@ -143,7 +141,7 @@ def _reflect(db: Database, cfg: Config, now: datetime, ctx: Context) -> dict[str
     [reflection] auto_apply stores the semantic memories at once."""
     jr = cfg.jobs.reflect
     embedder = make_embedder(cfg.embedding) if cfg.reflection.auto_apply else None
-    r = reflection.reflect_due(db, cfg, embedder, now=now, run_id=ctx.run_id,
+    r = reflect.reflect_due(db, cfg, embedder, now=now, run_id=ctx.run_id,
                                per_namespace=(jr.max_items, jr.llm_budget),
                                progress=lambda i, n, res: ctx.checkpoint())
     if r.message:

@@ -1,1 +1,1 @@
-"""Layer 2: keeping the store healthy (merge, weights and decay, promotion, deprecation, health); never imports consolidation."""
+"""Layer 2: keeping the store current and healthy (merge, updates, the value analyser both read, weights and decay, feedback, promotion, deprecation, health, the vector index); never imports consolidation or recall."""

@@ -1,1 +1,1 @@
-"""Layer 3: the one human-gated review queue for every kind of proposal."""
+"""Layer 4: the one human-gated review queue for every kind of proposal (insights, profiles, maintenance)."""

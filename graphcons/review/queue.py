@@ -7,8 +7,8 @@ explicit table:
 
     consolidate  graphcons.consolidation.insight   an insight with SUMMARIZES / DERIVED_FROM
     merge        graphcons.maintenance.merge.review  (winner)-[:SUPERSEDES]->(loser)
-    reflect      graphcons.consolidation.profile   an entity profile version + semantic memories
-    card         graphcons.consolidation.cards.review  a profile version holding the subject's card
+    reflect      graphcons.profiles.reflect_kind   an entity profile version + semantic memories
+    card         graphcons.profiles.card_kind      a profile version holding the subject's card
     update       graphcons.maintenance.updates.review  (newer)-[:SUPERSEDES {reason: 'update'}]->(older)
 
 Approval applies one proposal in one transaction; approving twice changes nothing; a
@@ -21,8 +21,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Callable, Protocol
 
-from graphcons.consolidation import consolidate, insight, profile
-from graphcons.consolidation.cards import review as card_review
+from graphcons.consolidation import consolidate, insight
 from graphcons.consolidation.synthesis import Synthesizer
 from graphcons.core import audit
 from graphcons.core.config import Config
@@ -32,6 +31,7 @@ from graphcons.core.errors import Conflict, ValidationError
 from graphcons.core.inputs import check_text
 from graphcons.maintenance.merge import review as merge_review
 from graphcons.maintenance.updates import review as update_review
+from graphcons.profiles import card_kind, reflect_kind
 from graphcons.store import proposals
 from graphcons.store.proposals import Decision, Payload, Proposal, Review, Status
 
@@ -49,7 +49,7 @@ class Kind(Protocol):
     def reject(self, tx: Tx, p: Proposal[Any], review: Review) -> None: ...  # inside reject's transaction
 
 
-KINDS: dict[str, Kind] = {kind.KIND: kind for kind in (insight, merge_review, profile, card_review, update_review)}
+KINDS: dict[str, Kind] = {kind.KIND: kind for kind in (insight, merge_review, reflect_kind, card_kind, update_review)}
 PAYLOADS = {name: kind.PAYLOAD for name, kind in KINDS.items()}
 
 

@@ -1,1 +1,1 @@
-"""Layer 1: the store itself (schema, admission, import, history, co-access, retrieval, activation, the proposal record)."""
+"""Layer 1: the store itself (schema, admission, import, history, scopes, co-access, activation, evidence, justification, the proposal record, leases and job runs, dirty marks, census)."""

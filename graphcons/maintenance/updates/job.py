@@ -83,7 +83,7 @@ def _found(db: Database, namespace: str | None, subject: str | None, progress: C
         blocks = db.run("updates/blocks_of", live=LIVE_STATUSES,
                         scopes=[{"namespace": x["namespace"], "subject": x["subject"]} for x in scopes])
     else:
-        blocks = db.run("updates/blocks", live=LIVE_STATUSES, namespace=namespace, subject=subject)
+        blocks = db.run("memory/blocks", live=LIVE_STATUSES, namespace=namespace, subject=subject)
     found: list[Update] = []
     batch: list[dict[str, str]] = []
     size = 0
@@ -91,7 +91,7 @@ def _found(db: Database, namespace: str | None, subject: str | None, progress: C
         batch.append({"namespace": b["namespace"], "subject": b["subject"]})
         size += b["size"]
         if size >= READ_BATCH or n == len(blocks) - 1:
-            found += detect(db.run("updates/memories", live=LIVE_STATUSES, scopes=batch))
+            found += detect(db.run("memory/underived", live=LIVE_STATUSES, scopes=batch))
             if progress:
                 progress(size)
             batch, size = [], 0

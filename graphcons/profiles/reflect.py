@@ -15,7 +15,7 @@
    model via instructor) extracts typed preferences, behaviors, facts (each citing shown ids)
    and a summary; the grounding guard strips unshown ids and drops statements citing nothing;
 4. the grounded reflection is queued as ONE pending proposal of kind `reflect` in the review
-   queue (graphcons.consolidation.profile applies and reverts it); with
+   queue (graphcons.profiles.reflect_kind applies and reverts it); with
    `[reflection] auto_apply = true` it is applied at once, still audited and revertible.
 
 `due` lists entities at their threshold (10 unconsolidated memories for an entity, 50 for the
@@ -37,10 +37,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from graphcons.consolidation import profile
 from graphcons.consolidation.budget import Budget, day_bounds
 from graphcons.consolidation.cluster import membership_hash
-from graphcons.consolidation.grounding import ground_reflection
 from graphcons.consolidation.synthesis import Synthesizer, make_synthesizer
 from graphcons.consolidation.synthesis.offline import OfflineSynthesizer
 from graphcons.consolidation.synthesis.prompt import ReflectionPrompt, Shown
@@ -49,6 +47,9 @@ from graphcons.core.config import Config
 from graphcons.core.db import Database, Tx
 from graphcons.core.embedders import Embedder
 from graphcons.core.errors import NotFound, ProviderError, Ungrounded, ValidationError
+from graphcons.profiles import profile, reflect_kind
+from graphcons.profiles.offline_reflection import OfflineReflector
+from graphcons.profiles.reflection_grounding import ground_reflection
 from graphcons.store import proposals
 from graphcons.store.proposals import Proposal, Review, Status
 
@@ -74,7 +75,7 @@ def resolve_model(cfg: Config, namespace: str = "default", env: dict[str, str] |
 def make_reflector(cfg: Config, namespace: str = "default", env: dict[str, str] | None = None) -> Synthesizer:
     chosen = resolve_model(cfg, namespace, env)
     if chosen["provider"] == OFFLINE:
-        return make_synthesizer(cfg.llm.model_copy(update={"provider": "offline"}))
+        return OfflineReflector()  # the offline synthesizer, reflecting too (profiles/offline_reflection)
     return make_synthesizer(cfg.llm.model_copy(update={"provider": "openai", "model": chosen["model"]}))
 
 
@@ -165,7 +166,7 @@ def resolve_namespace(db: Database, subject: Any, namespace: Any) -> str:
 
 
 def proposal_id(namespace: str, subject: str, mhash: str) -> str:
-    return proposals.digest_id("r-", profile.KIND, namespace, subject, mhash)
+    return proposals.digest_id("r-", reflect_kind.KIND, namespace, subject, mhash)
 
 
 def used_today(db: Database, now: datetime) -> int:
@@ -189,7 +190,7 @@ def _insights(refl: dict[str, Any]) -> list[str]:
     return [s["statement"] for c in ("preferences", "behaviors", "facts") for s in refl.get(c, [])]
 
 
-def _from_proposal(res: ReflectionResult, p: Proposal[profile.ReflectionPayload]) -> ReflectionResult:
+def _from_proposal(res: ReflectionResult, p: Proposal[reflect_kind.ReflectionPayload]) -> ReflectionResult:
     refl = p.payload.reflection or {}
     res.proposal_id, res.reflection, res.insights = p.id, refl, _insights(refl)
     res.grounding, res.provider, res.model = dict(p.grounding or {}), p.provider, p.model
@@ -227,7 +228,8 @@ def _reflect(db: Database, cfg: Config, embedder: Embedder | None, subject: str,
     existing = db.run("proposals/get", id=pid)
     if existing:  # the same memories at the same versions: no second model call, the proposal stands
         res.status, res.reason = "unchanged", f"these memories were already reflected on (proposal {pid})"
-        return _from_proposal(res, Proposal.decode(existing[0]["proposal"], {profile.KIND: profile.ReflectionPayload}))
+        payloads = {reflect_kind.KIND: reflect_kind.ReflectionPayload}
+        return _from_proposal(res, Proposal.decode(existing[0]["proposal"], payloads))
     synth = synthesizer or make_reflector(cfg, namespace)
     res.provider, res.model = synth.provider, synth.model
     budget = budget or budget_for_run(db, cfg, now)
@@ -315,7 +317,7 @@ def _propose(db: Database, cfg: Config, embedder: Embedder | None, res: Reflecti
     refl = grounded.reflection.model_dump()
     n = len(grounded.reflection.statements())
     props = {
-        "id": pid, "kind": profile.KIND, "created_at": now, "run_id": run_id, "namespace": namespace,
+        "id": pid, "kind": reflect_kind.KIND, "created_at": now, "run_id": run_id, "namespace": namespace,
         "subject": subject, "title": f"Reflection on {subject}: {n} statement(s) from {len(versions)} memories",
         "member_ids": sorted(versions), "member_versions": json.dumps(versions, sort_keys=True),
         "membership_hash": base["membership_hash"], "cited": grounded.cited, "provider": result.provider,
@@ -341,8 +343,9 @@ def _propose(db: Database, cfg: Config, embedder: Embedder | None, res: Reflecti
     if auto_apply:
         if embedder is None:
             raise ValidationError("embedder", "auto_apply needs the embedder to store the semantic memories")
-        decision = profile.approve(proposals.get(db, pid, {profile.KIND: profile.ReflectionPayload}),
-                                   Review(db=db, cfg=cfg, embedder=lambda: embedder, by="auto_apply", now=now))
+        payloads = {reflect_kind.KIND: reflect_kind.ReflectionPayload}
+        decision = reflect_kind.approve(proposals.get(db, pid, payloads),
+                                        Review(db=db, cfg=cfg, embedder=lambda: embedder, by="auto_apply", now=now))
         res.status = "applied"
         res.profile_updated, res.profile_version = decision.changed, decision.profile_version
         res.new_semantic_memories, res.confirmed = len(decision.created), len(decision.confirmed)

@@ -10,7 +10,7 @@ It fills the same typed `Reflection` an LLM would, from the memories' own senten
   two memories but not in most of them, so neither a one-off nor the entity's own name) are
   one statement: the sentence with the most of the group's shared terms speaks for it;
 - a statement cites only the memories it was extracted from: the speaker's, and those of its
-  group that say it too (their words support it, `grounding.support`); sharing a topic is not
+  group that say it too (their words support it, the guard's own `support`); sharing a topic is not
   saying it ("prefers the aisle seat" does not support "prefers window seats"), so the rest of
   the group is not cited (issue 40);
 - only what the entity says is read (issue 48): a memory an assistant said (`Shown.speaker`) gives
@@ -22,7 +22,7 @@ It fills the same typed `Reflection` an LLM would, from the memories' own senten
 
 Same memories in, same reflection out: no clock, no randomness, ties broken by id and text.
 `OfflineReflector` is the offline synthesizer with this reflection added (what
-`make_synthesizer` returns for [llm] provider = "offline").
+`reflect.make_reflector` returns when no model is configured).
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ import math
 import re
 from collections import Counter
 
+from graphcons.consolidation.grounding import claim_words, support
 from graphcons.consolidation.synthesis.base import Reflected
 from graphcons.consolidation.synthesis.models import (
     CATEGORIES,
@@ -42,6 +43,7 @@ from graphcons.consolidation.synthesis.offline import OfflineSynthesizer
 from graphcons.consolidation.synthesis.prompt import ReflectionPrompt, Shown
 from graphcons.core.groups import connected_groups
 from graphcons.core.text import content, fold, sentences, stem, tokens
+from graphcons.profiles.reflection_grounding import said_by_entity
 
 PREFERENCE_RE = re.compile(
     r"\b(prefer(?:s|red|ring|ence|ences)?|(?:dis)?lik(?:e|es|ed|ing)|lov(?:e|es|ed)|enjoy(?:s|ed)?|favou?rite|"
@@ -94,8 +96,6 @@ def _groups(items: list[_Sentence], topical: Counter[str]) -> list[list[_Sentenc
 
 
 def _statement(group: list[_Sentence], topical: Counter[str], ignore: frozenset[str]) -> Statement:
-    from graphcons.consolidation.grounding import support  # the guard's own check (it imports this package)
-
     shared = Counter(t for s in group for t in s.terms & topical.keys())
     speaker = min(group, key=lambda s: (-sum(shared[t] for t in s.terms), len(s.text), s.memory.id, s.text))
     ids = {speaker.memory.id} | {s.memory.id for s in group
@@ -108,8 +108,6 @@ def extract(prompt: ReflectionPrompt, max_statements: int = MAX_STATEMENTS) -> R
     subject = prompt.subject or ""
     names = frozenset(stem(fold(w)) for w in re.split(r"[^A-Za-z0-9]+", subject) if w)
     ignore = names | CUE_STEMS
-    from graphcons.consolidation.grounding import claim_words, said_by_entity  # it imports this package
-
     found: list[_Sentence] = []
     for m in members:
         # what the entity itself states: no assistant turn, no question, thanks or acknowledgement (issue 48)

@@ -1,4 +1,4 @@
-// The pairwise similarities of a few memories ($ids, in order), for consolidation's placement, in
+// The pairwise similarities of a few memories ($ids, in order), for the synthesis prompt's cosines, in
 // the form merge/block_pairs sends them (graphcons.core.vectors.cosine_matrix reads both): the
 // upper triangle of vector.similarity.cosine, (1 + cosine) / 2, `sims[i][j - i - 1]` for hits i < j,
 // computed on the server so the embeddings never leave it. A memory without an embedding counts

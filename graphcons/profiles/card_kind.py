@@ -12,13 +12,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from graphcons.consolidation import profile
-from graphcons.consolidation.cards.extract import Item
-from graphcons.consolidation.cards.job import KIND
 from graphcons.core import audit
 from graphcons.core.db import Tx
 from graphcons.core.errors import Conflict
 from graphcons.core.memory import LIVE_STATUSES
+from graphcons.profiles import profile
+from graphcons.profiles.card_items import Item
+from graphcons.profiles.card_pass import KIND
 from graphcons.store import proposals
 from graphcons.store.proposals import Decision, Payload, ProfileEffect, Proposal, Review, Status
 

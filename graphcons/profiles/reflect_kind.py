@@ -1,10 +1,5 @@
-"""Entity profiles and the `reflect` proposal kind (issue 14, seed 004).
-
-A profile is one `(:Profile {key, subject, namespace, version, summary, preferences,
-behaviors, facts, memory_ids, source_ids, updated_at})` per entity; each category is a JSON
-list of entries `{id, statement, sources, proposals, status, contradicts, contradicted_by}`
-where `id` is the semantic memory holding the statement and `sources` the memories it rests
-on. Every update writes a new version and a `(:ProfileVersion)` snapshot; nothing is overwritten.
+"""The `reflect` proposal kind (issue 14, seed 004): a reviewed reflection folded into its entity's profile
+(graphcons.profiles.profile, the stored profile).
 
 Approving a reflection proposal (graphcons.review.queue calls `approve`) does, in ONE transaction:
 - each new statement becomes a semantic memory (kind preference / behavior / fact, importance
@@ -27,7 +22,6 @@ new version: history is kept).
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from datetime import datetime
@@ -43,9 +37,10 @@ from graphcons.consolidation.synthesis.models import (
 )
 from graphcons.core import audit, epistemics
 from graphcons.core.config import Config
-from graphcons.core.db import Database, Tx
-from graphcons.core.errors import Conflict, NotFound, ValidationError
-from graphcons.core.memory import LIVE_STATUSES, Kind, MemoryInput, embedded_text
+from graphcons.core.db import Tx
+from graphcons.core.errors import Conflict
+from graphcons.core.memory import Kind, MemoryInput, embedded_text
+from graphcons.profiles import profile
 from graphcons.store import admission, justification, proposals
 from graphcons.store.proposals import Decision, Payload, ProfileEffect, Proposal, Review, Status
 
@@ -59,10 +54,6 @@ _NEGATIVE_RE = re.compile(r"\b(not|no|never|dislikes?|disliked|hates?|hated|avoi
                           r"no longer|refuses?)\b|n't\b", re.IGNORECASE)
 
 
-def key(namespace: str, subject: str) -> str:
-    return f"{namespace}/{subject}"
-
-
 def semantic_id(pid: str, category: str, statement: str) -> str:
     return proposals.digest_id("sem-", pid, category, statement.casefold())
 
@@ -70,51 +61,6 @@ def semantic_id(pid: str, category: str, statement: str) -> str:
 def polarity(text: str) -> int:
     """-1 for a negative or aversive statement ("avoids flying", "no longer uses X"), else +1."""
     return -1 if _NEGATIVE_RE.search(text) else 1
-
-
-# -- reading --------------------------------------------------------------------------------------
-def _decode(row: dict[str, Any]) -> dict[str, Any]:
-    """A stored profile or version. A profile read by profile/get carries `retired` (its statement
-    memories no longer live): such an entry takes that memory's status, so a merged, deprecated or
-    reverted statement never reads as current (issue 50)."""
-    out = dict(row)
-    gone = {r["id"]: r["status"] for r in out.pop("retired", None) or []}
-    out["card"] = json.loads(out["card"]) if isinstance(out.get("card"), str) else dict(out.get("card") or {})
-    for c in CATEGORIES:
-        out[c] = json.loads(out[c]) if isinstance(out.get(c), str) else list(out.get(c) or [])
-        out[c] = [{**e, "status": gone[e["id"]]} if e.get("id") in gone else e for e in out[c]]
-    return out
-
-
-def decode_version(row: dict[str, Any]) -> dict[str, Any]:
-    """A stored `ProfileVersion` (or profile) as a dict: categories and card decoded."""
-    return _decode(row)
-
-
-def empty(namespace: str, subject: str) -> dict[str, Any]:
-    return {"key": key(namespace, subject), "subject": subject, "namespace": namespace, "version": 0,
-            "summary": "", **{c: [] for c in CATEGORIES}, "card": {}, "memory_ids": [], "source_ids": []}
-
-
-def current(runner: Any, namespace: str, subject: str) -> dict[str, Any]:
-    """The entity's profile, or an empty one at version 0 (not written)."""
-    rows = runner.run("profile/get", key=key(namespace, subject), live=LIVE_STATUSES)
-    return _decode(rows[0]["profile"]) if rows else empty(namespace, subject)
-
-
-def get(db: Database, subject: str, namespace: str = "default") -> dict[str, Any]:
-    if not isinstance(subject, str) or not subject.strip():
-        raise ValidationError("subject", "must be a non-empty string")
-    rows = db.run("profile/get", key=key(namespace, subject), live=LIVE_STATUSES)
-    if not rows:
-        raise NotFound(f"no profile for {subject!r} in namespace {namespace!r}; reflect on it first "
-                       f"(`graphcons reflect --subject {subject}`) and approve the proposal")
-    return _decode(rows[0]["profile"])
-
-
-def history(db: Database, subject: str, namespace: str = "default") -> list[dict[str, Any]]:
-    get(db, subject, namespace)  # NotFound when there is none
-    return [_decode(r["version"]) for r in db.run("profile/history", key=key(namespace, subject))]
 
 
 # -- merging a reflection into a profile ------------------------------------------------------------
@@ -170,21 +116,6 @@ def merge(old: dict[str, Any], reflection: Reflection, pid: str, new_vecs: dict[
                   conflicts=conflicts)
 
 
-def _save(tx: Any, namespace: str, subject: str, fields: dict[str, Any], expected: int, *, pid: str, change: str,
-          by: str, now: datetime) -> int:
-    mids = sorted({e["id"] for c in CATEGORIES for e in fields[c]})
-    srcs = sorted({s for c in CATEGORIES for e in fields[c] for s in e["sources"]})
-    stored = {"summary": fields.get("summary") or "", **{c: json.dumps(fields[c], sort_keys=True) for c in CATEGORIES},
-              "card": json.dumps(fields.get("card") or {}, sort_keys=True)}
-    rows = tx.run("profile/save", key=key(namespace, subject), subject=subject, namespace=namespace,
-                  expected_version=expected, fields=stored, memory_ids=mids, source_ids=srcs, proposal_id=pid,
-                  change=change, by=by, now=now)
-    if not rows:
-        raise Conflict(f"the profile of {subject!r} changed while proposal {pid} was applied; nothing was "
-                       "written, approve it again")
-    return rows[0]["version"]
-
-
 # -- the `reflect` proposal kind --------------------------------------------------------------------
 @dataclass(frozen=True, kw_only=True)
 class ReflectionPayload(Payload):
@@ -235,7 +166,7 @@ def _apply(tx: Tx, cfg: Config, p: Proposal[ReflectionPayload], reflection: Refl
     pid, by, now, rc = p.id, review.by, review.now, cfg.reflection
     namespace, subject = _scope(p)
     versions = dict(p.member_versions or {})
-    old = current(tx, namespace, subject)
+    old = profile.current(tx, namespace, subject)
     held = [e["id"] for c in CATEGORIES for e in old[c]]
     old_vecs = {r["id"]: r["embedding"] for r in tx.run("reflection/entry_vectors", ids=held) if r["embedding"]}
     merged = merge(old, reflection, pid, new_vecs, old_vecs, same=rc.same_statement,
@@ -248,14 +179,14 @@ def _apply(tx: Tx, cfg: Config, p: Proposal[ReflectionPayload], reflection: Refl
     review.step("links")
     marked = tx.run("memory/mark_consolidated", ids=sorted(set(p.cited or ()) & set(versions)), proposal_id=pid,
                     now=now)[0]["marked"]
-    version = _save(tx, namespace, subject, {**merged.profile, "card": old["card"]}, old["version"], pid=pid,
-                    change="reflect", by=by, now=now)  # the card is its own proposal's (consolidation/cards)
+    version = profile.save(tx, namespace, subject, {**merged.profile, "card": old["card"]}, old["version"], pid=pid,
+                           change="reflect", by=by, now=now)  # the card is its own proposal's (profiles/card_kind)
     review.step("profile")
     proposals.transition(tx, pid, "pending", "applied", now=now, by=by)
     created, confirmed = [r["id"] for r in merged.created], [r["id"] for r in merged.confirmed]
     tx.run("reflection/applied", id=pid, profile_version=version, profile_version_before=old["version"],
            created_ids=created, confirmed_ids=confirmed)
-    audit.record(tx, "approve", [pid, key(namespace, subject), *sorted(versions)], at=now, kind=KIND,
+    audit.record(tx, "approve", [pid, profile.key(namespace, subject), *sorted(versions)], at=now, kind=KIND,
                  by=by, subject=subject, namespace=namespace, profile_version=version, created=created,
                  confirmed=confirmed, conflicts=merged.conflicts, consolidated=marked, derived_from=derived,
                  model=p.model, prompt_hash=p.prompt_hash)
@@ -285,15 +216,6 @@ def _derive(tx: Tx, pid: str, merged: Merged, versions: dict[str, int], *, by: s
 
 def reject(tx: Tx, p: Proposal[ReflectionPayload], review: Review) -> None:
     """Nothing of the profile changes; the same memories at the same versions are not reflected on again."""
-
-
-def save_card(tx: Any, namespace: str, subject: str, card: dict[str, Any], *, pid: str, change: str, by: str,
-              now: datetime) -> tuple[int, int]:
-    """The profile's next version with this card and its entries as they are: (version before, after)."""
-    cur = current(tx, namespace, subject)
-    fields = {"summary": cur["summary"], **{c: cur[c] for c in CATEGORIES}, "card": card}
-    return cur["version"], _save(tx, namespace, subject, fields, cur["version"], pid=pid, change=change, by=by,
-                                 now=now)
 
 
 def _statement(cfg: Config, namespace: str, subject: str, row: dict[str, Any], now: datetime) -> MemoryInput:
@@ -336,16 +258,16 @@ def _revert(tx: Tx, p: Proposal[ReflectionPayload], review: Review) -> tuple[dic
     justification.premises_restored(tx, done["contested"], cause=cause, now=now)  # its conflicts are closed
     restored = tx.run("memory/unmark_consolidated", ids=sorted(p.member_versions or {}), proposal_id=pid,
                       now=now)[0]["restored"]
-    cur = current(tx, namespace, subject)
+    cur = profile.current(tx, namespace, subject)
     before = int(p.profile_version_before or 0)
     if before:
         rows = tx.run("profile/version", key=cur["key"], version=before)
-        fields = _decode(rows[0]["version"])
+        fields = profile.decode_version(rows[0]["version"])
     else:
-        fields = empty(namespace, subject)
+        fields = profile.empty(namespace, subject)
     fields["card"] = cur["card"]  # a card approved since stays (reverting a card is its own proposal's)
-    version = _save(tx, namespace, subject, fields, cur["version"], pid=pid, change=f"revert to version {before}",
-                    by=by, now=now)
+    version = profile.save(tx, namespace, subject, fields, cur["version"], pid=pid,
+                           change=f"revert to version {before}", by=by, now=now)
     audit.record(tx, "revert", [pid, cur["key"]], at=now, kind=KIND, by=by, reason=reason,
                  profile_version=version, restored_version=before, deprecated=done["deprecated"],
                  links_kept=done["links"], unconsolidated=restored)

@@ -6,7 +6,8 @@ per-call models, the OpenAI synthesizer, the grounding guard. Nothing is stored 
 not needed. For each step: seconds, whether the typed output parsed, whether its citations
 were grounded; then what to change ([llm] instructor_mode, timeout_s, context_tokens, the
 server's context, the model) when they were not. Both inputs are easy: each statement to make
-is said in so many words by the memories, so a 1.5B instruction model passes them.
+is said in so many words by the memories, so a 1.5B instruction model passes them. It checks both
+passes (insights and profiles), so it stands beside the facade, above both wings.
 """
 
 from __future__ import annotations
@@ -15,11 +16,12 @@ import time
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from graphcons.consolidation.grounding import ground, ground_reflection
+from graphcons.consolidation.grounding import ground
 from graphcons.consolidation.synthesis.base import Synthesizer
 from graphcons.consolidation.synthesis.prompt import ReflectionPrompt, Shown, SynthesisPrompt
 from graphcons.core.config import Config
 from graphcons.core.errors import ProviderError, Ungrounded
+from graphcons.profiles.reflection_grounding import ground_reflection
 
 _T0 = datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc)
 INCIDENTS = [

@@ -1,5 +1,6 @@
-// The memories of some blocks the update pass compares (issue 51): live, and none derived from others
-// (an insight or a reflection's statement says what its premises say: their updates are the premises').
+// The memories of some blocks (memory/blocks) the update and card passes read (issue 51): live, and none
+// derived from others (an insight or a reflection's statement says what its premises say: their updates
+// and their card items are the premises').
 // Event time: `event_start` as admission stored it (core/eventtime), else `created_at` (ISO text).
 UNWIND $scopes AS s
 MATCH (m:Memory {namespace: s.namespace, subject: s.subject})

@@ -1,13 +1,13 @@
 """The card pass: one `card` proposal per subject whose live memories changed since its last card.
 
-Subject by subject ((namespace, subject), the update pass's blocks), the live memories that are
-not derived from others (cypher/updates/memories: an insight or a reflection's statement says
-what its premises say) become card items (graphcons/consolidation/cards/extract). The proposal
-cites every member an item comes from, at its version; its id is a digest of the subject and
-those versions, so the same memories give the same proposal on any fresh store, and a pass over
-an unchanged store proposes nothing new. Each is queued in the one review queue
-(graphcons.review.queue); approving it gives the profile its next version with the card
-(cards/review). A dry run reports the same and writes nothing.
+Subject by subject ((namespace, subject) blocks of two live memories or more: cypher/memory/blocks,
+as the update pass reads them), the live memories that are not derived from others
+(cypher/memory/underived: an insight or a reflection's statement says what its premises say)
+become card items (graphcons.profiles.card_items). The proposal cites every member an item comes
+from, at its version; its id is a digest of the subject and those versions, so the same memories
+give the same proposal on any fresh store, and a pass over an unchanged store proposes nothing new.
+Each is queued in the one review queue (graphcons.review.queue); approving it gives the profile its
+next version with the card (graphcons.profiles.card_kind). A dry run reports the same and writes nothing.
 """
 
 from __future__ import annotations
@@ -16,13 +16,13 @@ import json
 from datetime import date, datetime
 from typing import Any, Callable
 
-from graphcons.consolidation.cards import extract
 from graphcons.consolidation.cluster import membership_hash
 from graphcons.core import audit, eventtime
 from graphcons.core.db import Database, Tx
 from graphcons.core.errors import ValidationError
 from graphcons.core.memory import LIVE_STATUSES
 from graphcons.core.time import day, require_aware
+from graphcons.profiles import card_items
 from graphcons.store import proposals
 
 KIND = "card"
@@ -37,14 +37,14 @@ def run(db: Database, *, now: datetime, dry_run: bool = True, namespace: str | N
     for name, value in (("namespace", namespace), ("subject", subject)):
         if value is not None and (not isinstance(value, str) or not value.strip()):
             raise ValidationError(name, "expected a non-empty text or none")
-    if not extract.available():
-        raise extract.ParserMissing()
+    if not card_items.available():
+        raise card_items.ParserMissing()
     run_id = run_id or audit.new_run_id("cards")
     made, known = [], []
-    blocks = db.run("updates/blocks", live=LIVE_STATUSES, namespace=namespace, subject=subject)
+    blocks = db.run("memory/blocks", live=LIVE_STATUSES, namespace=namespace, subject=subject)
     for n, b in enumerate(blocks):
         scope = {"namespace": b["namespace"], "subject": b["subject"]}
-        card = propose_one(db.run("updates/memories", live=LIVE_STATUSES, scopes=[scope]), **scope, now=now,
+        card = propose_one(db.run("memory/underived", live=LIVE_STATUSES, scopes=[scope]), **scope, now=now,
                            run_id=run_id)
         if card is None:
             continue
@@ -55,7 +55,7 @@ def run(db: Database, *, now: datetime, dry_run: bool = True, namespace: str | N
         if progress:
             progress(n + 1)
     report = {"job": "cards", "run_id": run_id, "dry_run": dry_run, "now": now.isoformat(), "namespace": namespace,
-              "subject": subject, "parser": extract.PARSER, "subjects": len(blocks),
+              "subject": subject, "parser": card_items.PARSER, "subjects": len(blocks),
               "proposed": [_summary(c) for c in made], "known": known}
     if not dry_run:
         audit.record_run(db, "cards", run_id, now, {k: (len(v) if isinstance(v, list) else v) for k, v in report.items()})
@@ -67,13 +67,13 @@ def propose_one(rows: list[dict[str, Any]], *, namespace: str, subject: str, now
     """The card proposal of one subject's memories (None when no memory gives an item)."""
     mems = [{"id": r["id"], "content": r["content"], "date": item_date(r["content"], r["created_at"]),
              "event_start": r.get("event_start"), "said": r["created_at"]} for r in rows]
-    items = extract.items(mems, subject)
+    items = card_items.items(mems, subject)
     if not items:
         return None
     versions = {r["id"]: int(r["version"] or 1) for r in rows if r["id"] in {i.member_id for i in items}}
     pid = proposals.digest_id("card-", namespace, subject, membership_hash(versions))
     return {"id": pid, "namespace": namespace, "subject": subject, "versions": versions, "run_id": run_id,
-            "items": [i.as_dict() for i in items], "parser": extract.PARSER, "memories": len(rows)}
+            "items": [i.as_dict() for i in items], "parser": card_items.PARSER, "memories": len(rows)}
 
 
 def item_date(content: str, said: str) -> str:
