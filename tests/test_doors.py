@@ -16,6 +16,8 @@ from test_updates import NEW, NOW, OLD, T0
 from graphcons.access.holder import Store
 from graphcons.core.config import Config, ServiceConfig
 from graphcons.mcp.server import build_server
+from graphcons.recall.context import ContextLine
+from graphcons.service import models
 
 Q = "How many Korean restaurants have I tried?"
 LONG = ("We spent the whole weekend planning the trip to Seoul with my cousin and her two kids. " * 6
@@ -72,6 +74,7 @@ def test_http_and_mcp_context_lines_equal_pythons_with_superseded_by_until_and_e
     assert mcp(config, embedder, body, reader) == ours
     schema = server.app.openapi()["components"]["schemas"]["ContextLine"]["properties"]
     assert {"text", "ids", "kind", "date", "excerpt", "superseded_by", "until"} <= set(schema)
+    assert models.ContextLine is ContextLine  # issue 60: one model of a line, not a copy that can drop a field
 
 
 # -- item 1: the LangGraph store and the LangChain retriever --------------------------------------------

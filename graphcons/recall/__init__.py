@@ -13,5 +13,5 @@ maintenance (it reads what they store: insights, communities, supersessions, epi
 - `eventwindow`: the `when` window of event time (issue 47);
 - `retrieval`: `retrieve` and `search_text` (rank, group under insights, hydrate, record);
 - `context`: the text block an agent pastes, within a budget in words or tokens, citing each memory
-  by a short reference.
+  by a short reference; its `ContextLine` is the one model of a line (HTTP's schema too).
 """

@@ -17,6 +17,7 @@ from pydantic_core import PydanticCustomError
 from graphcons.access.limits import AsOf, QueryText, When
 from graphcons.core.inputs import text_problem, texts
 from graphcons.core.memory import KindName, LinkInput, Memory, Metadata, StatusName
+from graphcons.recall.context import ContextLine  # the one model of a line (Python and MCP show it too)
 HARD_BATCH_LIMIT = 1000  # the schema's bound; [service] max_batch is the one enforced (<= this)
 
 
@@ -138,22 +139,6 @@ class ContextQuery(Body):
     as_of: AsOf = None
     when: When = None
     when_mode: WhenMode = None
-
-
-class ContextLine(BaseModel):
-    """One line of the block, as the Python `context()` gives it: the optional fields appear only when
-    they say something (`excerpt` true, `superseded_by` / `until` for a value an update superseded)."""
-
-    text: str
-    ids: list[str]
-    kind: str
-    date: str = Field(description="The day of the line's memory (its created_at: when the event happened); "
-                                  "empty for a card's or an insight's header.")
-    excerpt: bool | None = Field(default=None, description="True when the line shows only the sentences of a "
-                                                           "longer memory that share the query's words.")
-    superseded_by: str | None = Field(default=None, description="An update's newer memory, whose line comes "
-                                                                "before this one (issue 51).")
-    until: str | None = Field(default=None, description="When that newer value became current (ISO-8601).")
 
 
 class ContextOut(BaseModel):
