@@ -9,6 +9,7 @@ optional parts appear only when they say something, as before.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from typing import Any, ClassVar
@@ -70,10 +71,21 @@ class _Readable:
     def __contains__(self, key: object) -> bool:
         return isinstance(key, str) and key in self.keys()
 
-    def to_dict(self) -> dict[str, Any]:
-        """The wire shape: every field that says something (carried members as dicts too)."""
-        return {k: [x.to_dict() for x in v] if k == "members" else v
-                for k in self.keys() for v in (getattr(self, k),)}
+    def to_dict(self, *, only: Collection[str] | None = None,
+                memory: Callable[[Memory], Any] | None = None) -> dict[str, Any]:
+        """The wire shape: every field that says something (carried members as dicts too); `only`
+        those of these fields, each memory shown by `memory` (default: the Memory itself)."""
+        out: dict[str, Any] = {}
+        for k in self.keys():
+            if only is not None and k not in only:
+                continue
+            v = getattr(self, k)
+            if k == "members":
+                v = [x.to_dict(memory=memory) for x in v]
+            elif k == "memory" and memory is not None:
+                v = memory(v)
+            out[k] = v
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,7 +110,7 @@ class Hit(_Readable):
     `members` what an insight hit carries; `insights` the live insights summarising a plain hit;
     `epistemic_status` / `exceptions` an insight's standing; `superseded_by` / `until` the memory
     that states its newer value and since when (graphcons.recall.current); `via` the insight that
-    routed recall to it (its place, issue 61)."""
+    routed recall to it (its place, issue 61); `source_episodes` what an insight rests on at the bottom."""
 
     ALWAYS: ClassVar[tuple[str, ...]] = ("memory", "score", "superseded", "vector", "keyword")
     memory: Memory
@@ -116,6 +128,9 @@ class Hit(_Readable):
     superseded_by: str | None = None  # an update's newer memory, shown before this one (issue 51)
     until: str | None = None  # when that newer value became current (the update's `since`, ISO-8601)
     via: str | None = None  # the insight whose place this member took (issue 61: it routed, recall/route.py)
+    # an insight's source episodes, oldest first: explain's `sources`, read with the hit (issue 60: MCP's
+    # recall walked the provenance once per insight hit)
+    source_episodes: list[str] | None = None
 
 
 @dataclass(slots=True)
