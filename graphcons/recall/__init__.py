@@ -4,7 +4,7 @@ maintenance (it reads what they store: insights, communities, supersessions, epi
 - `query`: the one `RecallQuery` (text, k, scope, modes, `as_of`, the `when` window, recording),
   checked once by the facade (issue 60);
 - `hits`: the typed `Hit` (a memory shown, its score, what brought it there, the members it
-  carries, an insight's source episodes) and the modes as enums;
+  carries, an insight's source episodes) and the modes as enums; also the HTTP API's schema of a hit;
 - `lists`: the candidate lists: vector, keyword, and the graph step (spread / PPR);
 - `rank`: fusion, the community prior, one memory standing for many, diversity;
 - `route`: whether an insight carries its members' query-relevant content in fewer tokens, or routes
