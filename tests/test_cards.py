@@ -87,17 +87,17 @@ def test_context_shows_the_card_items_the_lines_had_no_room_for_first(g):
     g.approve(p["id"], now=NOW)
     ctx = g.context("What activities does Melanie partake in?", 60, namespace="conv", record=False)
     assert ctx.words <= 60 and plain.words <= 60
-    assert ctx.lines[0]["kind"] == "card" and ctx.lines[0]["text"].startswith("Melanie, ")
-    cited = [i for line in ctx.lines for i in line["ids"]]
+    assert ctx.lines[0].kind == "card" and ctx.lines[0].text.startswith("Melanie, ")
+    cited = [i for line in ctx.lines for i in line.ids]
     assert len(cited) == len(set(cited))  # no memory both as a line and as an item
     assert len(set(cited)) >= len(set(plain.ids))  # no fewer of what she does in the same words
-    items = [line for line in ctx.lines if line["kind"] == "card" and line["ids"]]
+    items = [line for line in ctx.lines if line.kind == "card" and line.ids]
     ref = {i: r for r, i in ctx.refs.items()}
     for line in items:  # the member said the short way, with its date and its reference
-        said, _, rest = line["text"][2:].partition(" [")
-        assert len(said.split()) < len(g.get(line["ids"][0]).content.split())
-        assert rest == f"{line['date']}] ({ref[line['ids'][0]]})"
+        said, _, rest = line.text[2:].partition(" [")
+        assert len(said.split()) < len(g.get(line.ids[0]).content.split())
+        assert rest == f"{line.date}] ({ref[line.ids[0]]})"
     other = g.context("What does Caroline like?", 40, namespace="conv", record=False)
-    assert all(line["kind"] != "card" for line in other.lines)  # not about her: no card
+    assert all(line.kind != "card" for line in other.lines)  # not about her: no card
     g.config.retrieval.card_share = 0.0
     assert g.context("What activities does Melanie partake in?", 60, namespace="conv", record=False).text == plain.text

@@ -7,22 +7,15 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import graphcons_cli
 
 REPO = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture
 def cli(g, neo4j_settings, tmp_path):
-    env = dict(os.environ, NEO4J_URI=neo4j_settings.uri, NEO4J_USER=neo4j_settings.user,
-               NEO4J_PASSWORD=neo4j_settings.resolved_password(), GRAPHCONS_CONFIG="")
-    env.pop("GRAPHCONS_CONFIG")
-
-    def run(*args):
-        proc = subprocess.run([sys.executable, "-m", "graphcons", *args], capture_output=True, text=True,
-                              env=env, cwd=tmp_path, timeout=120)
-        return proc
-
-    return run
+    # this checkout's graphcons, not the shared venv's editable install (a worktree ran main's CLI here)
+    return graphcons_cli(neo4j_settings, tmp_path, timeout=120)
 
 
 def test_add_show_history_search_stats_json(cli):
@@ -134,6 +127,11 @@ def test_search_and_context_take_as_of_and_when(g, cli):
     hits = json.loads(cli("search", Q, "--namespace", "food", "--k", "3", "--json").stdout)
     order = [h["id"] for h in hits]
     assert order.index("new") < order.index("old") and hits[order.index("old")]["superseded_by"] == "new"
+    # issue 60: every field of the hit's one wire shape, the memory's beside it (before: 5 of them, by hand)
+    ours = [h.to_dict() for h in g.retrieve(Q, k=3, namespace="food", record=False)]
+    assert [h["id"] for h in hits] == [h["memory"].id for h in ours]
+    for hit, shown in zip(ours, hits):
+        assert {"summarised_by" if k == "insights" else k for k in hit if k != "memory"} <= set(shown)
     table = cli("search", Q, "--namespace", "food", "--k", "3").stdout
     assert "earlier, until" in table
     then = json.loads(cli("search", Q, "--namespace", "food", "--k", "3", "--as-of", "2023-05-10", "--json").stdout)

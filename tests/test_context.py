@@ -36,9 +36,9 @@ def store(g):
 def day_of(ctx, line) -> str:
     """The day header a memory line sits under in the block an agent reads ("" if none)."""
     rendered = ctx.text.split("\n")
-    at = rendered.index(line["text"])
+    at = rendered.index(line.text)
     header = next((x for x in reversed(rendered[:at]) if x.endswith(":") and DATE.fullmatch(x[:-1])), "")
-    assert header == f"{line['date']}:", (header, line)
+    assert header == f"{line.date}:", (header, line)
     return header
 
 
@@ -48,9 +48,9 @@ def test_a_context_is_never_over_its_budget_and_every_line_has_a_date_and_an_id(
         ctx = g.context("When does Maria fly to Lisbon?", budget, namespace="trip", record=False)
         assert ctx.words == len(ctx.text.split()) <= budget
         for line in ctx.lines:
-            assert DATE.search(line["text"] if line["kind"] == "fact" else day_of(ctx, line)), line
+            assert DATE.search(line.text if line.kind == "fact" else day_of(ctx, line)), line
             ref = {i: r for r, i in ctx.refs.items()}  # the text cites "#3"; refs say which memory that is
-            assert all(re.search(rf"{ref[i]}(?!\d)", line["text"]) for i in line["ids"]), (line, ctx.refs)
+            assert all(re.search(rf"{ref[i]}(?!\d)", line.text) for i in line.ids), (line, ctx.refs)
     full = g.context("When does Maria fly to Lisbon?", 300, namespace="trip", record=False)
     assert "14 March" in full.text and "1 February 2026" in full.text  # the fact and when it was recorded
     assert set(full.ids) <= {t[0] for t in TRIP}  # its namespace only
@@ -69,12 +69,12 @@ def test_an_insight_is_shown_as_its_dated_facts_and_no_fact_is_shown_twice(store
     g.db.run_text("MATCH (i:Memory {id: $id}) SET i.insight_json = $d, i.embedding = $e", id=iid,
                   d=json.dumps(digest), e=g.embedder.embed_one(SHORT))
     ctx = g.context(SHORT, 300, namespace="default", record=False)
-    assert ctx.lines[0]["ids"] == [iid]  # the query is the insight's own text: it ranks first
-    facts = [ln for ln in ctx.lines if ln["kind"] == "fact"]
-    assert facts and all(DATE.search(ln["text"]) and set(ln["ids"]) <= set(cluster.member_ids) for ln in facts)
-    cited = [i for ln in ctx.lines for i in ln["ids"]]
+    assert ctx.lines[0].ids == [iid]  # the query is the insight's own text: it ranks first
+    facts = [ln for ln in ctx.lines if ln.kind == "fact"]
+    assert facts and all(DATE.search(ln.text) and set(ln.ids) <= set(cluster.member_ids) for ln in facts)
+    cited = [i for ln in ctx.lines for i in ln.ids]
     assert len(cited) == len(set(cited))  # no memory twice
-    texts = [re.sub(r"^- \[[^]]*\] ", "", ln["text"]).rsplit(" (", 1)[0].casefold() for ln in ctx.lines]
+    texts = [re.sub(r"^- \[[^]]*\] ", "", ln.text).rsplit(" (", 1)[0].casefold() for ln in ctx.lines]
     assert len(texts) == len(set(texts))  # no fact twice
 
 
@@ -91,7 +91,7 @@ def test_the_text_cites_by_a_short_reference_and_by_id_on_request(g):
     g.config.retrieval.context_refs = "id"
     full = g.context("When does Maria fly to Lisbon?", 300, namespace="trip", record=False)
     assert full.refs == {} and all(f"({i})" in full.text for i in full.ids)
-    assert [ln["ids"] for ln in full.lines] == [ln["ids"] for ln in short.lines]
+    assert [ln.ids for ln in full.lines] == [ln.ids for ln in short.lines]
     assert short.tokens < full.tokens - 10 * len(full.ids)
 
 
@@ -140,7 +140,7 @@ def test_an_insight_whose_lines_say_nothing_new_is_not_shown_its_members_are(g):
     iid = g.approve(g.synthesize(cluster, now=NOW).proposal_id, by="ana", now=NOW).insight_id
     assert iid and g.get(iid).kind == "insight"
     ctx = g.context("What did Melanie paint?", 300, namespace="art", record=False)
-    assert iid not in ctx.ids and not [x for x in ctx.lines if x["kind"] in ("insight", "fact")]
+    assert iid not in ctx.ids and not [x for x in ctx.lines if x.kind in ("insight", "fact")]
     assert {"h1", "h2", "h3"} <= set(ctx.ids)
     # one header per day: two days, two headers, and each member line under its own day
     headers = [x for x in ctx.text.split("\n") if x.endswith(":") and DATE.fullmatch(x[:-1])]

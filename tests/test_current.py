@@ -45,9 +45,9 @@ def test_a_superseded_memory_is_never_shown_before_its_successor_and_is_marked(f
     for mode in ("hybrid", "vector", "keyword"):
         ctx = g.context(Q, 300, namespace="food", record=False, mode=mode)
         assert ctx.ids.index("new") < ctx.ids.index("old"), (mode, ctx.text)
-        line = next(ln for ln in ctx.lines if ln["ids"] == ["old"])
-        assert line["text"].startswith("earlier, until 27 May 2023: How many Korean") and line["date"] == "1 May 2023", line
-        assert (line["superseded_by"], line["until"]) == ("new", "2023-05-27T12:00:00+00:00")
+        line = next(ln for ln in ctx.lines if ln.ids == ["old"])
+        assert line.text.startswith("earlier, until 27 May 2023: How many Korean") and line.date == "1 May 2023", line
+        assert (line.superseded_by, line.until) == ("new", "2023-05-27T12:00:00+00:00")
         assert ctx.words == len(ctx.text.split()) <= 300
 
 

@@ -6,9 +6,11 @@ without user content. Real Neo4j, a real uvicorn server, the MCP SDK's own clien
 from __future__ import annotations
 
 import logging
+from dataclasses import fields
 from datetime import timedelta
 
 import pytest
+from pydantic_core import to_jsonable_python
 from service_helpers import Server
 from test_mcp import Session, run
 from test_updates import NEW, NOW, OLD, T0
@@ -16,6 +18,9 @@ from test_updates import NEW, NOW, OLD, T0
 from graphcons.access.holder import Store
 from graphcons.core.config import Config, ServiceConfig
 from graphcons.mcp.server import build_server
+from graphcons.recall.context import ContextLine
+from graphcons.recall.hits import Hit
+from graphcons.service import models
 
 Q = "How many Korean restaurants have I tried?"
 LONG = ("We spent the whole weekend planning the trip to Seoul with my cousin and her two kids. " * 6
@@ -72,6 +77,29 @@ def test_http_and_mcp_context_lines_equal_pythons_with_superseded_by_until_and_e
     assert mcp(config, embedder, body, reader) == ours
     schema = server.app.openapi()["components"]["schemas"]["ContextLine"]["properties"]
     assert {"text", "ids", "kind", "date", "excerpt", "superseded_by", "until"} <= set(schema)
+    assert models.ContextLine is ContextLine  # issue 60: one model of a line, not a copy that can drop a field
+
+
+def said(value):
+    """A JSON value without the nulls (HTTP sends every field of a hit; Python's to_dict those that say something)."""
+    if isinstance(value, dict):
+        return {k: said(v) for k, v in value.items() if v is not None}
+    return [said(v) for v in value] if isinstance(value, list) else value
+
+
+def test_an_http_hit_is_pythons_hit_field_for_field(g, server):
+    """Issue 60: HTTP's hit was a model of its own that kept 7 of the hit's fields (no vector or keyword
+    score, no `insights` above a memory) and typed its members as free objects."""
+    updated(g)
+    ours = said(to_jsonable_python([h.to_dict() for h in g.retrieve(Q, k=5, namespace="chat", record=False)]))
+    assert any("superseded_by" in h and "until" in h for h in ours)
+    reader = server.client(g.create_token("agent-h", ["chat"], "reader")[0])
+    r = reader.post("/v1/retrieve", json={"query": Q, "k": 5, "namespace": "chat"})
+    assert r.status_code == 200, r.text
+    assert said(r.json()["hits"]) == ours
+    schema = server.app.openapi()["components"]["schemas"]
+    assert {f.name for f in fields(Hit)} == set(schema["Hit"]["properties"])
+    assert schema["Hit"]["properties"]["members"]["anyOf"][0]["items"] == {"$ref": "#/components/schemas/Member"}
 
 
 # -- item 1: the LangGraph store and the LangChain retriever --------------------------------------------

@@ -5,6 +5,7 @@ and over streamable HTTP with API tokens (the HTTP API's roles and namespaces)."
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 import os
 import sys
@@ -21,7 +22,8 @@ from service_helpers import free_port
 from synthesis_helpers import NOW, add_incidents
 
 from graphcons.access.holder import Store
-from graphcons.core.config import Config
+from graphcons.api import Graphcons
+from graphcons.core.config import Config, RetrievalConfig
 from graphcons.mcp.server import build_server
 
 TOOLS = {"remember", "recall", "context", "explain", "profile", "reflect", "proposals", "feedback", "run_job"}
@@ -152,6 +154,43 @@ def test_stdio_insights_review_reflection_and_feedback(g, stdio):
     reflection = run(stdio(GRAPHCONS__RETRIEVAL__INSIGHTS="plain"), body)
     assert g.proposal(pending)["applied_by"] == "mcp"
     assert g.proposal(reflection)["status"] == "pending" and g.proposal(reflection)["kind"] == "reflect"
+
+
+def test_recall_makes_one_facade_call_and_an_insight_shows_what_explain_says(g, config, embedder, monkeypatch):
+    """Issue 60: recall called `explain` once per insight hit (N+1 facade calls). What it shows of an
+    insight, the ids it cites and its source episodes, now comes with the one retrieve call and is what
+    explain says."""
+    cluster = add_incidents(g)
+    iid = g.approve(g.synthesize(cluster, now=NOW).proposal_id, by="ana", now=NOW).insight_id
+    said = g.explain(iid)
+    cited = [c["id"] for c in said["tree"]["children"] if c["link"]["cited"]]
+    calls: list[str] = []
+
+    def counted(name, verb):
+        def call(self, *args, **kwargs):
+            calls.append(name)
+            return verb(self, *args, **kwargs)
+        return call
+
+    for name, verb in vars(Graphcons).items():
+        if inspect.isfunction(verb) and not name.startswith("_"):
+            monkeypatch.setattr(Graphcons, name, counted(name, verb))
+
+    async def body(s: Session):
+        calls.clear()
+        hits = (await s.ok("recall", query="checkout 503 after deploy", k=8, subject="checkout"))["hits"]
+        return hits, list(calls)
+
+    # the insight in its own place (an extractive digest routes to its members by default, issue 61)
+    store = Store(Config(neo4j=config.neo4j, retrieval=RetrievalConfig(insights="plain")), embedder)
+    try:
+        hits, made = run(build_server(store, env={}), body)
+    finally:
+        store.close()
+    assert made == ["retrieve"]
+    (top,) = [h for h in hits if h["memory"]["id"] == iid]
+    assert top["cites"] == cited and cited
+    assert top["source_episodes"] == [x["id"] for x in said["sources"]] and len(said["sources"]) == len(cluster.member_ids)
 
 
 def test_a_token_in_the_environment_narrows_stdio(g, stdio):

@@ -83,8 +83,8 @@ def test_a_context_line_names_the_day_a_relative_expression_means(g):
     g.add({"id": "plan", "content": "Melanie plans a camping trip with her kids.", "subject": "melanie",
            "namespace": "team", "created_at": "2023-05-25T14:05:00+00:00"})
     ctx = g.context("When did Melanie run the charity race?", 30, namespace="team", record=False)
-    line = next(x for x in ctx.lines if x["ids"] == ["race"])
-    assert "last Saturday [20 May 2023]" in line["text"] and line["date"] == "25 May 2023"
+    line = next(x for x in ctx.lines if x.ids == ["race"])
+    assert "last Saturday [20 May 2023]" in line.text and line.date == "25 May 2023"
     assert ctx.text.startswith("25 May 2023:\n")  # one header for the day, not a date on every line
     assert ctx.words <= 30
 
@@ -97,12 +97,12 @@ def test_a_long_memory_enters_a_short_context_as_a_marked_excerpt(g):
            "subject": "user", "namespace": "team", "created_at": "2023-05-26T13:05:00+00:00"})
     ctx = g.context("Where do I keep my old sneakers?", 30, namespace="team", record=False)
     assert ctx.words <= 30
-    [line] = [x for x in ctx.lines if x["ids"] == ["turn"]]
-    assert line.get("excerpt") is True and line["text"].startswith("(excerpt)") and line["date"] == "26 May 2023"
+    [line] = [x for x in ctx.lines if x.ids == ["turn"]]
+    assert line.excerpt is True and line.text.startswith("(excerpt)") and line.date == "26 May 2023"
     assert ctx.text.startswith("26 May 2023:\n")
-    assert "old sneakers in a shoe rack in my closet" in line["text"] and "weather" not in line["text"]
+    assert "old sneakers in a shoe rack in my closet" in line.text and "weather" not in line.text
     ref = {i: r for r, i in ctx.refs.items()}["turn"]
-    assert line["text"].endswith(f"({ref})")  # cited by its short reference
+    assert line.text.endswith(f"({ref})")  # cited by its short reference
 
 
 def test_an_invisible_query_is_refused_naming_the_field_over_mcp(g, config, embedder):

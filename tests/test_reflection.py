@@ -569,6 +569,19 @@ def test_a_statement_adds_no_source_to_an_insight_over_the_memories_it_derives_f
     assert g.get(iid).content.endswith("1 distinct source(s): chat:user-ana.")
 
 
+def test_an_insight_hit_carries_the_source_episodes_explain_lists_below_a_statement(g):
+    # issue 60: what MCP's recall shows of an insight comes with the hit (no explain per hit); below a
+    # statement it summarises, its source is the memory the statement derives from, as explain says
+    _, ts = _restating_statement(g)
+    _, iid = _insight_over(g, ts)
+    insight = g.get(iid)
+    (hit,) = [h for h in g.retrieve(insight.content, k=10, namespace=NS, insights="plain", record=False)
+              if h.memory.id == iid]
+    sources = [s["id"] for s in g.explain(iid)["sources"]]
+    assert ts in insight.summarizes and ts not in sources and "ana-01" in sources
+    assert hit.source_episodes == sources
+
+
 def test_reverting_a_reflection_withdraws_what_rests_on_its_statements(g):
     d, ts = _restating_statement(g)
     _, iid = _insight_over(g, ts)

@@ -192,7 +192,7 @@ def test_an_approved_update_puts_the_current_value_first_and_as_of_gives_the_old
     q = "How many Korean restaurants have I tried in my city?"
     ctx = g.context(q, 300, namespace="chat", record=False)
     assert ctx.ids.index(new) < ctx.ids.index(old)
-    assert "earlier, until 11 October 2026:" in next(x for x in ctx.lines if x["ids"] == [old])["text"]
+    assert "earlier, until 11 October 2026:" in next(x for x in ctx.lines if x.ids == [old]).text
     then = g.context(q, 300, namespace="chat", record=False, as_of=T0 + timedelta(days=10))
     assert then.ids == [old] and "earlier" not in then.text and "three different Korean" in then.text
 
@@ -215,7 +215,7 @@ def test_a_pending_update_puts_the_newer_value_first_before_anyone_reviews_it(g)
     assert (hits[1].superseded_by, datetime.fromisoformat(hits[1].until)) == (new, NEW["created_at"])
     ctx = g.context(q, 300, namespace="chat", record=False)
     assert ctx.ids.index(new) < ctx.ids.index(old)
-    assert "earlier, until 11 October 2026:" in next(x for x in ctx.lines if x["ids"] == [old])["text"]
+    assert "earlier, until 11 October 2026:" in next(x for x in ctx.lines if x.ids == [old]).text
     (chain,) = g.explain(old)["updates"]["superseded_by"]
     assert (chain["id"], chain["status"], chain["proposal_id"]) == (new, "pending", pid)
     g.reject(pid, "not the same restaurants", by="bo", now=NOW)

@@ -21,7 +21,7 @@
 //    The members are read for the carriers the walk reaches only (one subquery each); before, the
 //    graph step read them for every candidate carrier (~600 members after consolidation at 10k).
 //    An ungrouped result sends no carrier and no insight flag: the first $k places, members null.
-// 2. `memories`: the shown memories and members, each as [fields, instants, insights, newer]:
+// 2. `memories`: the shown memories and members, each as [fields, instants, insights, newer, episodes]:
 //    - fields: its properties but its embedding, as [key, value] pairs; instants: its zoned date-times
 //      as text ([key, ISO-8601]), which graphcons.core.time.memory_fields reads back into the datetimes
 //      the driver would give (the driver's own decoding of ~40 of them cost ~3 ms a call). A date-time
@@ -33,6 +33,9 @@
 //      (issue 62: the newer value first before anyone reviews it; a rejected one stops counting), each
 //      with `update` 'applied' | 'pending' and its times (a restricting `when` window ignores one outside
 //      it), for graphcons.recall.current to show them first. A degree check per memory when there are none.
+//    - episodes, for an insight: its source episodes, what `explain` lists as its `sources` (the memories
+//      at the bottom of its SUMMARIZES / DERIVED_FROM links, insights over insights included), oldest
+//      first; MCP's recall shows them without a provenance walk per hit (issue 60). Empty for any other.
 WITH reduce(st = {shown: [], used: 0, out: [], routed: []}, h IN $order |
   CASE WHEN st.used >= $k OR h[0] IN st.shown THEN st
   WHEN h[3] THEN  // a carrier that routes (issue 61): its best member not shown yet takes its place
@@ -107,6 +110,11 @@ CALL (shown) {
               MATCH (n:Memory {id: p.memory_ids[0]}) WHERE n.status IN $live
               RETURN {id: n.id, since: p.since, created_at: n.created_at, namespace: n.namespace,
                       subject: n.subject, event_start: n.event_start, event_end: n.event_end,
-                      update: 'pending'} AS u }]) AS memories
+                      update: 'pending'} AS u },
+    // the kind is tested inside: the planner filters on it before the expansion, for every other memory
+    COLLECT { MATCH (m)-[:SUMMARIZES|DERIVED_FROM*1..9]->(e:Memory)
+              WHERE m.kind = 'insight' AND NOT EXISTS { (e)-[:SUMMARIZES|DERIVED_FROM]->(:Memory) }
+              WITH DISTINCT e ORDER BY e.created_at, e.id
+              RETURN e.id }]) AS memories
 }
 RETURN shown, memories, judged

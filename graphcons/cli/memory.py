@@ -242,16 +242,19 @@ SCORE_NOTES = {
 
 
 def _hit_json(h: Hit) -> dict:
-    out = {"score": h.score, "vector": h.vector, "keyword": h.keyword, **h.memory.model_dump(mode="json")}
-    if h.members is not None:
-        out["members"] = [{"relevance": s.relevance, **s.memory.model_dump(mode="json")} for s in h.members]
-    if h.insights is not None:
-        out["summarised_by"] = h.insights
-    if h.exceptions is not None:  # scoped exceptions travel with an insight (issue 13)
-        out["exceptions"] = h.exceptions
-    if h.superseded_by is not None:  # an earlier value: its successor is listed before it (issue 51)
-        out.update(superseded_by=h.superseded_by, until=h.until)
-    return out
+    """A hit's one wire shape (recall/hits.py: to_dict), laid out as `search --json` always printed it."""
+    return _flat(h.to_dict(memory=lambda m: m.model_dump(mode="json")))
+
+
+def _flat(shown: dict) -> dict:
+    """The memory's fields beside the hit's (a member's beside its relevance), `insights` under the name
+    this command gave it before hits were typed, `summarised_by`."""
+    memory = shown.pop("memory")
+    if "members" in shown:
+        shown["members"] = [_flat(x) for x in shown["members"]]
+    if "insights" in shown:
+        shown["summarised_by"] = shown.pop("insights")
+    return {**shown, **memory}
 
 
 @app.command()

@@ -46,11 +46,12 @@ from graphcons.access.rights import (Forbidden, own_memory, own_proposal, qualif
                                      write_namespace)
 from graphcons.core.config import Config, load_config
 from graphcons.core.db import call_scope
-from graphcons.core.errors import Busy, DanglingProvenance, GraphconsError, NotFound, ServerUnavailable, ValidationError
+from graphcons.core.errors import Busy, GraphconsError, NotFound, ServerUnavailable, ValidationError
 from graphcons.core.inputs import SURROGATE, cut, text_problem, texts
 from graphcons.core.memory import MAX_LINKS, KindName, Memory
 from graphcons.mcp import unauthorized, wire
 from graphcons.mcp.rights import LOCAL, LOCAL_SOURCE, StoreTokenVerifier, local_principal, request_principal
+from graphcons.recall.hits import Hit
 from graphcons.review.queue import KINDS
 from graphcons.store.proposals import STATUSES
 
@@ -61,6 +62,10 @@ from graphcons.store.tokens import Principal
 log = logging.getLogger("graphcons.mcp")
 
 Transport = Literal["stdio", "streamable-http"]
+# what recall shows of a hit's and a member's wire shape: not the ranking's parts (vector, keyword, graph,
+# community, derived), nor each member's insights (the insight that carries it, again)
+RECALLED = ("memory", "score", "superseded_by", "until", "via", "insights", "exceptions")
+RECALLED_MEMBER = ("memory", "relevance", "superseded_by", "until")
 RECALL_NOTE = ("hits are in rank order (rank 1 first); score is each hit's relevance before the diversity step "
                "(fused vector and keyword scores plus the graph step), so it need not decrease down the list; "
                "it is not a similarity")
@@ -180,8 +185,22 @@ def _memory(m: Memory) -> dict[str, Any]:
     return out
 
 
-def _cited(tree: dict[str, Any]) -> list[str]:
-    return [c["id"] for c in tree.get("children", []) if c.get("link", {}).get("cited")]
+def _recalled(h: Hit, rank: int) -> dict[str, Any]:
+    """A hit as recall shows it: the hit's wire shape (recall/hits.py) without the ranking's parts, each
+    memory as `_memory`, what says nothing left out (a model pays for every token); an insight always
+    carries its members, the ids it cites and its source episodes, all read with the hit (issue 60)."""
+    out = {"rank": rank, **_said(h.to_dict(only=RECALLED, memory=_memory))}
+    out["score"] = round(float(h.score), 4)
+    members = [_said(x.to_dict(only=RECALLED_MEMBER, memory=_memory)) for x in h.members or []]
+    if h.memory.kind == "insight":
+        out.update(cites=sorted(h.memory.derived_from or []), source_episodes=h.source_episodes or [], members=members)
+    elif members:  # another memory that cites (a profile's statement, "digest" mode) carries them too
+        out["members"] = members
+    return out
+
+
+def _said(shown: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in shown.items() if v is not None and v != []}
 
 
 class Tools:
@@ -227,32 +246,9 @@ class Tools:
             raise ValidationError("k", f"must be between 1 and {g.config.service.max_k}")
         hits = g.retrieve(query, k=k, namespace=read_namespace(p, namespace), subject=subject,
                           record=p.has("writer"), as_of=as_of, when=when, when_mode=when_mode)
-        out = []
-        for h in hits:
-            m = h.memory
-            if not p.sees(m.namespace):
-                continue
-            hit: dict[str, Any] = {"rank": len(out) + 1, "memory": _memory(m), "score": round(float(h.score), 4)}
-            if h.superseded_by is not None:  # an earlier value: its successor is shown above it (issue 51)
-                hit.update(superseded_by=h.superseded_by, until=h.until)
-            if h.via is not None:  # the insight whose place it took: recall routed to its members (issue 61)
-                hit["via"] = h.via
-            if m.kind == "insight":
-                try:
-                    prov = g.explain(m.id)
-                    hit["cites"] = _cited(prov["tree"])
-                    hit["source_episodes"] = [s["id"] for s in prov["sources"]]
-                except DanglingProvenance as exc:  # say so on this hit; the others still answer
-                    hit["provenance_error"] = str(exc)
-                hit["members"] = [{"memory": _memory(x.memory), "relevance": x.relevance,  # an earlier value: marked
-                                   **({"superseded_by": x.superseded_by, "until": x.until} if x.superseded_by else {})}
-                                  for x in h.members or []]
-                if h.exceptions:
-                    hit["exceptions"] = h.exceptions
-            elif h.insights:
-                hit["insights"] = h.insights
-            out.append(hit)
-        return {"hits": out, "note": RECALL_NOTE}
+        return {"hits": [_recalled(h, rank) for rank, h in enumerate((h for h in hits if p.sees(h.memory.namespace)),
+                                                                       start=1)],
+                "note": RECALL_NOTE}
 
     def context(self, query: Query, budget_words: Budget = None, namespace: NamespaceArg = None,
                 subject: SubjectFilter = None, as_of: AsOf = None, when: WhenArg = None,

@@ -4,7 +4,7 @@ maintenance (it reads what they store: insights, communities, supersessions, epi
 - `query`: the one `RecallQuery` (text, k, scope, modes, `as_of`, the `when` window, recording),
   checked once by the facade (issue 60);
 - `hits`: the typed `Hit` (a memory shown, its score, what brought it there, the members it
-  carries) and the modes as enums;
+  carries, an insight's source episodes) and the modes as enums; also the HTTP API's schema of a hit;
 - `lists`: the candidate lists: vector, keyword, and the graph step (spread / PPR);
 - `rank`: fusion, the community prior, one memory standing for many, diversity;
 - `route`: whether an insight carries its members' query-relevant content in fewer tokens, or routes
@@ -13,5 +13,5 @@ maintenance (it reads what they store: insights, communities, supersessions, epi
 - `eventwindow`: the `when` window of event time (issue 47);
 - `retrieval`: `retrieve` and `search_text` (rank, group under insights, hydrate, record);
 - `context`: the text block an agent pastes, within a budget in words or tokens, citing each memory
-  by a short reference.
+  by a short reference; its `ContextLine` is the one model of a line (HTTP's schema too).
 """

@@ -42,6 +42,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Callable
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from graphcons.core.config import Config
 from graphcons.core.cost import Budget, Price, tokens
 from graphcons.core.db import Database
@@ -63,12 +65,34 @@ POOL = 40  # hits read to fill a budget: more than any 300-word context holds
 FACTS_PER_INSIGHT = 4  # the facts most relevant to the query; the insight's id leads to the rest
 
 
+class ContextLine(BaseModel):
+    """One line of the block, as the Python `context()` gives it: the optional fields appear only when
+    they say something (`excerpt` true, `superseded_by` / `until` for a value an update superseded)."""
+
+    # the one model of a line (issue 60): Python builds it, HTTP's schema is it, every door shows to_dict()
+    model_config = ConfigDict(frozen=True)
+
+    text: str
+    ids: list[str]
+    kind: str
+    date: str = Field(description="The day of the line's memory (its created_at: when the event happened); "
+                                  "empty for a card's or an insight's header.")
+    excerpt: bool | None = Field(default=None, description="True when the line shows only the sentences of a "
+                                                           "longer memory that share the query's words.")
+    superseded_by: str | None = Field(default=None, description="An update's newer memory, whose line comes "
+                                                                "before this one (issue 51).")
+    until: str | None = Field(default=None, description="When that newer value became current (ISO-8601).")
+
+    def to_dict(self) -> dict[str, Any]:
+        return self.model_dump(exclude_none=True)
+
+
 @dataclass
 class Context:
     text: str
     words: int
     budget_words: int | None  # None: the budget is in tokens only
-    lines: list[dict[str, Any]] = field(default_factory=list)  # {"text", "ids", "kind", "date"}
+    lines: list[ContextLine] = field(default_factory=list)
     tokens: int = 0  # the text's model tokens (core/cost.py)
     budget_tokens: int | None = None  # the ceiling on them: the caller's, or tokens_per_word x budget_words
     refs: dict[str, str] = field(default_factory=dict)  # "#3" -> the memory id the text cites by it
@@ -78,13 +102,14 @@ class Context:
         """Every memory id the block cites, in order of first appearance."""
         seen: dict[str, None] = {}
         for line in self.lines:
-            for i in line["ids"]:
+            for i in line.ids:
                 seen.setdefault(i, None)
         return list(seen)
 
     def to_dict(self) -> dict[str, Any]:
         return {"text": self.text, "words": self.words, "budget_words": self.budget_words, "tokens": self.tokens,
-                "budget_tokens": self.budget_tokens, "lines": self.lines, "ids": self.ids, "refs": self.refs}
+                "budget_tokens": self.budget_tokens, "lines": [line.to_dict() for line in self.lines], "ids": self.ids,
+                "refs": self.refs}
 
 
 def _flat(text: str) -> str:
@@ -174,11 +199,11 @@ class Refs:
             return mid
         return f"#{self.place.setdefault(mid, len(self.place) + 1)}"
 
-    def table(self, lines: list[dict[str, Any]]) -> dict[str, str]:
+    def table(self, lines: list[ContextLine]) -> dict[str, str]:
         """Reference -> id for every memory the lines rest on that has a reference (none with `full`)."""
         if self.full:
             return {}
-        return {f"#{self.place[i]}": i for line in lines for i in line["ids"] if i in self.place}
+        return {f"#{self.place[i]}": i for line in lines for i in line.ids if i in self.place}
 
 
 class Block:
@@ -194,9 +219,9 @@ class Block:
     def __init__(self, budget: Budget, refs: Refs | None = None):
         self.budget = budget
         self.refs = refs or Refs([])
-        self.days: dict[str, list[dict[str, Any]]] = {}  # "7 May 2023" -> its lines
-        self.insights: list[list[dict[str, Any]]] = []
-        self.card: list[dict[str, Any]] = []  # shown first: the subject's card items (issue 47)
+        self.days: dict[str, list[ContextLine]] = {}  # "7 May 2023" -> its lines
+        self.insights: list[list[ContextLine]] = []
+        self.card: list[ContextLine] = []  # shown first: the subject's card items (issue 47)
         self.spent = Price()
         self.shown_ids: set[str] = set()
         self.shown_texts: set[str] = set()
@@ -209,46 +234,46 @@ class Block:
         """Whether a line of this day fits in what is left (a new day's header is paid first)."""
         return self.budget.allows(self.spent + self._header(date) + Price.of(text, newline=True))
 
-    def put(self, text: str, ids: list[str], kind: str, date: str, excerpt: bool = False, **earlier: str) -> bool:
+    def put(self, text: str, ids: list[str], kind: str, date: str, excerpt: bool | None = None, **earlier: str) -> bool:
         """Add a line under its day if it fits; `earlier` (superseded_by, until) marks a value an
         update superseded (the caller adds it only after its successor)."""
         price = self._header(date) + Price.of(text, newline=True)
         if not self.budget.allows(self.spent + price):
             return False
-        line = {"text": text, "ids": ids, "kind": kind, "date": date, **({"excerpt": True} if excerpt else {}), **earlier}
+        line = ContextLine(text=text, ids=ids, kind=kind, date=date, excerpt=excerpt, **earlier)
         self.days.setdefault(date, []).append(line)
         self.spent += price
         self.shown_ids.update(ids)
         self.shown_texts.add(_flat(text).casefold())
         return True
 
-    def put_group(self, lines: list[dict[str, Any]]) -> None:
+    def put_group(self, lines: list[ContextLine]) -> None:
         """A block of its own, without a day header (an insight's line and its facts, each fact
         dated), already checked against the budget."""
         self.insights.append(lines)
         self.spent += _price(lines)
         for line in lines:
-            self.shown_ids.update(line["ids"])
-            self.shown_texts.add(_flat(line["text"]).casefold())
+            self.shown_ids.update(line.ids)
+            self.shown_texts.add(_flat(line.text).casefold())
 
     def context(self, budget: Budget) -> Context:
         # newest day first; an insight where its earliest fact's day falls (what it summarises began
         # then), after that day's own lines: its older facts are never read before a newer day's lines
         keyed = [((_when(d), 1, n), f"{d}:" if d else "", lines) for n, (d, lines) in enumerate(self.days.items())]
-        keyed += [((min((_when(x["date"]) for x in lines[1:]), default=datetime.min), 0, n), "", lines)
+        keyed += [((min((_when(x.date) for x in lines[1:]), default=datetime.min), 0, n), "", lines)
                   for n, lines in enumerate(self.insights)]
         groups = [(header, lines) for _, header, lines in
                   sorted(keyed, key=lambda g: (g[0][0], g[0][1], -g[0][2]), reverse=True)]
         groups = [("", self.card)] + groups if self.card else groups
-        rendered = [part for header, lines in groups for part in ([header] if header else []) + [x["text"] for x in lines]]
+        rendered = [part for header, lines in groups for part in ([header] if header else []) + [x.text for x in lines]]
         lines = [line for _, group in groups for line in group]
         text = "\n".join(rendered)
         return Context(text=text, words=self.spent.words, budget_words=budget.words, lines=lines, tokens=tokens(text),
                        budget_tokens=budget.tokens, refs=self.refs.table(lines))
 
 
-def _price(lines: list[dict[str, Any]]) -> Price:
-    return sum((Price.of(line["text"], newline=True) for line in lines), Price())
+def _price(lines: list[ContextLine]) -> Price:
+    return sum((Price.of(line.text, newline=True) for line in lines), Price())
 
 
 def _card_items(db: Database, query: str, namespace: str | None, subject: str | None) -> dict[str, tuple[str, dict]]:
@@ -290,11 +315,11 @@ def _put_card(block: Block, ranked: list[str], cards: dict[str, tuple[str, dict[
         key = (item["subject"], item["group"])
         if key not in seen:
             seen.add(key)
-            block.card.append({"text": f"{item['subject']}, {item['group']}:", "ids": [], "kind": "card", "date": ""})
-        block.card.append({"text": text, "ids": [item["member_id"]], "kind": "card", "date": item["date"]})
+            block.card.append(ContextLine(text=f"{item['subject']}, {item['group']}:", ids=[], kind="card", date=""))
+        block.card.append(ContextLine(text=text, ids=[item["member_id"]], kind="card", date=item["date"]))
     block.spent += _price(block.card)
     for line in block.card:
-        block.shown_ids.update(line["ids"])
+        block.shown_ids.update(line.ids)
 
 
 def _when(day_text: str) -> datetime:
@@ -311,30 +336,30 @@ def _put_insight(block: Block, mem: Any, digest: dict[str, Any], rank: dict[str,
     facts.sort(key=lambda f: min((rank.get(i, POOL) for i in f.get("member_ids", [])), default=POOL))
     facts = facts[:FACTS_PER_INSIGHT]
     header = f"Insight {block.refs(mem.id)} ({mem.epistemic_status or 'hypothesis'}):"
-    lines = [{"text": _fact_text(f, block.refs), "ids": [i for i in f.get("member_ids", []) if i not in block.shown_ids],
-              "kind": "fact", "date": f.get("when") or ""} for f in facts]
+    lines = [ContextLine(text=_fact_text(f, block.refs), ids=[i for i in f.get("member_ids", []) if i not in block.shown_ids],
+                         kind="fact", date=f.get("when") or "") for f in facts]
     if not lines or not _carries(header, lines, facts, pooled, terms, block.refs):
         return False
-    fitted: list[dict[str, Any]] = []
+    fitted: list[ContextLine] = []
     used = Price.of(header, newline=True)
     for line in lines:
-        price = Price.of(line["text"], newline=True)
+        price = Price.of(line.text, newline=True)
         if block.budget.allows(block.spent + used + price):
             fitted.append(line)
             used += price
     if fitted:
-        block.put_group([{"text": header, "ids": [mem.id], "kind": "insight", "date": ""}, *fitted])
+        block.put_group([ContextLine(text=header, ids=[mem.id], kind="insight", date=""), *fitted])
     return bool(fitted)
 
 
-def _carries(header: str, lines: list[dict[str, Any]], facts: list[dict[str, Any]], pooled: dict[str, str],
+def _carries(header: str, lines: list[ContextLine], facts: list[dict[str, Any]], pooled: dict[str, str],
              terms: set[str], refs: Refs) -> bool:
     """The floor (issue 61): the facts state the query-relevant content of the pooled members they
     cite, and the insight's lines (header, dates and ids included) cost fewer tokens than those
     members' own lines. Before (issue 47) a fact passed by citing a member outside the pool or by
     fewer words, which let a short sentence of a long turn stand for the turn that held the answer."""
-    cited = sorted({i for line in lines for i in line["ids"] if i in pooled})
-    mine = sum(tokens(x) for x in [header, *(line["text"] for line in lines)])
+    cited = sorted({i for line in lines for i in line.ids if i in pooled})
+    mine = sum(tokens(x) for x in [header, *(line.text for line in lines)])
     theirs = sum(tokens(f"{_flat(pooled[i])} ({refs(i)})") for i in cited)
     return carries([f.get("statement", "") for f in facts], [pooled[i] for i in cited], terms, cost=(mine, theirs))
 

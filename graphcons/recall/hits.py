@@ -4,17 +4,21 @@ carries. Ranking works on mutable `Candidate`s; what leaves `retrieve` is frozen
 
 A hit reads like the dict it used to be (`hit["memory"]`, `hit.get("members")`, `"insights" in
 hit`): callers written against the dict keep working. `to_dict()` is its one wire shape: the
-optional parts appear only when they say something, as before.
+optional parts appear only when they say something, as before. `Hit` and `Member` are also the HTTP
+API's schema of a hit (issue 60: every field, null when it says nothing), and MCP's recall shows
+`to_dict()` with its own view of a memory.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field, fields
 from enum import StrEnum
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
+
+from pydantic import Field
 
 from graphcons.core.memory import Memory
-
 
 
 class Mode(StrEnum):
@@ -48,6 +52,10 @@ class Head:
         return cls(props["id"], props.get("kind"), props.get("epistemic_status"))
 
 
+SUPERSEDED_BY = "An update's newer memory, shown before this one (issue 51)"
+UNTIL = "When that newer value became current (ISO-8601)."
+
+
 class _Readable:
     """Dict-style reading of a typed record: a field that is None is absent, except the fields in
     `ALWAYS`, which are part of the shape even when None (as they were in the dict)."""
@@ -70,10 +78,21 @@ class _Readable:
     def __contains__(self, key: object) -> bool:
         return isinstance(key, str) and key in self.keys()
 
-    def to_dict(self) -> dict[str, Any]:
-        """The wire shape: every field that says something (carried members as dicts too)."""
-        return {k: [x.to_dict() for x in v] if k == "members" else v
-                for k in self.keys() for v in (getattr(self, k),)}
+    def to_dict(self, *, only: Collection[str] | None = None,
+                memory: Callable[[Memory], Any] | None = None) -> dict[str, Any]:
+        """The wire shape: every field that says something (carried members as dicts too); `only`
+        those of these fields, each memory shown by `memory` (default: the Memory itself)."""
+        out: dict[str, Any] = {}
+        for k in self.keys():
+            if only is not None and k not in only:
+                continue
+            v = getattr(self, k)
+            if k == "members":
+                v = [x.to_dict(memory=memory) for x in v]
+            elif k == "memory" and memory is not None:
+                v = memory(v)
+            out[k] = v
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,10 +103,12 @@ class Member(_Readable):
 
     ALWAYS: ClassVar[tuple[str, ...]] = ("memory", "relevance")
     memory: Memory
-    relevance: float | None = None
-    insights: list[dict[str, Any]] | None = None
-    superseded_by: str | None = None
-    until: str | None = None
+    relevance: Annotated[float | None, Field(description="Its cosine with the query (0 when the query "
+                                                         "has no embedding).")] = None
+    insights: Annotated[list[dict[str, Any]] | None, Field(description="Grouped rankings: the live insights that "
+                                                                       "summarise it ({id, title, epistemic_status}).")] = None
+    superseded_by: Annotated[str | None, Field(description=f"{SUPERSEDED_BY}.")] = None
+    until: Annotated[str | None, Field(description=UNTIL)] = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,24 +119,37 @@ class Hit(_Readable):
     `members` what an insight hit carries; `insights` the live insights summarising a plain hit;
     `epistemic_status` / `exceptions` an insight's standing; `superseded_by` / `until` the memory
     that states its newer value and since when (graphcons.recall.current); `via` the insight that
-    routed recall to it (its place, issue 61)."""
+    routed recall to it (its place, issue 61); `source_episodes` what an insight rests on at the bottom."""
 
     ALWAYS: ClassVar[tuple[str, ...]] = ("memory", "score", "superseded", "vector", "keyword")
     memory: Memory
-    score: float
-    superseded: list[str] = field(default_factory=list)
-    vector: float | None = None
-    keyword: float | None = None
-    graph: float | None = None
-    community: float | None = None
-    derived: bool | None = None
-    members: list[Member] | None = None
-    insights: list[dict[str, Any]] | None = None
-    epistemic_status: str | None = None
-    exceptions: list[Any] | None = None
-    superseded_by: str | None = None  # an update's newer memory, shown before this one (issue 51)
-    until: str | None = None  # when that newer value became current (the update's `since`, ISO-8601)
-    via: str | None = None  # the insight whose place this member took (issue 61: it routed, recall/route.py)
+    score: Annotated[float, Field(description="Relevance before retrieve's diversity step; the list order is the "
+                                              "ranking.")]
+    superseded: Annotated[list[str], Field(description="The deprecated memories a hit on which landed here.")
+                          ] = field(default_factory=list)
+    vector: Annotated[float | None, Field(description="Its cosine with the query; null when the vector list did not "
+                                                      "find it.")] = None
+    keyword: Annotated[float | None, Field(description="Its full-text score; null when the keyword list did not "
+                                                       "find it.")] = None
+    graph: Annotated[float | None, Field(description="The graph step's part of the score.")] = None
+    community: Annotated[float | None, Field(description="The community prior's part of the score.")] = None
+    derived: Annotated[bool | None, Field(description="Whether it cites memories (null: unknown).")] = None
+    members: Annotated[list[Member] | None, Field(description="What an insight hit carries: the members it cites "
+                                                              "(or, grouped, summarises) that match.")] = None
+    insights: Annotated[list[dict[str, Any]] | None, Field(description="The live insights summarising a plain hit "
+                                                                       "({id, title, epistemic_status}).")] = None
+    epistemic_status: Annotated[str | None, Field(description="An insight's standing: hypothesis, supported or "
+                                                              "unsupported.")] = None
+    exceptions: Annotated[list[Any] | None, Field(description="An insight's scoped exceptions.")] = None
+    superseded_by: Annotated[str | None, Field(description=f"{SUPERSEDED_BY}; null when this value is current.")] = None
+    until: Annotated[str | None, Field(description=UNTIL)] = None  # the update's `since`
+    via: Annotated[str | None, Field(description=(
+        "The insight whose place this memory took: it restated its members, so recall routed to them (issue 61); "
+        "null otherwise."))] = None
+    # read with the hit (issue 60: MCP's recall walked the provenance once per insight hit)
+    source_episodes: Annotated[list[str] | None, Field(description=(
+        "An insight's source episodes, oldest first: the memories at the bottom of its provenance (explain's "
+        "`sources`)."))] = None
 
 
 @dataclass(slots=True)

@@ -180,8 +180,9 @@ def _hydrate(db: Database, hits: list[Candidate], walk: list[list[Any]] | None =
     With `summarised` (grouped rankings) also the live insights that summarise each plain hit and
     member (`insights`);
     `newer` is filled with the live memories that superseded each by an update
-    (graphcons.recall.current). Also each memory's stored properties as read (an insight's epistemic
-    scopes and typed digest: `_annotate` and context need no query)."""
+    (graphcons.recall.current); an insight hit gets its `source_episodes`. Also each memory's stored
+    properties as read (an insight's epistemic scopes and typed digest: `_annotate` and context need
+    no query)."""
     if not hits:
         return [], {}
     walk = walk if walk is not None else [[h.id, False, False, False] for h in hits]
@@ -189,9 +190,9 @@ def _hydrate(db: Database, hits: list[Candidate], walk: list[list[Any]] | None =
                per_insight=per_insight, summarised=summarised, live=LIVE_STATUSES,
                embedding=embedding if any(w[1] for w in walk) else None)[0]
     rows = {}
-    for fields, instants, insights, updated in r["memories"]:
+    for fields, instants, insights, updated, episodes in r["memories"]:
         memory = memory_fields(fields, instants)
-        rows[memory["id"]] = {"memory": memory, "insights": insights, "newer": native(updated)}
+        rows[memory["id"]] = {"memory": memory, "insights": insights, "newer": native(updated), "episodes": episodes}
     if newer is not None:
         newer.update({i: row["newer"] for i, row in rows.items() if row["newer"]})
     full = {i: Memory.from_node(row["memory"]) for i, row in rows.items()}
@@ -210,7 +211,8 @@ def _hydrate(db: Database, hits: list[Candidate], walk: list[list[Any]] | None =
                                                for mid, relevance in nested]
         out.append(Hit(mem, h.score, superseded=h.superseded, vector=h.vector, keyword=h.keyword, graph=h.graph,
                        community=h.community, derived=h.derived, members=members,
-                       insights=insights_of(hid) if mem.kind != "insight" else None, via=via))
+                       insights=insights_of(hid) if mem.kind != "insight" else None, via=via,
+                       source_episodes=rows[hid]["episodes"] if mem.kind == "insight" else None))
     return out, {i: row["memory"] for i, row in rows.items()}
 
 

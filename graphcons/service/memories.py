@@ -196,7 +196,7 @@ def retrieve(body: m.RetrieveQuery, g: Graphcons = Depends(store), p: Principal 
     hits = g.retrieve(body.query, k=body.k, namespace=namespace, subject=body.subject, session=session,
                       record=record, as_of=body.as_of, when=body.when, when_mode=body.when_mode,
                       diverse=body.diverse, mode=body.mode)
-    return m.Hits(hits=[m.Hit(**h.to_dict()) for h in hits if p.sees(h.memory.namespace)], recording=hits.recording)
+    return m.Hits(hits=[h for h in hits if p.sees(h.memory.namespace)], recording=hits.recording)
 
 
 @router.post("/context", response_model=m.ContextOut, response_model_exclude_none=True)
@@ -243,4 +243,4 @@ def search(text: str = Query(min_length=1, max_length=2000), k: int = Query(10, 
            g: Graphcons = Depends(store), p: Principal = Depends(reader)) -> m.Hits:
     """Keyword search (full-text index); records nothing."""
     hits = g.search(text, k=_k(g, k, "query"), namespace=read_namespace(p, namespace))
-    return m.Hits(hits=[m.Hit(**h.to_dict()) for h in hits if p.sees(h.memory.namespace)])
+    return m.Hits(hits=[h for h in hits if p.sees(h.memory.namespace)])

@@ -16,7 +16,9 @@ from pydantic_core import PydanticCustomError
 
 from graphcons.access.limits import AsOf, QueryText, When
 from graphcons.core.inputs import text_problem, texts
-from graphcons.core.memory import KindName, LinkInput, Memory, Metadata, StatusName
+from graphcons.core.memory import KindName, LinkInput, Metadata, StatusName
+from graphcons.recall.context import ContextLine  # the one model of a line (Python and MCP show it too)
+from graphcons.recall.hits import Hit  # the one model of a hit and its members (issue 60)
 HARD_BATCH_LIMIT = 1000  # the schema's bound; [service] max_batch is the one enforced (<= this)
 
 
@@ -144,22 +146,6 @@ class ContextQuery(Body):
     when_mode: WhenMode = None
 
 
-class ContextLine(BaseModel):
-    """One line of the block, as the Python `context()` gives it: the optional fields appear only when
-    they say something (`excerpt` true, `superseded_by` / `until` for a value an update superseded)."""
-
-    text: str
-    ids: list[str]
-    kind: str
-    date: str = Field(description="The day of the line's memory (its created_at: when the event happened); "
-                                  "empty for a card's or an insight's header.")
-    excerpt: bool | None = Field(default=None, description="True when the line shows only the sentences of a "
-                                                           "longer memory that share the query's words.")
-    superseded_by: str | None = Field(default=None, description="An update's newer memory, whose line comes "
-                                                                "before this one (issue 51).")
-    until: str | None = Field(default=None, description="When that newer value became current (ISO-8601).")
-
-
 class ContextOut(BaseModel):
     text: str = Field(description="The block to paste into a prompt: one line per memory or insight fact, each "
                                   "citing its memory by a short reference (#3: see refs), under a header of its day.")
@@ -172,18 +158,6 @@ class ContextOut(BaseModel):
     refs: dict[str, str] = Field(default_factory=dict, description=(
         "Each short reference of the text (\"#3\") and the memory id it stands for; empty when the server "
         "writes ids in the text ([retrieval] context_refs = \"id\")."))
-
-
-class Hit(BaseModel):
-    memory: Memory
-    score: float = Field(description="Relevance before retrieve's diversity step; the list order is the ranking.")
-    superseded: Any = None
-    members: list[dict[str, Any]] | None = None  # what an insight hit carries: {memory, relevance}
-    superseded_by: str | None = Field(default=None, description="An update's newer memory, shown before this one "
-                                                          "(issue 51); null when this value is current.")
-    until: str | None = Field(default=None, description="When that newer value became current (ISO-8601).")
-    via: str | None = Field(default=None, description="The insight whose place this memory took: it restated its "
-                                                      "members, so recall routed to them (issue 61); null otherwise.")
 
 
 class Hits(BaseModel):
