@@ -249,7 +249,8 @@ NOT_UPDATES = [  # a value added, another thing, events, or the same value
 ]
 
 
-SAID_62 = [  # issue 62, second pass: a role, a tally up to now, a value said to hold no more, a habit;
+SAID_62 = [  # issue 62, second pass: a role, a tally up to now, a value said to hold no more, a habit, an
+    # attribute of the speaker's ("my X is", "changed my X to");
     # written after the rules, none of them the examples the rules' comments give
     ("I work as a paralegal.", "I got hired as a data analyst at a bank."),
     ("I've run two marathons.", "I have now run three marathons."),
@@ -258,8 +259,10 @@ SAID_62 = [  # issue 62, second pass: a role, a tally up to now, a value said to
     ("I live in Chicago.", "I don't live in Chicago anymore."),
     ("I drive a Subaru.", "I no longer drive the Subaru."),
     ("My yoga class is on Monday evenings at the gym.", "My yoga class is on Wednesday evenings at the gym every week."),
+    ("My usual coffee order is a latte.", "I've changed my usual coffee order to a flat white."),
+    ("My favorite color is blue.", "My favorite color is now green."),
 ]
-NOT_UPDATES_62 = [  # two occasions, hearsay, a time of day, another value ended, another tally
+NOT_UPDATES_62 = [  # two occasions, hearsay, a time of day, another value ended, another tally, another attribute
     ("I paid $40 for the concert tickets on Saturday.", "I paid $55 for the concert tickets on Sunday."),
     ("My friend told me the ferry ticket to the island costs $30.",
      "I was told the ferry ticket to the island costs $45."),
@@ -268,6 +271,7 @@ NOT_UPDATES_62 = [  # two occasions, hearsay, a time of day, another value ended
     ("I live in Paris.", "I no longer live in Lyon."),
     ("I've run two marathons.", "I have now run three half marathons."),
     ("I've read two books this month.", "I have now read five books this year."),
+    ("My favorite color is blue.", "My favorite band is now Muse."),
 ]
 
 

@@ -242,6 +242,7 @@ _CUE_RE = re.compile(r"\b(?:now|currently|anymore|nowadays|presently|so far|to d
 # without one has no frame
 _STATE_RE = re.compile(r"\b(?:liv(?:e|es|ed|ing)|resid\w*|based|settl\w*|mov(?:e|es|ed|ing)|relocat\w*|work\w*|"
                        r"hired|promoted|employed|joined|serv(?:e|es|ed|ing)\s+as|"  # a role: "promote" alone sells
+                       r"(?:my|our)\s+(?:\w+\s+){1,4}(?:is|are|'s)|"  # an attribute of the speaker's
                        r"us(?:e|es|ed|ing)|dr(?:ive|ives|ove|iving|iven)|rid(?:e|es|ing)|rode|teach\w*|taught|"
                        r"stud(?:y|ies|ied|ying)|own\w*|prefer\w*|run(?:s|ning)?|ran|manag\w*|lead\w*|led|rent\w*|"
                        r"switch\w*|chang\w*|migrat\w*|convert\w*|swapp?\w*|upgrad\w*|"

@@ -13,6 +13,8 @@ lemma with the dependency that holds the value.
     "I've run two marathons"        run marathon = 2       (a count up to now: the present perfect)
     "I was promoted to manager"     role = manager         (work as, hired as, promoted to: one slot)
     "I switched from Vim to Emacs"  a switch from vim to emacs
+    "My coffee order is a latte"    my coffee order = latte  (an attribute of the speaker's)
+    "I changed my order to a mocha" my order = mocha       ("changed my X to": the value is new)
     "I don't live in Paris anymore" residence = paris, ended (no longer, not ... anymore, used to)
 
 A later memory of the same namespace and subject updates an earlier one (detect's order: later on
@@ -116,6 +118,8 @@ def _clause_frames(sent: Any) -> list[Frame]:
     # a count in a dated clause counts an event ("three meetings tomorrow"), not what one has
     dated = any(t.ent_type_ in ("DATE", "TIME") and t.lower_ not in NOW for t in sent)
     for verb in sent:
+        if verb.lemma_ == "be" and not _negated(verb):  # "My username is bob42": an attribute of the speaker's
+            out += _owned(verb, sent.text)
         if verb.pos_ not in ("VERB", "AUX") or not _first_person(verb):
             continue
         if _ended(verb):  # "I no longer live in Paris": the value it names holds no more
@@ -145,6 +149,9 @@ def _verb_frames(verb: Any, sent: Any, dated: bool) -> list[Frame]:
     if lemma in SWITCHES and "to" in preps:
         new, old = _object(preps["to"]), _object(preps["from"]) if "from" in preps else None
         dobj = next((c for c in verb.children if c.dep_ == "dobj"), None)
+        if new and old is None and dobj is not None and _mine(dobj):
+            # "I changed my username to alice7": the new value of that attribute of the speaker's
+            return [Frame(_attribute(dobj), new, True, False, None, sent.text)]
         if new and (old or dobj is not None):
             out.append(Frame("switch", new, True, False, old or _phrase(dobj), sent.text))
         return out
@@ -170,6 +177,28 @@ def _verb_frames(verb: Any, sent: Any, dated: bool) -> list[Frame]:
             out.append(Frame(f"{lemma} for {purpose}" if purpose else lemma, _phrase(dobj), now, False, None,
                              sent.text))
     return out
+
+
+def _mine(noun: Any) -> bool:
+    return noun.pos_ == "NOUN" and any(c.dep_ == "poss" and c.lower_ in ("my", "our") for c in noun.children)
+
+
+def _attribute(noun: Any) -> str:
+    """The name of an attribute of the speaker's: "my usual coffee order" -> "my usual coffee order"."""
+    parts = sorted([c for c in noun.children if c.dep_ in ("compound", "amod") and c.i < noun.i] + [noun],
+                   key=lambda t: t.i)
+    return "my " + " ".join(t.lemma_.lower() for t in parts)
+
+
+def _owned(verb: Any, text: str) -> list[Frame]:
+    """"My <attribute> is <value>" ("my username is bob42", "my favorite color is now green"), else nothing."""
+    subj = next((c for c in verb.children if c.dep_ == "nsubj"), None)
+    value = next((c for c in verb.children if c.dep_ in ("attr", "acomp")), None)
+    if subj is None or value is None or not _mine(subj) or value.lemma_.lower() in VAGUE:
+        return []
+    now = any(c.lower_ in NOW for c in verb.children)
+    said = value.lower_ if value.pos_ in ("NUM", "ADJ") else _phrase(value)
+    return [Frame(_attribute(subj), said, now, False, None, text)]
 
 
 def _perfect(verb: Any) -> bool:
