@@ -249,6 +249,32 @@ NOT_UPDATES = [  # a value added, another thing, events, or the same value
 ]
 
 
+SAID_62 = [  # issue 62, second pass: a role, a tally up to now, a value said to hold no more, a habit, an
+    # attribute of the speaker's ("my X is", "changed my X to");
+    # written after the rules, none of them the examples the rules' comments give
+    ("I work as a paralegal.", "I got hired as a data analyst at a bank."),
+    ("I've run two marathons.", "I have now run three marathons."),
+    ("I've climbed two volcanoes.", "I have climbed four volcanoes so far."),
+    ("I work as a barista.", "I was promoted to manager."),
+    ("I live in Chicago.", "I don't live in Chicago anymore."),
+    ("I drive a Subaru.", "I no longer drive the Subaru."),
+    ("My yoga class is on Monday evenings at the gym.", "My yoga class is on Wednesday evenings at the gym every week."),
+    ("My usual coffee order is a latte.", "I've changed my usual coffee order to a flat white."),
+    ("My favorite color is blue.", "My favorite color is now green."),
+]
+NOT_UPDATES_62 = [  # two occasions, hearsay, a time of day, another value ended, another tally, another attribute
+    ("I paid $40 for the concert tickets on Saturday.", "I paid $55 for the concert tickets on Sunday."),
+    ("My friend told me the ferry ticket to the island costs $30.",
+     "I was told the ferry ticket to the island costs $45."),
+    ("I got home at 7 PM after the long shift at the hospital.",
+     "I got home at 10 PM after the long shift at the hospital."),
+    ("I live in Paris.", "I no longer live in Lyon."),
+    ("I've run two marathons.", "I have now run three half marathons."),
+    ("I've read two books this month.", "I have now read five books this year."),
+    ("My favorite color is blue.", "My favorite band is now Muse."),
+]
+
+
 def _said_pair(g, older, newer):
     a = g.add({"content": older, "subject": "user", "namespace": "said", "source": "chat:1", "created_at": T0}).id
     b = g.add({"content": newer, "subject": "user", "namespace": "said", "source": "chat:2",
@@ -267,6 +293,29 @@ def test_an_update_said_as_people_say_it_is_proposed(g, older, newer):
 @pytest.mark.parametrize("older,newer", NOT_UPDATES)
 def test_what_is_not_an_update_is_not_proposed(g, older, newer):
     assert _said_pair(g, older, newer)[2] == []
+
+
+@pytest.mark.skipif(not frames_available(), reason="the cards extra (spaCy) is missing")
+@pytest.mark.parametrize("older,newer", SAID_62)
+def test_a_role_a_tally_an_ended_value_and_a_habit_are_proposed(g, older, newer):
+    a, b, proposed = _said_pair(g, older, newer)
+    assert proposed == [(a, b)]
+
+
+@pytest.mark.skipif(not frames_available(), reason="the cards extra (spaCy) is missing")
+@pytest.mark.parametrize("older,newer", NOT_UPDATES_62)
+def test_occasions_hearsay_and_other_values_are_not_proposed(g, older, newer):
+    assert _said_pair(g, older, newer)[2] == []
+
+
+@pytest.mark.skipif(not frames_available(), reason="the cards extra (spaCy) is missing")
+def test_a_value_said_to_hold_no_more_names_what_ended(g):
+    a = g.add({"content": "I use Notion for my notes.", "subject": "user", "namespace": "said", "source": "chat:1",
+               "created_at": T0}).id
+    b = g.add({"content": "I don't use Notion anymore.", "subject": "user", "namespace": "said", "source": "chat:2",
+               "created_at": T0 + timedelta(days=30)}).id
+    (p,) = g.updates(now=NOW)["proposed"]
+    assert (p["older"], p["newer"], p["old_value"], p["new_value"]) == (a, b, "notion", "no longer notion")
 
 
 def test_an_applied_update_settles_the_conflict_between_its_pair_and_a_revert_reopens_it(g):

@@ -7,12 +7,17 @@ Chat turns are long (LongMemEval's median is 105 words), so the unit compared is
 
 1. Order. A memory's time is its `event_start` (core/eventtime, stored by admission), else its
    `created_at`. Two memories are ordered only when the newer is later on another day both by that
-   time and by when it was said (`created_at`): on one day, or when the two clocks disagree, time
-   decides nothing, and a contradiction stays the merge guard's conflict.
+   time and by when it was said (`created_at`): on one day time decides nothing, and a contradiction
+   stays the merge guard's conflict. When the two clocks disagree, only a figure the later-said sentence
+   counts up to when it is said orders them ("I've lost 10 pounds since I started 3 months ago" after
+   "I've lost 5 pounds in the past month": the count's start is no time the count held); the
+   proposal's `newer_since` is then when it was said.
 2. The speaker's own statement: the sentence speaks in the first person (I, my, we, ...). Advice,
    lists and questions addressed to the other party state no value of the speaker's.
 3. Same attribute. Two sentences share at least `MIN_SHARED` content words that are not generic
-   speech (core/text.GENERIC), covering at least `MIN_COVER` of the shorter sentence's.
+   speech (core/text.GENERIC), covering at least `MIN_COVER` of the shorter sentence's; or
+   `MIN_SHARED_ANCHORED` when the value stands between the same two words in both, one a content word,
+   and neither sentence dates anything ("tried [three] different" / "tried [four] different").
 4. Different value. The value comparison the merge guard uses too (maintenance/values.py: changed_values): a figure, a day, a
    name or a member of one contrast set that each sentence states where the other states another,
    with the same word next to it in both ("tried [three] different" / "tried [four] different").
@@ -20,13 +25,19 @@ Chat turns are long (LongMemEval's median is 105 words), so the unit compared is
 5. One thing, one state: no other name one-sided in each sentence with one next to the value ("70
    hours playing Assassin's Creed" / "30 hours playing The Last of Us": two games); not two sentences
    each dating its own event on days that do not meet; not a goal against a state (GOALS: "aimed to
-   raise $200" / "raised $250"); a value that is not a figure needs the newer sentence to say it is
-   current (CURRENT: "now", "currently", "switched", ...).
+   raise $200" / "raised $250"); not a value imagined or told (UNREAL right before it: "a taxi would cost
+   $60"; HEARSAY anywhere before it: "my friend told me it's $10"); a value that is not a figure, or a
+   time of day ("10 AM" dates an occasion), needs the newer sentence to say it is current (CURRENT: "now",
+   "currently", "switched", ...) or a habit (HABIT: "on Fridays", "every week"); with the parser, not a
+   newer value told of one past occasion
+   (frames.episode: "I had an appointment at 10 AM", "I caught 7 fish"; a tally up to now, "I've tried
+   four", or a result reached, "I just finished my 5th", is no occasion).
 
 6. Said in few words (issue 62): a pair the rules above miss because the two share no three words ("I live
    in Paris" / "I moved to Berlin") is read by its parse (frames.py: the value slot of a verb of state,
-   a switch "from X to Y", a count of what one has), when the newer memory says a value is new or
-   current. Needs the parser (the `cards` extra); without it, rules 1-5 alone.
+   a role, a switch "from X to Y", a count of what one has or has done up to now, a value said to hold
+   no more), when the newer memory says a value is new, current or ended. Needs the parser (the `cards`
+   extra); without it, rules 1-5 alone.
 
 The attribute recorded is the shared words around the value (a frame's slot for rule 6). A pair of memories gets one proposal
 (its best sentence pair); confidence is the share of the shorter sentence's content the two share.
@@ -50,6 +61,9 @@ from graphcons.store.proposals import digest_id
 KIND = "update"
 MIN_SHARED = 3  # shared content words (not generic speech) of the two sentences
 MIN_COVER = 0.3  # ... at least this share of the shorter sentence's content words
+# ... or this many when the value stands between the same two words in both, one of them a content word
+# ("tried [three] different" / "tried [four] different"): the slot itself then says it is one attribute
+MIN_SHARED_ANCHORED = 2
 WINDOW = 4  # words either side of the value that name the attribute
 NEAR = 6  # words either side of the value where another name makes the two sentences two things
 COMMON = 200  # a word held by more memories of a block than this is not indexed (_sharing)
@@ -113,6 +127,18 @@ CURRENT = frozenset({"now", "currently", "anymore", "longer", "switched", "switc
 # Words by which a speaker names a goal rather than a state (English, not words of any data set).
 GOALS = frozenset(toolkit.stem(w) for w in ("aim", "aimed", "goal", "target", "need", "want", "hope", "plan",
                                              "planning", "intend", "expect"))
+# Words by which a value is what the speaker imagines, not what holds (English), right before it: "taking a
+# taxi would cost around $60", "if I get two more"
+UNREAL = frozenset({"would", "could", "might", "if"})
+# ... or was told, anywhere before it in the sentence (a report governs its whole clause): "my friend told me
+# the ferry ticket to the island costs $30", "I heard ..."
+HEARSAY = frozenset({"told", "heard", "supposedly", "apparently", "reportedly", "rumoured", "rumored"})
+# Words by which a speaker says a value holds as a habit, a standing value ("a class on Fridays", "every
+# morning"): as good as "now" for a value that is not a figure.
+HABIT = frozenset({"every", "usually", "always", "daily", "weekly", "monthly", "regularly"}
+                  | {d + "s" for d in toolkit.WEEKDAYS})
+# after a figure: a time of day ("2 AM", "10 pm", "6 o'clock"), which dates an occasion as a day of a month does
+_CLOCK = frozenset({"am", "am.", "pm", "pm.", "oclock"})
 
 
 def _ordered(older: dict[str, Any], newer: dict[str, Any]) -> bool:
@@ -138,6 +164,8 @@ def _sentences(content: str, said: str) -> list[_Sentence]:
             stems = frozenset(values.content_stems(ws)) - toolkit.GENERIC_STEMS - FIRST_PERSON
             if len(stems) >= MIN_SHARED:
                 events = tuple((e.start, e.end) for e in eventtime.resolve(s, said_at))
+                if "since" in ws:  # "lost 10 pounds since I started 3 months ago": a span up to when it is said
+                    events = tuple((start, max(end, said_at)) for start, end in events)
                 out.append(_Sentence(s, tuple(ws), stems, events))
     return out
 
@@ -160,11 +188,14 @@ def _detect_group(members: list[dict[str, Any]]) -> list[Update]:
     out = []
     for a, b in _sharing(ordered, split):
         older, newer = ordered[a], ordered[b]
-        if not _ordered(older, newer):
-            continue  # time does not decide (a conflict, if anything)
-        best = _best_pair(split[older["id"]], split[newer["id"]])
+        if _day(_said(newer)) < _day(_said(older)):
+            older, newer = newer, older  # the clocks disagree: only a tally up to now may order them (below)
+        if not _day(_said(older)) < _day(_said(newer)):
+            continue  # said on one day: time does not decide (a conflict, if anything)
+        timed = _ordered(older, newer)
+        best = _best_pair(split[older["id"]], split[newer["id"]], timed)
         if best is not None:
-            out.append(_update(older, newer, *best))
+            out.append(_update(older, newer, *best, newer_since=None if timed else _said(newer)))
     return out + _framed(ordered, {(u.older, u.newer) for u in out})
 
 
@@ -187,31 +218,40 @@ def _framed(ordered: list[dict[str, Any]], found: set[tuple[str, str]]) -> list[
             hit = frames.updates(parsed[a], parsed[b], texts[a])
             if hit is not None:
                 fo, fn = hit
+                new_value = f"no longer {fn.value}" if fn.ended else fn.value  # "I no longer live in Paris"
                 out.append(Update(proposal_id=proposal_id(newer["id"], older["id"]),
                                   namespace=newer.get("namespace") or "", subject=newer.get("subject") or "",
                                   newer=newer["id"], older=older["id"], attribute=fo.slot, value_kind="frame",
-                                  old_value=fo.value, new_value=fn.value, newer_sentence=fn.text,
+                                  old_value=fo.value, new_value=new_value, newer_sentence=fn.text,
                                   older_sentence=fo.text, newer_since=since(newer), older_since=since(older),
-                                  confidence=0.95 if fn.switched_from == fo.value else 0.85, shared=0,
+                                  confidence=0.95 if fn.ended or fn.switched_from == fo.value else 0.85, shared=0,
                                   newer_version=newer.get("version"), older_version=older.get("version")))
     return out
 
 
 FRAME_WORDS = 40  # a longer sentence is a story, not a statement of where one lives or what one uses
-# A memory that may say a value is new or current (frames.NOW, frames.MOVES, frames.SWITCHES in their
-# spoken forms): the only kind that can be the newer of a framed update
-_CUE_RE = re.compile(r"\b(?:now|currently|anymore|nowadays|presently|mov(?:e|ed|ing)|"
+# A memory that may say a value is new or current (frames.NOW, frames.MOVES, frames.SWITCHES, frames.NEW_ROLE in
+# their spoken forms) or count up to now ("so far"): the only kind that can be the newer of a framed update
+_CUE_RE = re.compile(r"\b(?:now|currently|anymore|nowadays|presently|so far|to date|in total|mov(?:e|ed|ing)|"
+                     r"hired|promoted|joined|no longer|used to|"
                      r"relocat(?:e|ed|ing)|settled|switch(?:ed|ing)?|chang(?:e|ed|ing)|migrat(?:e|ed|ing)|"
                      r"convert(?:ed|ing)?|swapp?(?:ed|ing)?|upgrad(?:e|ed|ing))\b", re.IGNORECASE)
 
 
-# the spoken forms of frames.STATES, SWITCHES and HAVING (with a count): a sentence without one has no frame
+# the spoken forms of frames.STATES, ROLE_VERBS, SWITCHES and HAVING or a perfect (with a count): a sentence
+# without one has no frame
 _STATE_RE = re.compile(r"\b(?:liv(?:e|es|ed|ing)|resid\w*|based|settl\w*|mov(?:e|es|ed|ing)|relocat\w*|work\w*|"
+                       r"hired|promoted|employed|joined|serv(?:e|es|ed|ing)\s+as|"  # a role: "promote" alone sells
+                       r"(?:my|our)\s+(?:\w+\s+){1,4}(?:is|are|'s)|"  # an attribute of the speaker's
                        r"us(?:e|es|ed|ing)|dr(?:ive|ives|ove|iving|iven)|rid(?:e|es|ing)|rode|teach\w*|taught|"
                        r"stud(?:y|ies|ied|ying)|own\w*|prefer\w*|run(?:s|ning)?|ran|manag\w*|lead\w*|led|rent\w*|"
                        r"switch\w*|chang\w*|migrat\w*|convert\w*|swapp?\w*|upgrad\w*|"
-                       r"(?:ha(?:ve|s|d|ving)|keep\w*|kept)\b.*\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|"
-                       r"eleven|twelve))\b", re.IGNORECASE)
+                       r"(?:ha(?:ve|s|d|ving)|keep\w*|kept)\b.*\b(?:\d+|one|two|three|four|five|six|seven|eight|"
+                       r"nine|ten|eleven|twelve)|"
+                       # a perfect with its count right after the verb ("I've run two", "we've tried 3 new"): parse
+                       # cost grows with the text read, so not every "I've ... one"
+                       r"['’]ve\s+(?:\w+\s+){1,2}(?:\d+|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve))\b",
+                       re.IGNORECASE)
 
 
 def _first_person_text(content: str) -> str:
@@ -236,20 +276,25 @@ def _sharing(ordered: list[dict[str, Any]], split: dict[str, list[_Sentence]]) -
         if len(held) <= COMMON:
             for pair in combinations(held, 2):
                 shared[pair] = shared.get(pair, 0) + 1
-    return sorted(pair for pair, n in shared.items() if n >= MIN_SHARED)
+    return sorted(pair for pair, n in shared.items() if n >= min(MIN_SHARED, MIN_SHARED_ANCHORED))
 
 
-def _best_pair(olds: list[_Sentence], news: list[_Sentence]) -> tuple | None:
+def _best_pair(olds: list[_Sentence], news: list[_Sentence], timed: bool = True) -> tuple | None:
+    """The sentence pair and change by which `news` updates `olds`. Not `timed` (said later, but its event time
+    is earlier): only a figure the newer sentence counts up to when it is said ("I've lost 10 pounds since I
+    started 3 months ago": the start of the count is not when the count holds)."""
     best = None
     for so in olds:
         for sn in news:
             shared = so.content & sn.content
-            if len(shared) < MIN_SHARED:
+            if len(shared) < min(MIN_SHARED, MIN_SHARED_ANCHORED):
                 continue
             cover = len(shared) / min(len(so.content), len(sn.content))
             if cover < MIN_COVER or (best is not None and (cover, len(shared)) <= best[0]):
                 continue
-            changes = [c for c in values.changed_values(so.text, sn.text) if _one_thing(so, sn, c)]
+            changes = [c for c in values.changed_values(so.text, sn.text)
+                       if (timed or _up_to_now(sn, c)) and (len(shared) >= MIN_SHARED or _anchored(c, so, sn))
+                       and _one_thing(so, sn, c)]
             if changes and _two_events(so, sn):
                 continue
             if changes:
@@ -269,7 +314,15 @@ def _one_thing(so: _Sentence, sn: _Sentence, change: values.ValueChange) -> bool
         return False
     if _goal(so.words, change.value_a) != _goal(sn.words, change.value_b):
         return False  # a goal and a state ("aimed to raise $200" / "raised $250"): two attributes
-    return change.kind == "numbers" or bool(CURRENT & set(sn.words))
+    if any(_said_before(ws, value, UNREAL) or _said_before(ws, value, HEARSAY, len(ws))
+           for ws, value in ((so.words, change.value_a), (sn.words, change.value_b))):
+        return False  # a value imagined or told on either side is no state of the speaker's: nothing to replace
+    figure = change.kind == "numbers" and not (_clock(so.words, change.value_a) or _clock(sn.words, change.value_b))
+    if not (figure or CURRENT & set(sn.words) or HABIT & set(sn.words)):
+        return False
+    # the parse last (the costly check, on the few pairs left): a newer value told of one past occasion
+    # ("I had an appointment at 10 AM last Thursday", "I caught 7 fish") is that occasion's, not a new state
+    return not frames.episode(sn.text, change.value_b)
 
 
 def _goal(ws: tuple[str, ...], value: str) -> bool:
@@ -277,6 +330,32 @@ def _goal(ws: tuple[str, ...], value: str) -> bool:
     first = value.split()[0]
     at = [i for i, w in enumerate(ws) if w == first]
     return any(toolkit.stem(w) in GOALS for i in at for w in ws[max(0, i - NEAR):i])
+
+
+def _anchored(change: values.ValueChange, so: _Sentence, sn: _Sentence) -> bool:
+    """The value stands between the same two words in both sentences, one of them a content word, and neither
+    sentence dates it: "read [two] books this month" / "read [five] books this year" count two windows."""
+    return (change.anchor[0] == "both" and any(w not in values.STOPWORDS for w in change.anchor[1:])
+            and not so.events and not sn.events)
+
+
+def _up_to_now(sn: _Sentence, change: values.ValueChange) -> bool:
+    """A figure the sentence counts up to when it is said: since a start, so far, in total."""
+    ws = sn.words
+    return change.kind == "numbers" and ("since" in ws or "total" in ws or any(
+        ws[i:i + 2] == ("so", "far") for i in range(len(ws) - 1)))
+
+
+def _said_before(ws: tuple[str, ...], value: str, klass: frozenset[str], near: int = NEAR) -> bool:
+    """A word of `klass` among the `near` words before the value (as written, not stemmed)."""
+    first = value.split()[0]
+    return any(w in klass for i, x in enumerate(ws) if x == first for w in ws[max(0, i - near):i])
+
+
+def _clock(ws: tuple[str, ...], value: str) -> bool:
+    """The figure is a time of day: "10:30", or a figure right before am / pm / o'clock."""
+    first = value.split()[0]
+    return ":" in first or any(x == first and i + 1 < len(ws) and ws[i + 1] in _CLOCK for i, x in enumerate(ws))
 
 
 def _two_events(so: _Sentence, sn: _Sentence) -> bool:
@@ -304,13 +383,14 @@ def _anchor_rank(change: values.ValueChange) -> tuple:
 
 
 def _update(older: dict[str, Any], newer: dict[str, Any], score: tuple[float, int], so: _Sentence,
-            sn: _Sentence, change: values.ValueChange) -> Update:
+            sn: _Sentence, change: values.ValueChange, newer_since: str | None = None) -> Update:
     attribute = _attribute(sn, so, change.value_b)
     return Update(proposal_id=proposal_id(newer["id"], older["id"]),
                   namespace=newer.get("namespace") or "", subject=newer.get("subject") or "",
                   newer=newer["id"], older=older["id"], attribute=attribute, value_kind=change.kind,
                   old_value=change.value_a, new_value=change.value_b, newer_sentence=sn.text, older_sentence=so.text,
-                  newer_since=since(newer), older_since=since(older), confidence=round(score[0], 4), shared=score[1],
+                  newer_since=newer_since or since(newer), older_since=since(older), confidence=round(score[0], 4),
+                  shared=score[1],
                   newer_version=newer.get("version"), older_version=older.get("version"))
 
 
