@@ -205,6 +205,31 @@ def postgres(url: str, cached: Cached, texts, queries, sample, fresh, extra: str
     return row
 
 
+def stages(store, fresh: list[str], queries: list[str]) -> dict:
+    """Where a put and a search spend their time (issue 63: a missed target explained by its stage):
+    per statement, the p50 of the time this process spent on it (`wall`) and of the server's own
+    (`server`); `rest` is the call's time less that of the statements sent from the calling thread:
+    Python's own work, plus whatever the statement read alongside (the keyword list, `alongside` true
+    in core.db) took beyond the one it overlapped (the vector list). One put of a new item, then one
+    search, per query."""
+    trips: dict[str, dict[str, list[float]]] = {"put": {}, "search": {}}
+    rest: dict[str, list[float]] = {"put": [], "search": []}
+    for n, q in enumerate(queries):
+        for op, call in (("put", lambda: store.put(NS, f"stage{n}", {"data": fresh[n % len(fresh)] + " (again)"})),
+                         ("search", lambda: store.search(NS, query=q, limit=5))):
+            with counted() as tally:
+                t = time.perf_counter()
+                call()
+                took = 1000 * (time.perf_counter() - t)
+            for trip in tally.trips:
+                at = trips[op].setdefault(trip.name, {"wall": [], "server": []})
+                at["wall"].append(trip.wall_ms)
+                at["server"].append(trip.server_ms)
+            rest[op].append(took - sum(t.wall_ms for t in tally.trips if not t.alongside))
+    return {op: {**{name: {k: round(statistics.median(v), 2) for k, v in at.items()} for name, at in by.items()},
+                 "rest": round(statistics.median(rest[op]), 2)} for op, by in trips.items()}
+
+
 def in_process(cfg, cached: Cached, texts, queries, sample, fresh, extra: str) -> dict:
     from graphcons.integrations.langgraph import GraphconsStore
 
@@ -216,6 +241,7 @@ def in_process(cfg, cached: Cached, texts, queries, sample, fresh, extra: str) -
                 store.put(NS, "round-trips", {"data": extra})
             with counted() as search:
                 store.search(NS, query=queries[0], limit=5)
+            row["stages"] = stages(store, fresh, queries)
         # the same store searched as LangGraph's stores rank: the nearest items only (mode="vector": no
         # keyword list, no graph step), what the hybrid ranking costs beside it
         with GraphconsStore(g, mode="vector") as nearest:
@@ -314,6 +340,8 @@ def targets_view(row: dict) -> dict:
         view = {"put": r["put_ms"], "search": r["search_ms"]}
         if "vector_search_ms" in r:
             view["vector_search"] = r["vector_search_ms"]
+        if "stages" in r:
+            view["stages"] = r["stages"]
         if "put_then_search" in r:
             view["put_then_search"] = {"put": r["put_then_search"]["put_ms"],
                                        "search": r["put_then_search"]["search_ms"]}
