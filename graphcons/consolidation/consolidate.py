@@ -23,10 +23,10 @@ from graphcons.consolidation import closure, insight
 from graphcons.consolidation.budget import Budget, needs_synthesis, settle
 from graphcons.consolidation.cluster import Cluster, membership_hash
 from graphcons.consolidation.gate import GateDecision
-from graphcons.consolidation.grounding import ground, stating, subject_words
+from graphcons.consolidation.grounding import Grounded, ground, stating, subject_words
 from graphcons.consolidation.precompute import precompute
 from graphcons.consolidation.scan import scan
-from graphcons.consolidation.synthesis import Synthesizer, make_synthesizer
+from graphcons.consolidation.synthesis import Synthesis, Synthesizer, make_synthesizer
 from graphcons.consolidation.synthesis.prompt import Shown, SynthesisPrompt
 from graphcons.core import audit
 from graphcons.core.config import Config, RedactionConfig
@@ -150,13 +150,7 @@ def synthesize_cluster(db: Database, cfg: Config, cluster: Cluster, *, synthesiz
                        mhash)
     refusal = budget.refusal(synth.calls_per_synthesis) or budget.reserve(db, now, cluster.key, mhash, run_id, cluster.namespace)
     if refusal:
-        def deferred(tx: Tx) -> None:
-            _set_task(tx, cluster, "pending", refusal, now, run_id, mhash)
-            audit.record(tx, "synthesis_deferred", [cluster.key], run_id=run_id, at=now, reason=refusal,
-                         membership_hash=mhash, **budget.figures())
-
-        db.write(deferred)
-        return Outcome(cluster.key, "pending", refusal, None, mhash)
+        return _deferred(db, cluster, budget, refusal, now, run_id, mhash)
     budget.start()
     base = {"cluster_key": cluster.key, "membership_hash": mhash, "provider": synth.provider, "model": synth.model,
             "members": len(versions), "redactions": dict(sorted(prompt.redactions.items()))}
@@ -173,6 +167,26 @@ def synthesize_cluster(db: Database, cfg: Config, cluster: Cluster, *, synthesiz
         _settled(db, cluster, "no_pattern", result.no_pattern, now, run_id, mhash, "no_pattern",
                  reason=result.no_pattern, calls=result.calls, **base)
         return Outcome(cluster.key, "no_pattern", result.no_pattern, None, mhash, calls=result.calls)
+    return _grounded_proposal(db, cluster, prompt, versions, result, figures, now, run_id, mhash, base)
+
+
+def _deferred(db: Database, cluster: Cluster, budget: Budget, refusal: str, now: datetime, run_id: str,
+              mhash: str) -> Outcome:
+    """A budget refused the call: the task stays pending for a later run to pick up, audited with the budget's figures."""
+    def deferred(tx: Tx) -> None:
+        _set_task(tx, cluster, "pending", refusal, now, run_id, mhash)
+        audit.record(tx, "synthesis_deferred", [cluster.key], run_id=run_id, at=now, reason=refusal,
+                     membership_hash=mhash, **budget.figures())
+
+    db.write(deferred)
+    return Outcome(cluster.key, "pending", refusal, None, mhash)
+
+
+def _grounded_proposal(db: Database, cluster: Cluster, prompt: SynthesisPrompt, versions: dict[str, int],
+                       result: Synthesis, figures: dict[str, Any] | None, now: datetime, run_id: str, mhash: str,
+                       base: dict[str, Any]) -> Outcome:
+    """The provider's insight grounded in the members it cites and stored as one pending proposal; an
+    insight that cites no member is rejected (nothing stored)."""
     sources, texts = {m.id: m.sources for m in prompt.members}, {m.id: m.text for m in prompt.members}
     try:
         grounded = ground(result.insight, result.themes, prompt.member_ids, sources, prompt.context_ids,
@@ -186,18 +200,7 @@ def synthesize_cluster(db: Database, cfg: Config, cluster: Cluster, *, synthesiz
     report = grounded.report()
     report["sources"] = sorted({s for mid in grounded.cited for s in sources[mid]})
     pid = insight.proposal_id(cluster.key, mhash)
-    props = {
-        "id": pid, "kind": insight.KIND, "created_at": now, "run_id": run_id,
-        "cluster_key": cluster.key, "namespace": cluster.namespace, "subject": prompt.subject,
-        "member_ids": list(cluster.member_ids), "member_versions": json.dumps(versions, sort_keys=True),
-        "membership_hash": mhash, "cited": grounded.cited, "title": grounded.insight.title,
-        "provider": result.provider, "model": result.model, "prompt_hash": prompt.prompt_hash(result.model),
-        "grounding": json.dumps(report, sort_keys=True), "epistemic_status": "hypothesis",
-        "payload": insight.InsightPayload(
-            insight=grounded.insight.model_dump(mode="json"), themes=grounded.themes.model_dump(mode="json"),
-            gate_figures=json.loads(json.dumps(figures or cluster.figures or {}, default=str)),
-            context_ids=list(prompt.context_ids), confidence=grounded.insight.confidence).stored(),
-    }
+    props = _proposal_props(cluster, prompt, versions, result, grounded, report, figures, pid, now, run_id, mhash)
 
     def propose(tx: Tx) -> Any:
         created = proposals.create(tx, props, [{"id": m, "version": v} for m, v in sorted(versions.items())])
@@ -212,6 +215,25 @@ def synthesize_cluster(db: Database, cfg: Config, cluster: Cluster, *, synthesiz
     created = db.write(propose)
     return Outcome(cluster.key, "proposed", "" if created else "proposal already queued", pid, mhash, report,
                    result.calls, grounded.insight.title)
+
+
+def _proposal_props(cluster: Cluster, prompt: SynthesisPrompt, versions: dict[str, int], result: Synthesis,
+                    grounded: Grounded, report: dict[str, Any], figures: dict[str, Any] | None, pid: str,
+                    now: datetime, run_id: str, mhash: str) -> dict[str, Any]:
+    """The insight proposal's properties: the membership it was drawn from (ids and versions), how it
+    was produced and grounded, and its payload."""
+    return {
+        "id": pid, "kind": insight.KIND, "created_at": now, "run_id": run_id,
+        "cluster_key": cluster.key, "namespace": cluster.namespace, "subject": prompt.subject,
+        "member_ids": list(cluster.member_ids), "member_versions": json.dumps(versions, sort_keys=True),
+        "membership_hash": mhash, "cited": grounded.cited, "title": grounded.insight.title,
+        "provider": result.provider, "model": result.model, "prompt_hash": prompt.prompt_hash(result.model),
+        "grounding": json.dumps(report, sort_keys=True), "epistemic_status": "hypothesis",
+        "payload": insight.InsightPayload(
+            insight=grounded.insight.model_dump(mode="json"), themes=grounded.themes.model_dump(mode="json"),
+            gate_figures=json.loads(json.dumps(figures or cluster.figures or {}, default=str)),
+            context_ids=list(prompt.context_ids), confidence=grounded.insight.confidence).stored(),
+    }
 
 
 def synthesize_accepted(db: Database, cfg: Config, decisions: list[GateDecision], *, now: datetime,

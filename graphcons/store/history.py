@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from graphcons.core import audit, eventtime, weights
@@ -39,6 +40,40 @@ def get(db: Database, mem_id: str, *, namespaces: list[str] | None = None) -> Me
 
 def edit(db: Database, cfg: Config, embedder: Embedder, mem_id: str, *, source: str = "user",
          **changes: Any) -> Memory:
+    """Edit a memory: its new version, the old one kept (none when nothing would change)."""
+    changes = _checked(cfg, changes)
+    current = get(db, mem_id)
+    if "metadata" not in changes and (deep := depth_problem(current.metadata)):
+        # stored before the door bounded it (issue 59): the new version could not be answered either
+        raise ValidationError("metadata", f"the stored metadata {deep}: send metadata to replace it with this edit")
+    if unchanged(current, changes):  # e.g. a request retried after a 503 whose edit had landed: no new version
+        return current
+    _follow(cfg, embedder, current, changes)
+    now = utcnow()
+    vprops = _version_props(current, changes, mem_id, source, now)
+    if "metadata" in changes:  # stored as JSON text, compared above as the object
+        changes["metadata"] = metadata_json(changes["metadata"])
+    def work(tx: Any) -> list[dict[str, Any]]:
+        rows = tx.run("memory/edit", id=mem_id, expected_version=current.version, changes=without_embedding(changes),
+                      embedding=changes.get("embedding"),
+                      version_props=vprops, now=now)
+        if not rows:
+            raise Conflict(f"memory {mem_id!r} changed while it was being edited; try again")
+        neighbours.link(tx, cfg, mem_id)
+        audit.record(tx, "edit", [mem_id], at=now, source=source, fields=sorted(changes.keys() - {"embedding"}),
+                     from_version=current.version, to_version=current.version + 1)
+        # what rested on the old version no longer does (seed 002), in this same transaction
+        justification.premises_changed(tx, [mem_id], op="edit", now=now,
+                                       cause=f"{mem_id} edited (v{current.version} -> v{current.version + 1}) by {source}")
+        return rows
+
+    rows = db.write(work)  # retried whole on a deadlock with concurrent writers (issue 30)
+    return Memory.from_node(rows[0]["memory"])
+
+
+def _checked(cfg: Config, changes: dict[str, Any]) -> dict[str, Any]:
+    """The requested changes (None: not changed), each checked before the memory is read; an importance
+    becomes the manual weight component."""
     unknown = set(changes) - EDITABLE
     if unknown:
         raise ValidationError(sorted(unknown)[0], f"cannot be edited; editable fields: {', '.join(sorted(EDITABLE))}")
@@ -60,12 +95,12 @@ def edit(db: Database, cfg: Config, embedder: Embedder, mem_id: str, *, source: 
             metadata_json(changes["metadata"])
         except ValueError as exc:
             raise ValidationError("metadata", str(exc)) from None
-    current = get(db, mem_id)
-    if "metadata" not in changes and (deep := depth_problem(current.metadata)):
-        # stored before the door bounded it (issue 59): the new version could not be answered either
-        raise ValidationError("metadata", f"the stored metadata {deep}: send metadata to replace it with this edit")
-    if unchanged(current, changes):  # e.g. a request retried after a 503 whose edit had landed: no new version
-        return current
+    return changes
+
+
+def _follow(cfg: Config, embedder: Embedder, current: Memory, changes: dict[str, Any]) -> None:
+    """Add to `changes` what follows from them: the stored weight, a derived title, the content hash,
+    the event times and the embedding."""
     if "weight_manual" in changes:  # one formula: the stored weight follows its changed component
         changes["effective_weight"] = weights.stored(current.model_dump(), cfg.weights, manual=changes["weight_manual"])
     if "title" in changes:
@@ -79,7 +114,11 @@ def edit(db: Database, cfg: Config, embedder: Embedder, mem_id: str, *, source: 
         changes.update(eventtime.properties(content, current.created_at))  # its event times follow its text
         changes["embedding"] = embedder.embed_one(embedded_text(None if untitled else changes.get("title", current.title),
                                                                 content))
-    now = utcnow()
+
+
+def _version_props(current: Memory, changes: dict[str, Any], mem_id: str, source: str,
+                   now: datetime) -> dict[str, Any]:
+    """The properties of the new version's record: the memory as this edit leaves it, and who edited it."""
     snapshot = current.model_dump(include={"title", "content", "kind", "subject", "scope", "status", "source"})
     snapshot.update({k: v for k, v in changes.items() if k in snapshot})
     snapshot["content_hash"] = changes.get("content_hash", current.content_hash)
@@ -89,24 +128,7 @@ def edit(db: Database, cfg: Config, embedder: Embedder, mem_id: str, *, source: 
     snapshot["edited_by"] = source
     vprops = version_props({**snapshot, "id": mem_id}, now)
     vprops["edited_by"] = source
-    if "metadata" in changes:  # stored as JSON text, compared above as the object
-        changes["metadata"] = metadata_json(changes["metadata"])
-    def work(tx: Any) -> list[dict[str, Any]]:
-        rows = tx.run("memory/edit", id=mem_id, expected_version=current.version, changes=without_embedding(changes),
-                      embedding=changes.get("embedding"),
-                      version_props=vprops, now=now)
-        if not rows:
-            raise Conflict(f"memory {mem_id!r} changed while it was being edited; try again")
-        neighbours.link(tx, cfg, mem_id)
-        audit.record(tx, "edit", [mem_id], at=now, source=source, fields=sorted(changes.keys() - {"embedding"}),
-                     from_version=current.version, to_version=current.version + 1)
-        # what rested on the old version no longer does (seed 002), in this same transaction
-        justification.premises_changed(tx, [mem_id], op="edit", now=now,
-                                       cause=f"{mem_id} edited (v{current.version} -> v{current.version + 1}) by {source}")
-        return rows
-
-    rows = db.write(work)  # retried whole on a deadlock with concurrent writers (issue 30)
-    return Memory.from_node(rows[0]["memory"])
+    return vprops
 
 
 def unchanged(current: Memory, changes: dict[str, Any]) -> bool:

@@ -257,29 +257,14 @@ def _value_reasons(wa: list[str], wb: list[str], xa: set[str], xb: set[str], da:
 
 
 def differences(text_a: str, text_b: str) -> Differences:
+    """What the two texts do not share and which of those differences are in meaning (`Differences`)."""
     wa, wb = words(text_a), words(text_b)
-    ca, cb = content_stems(wa), content_stems(wb)
-    sa, sb = set(ca), set(cb)
-    only_a, only_b = sa - sb, sb - sa
-    acr_a, acr_b = acronyms(text_a, text_b)  # UN / United Nations: aligned words, not one-sided
-    only_a, only_b = only_a - {stem(w) for w in acr_a}, only_b - {stem(w) for w in acr_b}
-    if not only_a or not only_b:  # one text contains the other: a restated class is no added fact
-        restated = _restated_class(wa, sa & sb, only_a) | _restated_class(wb, sa & sb, only_b)
-        only_a, only_b = only_a - restated, only_b - restated
-        sa, sb = sa - restated, sb - restated
-        ca, cb = [w for w in ca if w not in restated], [w for w in cb if w not in restated]
+    ca, cb, sa, sb, only_a, only_b, acr_a, acr_b = _content(text_a, text_b, wa, wb)
     reasons = []
-    ga, gb = _negating(wa), _negating(wb)
-    st_a, st_b = set(map(stem, wa)), set(map(stem, wb))
-    neg_a, neg_b = _negated(ga, sa & sb), _negated(gb, sa & sb)
-    # a shared word negated in one text only ("Bob never replied" / "Bob replied", whatever else either text
-    # negates), unless the other says it with a negative word of its own ("did not" / "failed to")
-    if (neg_a - neg_b and not _NEGATIVE_STEMS & (st_b - st_a)) or (neg_b - neg_a and not _NEGATIVE_STEMS & (st_a - st_b)):
+    neg_a, neg_b, negation = _one_sided_negation(wa, wb, sa & sb)
+    if negation:
         reasons.append("negation")
-    all_a, all_b = {stem(w) for w in wa}, {stem(w) for w in wb}  # function words too: in/out, on/off
-    surface = {stem(w): w for w in reversed(wa + wb)}  # report words as written, not stems
-    pairs = [pair for pair in _opposites(all_a - all_b, all_b - all_a) if _opposed_here(pair, wa, wb)]
-    opp = ["/".join(surface.get(x, x) for x in pair.split("/")) for pair in pairs]
+    pairs, opp = _opposed(wa, wb)
     if opp:
         reasons.append("antonym")
     contrasted = contrasts(only_a, only_b, wa, wb)
@@ -291,12 +276,9 @@ def differences(text_a: str, text_b: str) -> Differences:
     reasons += _value_reasons(wa, wb, xa, xb, da, db)
     na, nb = names(text_a) - acr_a, names(text_b) - acr_b
     only_na, only_nb = absent_names(na, wb, sb), absent_names(nb, wa, sa)
-    names_apart = []
-    if only_na and only_nb:  # each names someone the other does not: in the same slot a conflict; in a
-        if same_slot(wa, only_na, wb, only_nb):  # slot only a function word marks, two things (never merged)
-            reasons.append("names")
-        elif same_slot(wa, only_na, wb, only_nb, loose=True):
-            names_apart = ["different names: " + ", ".join(sorted(only_na)) + " / " + ", ".join(sorted(only_nb))]
+    names_conflict, names_apart = _names_apart(wa, wb, only_na, only_nb)
+    if names_conflict:
+        reasons.append("names")
     ba, bb = set(zip(ca, ca[1:])), set(zip(cb, cb[1:]))
     close = [(x, y) for x in only_a for y in only_b if jellyfish.jaro_winkler_similarity(x, y) >= 0.88]  # symmetric
     lone_a, lone_b = only_a - {x for x, _ in close}, only_b - {y for _, y in close}
@@ -310,14 +292,11 @@ def differences(text_a: str, text_b: str) -> Differences:
     if reasons and set(reasons) <= _VALUE_REASONS and _record(text_a) and _record(text_b):
         apart.append(f"two machine records differing in {', '.join(reasons)}: two readings, not one claim")
         reasons = []
-    if reasons and set(reasons) <= {"antonym", "negation"}:
-        halves = [x for pair in pairs for x in pair.split("/")] + list((neg_a - neg_b) + (neg_b - neg_a))
-        if _cause_and_fix(wa, wb, halves) or _cause_and_fix(wb, wa, halves):
-            apart.append(f"cause and fix, not one attribute with two values: {', '.join(opp) or 'negation'}")
-            reasons = []
+    if reasons and set(reasons) <= {"antonym", "negation"} and _cause_and_fix_pair(wa, wb, pairs, neg_a, neg_b):
+        apart.append(f"cause and fix, not one attribute with two values: {', '.join(opp) or 'negation'}")
+        reasons = []
     if reasons:  # one attribute of one thing: the rest of the two texts must say the same
-        swapped = {stem(n) for n in only_na | only_nb} | {stem(n.rstrip(".")) for n in only_na | only_nb} | {stem(d) for d in da ^ db} \
-            | {x for pair in pairs + contrasted for x in pair.split("/")}
+        swapped = _differing(only_na | only_nb, da ^ db, pairs + contrasted)
         rest = _rest_overlap(sa & sb, only_a - swapped, only_b - swapped)
         if rest < (SAME_THING_VALUES if set(reasons) <= _VALUE_REASONS else SAME_THING):
             apart.append(f"differs in more than {', '.join(reasons)}: {rest:.2f} of the rest shared")
@@ -334,6 +313,70 @@ def differences(text_a: str, text_b: str) -> Differences:
                        names_only=len(only_na) + len(only_nb),
                        names_shared=1 - (len(only_na) + len(only_nb)) / (len(na) + len(nb)) if na or nb else 1.0,
                        substitutions=_substitutions(ca, lone_a, cb, lone_b))
+
+
+def _content(text_a: str, text_b: str, wa: list[str],
+             wb: list[str]) -> tuple[list[str], list[str], set[str], set[str], set[str], set[str], set[str], set[str]]:
+    """Each text's content stems (in order, then as a set), those only one text has, and each text's
+    acronyms of the other's names: an acronym and its spelt-out name are aligned words, not one-sided."""
+    ca, cb = content_stems(wa), content_stems(wb)
+    sa, sb = set(ca), set(cb)
+    only_a, only_b = sa - sb, sb - sa
+    acr_a, acr_b = acronyms(text_a, text_b)  # UN / United Nations: aligned words, not one-sided
+    only_a, only_b = only_a - {stem(w) for w in acr_a}, only_b - {stem(w) for w in acr_b}
+    if not only_a or not only_b:  # one text contains the other: a restated class is no added fact
+        restated = _restated_class(wa, sa & sb, only_a) | _restated_class(wb, sa & sb, only_b)
+        only_a, only_b = only_a - restated, only_b - restated
+        sa, sb = sa - restated, sb - restated
+        ca, cb = [w for w in ca if w not in restated], [w for w in cb if w not in restated]
+    return ca, cb, sa, sb, only_a, only_b, acr_a, acr_b
+
+
+def _one_sided_negation(wa: list[str], wb: list[str], shared: set[str]) -> tuple[Counter, Counter, bool]:
+    """What each text negates, and whether a shared word is negated in one text only ("Bob never
+    replied" / "Bob replied", whatever else either text negates), unless the other says it with a
+    negative word of its own ("did not" / "failed to")."""
+    ga, gb = _negating(wa), _negating(wb)
+    st_a, st_b = set(map(stem, wa)), set(map(stem, wb))
+    neg_a, neg_b = _negated(ga, shared), _negated(gb, shared)
+    one_sided = bool((neg_a - neg_b and not _NEGATIVE_STEMS & (st_b - st_a))
+                     or (neg_b - neg_a and not _NEGATIVE_STEMS & (st_a - st_b)))
+    return neg_a, neg_b, one_sided
+
+
+def _opposed(wa: list[str], wb: list[str]) -> tuple[list[str], list[str]]:
+    """The pairs of opposites the two texts differ by (as stems, and as the words were written)."""
+    all_a, all_b = {stem(w) for w in wa}, {stem(w) for w in wb}  # function words too: in/out, on/off
+    surface = {stem(w): w for w in reversed(wa + wb)}  # report words as written, not stems
+    pairs = [pair for pair in _opposites(all_a - all_b, all_b - all_a) if _opposed_here(pair, wa, wb)]
+    return pairs, ["/".join(surface.get(x, x) for x in pair.split("/")) for pair in pairs]
+
+
+def _names_apart(wa: list[str], wb: list[str], only_na: set[str], only_nb: set[str]) -> tuple[bool, list[str]]:
+    """Each text names someone the other does not: in the same slot a conflict; in a slot only a function
+    word marks, two things (never merged)."""
+    if only_na and only_nb:
+        if same_slot(wa, only_na, wb, only_nb):
+            return True, []
+        if same_slot(wa, only_na, wb, only_nb, loose=True):
+            return False, ["different names: " + ", ".join(sorted(only_na)) + " / " + ", ".join(sorted(only_nb))]
+    return False, []
+
+
+def _cause_and_fix_pair(wa: list[str], wb: list[str], pairs: list[str], neg_a: Counter, neg_b: Counter) -> bool:
+    """One text states the problem and the other its remedy, either way round (`_cause_and_fix`), over
+    both halves of each opposite and each one-sided negated word."""
+    halves = [x for pair in pairs for x in pair.split("/")] + list((neg_a - neg_b) + (neg_b - neg_a))
+    return _cause_and_fix(wa, wb, halves) or _cause_and_fix(wb, wa, halves)
+
+
+def _differing(only_names: set[str], only_dates: set[str], opposed: list[str]) -> set[str]:
+    """The stems that make the difference in meaning (the names, days, opposites and contrasted words
+    one text has): left out when asking whether the rest of the two texts says the same."""
+    return {stem(n) for n in only_names} | {stem(n.rstrip(".")) for n in only_names} | {stem(d) for d in only_dates} \
+        | {x for pair in opposed for x in pair.split("/")}
+
+
 # A difference in meaning is a conflict only between two texts about one thing: the content words besides
 # the ones that differ must mostly be shared (Jaccard). A value (a figure, a date, a name) needs more of the
 # rest than a negation or an opposite does: two reports of one market day ("rose 0.3 per cent at 9,886" /

@@ -162,12 +162,41 @@ def run(db: Database, cfg: Config, *, now: datetime, dry_run: bool = True, run_i
                                             floor=mcfg.threshold, verifier=verifier, **extra)
     over = [p for p in pairs if p.score >= mcfg.threshold]
     over.sort(key=lambda p: (-p.score, p.a, p.b))
+    known = _known_pairs(db, over)
+    proposed, applied, flagged, skipped, related, derived, conclusions = _decide(
+        db, over, known, auto=auto, dry_run=dry_run, now=now, run_id=run_id, mcfg=mcfg)
+    report = {"job": "merge", "run_id": run_id, "dry_run": dry_run, "now": now.isoformat(),
+              "namespace": namespace, "subject": subject,
+              "auto_apply": auto, "threshold": mcfg.threshold, "verifier": mcfg.verifier,
+              "propose_at": mcfg.propose_at, "auto_apply_at": mcfg.auto_apply_at, "over_threshold": len(over),
+              "proposed": proposed, "applied": applied, "conflicts": flagged, "related": related,
+              "deferred": skipped, "derived": derived, "conclusions": conclusions,
+              "pending": [p.as_dict() for p in over if p.outcome == PENDING
+                          and not any(known.get(p.proposal_id, {}).get(f) for f in ("lineage", "conclusion"))],
+              # verdicts not acted on: the verifier's own answers or the rules stage contradicted them
+              "refused": [p.as_dict() for p in over if p.refused]}
+    if not dry_run:
+        audit.record_run(db, "merge", run_id, now, {k: (len(v) if isinstance(v, list) else v) for k, v in report.items()})
+    return report
+
+
+def _known_pairs(db: Database, over: list[Pair]) -> dict[str, dict[str, Any]]:
+    """What the store already holds for each pair, by proposal id: its proposal's status, a conflict or merge
+    RELATED link, whether one is derived from the other or either from other memories. 1000 pairs per query."""
     known = {}
     for start in range(0, len(over), 1000):
         chunk = over[start : start + 1000]
         for row in db.run("merge/known_pairs", pairs=[{"proposal_id": p.proposal_id, "a": p.a, "b": p.b}
                                                        for p in chunk]):
             known[row["proposal_id"]] = row
+    return known
+
+
+def _decide(db: Database, over: list[Pair], known: dict[str, dict[str, Any]], *, auto: bool, dry_run: bool,
+            now: datetime, run_id: str, mcfg: MergeConfig) -> tuple[list[dict[str, Any]], ...]:
+    """Act on each pair over the threshold, best first: (proposed, applied, flagged, skipped, related, derived,
+    conclusions). Decisions are written WRITE_BATCH at a time, in order (nothing with `dry_run`); an
+    auto-applied pair is written in its own transaction, after the ones decided before it."""
     proposed, applied, flagged, skipped, related, derived, conclusions = [], [], [], [], [], [], []
     retired: set[str] = set()  # losers of this run: a later pair touching one waits for the next run
     pending: list[tuple[str, Pair]] = []  # decided, not yet written: written WRITE_BATCH at a time, in order
@@ -205,19 +234,7 @@ def run(db: Database, cfg: Config, *, now: datetime, dry_run: bool = True, run_i
         if len(pending) >= WRITE_BATCH:
             flush()
     flush()
-    report = {"job": "merge", "run_id": run_id, "dry_run": dry_run, "now": now.isoformat(),
-              "namespace": namespace, "subject": subject,
-              "auto_apply": auto, "threshold": mcfg.threshold, "verifier": mcfg.verifier,
-              "propose_at": mcfg.propose_at, "auto_apply_at": mcfg.auto_apply_at, "over_threshold": len(over),
-              "proposed": proposed, "applied": applied, "conflicts": flagged, "related": related,
-              "deferred": skipped, "derived": derived, "conclusions": conclusions,
-              "pending": [p.as_dict() for p in over if p.outcome == PENDING
-                          and not any(known.get(p.proposal_id, {}).get(f) for f in ("lineage", "conclusion"))],
-              # verdicts not acted on: the verifier's own answers or the rules stage contradicted them
-              "refused": [p.as_dict() for p in over if p.refused]}
-    if not dry_run:
-        audit.record_run(db, "merge", run_id, now, {k: (len(v) if isinstance(v, list) else v) for k, v in report.items()})
-    return report
+    return proposed, applied, flagged, skipped, related, derived, conclusions
 
 
 def _auto_apply(db: Database, p: Pair, now: datetime, run_id: str, cfg: MergeConfig) -> bool:
