@@ -251,6 +251,7 @@ def test_exported_spans_hold_no_query_string_path_id_or_memory_text(g, config, e
     assert store.search(("team",), query=f"where does {PLANT} sit?", filter={"data": PLANT})  == []
     assert store.get(("team", PLANT), f"key-{PLANT}") is not None
     g.retrieve(PLANT, namespace="team", record=False)
+    assert g.linker.wait(30)  # the put's deferred SIMILAR links, under their own root span, finished too
     done = spans.get_finished_spans()
     by_id = {s.context.span_id: s for s in done}
     queries = [s for s in done if s.attributes.get("db.system") == "neo4j"]
