@@ -33,6 +33,12 @@ def test_printable_removes_sequences_and_control_characters_keeps_the_words():
     assert printable("café 日本 — ok") == "café 日本 — ok"
 
 
+def test_printable_removes_bidi_overrides_keeps_right_to_left_text():
+    # An override shows "paid \u202e00.1$\u202c" as "paid $1.00": the line would read as another.
+    assert printable("paid \u202e00.1$\u202c ok \u2067x\u2069") == "paid 00.1$ ok x"
+    assert printable("שלום مرحبا") == "שלום مرحبا"
+
+
 @pytest.fixture
 def cli(g, neo4j_settings, tmp_path):
     return graphcons_cli(neo4j_settings, tmp_path, COLUMNS="200")

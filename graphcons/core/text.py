@@ -183,8 +183,10 @@ _CONTROL_SEQUENCE = re.compile(
     r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]?"
     r"|(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x00-\x1f\x7f-\x9f]*(?:\x07|\x1b\\|\x9c)?"
     r"|\x1b[ -/]*[0-~]?")
-# What is left after the sequences: C0 controls but tab and newline, DEL, C1 controls.
-_CONTROL_CHAR = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# What is left after the sequences: C0 controls but tab and newline, DEL, C1 controls, and the bidi
+# embeddings, overrides and isolates (U+202A-202E, U+2066-2069): formatting, not control characters, but
+# an override reverses what follows on screen ("Trojan Source"), so a line could read as another.
+_CONTROL_CHAR = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 # Line breaks other than \n (CR, VT, FF, NEL, the Unicode line and paragraph separators): a lone CR
 # would let later text overwrite a line on screen; each becomes one \n.
 _BREAK = re.compile(r"\r\n?|[\x0b\x0c\x85\u2028\u2029]")
