@@ -56,6 +56,7 @@ from graphcons.store import (
     linker,
     tokens,
 )
+from graphcons.store import keys as keys_mod
 from graphcons.store.linker import Linker
 from graphcons.recall import context as context_mod
 from graphcons.recall import retrieval
@@ -342,6 +343,11 @@ class Graphcons:
         return updates_job.run(self.db, self.config, now=now or utcnow(), dry_run=dry_run, auto_apply=auto_apply,
                                namespace=namespace, subject=subject)
 
+    def keys(self, *, now: datetime | None = None, limit: int | None = None) -> keys_mod.KeysReport:
+        """Keys pass (issue 61): each memory of several sentences also found by each of them
+        (graphcons.store.keys); reads only memories not read in their current version."""
+        return keys_mod.key_pending(self.db, self.config, self.embedder, now=now or utcnow(), limit=limit)
+
     def cards(self, *, dry_run: bool = True, now: datetime | None = None, namespace: str | None = None,
               subject: str | None = None) -> dict[str, Any]:
         """Card pass (issue 47): each subject's memories said the short way, grouped, dated and cited, proposed
@@ -424,7 +430,11 @@ class Graphcons:
                     synthesizer: Synthesizer | None = None, dry_run: bool | None = None,
                     progress: Callable[[int, int, Any], None] | None = None) -> consolidation.ConsolidateReport:
         """scan -> gate -> synthesis -> proposals, within enabled / dry_run / daily_cap / budgets;
-        `dry_run=True` reports the clusters without synthesizing whatever [consolidation] dry_run says."""
+        `dry_run=True` reports the clusters without synthesizing whatever [consolidation] dry_run says.
+        A run that may write keys the memories written since first (`keys`): what it learns is used to find."""
+        cc = self.config.consolidation
+        if cc.enabled and not (cc.dry_run if dry_run is None else dry_run):
+            self.keys(now=now)
         return consolidation.consolidate(self.db, self.config, now=now or utcnow(), namespace=namespace,
                                          synthesizer=synthesizer, progress=progress, dry_run=dry_run)
 

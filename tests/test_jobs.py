@@ -55,11 +55,11 @@ def test_limits_apply_only_where_they_mean_something(tmp_path):
 def test_never_run_is_due_at_once_then_on_its_schedule(g):
     assert {d.job for d in due.due_jobs(g.db, g.config, T0)} == {
         "merge", "updates", "promote", "weights", "decay", "deprecate", "consolidate", "precompute", "reflect",
-        "index", "event_time", "cards"}
+        "index", "event_time", "cards", "keys"}
     results = run_due(g.db, g.config, now=T0, worker="w1")
     assert {r.job: r.status for r in results} == dict.fromkeys(
         ["merge", "updates", "promote", "weights", "decay", "deprecate", "consolidate", "precompute", "reflect",
-         "index", "event_time", "cards"], "ok")
+         "index", "event_time", "cards", "keys"], "ok")
     assert due.due_jobs(g.db, g.config, T0 + timedelta(minutes=1)) == []
     # merge is due at the next 6-hour mark, decay and consolidate at 03:30
     at_6 = {d.job for d in due.due_jobs(g.db, g.config, datetime(2026, 11, 30, 6, 0, tzinfo=timezone.utc))}
@@ -212,7 +212,7 @@ def test_jobs_list_and_health_report_every_job(g):
     run_job(g.db, g.config, "merge", now=T0)
     rows = {r["job"]: r for r in g.jobs(now=T0 + timedelta(minutes=1))}
     assert set(rows) == {"merge", "updates", "promote", "weights", "decay", "deprecate", "consolidate", "precompute",
-                         "reflect", "index", "event_time", "cards"}
+                         "reflect", "index", "event_time", "cards", "keys"}
     assert rows["merge"]["last_run"]["status"] == "ok" and not rows["merge"]["due"]
     assert rows["weights"]["due"] and rows["weights"]["reason"] == "never ran"
     assert rows["reflect"]["implemented"] and rows["merge"]["lease"]["owner"] is None

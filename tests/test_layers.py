@@ -151,7 +151,7 @@ CYPHER = PKG.parent / "cypher"
 FOLDERS = {
     "admin": "core", "audit": "core",
     "access": "store", "activation": "store", "eventtime": "store", "jobs": "store", "justification": "store",
-    "memory": "store", "metrics": "store", "proposals": "store", "schema": "store", "similar": "store",
+    "keys": "store", "memory": "store", "metrics": "store", "proposals": "store", "schema": "store", "similar": "store",
     "store": "store", "tokens": "store",
     "clusters": "consolidation", "epistemics": "consolidation", "gate": "consolidation", "insights": "consolidation",
     "precompute": "consolidation", "provenance": "consolidation", "synthesis": "consolidation",

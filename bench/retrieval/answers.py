@@ -304,6 +304,7 @@ def consolidate_all(g: Graphcons, args) -> dict:
         g.approve(p["id"], by="bench", now=NOW)
         approved["card"] += 1
     stats = g.db.run_text(query("retrieval_summarised"))[0]
+    keyed = g.db.run_text(query("retrieval_keys"))[0]  # issue 61: the keys pass runs first in g.consolidate
     out = {"accepted_clusters": run.scan["accepted"] if run.scan else 0, "approved": dict(approved),
            "merge_pass": {k: v for k, v in merge.items() if isinstance(v, (int, float, str))},
            "update_pass": {k: (len(v) if isinstance(v, list) else v) for k, v in updates.items()
@@ -313,6 +314,8 @@ def consolidate_all(g: Graphcons, args) -> dict:
                          "memories": sum(c["memories"] for c in cards["proposed"])},
            "memories": stats["memories"], "memories_summarised": stats["summarised"],
            "share_summarised": round(stats["summarised"] / stats["memories"], 4),
+           "keys": keyed["keys"], "keyed_memories": keyed["keyed"],
+           "keys_per_memory": round(keyed["keys"] / stats["memories"], 3),
            "outcomes": {s: run.count(s) for s in sorted({o.status for o in run.outcomes})},
            "seconds": round(time.perf_counter() - t, 1)}
     if args.llm:

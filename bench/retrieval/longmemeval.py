@@ -14,7 +14,9 @@ saved as longmemeval_s.json.
 Phases. *before*: the store as admitted. *pending* (issue 62): the update pass has run, nothing is
 approved (a pending update already puts the newer value first). *after*: consolidation (enabled, not
 dry run, offline synthesizer) and the merge pass, every pending proposal approved, as a reviewer who
-accepts all would (bench/retrieval/answers.py's consolidate_all).
+accepts all would (bench/retrieval/answers.py's consolidate_all; it runs the keys pass first, issue 61).
+*after_nokeys*: the after store asked with `[retrieval] keys` off (the keys' ablation, same run);
+`keys_per_memory`: the keys the pass wrote per memory.
 
 Budgets (issue 61): 150, 300 and 1,000 words, and 200 and 400 model tokens (core/cost.py), the
 same in every phase: figures at equal tokens are under `tokens`.
@@ -157,6 +159,11 @@ def main() -> None:
             t = time.perf_counter()
             rows[phase] = [ask(g, q) for q in questions]
             report.setdefault("ask_seconds", {})[phase] = round(time.perf_counter() - t, 1)
+            if phase == "after":  # issue 61's ablation: the same store, retrieval keys not read
+                report["keys_per_memory"] = report["consolidation"]["keys_per_memory"]
+                g.config.retrieval.keys = False
+                rows["after_nokeys"] = [ask(g, q) for q in questions]
+                g.config.retrieval.keys = True
             readers[phase] = [{"id": q["id"], "category": q["type"], "question": q["question"], "answer": q["answer"],
                                **_reader_context(g, q)} for q in questions if q["type"] == "knowledge-update"]
     report.update(figures(rows, questions))

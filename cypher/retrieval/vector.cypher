@@ -44,30 +44,52 @@ WITH scope, store, $large OR size(scope) > $exact_max OR (size(scope) >= $index_
 CALL (scope, indexed) {
   CALL (scope, indexed) {
     UNWIND CASE WHEN indexed THEN [] ELSE scope END AS node
-    RETURN node, vector.similarity.cosine($embedding, node.embedding) AS score
+    RETURN node, vector.similarity.cosine($embedding, node.embedding) AS score, null AS key
+    UNION ALL
+    // $keys (graphcons.store.keys): a memory is also found by each key of its current version
+    UNWIND CASE WHEN indexed OR NOT $keys THEN [] ELSE scope END AS node
+    MATCH (node)<-[:KEY_OF]-(k:Key)
+    WHERE k.version = node.version
+    RETURN node, vector.similarity.cosine($embedding, k.embedding) AS score, k.text AS key
     UNION ALL
     WITH indexed WHERE indexed
     CALL db.awaitIndex('memory_embedding', 0)
     CALL db.index.vector.queryNodes('memory_embedding', $candidates, $embedding) YIELD node, score
     WITH node, score WHERE ($namespace IS NULL OR node.namespace = $namespace) AND ($subject IS NULL OR node.subject = $subject)
-    RETURN node, score
+    RETURN node, score, null AS key
+    UNION ALL
+    WITH indexed WHERE indexed AND $keys
+    CALL db.awaitIndex('key_embedding', 0)
+    CALL db.index.vector.queryNodes('key_embedding', $candidates, $embedding) YIELD node AS k, score
+    WHERE ($namespace IS NULL OR k.namespace = $namespace) AND ($subject IS NULL OR k.subject = $subject)
+    MATCH (k)-[:KEY_OF]->(node:Memory)
+    WHERE k.version = node.version
+    RETURN node, score, k.text AS key
   }
-  WITH node, score * 2 - 1 AS cosine
+  // a memory's best way in: itself or one of its keys (the key's text said when it won)
+  WITH node, score, key
+  ORDER BY score DESC, key
+  WITH node, collect([score, key])[0] AS best  // a pair: collect() drops a bare null (the memory itself)
+  WITH node, best[0] * 2 - 1 AS cosine, best[1] AS key
   OPTIONAL MATCH path = (winner:Memory)-[:SUPERSEDES*1..5]->(node)
   WHERE winner.status IN $live
     AND all(r IN relationships(path) WHERE coalesce(r.reason, '') <> 'update' AND
             CASE WHEN $as_of IS NULL THEN NOT coalesce(r.reverted, false)
                  ELSE r.at <= $as_of AND (NOT coalesce(r.reverted, false) OR r.reverted_at > $as_of) END)
-  WITH node, cosine, winner, path
+  WITH node, cosine, key, winner, path
   ORDER BY length(path) DESC
-  WITH node, cosine, head(collect(winner)) AS winner
-  WITH coalesce(winner, node) AS hit, cosine, CASE WHEN winner IS NULL THEN null ELSE node.id END AS via
+  WITH node, cosine, key, head(collect(winner)) AS winner
+  WITH coalesce(winner, node) AS hit, cosine, CASE WHEN winner IS NULL THEN key END AS key,
+       CASE WHEN winner IS NULL THEN null ELSE node.id END AS via
   WHERE hit.status IN $live
-  WITH hit, max(cosine) AS cosine, collect(via) AS via
+  WITH hit, cosine, key, via
+  ORDER BY cosine DESC
+  WITH hit, collect([cosine, key])[0] AS best, collect(via) AS via
+  WITH hit, best[0] AS cosine, best[1] AS key, via
   ORDER BY cosine DESC, hit.id
   LIMIT $k
   // One row holding the list: streaming a hundred records costs the driver more than the query (issue 39).
-  RETURN collect({memory: hit {.id, .kind, .epistemic_status}, cosine: cosine,
+  RETURN collect({memory: hit {.id, .kind, .epistemic_status}, cosine: cosine, key: key,
                   superseded: [v IN via WHERE v IS NOT NULL]}) AS hits
 }
 RETURN size(scope) AS size, indexed, hits, store  // size: capped at $exact_max + 1 (0 when $large)

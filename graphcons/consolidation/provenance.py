@@ -18,7 +18,7 @@ from typing import Any
 
 from graphcons.core.db import Database
 from graphcons.core.errors import DanglingProvenance, NotFound
-from graphcons.store import justification
+from graphcons.store import justification, keys
 
 MAX_DEPTH = 8
 
@@ -121,6 +121,8 @@ def explain(db: Database, mem_id: str) -> dict[str, Any]:
     if chain["superseded_by"] or chain["supersedes"]:
         out["updates"] = {k: sorted(chain[k], key=lambda u: (str(u["since"]), u["id"]))
                           for k in ("superseded_by", "supersedes")}
+    if found_by := keys.of(db, mem_id):  # issue 61: the sentences it is also found by, with their pass
+        out["keys"] = found_by
     ep = justification.view(db, mem_id)
     if ep and ep["epistemic_status"]:  # an insight: its status, justifications and exceptions (seed 002)
         out["epistemics"] = ep

@@ -145,6 +145,12 @@ class RetrievalConfig(Section):
     # index 4): the index's nearest are then mostly the scope's own. index_scope_share > 1 turns it off.
     index_scope_min: int = Field(default=500, ge=0)
     index_scope_share: float = Field(default=0.75, gt=0)
+    # Retrieval keys (issue 61 item 2, graphcons.store.keys): a memory of several sentences is also
+    # found by each sentence of at least key_min_words words (at most keys_per_memory), written by
+    # the keys pass; false: the vector list reads memories' own embeddings only.
+    keys: bool = True
+    key_min_words: int = Field(default=4, ge=1)
+    keys_per_memory: int = Field(default=32, ge=1, le=1_000)
     # Hybrid (issue 28): each of vector and keyword contributes its top max(hybrid_pool, k), so
     # the top k of any k <= hybrid_pool is the prefix of a longer list. Scores are fused after
     # scaling each list by the query's best score: cosine / best + keyword_weight * bm25 / best.
@@ -514,6 +520,7 @@ class JobsConfig(Section):
     # event times of memories admitted before the resolver (issue 47): due at once on a store that never ran it,
     # then weekly (admission and edits store their own)
     event_time: JobConfig = _job("10 5 * * 0")
+    keys: JobConfig = _job("40 * * * *")  # issue 61: retrieval keys of the memories written since, hourly
     index_slowdown_max: float = Field(default=3.0, gt=1)  # index job: rebuild when its probe is this x slower than after the last rebuild
     lease_ttl_s: float = Field(default=180.0, ge=1)  # a killed worker's lease expires after this
     poll_s: float = Field(default=30.0, gt=0)  # how often a worker looks for due jobs and triggers
@@ -528,7 +535,7 @@ class JobsConfig(Section):
     @model_validator(mode="after")
     def _limits(self) -> "JobsConfig":
         for name in ("merge", "updates", "promote", "weights", "decay", "precompute", "deprecate", "index", "event_time",
-                     "cards"):
+                     "cards", "keys"):
             job = getattr(self, name)
             if job.max_items or job.llm_budget:
                 raise ValueError(f"jobs.{name}: max_items and llm_budget apply to consolidate and reflect only")

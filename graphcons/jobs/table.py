@@ -18,6 +18,8 @@ job stops only between two transactions. Every job is idempotent or resumable:
 - index: probes the vector index and rebuilds it only when slow (its readers scan exactly meanwhile);
 - cards: a card proposal's id is a digest of its subject and its members' versions (an unchanged
   subject is never proposed twice); without the cards extra it reports that and writes nothing;
+- keys: keys the memories not read in their current version, a batch per transaction (key ids are
+  digests of memory, version and place: a rerun writes nothing new; store/keys);
 - event_time: reads the event times of memories the current resolver has not read, a page per
   transaction, marking each (store/eventtimes; admission and edits store their own).
 """
@@ -38,7 +40,7 @@ from graphcons.maintenance import deprecation, promotion, vector_index, weights
 from graphcons.maintenance.merge import job as merge_job
 from graphcons.maintenance.updates import job as updates_job
 from graphcons.profiles import card_items, card_pass, reflect
-from graphcons.store import eventtimes
+from graphcons.store import eventtimes, keys
 
 
 @dataclass
@@ -162,6 +164,11 @@ def _event_time(db: Database, cfg: Config, now: datetime, ctx: Context) -> dict[
     return eventtimes.backfill(db, now=now, run_id=ctx.run_id, progress=lambda n: ctx.checkpoint())
 
 
+def _keys(db: Database, cfg: Config, now: datetime, ctx: Context) -> dict[str, Any]:
+    r = keys.key_pending(db, cfg, make_embedder(cfg.embedding), now=now)
+    return {"read": r.read, "keyed": r.keyed, "keys": r.keys}
+
+
 def _precompute(db: Database, cfg: Config, now: datetime, ctx: Context) -> dict[str, Any]:
     return {"precomputed": len(precompute(db, now=now))}
 
@@ -186,6 +193,7 @@ JOBS: dict[str, Job] = {j.name: j for j in (
     Job("cards", _cards),
     Job("index", _index),
     Job("event_time", _event_time),
+    Job("keys", _keys),
 )}
 
 

@@ -150,6 +150,9 @@ class Hit(_Readable):
     source_episodes: Annotated[list[str] | None, Field(description=(
         "An insight's source episodes, oldest first: the memories at the bottom of its provenance (explain's "
         "`sources`)."))] = None
+    key: Annotated[str | None, Field(description=(
+        "The memory's sentence that matched the query better than the whole memory (a retrieval key, issue 61); "
+        "null when the memory itself matched best."))] = None
 
 
 @dataclass(slots=True)
@@ -164,6 +167,7 @@ class Candidate:
     graph: float | None = None
     community: float | None = None
     derived: bool | None = None
+    key: str | None = None  # the retrieval key that found it in the vector list (graphcons.store.keys)
 
     @property
     def id(self) -> str:

@@ -103,7 +103,7 @@ def fuse(vec: list[Candidate], kw: list[Candidate], keyword_weight: float) -> li
         for h in hits:
             entry = fused.setdefault(h.id, Candidate(h.memory))
             if h.vector is not None:
-                entry.vector = h.vector
+                entry.vector, entry.key = h.vector, h.key
             if h.keyword is not None:
                 entry.keyword = h.keyword
             entry.superseded = sorted(set(entry.superseded) | set(h.superseded))

@@ -212,7 +212,7 @@ def _hydrate(db: Database, hits: list[Candidate], walk: list[list[Any]] | None =
         out.append(Hit(mem, h.score, superseded=h.superseded, vector=h.vector, keyword=h.keyword, graph=h.graph,
                        community=h.community, derived=h.derived, members=members,
                        insights=insights_of(hid) if mem.kind != "insight" else None, via=via,
-                       source_episodes=rows[hid]["episodes"] if mem.kind == "insight" else None))
+                       source_episodes=rows[hid]["episodes"] if mem.kind == "insight" else None, key=h.key))
     return out, {i: row["memory"] for i, row in rows.items()}
 
 
