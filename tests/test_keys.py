@@ -85,3 +85,15 @@ def test_the_same_store_gives_the_same_keys(g):
     g.db.run_text("MATCH (m:Memory) REMOVE m.keys_version")
     g.keys(now=NOW)
     assert [(k["id"], k["text"]) for k in g.explain("long")["keys"]] == first
+
+
+def test_a_context_excerpt_of_a_long_memory_holds_the_key_that_found_it(g):
+    g.add({"id": "long", "content": LONG, "namespace": NS, "subject": "user"}, now=NOW)
+    g.add({"id": "swim", "content": OTHERS[2], "namespace": NS, "subject": "user"}, now=NOW)
+    g.keys(now=NOW)
+    question = "What is my occupation these days?"  # no word in common with the sentence that answers
+    hits = g.retrieve(question, k=1, namespace=NS, record=False, mode="vector")
+    assert hits[0].memory.id == "long" and "nurse" in hits[0].key
+    ctx = g.context(question, 25, namespace=NS, record=False, mode="vector")  # the whole turn does not fit
+    line = next(line for line in ctx.lines if line.ids == ["long"])
+    assert line.excerpt and "I started a new job as a nurse at the city hospital last Monday" in line.text

@@ -180,7 +180,8 @@ def _put_memory(block: "Block", h: Any, terms: set[str]) -> None:
     ref = block.refs(mem.id)
     if not block.put(f"{mark}{annotate(text, mem.created_at)} ({ref})", [mem.id], mem.kind, date, **earlier):
         line = f"(excerpt) {mark}{{}} ({ref})".format
-        part = _excerpt(mem.content, terms, lambda p: block.fits(line(p), date), mem.created_at)
+        part = _excerpt(mem.content, terms, lambda p: block.fits(line(p), date), mem.created_at,
+                        getattr(h, "key", None))
         if part:
             block.put(line(part), [mem.id], mem.kind, date, excerpt=True, **earlier)
 
@@ -372,11 +373,13 @@ def _earlier(superseded_by: str | None, until: str | None) -> tuple[str, dict[st
     return f"earlier, until {day(ended) if ended else until}: ", {"superseded_by": superseded_by, "until": until or ""}
 
 
-def _excerpt(content: str, terms: set[str], fits: Callable[[str], bool], said: datetime) -> str:
+def _excerpt(content: str, terms: set[str], fits: Callable[[str], bool], said: datetime, key: str | None = None) -> str:
     """The sentences of a long memory that share the most query words, in their own order, joined
-    by " … ", as many as `fits` allows (most shared words first); "" when none shares a word or none fits."""
-    parts = [annotate(_flat(s), said) for s in sentences(content)]
-    shared = [len(terms & content_terms(p)) for p in parts]
+    by " … ", as many as `fits` allows (most shared words first); "" when none shares a word or none fits.
+    The retrieval key that found the memory (issue 61) comes first, whatever words it shares."""
+    said_parts = sentences(content)
+    parts = [annotate(_flat(s), said) for s in said_parts]
+    shared = [len(terms) + 1 if s == key else len(terms & content_terms(p)) for s, p in zip(said_parts, parts)]
     keep: list[int] = []
     for i in sorted(range(len(parts)), key=lambda i: (-shared[i], i)):
         if shared[i] and fits(" … ".join(parts[j] for j in sorted([*keep, i]))):
