@@ -67,14 +67,16 @@ def test_keys_off_ranks_as_before_the_pass_and_a_rerun_writes_nothing(g):
 def test_an_edited_memory_is_keyed_again_and_its_old_keys_stop_counting(g):
     _store(g)
     g.keys(now=NOW)
-    g.edit("long", content="We hiked around the lake all weekend. The picnic had far too many cookies.")
+    g.edit("long", content="We hiked around the lake all weekend. Our picnic had far too many cookies. "
+                           "You should try the trail on the north shore sometime.")
     hits = g.retrieve(Q, k=4, namespace=NS, record=False, mode="vector")
     assert all(h.key is None or "nurse" not in h.key for h in hits)  # the old version's keys no longer count
     assert "keys" not in g.explain("long")
     report = g.keys(now=NOW)
     assert (report.read, report.keyed, report.keys) == (1, 1, 2)
+    # the speaker's own sentences only: advice in the second person is found by the whole memory
     assert [k["text"] for k in g.explain("long")["keys"]] == ["We hiked around the lake all weekend.",
-                                                              "The picnic had far too many cookies."]
+                                                              "Our picnic had far too many cookies."]
 
 
 def test_the_same_store_gives_the_same_keys(g):

@@ -124,14 +124,18 @@ def main() -> None:
     ap.add_argument("--haystack", choices=("oracle", "s"), default="oracle",
                     help="oracle: the evidence sessions only; s: the 50-session haystacks (issue 61)")
     ap.add_argument("--per-type", type=int, default=8, help="with --haystack s: questions of each type")
+    ap.add_argument("--key-sentences", choices=("first_person", "all"), help="[retrieval] key_sentences for this run")
     ap.add_argument("--out", type=Path)
     args = ap.parse_args()
     args.out = args.out or (RESULTS if args.haystack == "oracle" else RESULTS_S)
     load_before, t0 = os.getloadavg(), time.perf_counter()
     cfg = consolidating_config(args.uri, daily_cap=100_000)
+    if args.key_sentences:  # issue 61: which sentences become retrieval keys (the ablation of the rule)
+        cfg.retrieval.key_sentences = args.key_sentences
     memories, questions = load(set(args.types.split(",")) if args.types else None, args.limit, args.haystack,
                                args.per_type)
     report: dict = {"command": command("bench.retrieval.longmemeval"), "haystack": args.haystack,
+                    "key_sentences": cfg.retrieval.key_sentences,
                     "questions": dict(Counter(q["type"] for q in questions), total=len(questions)),
                     "question_ids": [q["id"] for q in questions], "memories": len(memories),
                     "long_turns": {b: sum(1 for m in memories if len(m["content"].split()) > b) for b in WORDS}}

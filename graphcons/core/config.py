@@ -149,6 +149,9 @@ class RetrievalConfig(Section):
     # found by each sentence of at least key_min_words words (at most keys_per_memory), written by
     # the keys pass; false: the vector list reads memories' own embeddings only.
     keys: bool = True
+    # which sentences become keys: "first_person" (the speaker's own words, "I started a new job"; an
+    # assistant's advice is found by its whole turn) or "all"
+    key_sentences: Literal["first_person", "all"] = "first_person"
     key_min_words: int = Field(default=4, ge=1)
     keys_per_memory: int = Field(default=32, ge=1, le=1_000)
     # Hybrid (issue 28): each of vector and keyword contributes its top max(hybrid_pool, k), so

@@ -169,6 +169,16 @@ def content_terms(text: str) -> set[str]:
     return {s for s, w in tokens(text) if content(w)}
 
 
+# A sentence in which the speaker speaks of themselves: "I", "my", "we're", "us" (English pronouns; the
+# contractions with their apostrophe, so "were" and "well" are not read as "we're" and "we'll").
+_FIRST_PERSON_RE = re.compile(r"\b(?:i|me|my|mine|myself|we|us|our|ours|ourselves)\b", re.IGNORECASE)
+
+
+def first_person(sentence: str) -> bool:
+    """Whether a sentence speaks in the first person (the speaker's own state, plans, facts)."""
+    return _FIRST_PERSON_RE.search(sentence) is not None
+
+
 def sentences(text: str) -> list[str]:
     """The text's sentences, stripped, none empty."""
     return [s.strip() for s in _SENTENCE_RE.split(text or "") if s.strip()]

@@ -3,7 +3,9 @@
 A memory's embedding is the mean of everything it says: a long chat turn about a trip, a recipe and
 a new job sits far from "where did I start working?" though one of its sentences answers it. The
 keys pass reads each memory of several sentences once per version, splits it into its sentences
-(core.text.sentences; shorter than `key_min_words` dropped), embeds each and stores it as a
+(core.text.sentences; shorter than `key_min_words` dropped; by default only those in the first person,
+`[retrieval] key_sentences`: the speaker's own facts, where an assistant's long advice is found by its
+whole turn, as it was; LongMemEval dev below), embeds each and stores it as a
 `(:Key)-[:KEY_OF]->(:Memory)` with its provenance: `source` "sentence", the pass's `run`, when
 (`created_at`) and the memory `version` it was read from. The vector list scores a memory by the
 best of its own embedding and its keys' (cypher/retrieval/vector.cypher; `[retrieval] keys` turns
@@ -29,7 +31,7 @@ from graphcons.core.config import Config
 from graphcons.core.db import Database
 from graphcons.core.embedders import Embedder
 from graphcons.core.memory import LIVE_STATUSES
-from graphcons.core.text import sentences
+from graphcons.core.text import first_person, sentences
 
 BATCH = 128  # memories per transaction
 DERIVED = ("insight", "profile")  # found as themselves: their text is already short statements
@@ -46,13 +48,14 @@ class KeysReport:
         return {"read": self.read, "keyed": self.keyed, "keys": self.keys, "run_id": self.run_id}
 
 
-def sentence_keys(content: str, min_words: int, most: int) -> list[str]:
+def sentence_keys(content: str, min_words: int, most: int, first_person_only: bool = True) -> list[str]:
     """The sentences a memory is also found by: none for a memory of one sentence (its embedding is
-    that sentence's), else each of at least `min_words` words, at most `most`, in the text's order."""
+    that sentence's), else each of at least `min_words` words (and, by default, in the first person:
+    the speaker's own facts), at most `most`, in the text's order."""
     said = sentences(content)
     if len(said) < 2:
         return []
-    return [s for s in said if len(s.split()) >= min_words][:most]
+    return [s for s in said if len(s.split()) >= min_words and (first_person(s) or not first_person_only)][:most]
 
 
 def key_id(memory_id: str, version: int, place: int) -> str:
@@ -74,7 +77,8 @@ def key_pending(db: Database, cfg: Config, embedder: Embedder, *, now: datetime,
         rows = db.run("keys/pending", live=list(LIVE_STATUSES), skip_kinds=list(DERIVED), limit=want)
         if not rows:
             break
-        said = [sentence_keys(r["content"] or "", rc.key_min_words, rc.keys_per_memory) for r in rows]
+        said = [sentence_keys(r["content"] or "", rc.key_min_words, rc.keys_per_memory,
+                              rc.key_sentences == "first_person") for r in rows]
         flat = [s for group in said for s in group]
         vectors = iter(embedder.embed(flat) if flat else [])
         memories = [{"id": r["id"], "version": r["version"],
