@@ -175,8 +175,8 @@ def test_a_supported_exception_defeats_within_its_scope_only(g, insight):
     # retrieval carries the status and the scoped exceptions beside the insight (shown in its own
     # place: the default routes an extractive insight to its members, issue 61)
     hits = g.retrieve("checkout 503 after deploy", k=10, insights="group", record=False)
-    hit = next(h for h in hits if h["memory"].id == iid)
-    assert hit["epistemic_status"] == "hypothesis" and hit["exceptions"][0]["exception"] == "inc-canary"
+    hit = next(h for h in hits if h.memory.id == iid)
+    assert hit.epistemic_status == "hypothesis" and hit.exceptions[0]["exception"] == "inc-canary"
 
 
 def test_a_contested_exception_makes_its_scope_uncertain(g, insight):
@@ -272,8 +272,8 @@ def test_unsupported_insights_rank_below_supported_knowledge(g, insight):
     g.edit(sorted(p["cited"])[0], content="Checkout returned 503 after deploy 4.1: a DNS fault, not the deploy.")
     # in its own place (the default routes an insight that restates its members: issue 61)
     hits = g.retrieve("checkout 503 after deploy", k=10, insights="plain", record=False)
-    ids = [h["memory"].id for h in hits]
-    assert ids[-1] == iid and hits[-1]["epistemic_status"] == "unsupported"
+    ids = [h.memory.id for h in hits]
+    assert ids[-1] == iid and hits[-1].epistemic_status == "unsupported"
 
 
 def test_cli_shows_and_refuses(g, insight, cli):

@@ -63,8 +63,8 @@ def test_near_duplicates_are_proposed_then_merged_and_the_loser_stays_addressabl
     assert winner.access_count == 2 and winner.last_accessed == T0 + timedelta(days=2)
     # retrieval lands on the winner even for the loser's own words
     hits = g.retrieve(B["content"], k=3, record=False)
-    assert hits[0]["memory"].id == a and b in hits[0]["superseded"]
-    assert all(h["memory"].id != b for h in hits)
+    assert hits[0].memory.id == a and b in hits[0].superseded
+    assert all(h.memory.id != b for h in hits)
     (rec,) = g.audit_log(op="merge")
     assert rec["targets"] == [a, b] and "jaro_winkler" in rec["details"]["rule"]
     assert rec["details"]["before"]["winner"]["evidence_count"] == 1
@@ -150,7 +150,7 @@ def test_auto_apply_and_revert_round_trip_keeps_the_edge(g):
                          a=a, b=b)
     assert len(edge) == 1 and edge[0]["s"]["reverted"] is True  # kept, marked
     hits = g.retrieve(B["content"], k=2, record=False)
-    assert {h["memory"].id for h in hits} == {a, b}  # the reverted edge no longer redirects
+    assert {h.memory.id for h in hits} == {a, b}  # the reverted edge no longer redirects
     assert g.revert(pid, now=NOW + timedelta(hours=2)).changed is False
     assert g.merge(dry_run=False, now=NOW + timedelta(hours=3), auto_apply=True)["applied"] == []  # not redone
     assert len(g.audit_log(op="merge_reverted")) == 1

@@ -533,11 +533,11 @@ def test_an_approved_profile_statement_is_recalled_with_the_memories_it_cites(g)
     res = g.reflect("user-ana", now=NOW)
     d = g.approve(res.proposal_id, now=NOW)
     hits = g.retrieve("Which language does Ana prefer for new services?", k=5, namespace=NS, record=False)
-    statement = next(h for h in hits if h["memory"].id in d.created and "TypeScript" in h["memory"].content)
+    statement = next(h for h in hits if h.memory.id in d.created and "TypeScript" in h.memory.content)
     derived = g.db.run_text("MATCH (:Memory {id: $id})-[:DERIVED_FROM]->(s) RETURN collect(s.id) AS ids",
-                            id=statement["memory"].id)[0]["ids"]
-    assert [m["memory"].id for m in statement["members"]] == sorted(derived) == ["ana-01"]
-    shown = [h["memory"].id for h in hits]
+                            id=statement.memory.id)[0]["ids"]
+    assert [m.memory.id for m in statement.members] == sorted(derived) == ["ana-01"]
+    shown = [h.memory.id for h in hits]
     assert "ana-01" not in shown  # carried by the statement, not shown twice
 
 

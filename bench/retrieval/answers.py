@@ -148,12 +148,12 @@ def answer_words(text: str) -> set[str]:
     return set(normalize(text).split()) - FUNCTION_WORDS
 
 
-def shown(hits: list[dict]) -> list:
+def shown(hits: list) -> list:
     """Every memory an agent is shown, in order: each hit, then the members it carries."""
     out = []
     for h in hits:
-        out.append(h["memory"])
-        out += [m["memory"] for m in h.get("members", [])]
+        out.append(h.memory)
+        out += [m.memory for m in h.members or []]
     return out
 
 
