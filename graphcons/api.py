@@ -343,7 +343,7 @@ class Graphcons:
                                namespace=namespace, subject=subject)
 
     def cards(self, *, dry_run: bool = True, now: datetime | None = None, namespace: str | None = None,
-              subject: str | None = None) -> dict[str, Any]:
+              subject: str | None = None) -> card_pass.CardsReport:
         """Card pass (issue 47): each subject's memories said the short way, grouped, dated and cited, proposed
         as one `card` proposal per subject; approving it gives the profile its next version with the card."""
         return card_pass.run(self.db, now=now or utcnow(), dry_run=dry_run, namespace=namespace, subject=subject)

@@ -325,12 +325,12 @@ def cards(apply: bool = ApplyOpt, now: Optional[str] = NowOpt,
     with open_store() as g:
         report = g.cards(dry_run=not apply, now=parse_now(now), namespace=namespace, subject=subject)
     if json_out:
-        emit_json(report)
+        emit_json(report.to_dict())
         return
     table = Table("proposal", "namespace", "subject", "items", "memories", "groups")
-    for c in report["proposed"]:
-        table.add_row(c["proposal_id"], c["namespace"], literal(c["subject"]), str(c["items"]), str(c["memories"]),
-                      ", ".join(f"{k} {v}" for k, v in sorted(c["groups"].items())))
+    for c in report.proposed:
+        table.add_row(c.proposal_id, c.namespace, literal(c.subject), str(c.items), str(c.memories),
+                      ", ".join(f"{k} {v}" for k, v in sorted(c.groups.items())))
     console.print(table)
-    console.print(f"subjects {report['subjects']}: proposed {len(report['proposed'])}, already proposed "
-                  f"{len(report['known'])} ({report['parser']}) {_dry(report)}")
+    console.print(f"subjects {report.subjects}: proposed {len(report.proposed)}, already proposed "
+                  f"{len(report.known)} ({report.parser}) {_dry(report.to_dict())}")

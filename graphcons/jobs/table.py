@@ -76,7 +76,7 @@ def _cards(db: Database, cfg: Config, now: datetime, ctx: Context) -> dict[str, 
         ctx.notes.append(f"skipped: {card_items.ParserMissing()}")
         return {"proposed": 0}
     r = card_pass.run(db, now=now, dry_run=False, run_id=ctx.run_id, progress=lambda n: ctx.checkpoint())
-    return {**_lens(r, "proposed", "known"), "subjects": r["subjects"]}
+    return {**_lens(r.to_dict(), "proposed", "known"), "subjects": r.subjects}
 
 
 def _promote(db: Database, cfg: Config, now: datetime, ctx: Context) -> dict[str, Any]:
