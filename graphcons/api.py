@@ -330,7 +330,7 @@ class Graphcons:
     # time (decay, ages, cutoffs); the wall clock is read here only when none is given.
     def merge(self, *, dry_run: bool = True, now: datetime | None = None, auto_apply: bool | None = None,
               progress: Callable[[int], None] | None = None, namespace: str | None = None,
-              subject: str | None = None) -> dict[str, Any]:
+              subject: str | None = None) -> merge_job.MergeReport:
         """Near-duplicate merge pass: proposals (or merges with [merge] auto_apply), conflict and RELATED links."""
         return merge_job.run(self.db, self.config, now=now or utcnow(), dry_run=dry_run, auto_apply=auto_apply,
                              progress=progress, namespace=namespace, subject=subject)

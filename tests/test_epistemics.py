@@ -104,7 +104,7 @@ def test_a_required_premise_is_enforced(g, insight, path):
         text = g.get(member).content
         add(g, "inc-disagree", text.replace("12 minutes", "45 minutes"), "oncall-cy")
         report = g.merge(dry_run=False, now=LATER)
-        assert any({c["a"], c["b"]} == {member, "inc-disagree"} for c in report["conflicts"]), report
+        assert any({c.a, c.b} == {member, "inc-disagree"} for c in report.conflicts), report
     if path == "archive":
         # a consolidated member is never archived while the insight rests on it (see below); the
         # archive path withdraws what rests on a memory that is not a member: confirming evidence
@@ -357,8 +357,8 @@ def test_auto_merge_never_retires_a_member_an_insight_rests_on(g, insight):
     member = sorted(p["cited"])[0]
     add(g, "inc-copy", g.get(member).content.replace("rolled back", "rolled it back"), "oncall-cy", importance=0.9)
     report = g.merge(dry_run=False, now=LATER, auto_apply=True)
-    assert all(a["loser"] != member for a in report["applied"])
-    assert any(q["loser"] == member for q in report["proposed"])  # it waits for a reviewer instead
+    assert all(a.loser != member for a in report.applied)
+    assert any(q.loser == member for q in report.proposed)  # it waits for a reviewer instead
     assert g.get(member).status == "consolidated" and g.get(iid).epistemic_status == "hypothesis"
 
 

@@ -305,12 +305,12 @@ def consolidate_all(g: Graphcons, args) -> dict:
         approved["card"] += 1
     stats = g.db.run_text(query("retrieval_summarised"))[0]
     out = {"accepted_clusters": run.scan["accepted"] if run.scan else 0, "approved": dict(approved),
-           "merge_pass": {k: v for k, v in merge.items() if isinstance(v, (int, float, str))},
+           "merge_pass": {k: v for k, v in merge.to_dict().items() if isinstance(v, (int, float, str))},
            "update_pass": {k: (len(v) if isinstance(v, list) else v) for k, v in updates.items()
                            if isinstance(v, (int, float, str, list))},
-           "card_pass": {"parser": cards["parser"], "subjects": cards["subjects"],
-                         "items": sum(c["items"] for c in cards["proposed"]),
-                         "memories": sum(c["memories"] for c in cards["proposed"])},
+           "card_pass": {"parser": cards.parser, "subjects": cards.subjects,
+                         "items": sum(c.items for c in cards.proposed),
+                         "memories": sum(c.memories for c in cards.proposed)},
            "memories": stats["memories"], "memories_summarised": stats["summarised"],
            "share_summarised": round(stats["summarised"] / stats["memories"], 4),
            "outcomes": {s: run.count(s) for s in sorted({o.status for o in run.outcomes})},

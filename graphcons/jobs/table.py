@@ -61,7 +61,7 @@ def _lens(report: dict[str, Any], *keys: str) -> dict[str, Any]:
 def _merge(db: Database, cfg: Config, now: datetime, ctx: Context) -> dict[str, Any]:
     r = merge_job.run(db, cfg, now=now, dry_run=False, run_id=ctx.run_id, progress=lambda n: ctx.checkpoint(),
                       scopes=ctx.scopes)
-    counts = _lens(r, "over_threshold", "proposed", "applied", "conflicts", "deferred", "pending")
+    counts = _lens(r.to_dict(), "over_threshold", "proposed", "applied", "conflicts", "deferred", "pending")
     return {**counts, "scopes": "all" if ctx.scopes is None else len(ctx.scopes)}
 
 

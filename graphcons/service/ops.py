@@ -75,7 +75,9 @@ def run_job(job: Literal[JOBS], body: m.JobRun, g: Graphcons = Depends(store),  
     if job == "updates":
         return g.updates(dry_run=body.dry_run, now=now, namespace=read_namespace(p, body.namespace))
     everywhere(p)
-    verb = {"merge": g.merge, "decay": g.decay, "promote": g.promote, "deprecate": g.deprecate}[job]
+    if job == "merge":  # the report echoes both
+        return g.merge(dry_run=body.dry_run, now=now, namespace=body.namespace).to_dict()
+    verb = {"decay": g.decay, "promote": g.promote, "deprecate": g.deprecate}[job]
     return verb(dry_run=body.dry_run, now=now, namespace=body.namespace)  # the report echoes both
 
 
