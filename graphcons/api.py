@@ -331,7 +331,7 @@ class Graphcons:
     # time (decay, ages, cutoffs); the wall clock is read here only when none is given.
     def merge(self, *, dry_run: bool = True, now: datetime | None = None, auto_apply: bool | None = None,
               progress: Callable[[int], None] | None = None, namespace: str | None = None,
-              subject: str | None = None) -> dict[str, Any]:
+              subject: str | None = None) -> merge_job.MergeReport:
         """Near-duplicate merge pass: proposals (or merges with [merge] auto_apply), conflict and RELATED links."""
         return merge_job.run(self.db, self.config, now=now or utcnow(), dry_run=dry_run, auto_apply=auto_apply,
                              progress=progress, namespace=namespace, subject=subject)
@@ -349,7 +349,7 @@ class Graphcons:
         return keys_mod.key_pending(self.db, self.config, self.embedder, now=now or utcnow(), limit=limit)
 
     def cards(self, *, dry_run: bool = True, now: datetime | None = None, namespace: str | None = None,
-              subject: str | None = None) -> dict[str, Any]:
+              subject: str | None = None) -> card_pass.CardsReport:
         """Card pass (issue 47): each subject's memories said the short way, grouped, dated and cited, proposed
         as one `card` proposal per subject; approving it gives the profile its next version with the card."""
         return card_pass.run(self.db, now=now or utcnow(), dry_run=dry_run, namespace=namespace, subject=subject)

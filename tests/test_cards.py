@@ -45,13 +45,13 @@ def test_an_item_says_its_member_the_short_way_and_only_with_its_words():
 def test_a_card_is_proposed_reviewed_versioned_and_reverted(g):
     ids = add_melanie(g)
     dry = g.cards(now=NOW)
-    assert [c["subject"] for c in dry["proposed"]] == ["Melanie"] and g.proposals(kind="card") == []
+    assert [c.subject for c in dry.proposed] == ["Melanie"] and g.proposals(kind="card") == []
     report = g.cards(dry_run=False, now=NOW)
-    (c,) = report["proposed"]
+    (c,) = report.proposed
     (p,) = g.proposals(kind="card", status="pending")
-    assert p["id"] == c["proposal_id"] == dry["proposed"][0]["proposal_id"]  # deterministic id
+    assert p["id"] == c.proposal_id == dry.proposed[0].proposal_id  # deterministic id
     assert sorted(p["memory_ids"]) == sorted(ids)
-    assert g.cards(dry_run=False, now=NOW)["proposed"] == []  # unchanged memories: nothing new
+    assert g.cards(dry_run=False, now=NOW).proposed == []  # unchanged memories: nothing new
 
     g.edit(ids[2], content="Melanie painted a lake sunset in 2022.")  # changed since the proposal
     out = g.approve(p["id"], by="alice", now=NOW)
@@ -65,9 +65,9 @@ def test_a_card_is_proposed_reviewed_versioned_and_reverted(g):
     assert dates[ids[3]] == "June 2023"  # "next month", said on 20 May
     assert g.approve(p["id"], now=NOW).changed is False
 
-    again = g.cards(dry_run=False, now=NOW)["proposed"]  # the edit is new: a second card, then reverts
+    again = g.cards(dry_run=False, now=NOW).proposed  # the edit is new: a second card, then reverts
     (p2,) = [x for x in g.proposals(kind="card", status="pending")]
-    assert again[0]["proposal_id"] == p2["id"]
+    assert again[0].proposal_id == p2["id"]
     g.approve(p2["id"], now=NOW)
     with pytest.raises(Conflict):  # the later card first
         g.revert(p["id"], "wrong subject", now=NOW)

@@ -62,8 +62,8 @@ def test_retrieve_ranks_and_records_coaccess(g):
         "lunch": g.add({"content": "The team lunch is on Thursday", "subject": "team"}).id,
     }
     hits = g.retrieve("why did checkout fail with 503 after deploying?", k=2, session="agent-1")
-    assert {h["memory"].id for h in hits} == {ids["deploy"], ids["rollback"]}
-    assert hits[0]["score"] >= hits[1]["score"]
+    assert {h.memory.id for h in hits} == {ids["deploy"], ids["rollback"]}
+    assert hits[0].score >= hits[1].score
     assert pair_count(g, ids["deploy"], ids["rollback"]) == 1
     assert g.get(ids["lunch"]).access_count == 0
 
@@ -72,4 +72,4 @@ def test_keyword_search_finds_by_text(g):
     a = g.add({"content": "Kafka consumer lag exceeded 10k messages", "subject": "kafka"})
     g.add({"content": "The office plants need water", "subject": "office"})
     hits = g.search("kafka lag")
-    assert [h["memory"].id for h in hits] == [a.id]
+    assert [h.memory.id for h in hits] == [a.id]

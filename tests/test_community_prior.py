@@ -32,7 +32,7 @@ def _communities(g):
 
 def _scores(g, namespace="a"):
     hits = g.retrieve(QUERY, k=10, namespace=namespace, mode="hybrid", insights="plain", record=False)
-    return {h["memory"].id: h["score"] for h in hits}
+    return {h.memory.id: h.score for h in hits}
 
 
 def _plain_ranking(g, weight):

@@ -114,7 +114,7 @@ def test_a_retrieve_whose_recording_is_rolled_back_still_returns_its_hits(g, con
             t.join(60)
             holder.run_text("MATCH (m:Memory) REMOVE m.locked_by_test")
         hits = out["hits"]
-        assert {h["memory"].id for h in hits} == set(ids)
+        assert {h.memory.id for h in hits} == set(ids)
         assert hits.recording.startswith("skipped")
         assert g.db.run_text("MATCH (s:Session) RETURN count(s) AS n")[0]["n"] == 0  # nothing half-recorded
         again = other.retrieve("train to Porto", k=3)

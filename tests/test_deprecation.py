@@ -48,7 +48,7 @@ def test_deprecation_needs_an_active_replacement_otherwise_archive(g):
     assert arc["details"]["before"] == {"status": "active"} and arc["details"]["after"] == {"status": "archived"}
     # retrieval lands on the replacement; the archived memory is out of retrieval but addressable
     hits = g.retrieve("Jenkins job deploy-v1", k=3, record=False)
-    assert old_v1 not in {h["memory"].id for h in hits} and hits[0]["memory"].id == v2
+    assert old_v1 not in {h.memory.id for h in hits} and hits[0].memory.id == v2
     assert g.get(lonely).content.startswith("The office plant")
 
 
@@ -89,7 +89,7 @@ def test_archive_and_restore_round_trip(g):
                          a=v2, b=old_v1)
     assert len(edge) == 1 and edge[0]["s"]["reverted"] is True  # kept, marked
     hits = g.retrieve("Deploys go through Jenkins job deploy-v1", k=1, record=False)
-    assert hits[0]["memory"].id == old_v1  # no longer redirected
+    assert hits[0].memory.id == old_v1  # no longer redirected
     assert g.restore(lonely, now=later)["changed"] is False  # restoring twice changes nothing
     # the next pass does not retire them again straight away
     again = g.deprecate(dry_run=False, now=later + timedelta(days=1))

@@ -65,7 +65,7 @@ def _run(g, path: Path, now: datetime) -> dict:
         "decisions": [(d.key, d.accepted, d.rejected_by, d.membership_hash) for d in scan.decisions],
         "consolidate_statuses": sorted(o.status for o in run.outcomes),
         "consolidate": consolidate,
-        "merge_report": {k: len(v) if isinstance(v, list) else v for k, v in merged.items()
+        "merge_report": {k: len(v) if isinstance(v, list) else v for k, v in merged.to_dict().items()
                          if k not in ("run_id", "now", "seconds", "timings")},
         "merges": merges,
         "conflicts": conflicts,

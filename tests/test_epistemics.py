@@ -104,7 +104,7 @@ def test_a_required_premise_is_enforced(g, insight, path):
         text = g.get(member).content
         add(g, "inc-disagree", text.replace("12 minutes", "45 minutes"), "oncall-cy")
         report = g.merge(dry_run=False, now=LATER)
-        assert any({c["a"], c["b"]} == {member, "inc-disagree"} for c in report["conflicts"]), report
+        assert any({c.a, c.b} == {member, "inc-disagree"} for c in report.conflicts), report
     if path == "archive":
         # a consolidated member is never archived while the insight rests on it (see below); the
         # archive path withdraws what rests on a memory that is not a member: confirming evidence
@@ -175,8 +175,8 @@ def test_a_supported_exception_defeats_within_its_scope_only(g, insight):
     # retrieval carries the status and the scoped exceptions beside the insight (shown in its own
     # place: the default routes an extractive insight to its members, issue 61)
     hits = g.retrieve("checkout 503 after deploy", k=10, insights="group", record=False)
-    hit = next(h for h in hits if h["memory"].id == iid)
-    assert hit["epistemic_status"] == "hypothesis" and hit["exceptions"][0]["exception"] == "inc-canary"
+    hit = next(h for h in hits if h.memory.id == iid)
+    assert hit.epistemic_status == "hypothesis" and hit.exceptions[0]["exception"] == "inc-canary"
 
 
 def test_a_contested_exception_makes_its_scope_uncertain(g, insight):
@@ -272,8 +272,8 @@ def test_unsupported_insights_rank_below_supported_knowledge(g, insight):
     g.edit(sorted(p["cited"])[0], content="Checkout returned 503 after deploy 4.1: a DNS fault, not the deploy.")
     # in its own place (the default routes an insight that restates its members: issue 61)
     hits = g.retrieve("checkout 503 after deploy", k=10, insights="plain", record=False)
-    ids = [h["memory"].id for h in hits]
-    assert ids[-1] == iid and hits[-1]["epistemic_status"] == "unsupported"
+    ids = [h.memory.id for h in hits]
+    assert ids[-1] == iid and hits[-1].epistemic_status == "unsupported"
 
 
 def test_cli_shows_and_refuses(g, insight, cli):
@@ -357,8 +357,8 @@ def test_auto_merge_never_retires_a_member_an_insight_rests_on(g, insight):
     member = sorted(p["cited"])[0]
     add(g, "inc-copy", g.get(member).content.replace("rolled back", "rolled it back"), "oncall-cy", importance=0.9)
     report = g.merge(dry_run=False, now=LATER, auto_apply=True)
-    assert all(a["loser"] != member for a in report["applied"])
-    assert any(q["loser"] == member for q in report["proposed"])  # it waits for a reviewer instead
+    assert all(a.loser != member for a in report.applied)
+    assert any(q.loser == member for q in report.proposed)  # it waits for a reviewer instead
     assert g.get(member).status == "consolidated" and g.get(iid).epistemic_status == "hypothesis"
 
 

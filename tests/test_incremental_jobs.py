@@ -37,8 +37,8 @@ def test_a_triggered_merge_run_touches_only_the_dirty_scopes_and_equals_a_full_p
     dirty.clear(g.db, "merge", [m for m in dirty.pending(g.db, "merge") if m["subject"] == "hidden"], later, "t")
 
     full = merge_job.run(g.db, g.config, now=later, dry_run=True)  # what a full pass would decide now
-    full_ids = sorted(proposal_id(p["a"], p["b"]) for p in full["proposed"])
-    hidden_ids = sorted(proposal_id(p["a"], p["b"]) for p in full["proposed"] if p["a"].startswith("hidden"))
+    full_ids = sorted(proposal_id(p.a, p.b) for p in full.proposed)
+    hidden_ids = sorted(proposal_id(p.a, p.b) for p in full.proposed if p.a.startswith("hidden"))
     assert hidden_ids and len(full_ids) > len(hidden_ids)
 
     d = due.check(g.db, g.config, "merge", later)

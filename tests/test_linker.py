@@ -3,6 +3,8 @@ ones `add` would have written in the same order, and nothing that reads the grap
 
 from __future__ import annotations
 
+import threading
+import time
 from datetime import datetime, timedelta, timezone
 
 from graphcons.store.linker import link_pending
@@ -78,3 +80,34 @@ def test_a_second_put_of_a_key_is_a_new_version_not_a_second_memory(g):
     again = g.put({"id": "k1", "content": "I live in Berlin now.", "namespace": "put", "subject": "u"})
     assert first.created and again.id == "k1" and again.version == 2
     assert g.get("k1").content == "I live in Berlin now."
+
+
+BLOCKED = "SHOW TRANSACTIONS YIELD status WHERE status STARTS WITH 'Blocked' RETURN count(*) AS n"
+
+
+def test_two_writers_linking_a_new_pair_at_once_leave_one_edge(g):
+    """Issue 60: similar/link MERGEs a new pair's edge. Before, it looked for an edge (OPTIONAL MATCH),
+    found none while the first writer's was not committed yet, and CREATEd a second one."""
+    a, b = (g.add({"content": TEXTS[i], "namespace": "race", "subject": "team"}, now=T0 + timedelta(minutes=i)).id
+            for i in (3, 6))
+    count = "MATCH (:Memory {id: $a})-[s:SIMILAR]-(:Memory {id: $b}) RETURN count(s) AS n"
+    assert g.db.run_text(count, a=a, b=b)[0]["n"] == 0, "the two texts are too far apart to be linked at admission"
+    link = {"id": b, "neighbours": [{"id": a, "score": 0.9}]}
+    failed: list[BaseException] = []
+
+    def second() -> None:
+        try:
+            g.db.write(lambda tx: tx.run("similar/link", **link))
+        except BaseException as exc:  # noqa: BLE001 (reported by the assertion below)
+            failed.append(exc)
+
+    with g.db.transaction() as first:
+        first.run("similar/link", **link)  # written, not committed: the pair's nodes are locked
+        thread = threading.Thread(target=second)
+        thread.start()
+        deadline = time.monotonic() + 60
+        while g.db.run_text(BLOCKED)[0]["n"] < 1 and thread.is_alive() and time.monotonic() < deadline:
+            time.sleep(0.05)
+    thread.join(60)
+    assert not failed and not thread.is_alive()
+    assert g.db.run_text(count, a=a, b=b)[0]["n"] == 1

@@ -198,9 +198,9 @@ def test_a_conflict_the_rules_contradict_is_not_written(g):
         g.add({"title": b, "content": b, "subject": "checkout"})
         report = g.merge(dry_run=False, now=NOW)
     assert len(llm.requests) == 1
-    assert not report["conflicts"] and not report["proposed"] and merge_links(g) == []
-    (refused,) = report["refused"]
-    assert refused["verdict"] == "conflict" and "rules verifier calls the pair a duplicate" in refused["refused"]
+    assert not report.conflicts and not report.proposed and merge_links(g) == []
+    (refused,) = report.refused
+    assert refused.verdict == "conflict" and "rules verifier calls the pair a duplicate" in refused.refused
     (verdict,) = g.audit_log(op="merge_verdict")
     assert verdict["details"]["verdict"] == "conflict" and verdict["details"]["refused"]  # kept, not acted on
 
@@ -215,8 +215,8 @@ def test_a_verdict_the_models_own_answers_contradict_is_not_acted_on(g):
         g.add({"title": a, "content": a, "subject": "dashboard"})
         g.add({"title": b, "content": b, "subject": "dashboard"})
         report = g.merge(dry_run=False, now=NOW)
-    assert not report["conflicts"] and merge_links(g) == []
-    assert "the model called it a conflict but answered same_subject=False" in report["refused"][0]["refused"]
+    assert not report.conflicts and merge_links(g) == []
+    assert "the model called it a conflict but answered same_subject=False" in report.refused[0].refused
 
 
 def test_a_duplicate_the_rules_place_far_under_the_floor_is_not_proposed(g):
@@ -228,8 +228,8 @@ def test_a_duplicate_the_rules_place_far_under_the_floor_is_not_proposed(g):
         g.add({"title": a, "content": a, "subject": "meetings"})
         g.add({"title": b, "content": b, "subject": "meetings"})
         report = g.merge(dry_run=False, now=NOW)
-    assert not report["proposed"] and g.proposals(kind="merge") == []
-    assert "llm_duplicate_floor" in report["refused"][0]["refused"]
+    assert not report.proposed and g.proposals(kind="merge") == []
+    assert "llm_duplicate_floor" in report.refused[0].refused
 
 
 # -- graphcons llm check ----------------------------------------------------------------------------------

@@ -41,12 +41,12 @@ def test_near_duplicates_are_proposed_then_merged_and_the_loser_stays_addressabl
     coaccess.record_access(g.db, g.config, "s2", [b], now=T0 + timedelta(days=2))
 
     dry = g.merge(now=NOW)  # dry run by default: reports, writes nothing
-    assert [(p["winner"], p["loser"]) for p in dry["proposed"]] == [(a, b)]
+    assert [(p.winner, p.loser) for p in dry.proposed] == [(a, b)]
     assert g.proposals(kind="merge") == []
 
     report = g.merge(dry_run=False, now=NOW)
-    (p,) = report["proposed"]
-    assert p["score"] >= g.config.merge.threshold and p["rule"] == "title"
+    (p,) = report.proposed
+    assert p.score >= g.config.merge.threshold and p.rule == "title"
     pending = g.proposals(kind="merge", status="pending")
     assert [x["id"] for x in pending] == [proposal_id(a, b)] and pending[0]["kind"] == "merge"
     assert g.get(b).status == "active"  # a proposal changes nothing yet
@@ -63,8 +63,8 @@ def test_near_duplicates_are_proposed_then_merged_and_the_loser_stays_addressabl
     assert winner.access_count == 2 and winner.last_accessed == T0 + timedelta(days=2)
     # retrieval lands on the winner even for the loser's own words
     hits = g.retrieve(B["content"], k=3, record=False)
-    assert hits[0]["memory"].id == a and b in hits[0]["superseded"]
-    assert all(h["memory"].id != b for h in hits)
+    assert hits[0].memory.id == a and b in hits[0].superseded
+    assert all(h.memory.id != b for h in hits)
     (rec,) = g.audit_log(op="merge")
     assert rec["targets"] == [a, b] and "jaro_winkler" in rec["details"]["rule"]
     assert rec["details"]["before"]["winner"]["evidence_count"] == 1
@@ -76,7 +76,7 @@ def test_different_subjects_or_namespaces_never_merge(g):
     g.add({**B, "subject": "payments"})
     g.add({**B, "namespace": "team-b"})
     report = g.merge(dry_run=False, now=NOW)
-    assert report["over_threshold"] == 0 and report["proposed"] == [] and report["applied"] == []
+    assert report.over_threshold == 0 and report.proposed == [] and report.applied == []
     assert g.proposals(kind="merge") == []
 
 
@@ -88,9 +88,9 @@ def test_contradicting_pair_is_flagged_not_merged(g):
     u = g.add({"content": "Checkout timeouts are set to 30 seconds.", "subject": "timeouts", "created_at": T0}).id
     v = g.add({"content": "Checkout timeouts are set to 45 seconds.", "subject": "timeouts", "created_at": T0}).id
     report = g.merge(dry_run=False, now=NOW, auto_apply=True)
-    flagged = {(p["a"], p["b"]): p["contradictions"] for p in report["conflicts"]}
+    flagged = {(p.a, p.b): p.contradictions for p in report.conflicts}
     assert flagged == {tuple(sorted((x, y))): ["negation"], tuple(sorted((u, v))): ["numbers"]}
-    assert report["applied"] == [] and report["proposed"] == []
+    assert report.applied == [] and report.proposed == []
     assert all(g.get(i).status == "active" for i in (x, y, u, v))
     links = g.db.run_text("MATCH (a)-[c:CONFLICTS_WITH]->(b) RETURN a.id AS a, b.id AS b, c.status AS s, "
                           "c.reasons AS r ORDER BY a")
@@ -115,8 +115,8 @@ def test_contradiction_guard_rules():
 def test_untitled_memories_use_the_derived_title_rule(g):
     g.add({"content": "Redis eviction storm at 02:00. Caused by a bad TTL.", "subject": "redis", "created_at": T0})
     g.add({"content": "Redis eviction storm at 02:00. A bad TTL caused it.", "subject": "redis", "created_at": T0})
-    (p,) = g.merge(now=NOW)["proposed"]
-    assert p["rule"] == "derived-title" and p["title_sim"] == 1.0  # same first sentence
+    (p,) = g.merge(now=NOW).proposed
+    assert p.rule == "derived-title" and p.title_sim == 1.0  # same first sentence
 
 
 def test_a_second_run_changes_nothing(g):
@@ -127,10 +127,10 @@ def test_a_second_run_changes_nothing(g):
     g.add({"content": "The cache is not enabled.", "subject": "c", "created_at": T0})
     g.config.merge.threshold = 0.8
     first = g.merge(dry_run=False, now=NOW)
-    assert len(first["applied"]) == 1 and len(first["conflicts"]) == 1
+    assert len(first.applied) == 1 and len(first.conflicts) == 1
     before = snapshot(g)
     second = g.merge(dry_run=False, now=NOW + timedelta(hours=1))
-    assert second["applied"] == second["proposed"] == second["conflicts"] == []
+    assert second.applied == second.proposed == second.conflicts == []
     assert snapshot(g) == before
 
 
@@ -138,7 +138,7 @@ def test_auto_apply_and_revert_round_trip_keeps_the_edge(g):
     g.config.merge.auto_apply_at = 0.7
     a, b = g.add(A).id, g.add(B).id
     report = g.merge(dry_run=False, now=NOW, auto_apply=True)
-    assert [(p["winner"], p["loser"]) for p in report["applied"]] == [(a, b)]
+    assert [(p.winner, p.loser) for p in report.applied] == [(a, b)]
     pid = proposal_id(a, b)
     assert g.proposals(kind="merge", status="applied")[0]["reviewed_by"] == "auto"
     assert g.get(b).status == "deprecated"
@@ -150,9 +150,9 @@ def test_auto_apply_and_revert_round_trip_keeps_the_edge(g):
                          a=a, b=b)
     assert len(edge) == 1 and edge[0]["s"]["reverted"] is True  # kept, marked
     hits = g.retrieve(B["content"], k=2, record=False)
-    assert {h["memory"].id for h in hits} == {a, b}  # the reverted edge no longer redirects
+    assert {h.memory.id for h in hits} == {a, b}  # the reverted edge no longer redirects
     assert g.revert(pid, now=NOW + timedelta(hours=2)).changed is False
-    assert g.merge(dry_run=False, now=NOW + timedelta(hours=3), auto_apply=True)["applied"] == []  # not redone
+    assert g.merge(dry_run=False, now=NOW + timedelta(hours=3), auto_apply=True).applied == []  # not redone
     assert len(g.audit_log(op="merge_reverted")) == 1
 
 
@@ -173,7 +173,7 @@ def test_reject_and_stale_proposals(g):
     with pytest.raises(Conflict):
         g.approve(pid, now=NOW)
     assert g.get(b).status == "active"
-    assert g.merge(dry_run=False, now=NOW)["proposed"] == []  # a rejected pair is not proposed again
+    assert g.merge(dry_run=False, now=NOW).proposed == []  # a rejected pair is not proposed again
     assert g.audit_log(op="reject")[0]["details"]["reason"] == "different incidents"
 
 
@@ -215,12 +215,12 @@ def test_a_paraphrase_is_never_a_conflict_and_every_stage_is_on_the_proposal(g):
     # the words align ("language" only restates TypeScript's class): never a conflict, and nothing one text
     # adds; whether it is proposed is the verifier's figure against the propose point alone (issue 29)
     dry = g.merge(now=NOW)
-    assert dry["conflicts"] == [] and dry["related"] == []
-    assert all(p["p_duplicate"] >= g.config.merge.propose_at for p in dry["proposed"])
+    assert dry.conflicts == [] and dry.related == []
+    assert all(p.p_duplicate >= g.config.merge.propose_at for p in dry.proposed)
     g.config.merge.propose_at = 0.3  # a lenient point: the payload of the proposal it makes
     report = g.merge(dry_run=False, now=NOW)
-    (p,) = report["proposed"]
-    assert {p["a"], p["b"]} == {a, b} and p["outcome"] == "duplicate" and p["contradictions"] == []
+    (p,) = report.proposed
+    assert {p.a, p.b} == {a, b} and p.outcome == "duplicate" and p.contradictions == []
     payload = g.proposals(kind="merge", status="pending")[0]["payload"]
     assert payload["verifier"] == "rules" and payload["propose_at"] == g.config.merge.propose_at
     assert payload["restated"] is True and "restatement" in payload["rule_text"]
@@ -237,10 +237,10 @@ def test_a_near_paraphrase_with_a_difference_is_linked_related_once(g):
                "subject": "export", "created_at": T0}).id
     g.config.merge.propose_at = 0.99  # nothing is sure enough to merge
     first = g.merge(dry_run=False, now=NOW)
-    assert [r["outcome"] for r in first["related"]] == ["near_paraphrase_with_difference"]
+    assert [r.outcome for r in first.related] == ["near_paraphrase_with_difference"]
     rel = g.db.run_text("MATCH (a)-[r:RELATED {source: 'merge'}]->(b) RETURN a.id AS a, b.id AS b")
     assert [(r["a"], r["b"]) for r in rel] == [(min(x, y), max(x, y))]
-    assert g.merge(dry_run=False, now=NOW)["related"] == []  # known: not reported again
+    assert g.merge(dry_run=False, now=NOW).related == []  # known: not reported again
     assert g.proposals(kind="merge") == [] and len(g.audit_log(op="merge_related")) == 1
 
 
@@ -252,29 +252,29 @@ def test_opposites_are_linked_as_conflicts_in_the_same_shape_dry_or_applied(g):
                "subject": "db", "created_at": T0}).id
     dry = g.merge(now=NOW)
     wet = g.merge(dry_run=False, now=NOW)
-    assert dry["conflicts"] == wet["conflicts"] and len(wet["conflicts"]) == 1  # same shape, same content
-    (c,) = wet["conflicts"]
-    assert c["contradictions"] == ["antonym"] and c["outcome"] == "conflict"
-    assert c["opposites"] in (["after/before"], ["before/after"])
+    assert dry.conflicts == wet.conflicts and len(wet.conflicts) == 1  # same shape, same content
+    (c,) = wet.conflicts
+    assert c.contradictions == ["antonym"] and c.outcome == "conflict"
+    assert c.opposites in (["after/before"], ["before/after"])
     link = g.db.run_text("MATCH (a)-[c:CONFLICTS_WITH]->(b) RETURN a.id AS a, b.id AS b, c.reasons AS r")
     assert [(r["a"], r["b"], r["r"]) for r in link] == [(min(x, y), max(x, y), ["antonym"])]
-    assert wet["proposed"] == [] and g.proposals(kind="merge") == []
+    assert wet.proposed == [] and g.proposals(kind="merge") == []
 
 
 def test_merge_is_limited_to_a_namespace_or_subject(g):
     g.add(A), g.add(B)
     g.add({**A, "subject": "other"}), g.add({**B, "subject": "other"})
-    assert len(g.merge(now=NOW)["proposed"]) == 2
+    assert len(g.merge(now=NOW).proposed) == 2
     only = g.merge(now=NOW, subject="other")
-    assert [p["subject"] for p in only["proposed"]] == ["other"] and only["subject"] == "other"
-    assert g.merge(now=NOW, namespace="nowhere")["proposed"] == []
+    assert [p.subject for p in only.proposed] == ["other"] and only.subject == "other"
+    assert g.merge(now=NOW, namespace="nowhere").proposed == []
 
 
 def test_auto_apply_applies_only_over_its_point_and_proposes_the_rest(g):
     g.add(A), g.add(B)
     g.config.merge.auto_apply_at = 1.0  # nothing is that sure: everything waits for a person
     report = g.merge(dry_run=False, now=NOW, auto_apply=True)
-    assert report["applied"] == [] and len(report["proposed"]) == 1
+    assert report.applied == [] and len(report.proposed) == 1
     assert g.proposals(kind="merge", status="pending")
 
 
@@ -310,13 +310,13 @@ def test_the_demo_store_has_no_conflict_between_distinct_events(g):
     for line in (Path(__file__).resolve().parent.parent / "examples" / "memories.jsonl").read_text().splitlines():
         g.add(json.loads(line))
     report = g.merge(dry_run=False, now=NOW)
-    assert report["conflicts"] == []
+    assert report.conflicts == []
     assert g.db.run_text("MATCH ()-[c:CONFLICTS_WITH]->() RETURN count(c) AS n")[0]["n"] == 0
     incidents = {"inc-101", "inc-102", "inc-103", "inc-104", "inc-105"}
-    for p in report["proposed"] + report["applied"]:
-        assert not {p["a"], p["b"]} <= incidents, p  # two deploys' incidents are never one memory
-    kept_apart = [r for r in report["related"] if {r["a"], r["b"]} <= incidents]
-    assert kept_apart and all(any(x.startswith("different things") for x in r["apart"]) for r in kept_apart)
+    for p in report.proposed + report.applied:
+        assert not {p.a, p.b} <= incidents, p  # two deploys' incidents are never one memory
+    kept_apart = [r for r in report.related if {r.a, r.b} <= incidents]
+    assert kept_apart and all(any(x.startswith("different things") for x in r.apart) for r in kept_apart)
 
 
 def test_a_setting_with_two_values_is_still_a_conflict_on_the_store(g):
@@ -325,5 +325,5 @@ def test_a_setting_with_two_values_is_still_a_conflict_on_the_store(g):
     b = g.add({"content": "The payments gateway request timeout is set to 60 seconds.", "subject": "gateway",
                "created_at": T0}).id
     report = g.merge(dry_run=False, now=NOW)
-    assert [(c["a"], c["b"]) for c in report["conflicts"]] == [tuple(sorted((a, b)))]
-    assert report["conflicts"][0]["contradictions"] == ["numbers"]
+    assert [(c.a, c.b) for c in report.conflicts] == [tuple(sorted((a, b)))]
+    assert report.conflicts[0].contradictions == ["numbers"]

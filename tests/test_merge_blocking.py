@@ -61,7 +61,7 @@ def load(g):
 
 
 def decisions(report):
-    return {k: v for k, v in report.items() if k != "run_id"}
+    return {k: v for k, v in report.to_dict().items() if k != "run_id"}
 
 
 def test_block_candidates_decide_exactly_what_the_index_reference_decides(g, monkeypatch):
@@ -70,10 +70,10 @@ def test_block_candidates_decide_exactly_what_the_index_reference_decides(g, mon
         ref = job.run(g.db, g.config, now=NOW, auto_apply=auto, candidates=job.index_candidate_pairs)
         new = job.run(g.db, g.config, now=NOW, auto_apply=auto)
         assert decisions(new) == decisions(ref)  # same pairs, outcomes, figures, winners, order
-    assert ref["proposed"] and ref["conflicts"] and ref["related"]  # every outcome is exercised
+    assert ref.proposed and ref.conflicts and ref.related  # every outcome is exercised
     assert decisions(job.run(g.db, g.config, now=NOW)) == decisions(new := job.run(g.db, g.config, now=NOW))
-    pairs = [p for key in ("proposed", "conflicts", "related") for p in new[key]]
-    assert all(p["namespace"] in ("default", "team-b") for p in pairs)
+    pairs = [p for key in ("proposed", "conflicts", "related") for p in getattr(new, key)]
+    assert all(p.namespace in ("default", "team-b") for p in pairs)
     # a block too large for all pairs goes through the index: still the same decisions
     monkeypatch.setattr(blocking, "EXACT_BLOCK_MAX", 4)
     assert decisions(job.run(g.db, g.config, now=NOW)) == decisions(new)
@@ -86,29 +86,30 @@ def test_the_batched_writes_are_what_the_reference_decided(g):
     assert {k: v for k, v in decisions(wet).items() if k != "dry_run"} == \
            {k: v for k, v in decisions(ref).items() if k != "dry_run"}
     queued = {p["id"]: p["payload"] for p in g.proposals(kind="merge", status="pending")}
-    assert set(queued) == {proposal_id(p["a"], p["b"]) for p in ref["proposed"]}
-    for p in ref["proposed"]:
-        payload = queued[proposal_id(p["a"], p["b"])]
-        assert {k: payload[k] for k in p} == {k: list(v) if isinstance(v, tuple) else v for k, v in p.items()}
-        assert payload["threshold"] == g.config.merge.threshold and payload["rule_text"].startswith(p["rule"])
+    assert set(queued) == {proposal_id(p.a, p.b) for p in ref.proposed}
+    for p in ref.proposed:
+        payload = queued[proposal_id(p.a, p.b)]
+        assert {k: payload[k] for k in p.as_dict()} == {k: list(v) if isinstance(v, tuple) else v
+                                                        for k, v in p.as_dict().items()}
+        assert payload["threshold"] == g.config.merge.threshold and payload["rule_text"].startswith(p.rule)
     about = g.db.run_text("MATCH (p:Proposal)-[a:ABOUT]->(m:Memory) RETURN p.id AS p, m.id AS m, a.version AS v")
-    assert len(about) == 2 * len(ref["proposed"])
+    assert len(about) == 2 * len(ref.proposed)
     rel = g.db.run_text("MATCH (a)-[r:RELATED {source: 'merge'}]->(b) RETURN a.id AS a, b.id AS b, r.score AS s, "
                         "r.p_duplicate AS p, r.run_id AS run")
     assert sorted((r["a"], r["b"], r["s"], r["p"]) for r in rel) == \
-           sorted((p["a"], p["b"], p["score"], p["p_duplicate"]) for p in ref["related"])
-    assert {r["run"] for r in rel} == {wet["run_id"]}
+           sorted((p.a, p.b, p.score, p.p_duplicate) for p in ref.related)
+    assert {r["run"] for r in rel} == {wet.run_id}
     con = g.db.run_text("MATCH (a)-[c:CONFLICTS_WITH]->(b) RETURN a.id AS a, b.id AS b, c.reasons AS r, "
                         "c.score AS s, c.contests AS contests")
     assert sorted((c["a"], c["b"], c["r"], c["s"], c["contests"]) for c in con) == \
-           sorted((p["a"], p["b"], p["contradictions"], p["score"], p["score"] >= g.config.merge.contest_at)
-                  for p in ref["conflicts"])
+           sorted((p.a, p.b, p.contradictions, p.score, p.score >= g.config.merge.contest_at)
+                  for p in ref.conflicts)
     # one audit record per decided pair, as one pair at a time wrote them
     for op, key in (("merge_proposed", "proposed"), ("merge_related", "related"), ("merge_conflict", "conflicts")):
         recs = g.audit_log(op=op, limit=1000)
-        assert len(recs) == len(ref[key]) and {r["run_id"] for r in recs} == {wet["run_id"]}
+        assert len(recs) == len(getattr(ref, key)) and {r["run_id"] for r in recs} == {wet.run_id}
     again = job.run(g.db, g.config, now=NOW + timedelta(hours=1), dry_run=False)
-    assert again["proposed"] == again["conflicts"] == again["related"] == []  # a second pass changes nothing
+    assert again.proposed == again.conflicts == again.related == []  # a second pass changes nothing
 
 
 def test_each_member_keeps_its_nearest_block_members_ties_by_id():

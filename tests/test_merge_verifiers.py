@@ -69,13 +69,13 @@ def test_llm_verdicts_decide_the_outcome_and_are_not_asked_twice(g, llm):
     ids = add_pairs(g)
     report = g.merge(dry_run=False, now=NOW)
     assert len(llm.requests) == 3
-    (proposed,) = report["proposed"]
-    assert {proposed["winner"], proposed["loser"]} == set(ids["checkout"])
-    assert proposed["verifier"] == "llm" and proposed["verdict_reason"] == "scripted duplicate"
-    (conflict,) = report["conflicts"]
-    assert {conflict["a"], conflict["b"]} == set(ids["dashboard"])
-    assert conflict["contradictions"] == ["llm verifier: scripted conflict"]
-    assert not report["related"] and not report["pending"]
+    (proposed,) = report.proposed
+    assert {proposed.winner, proposed.loser} == set(ids["checkout"])
+    assert proposed.verifier == "llm" and proposed.verdict_reason == "scripted duplicate"
+    (conflict,) = report.conflicts
+    assert {conflict.a, conflict.b} == set(ids["dashboard"])
+    assert conflict.contradictions == ["llm verifier: scripted conflict"]
+    assert not report.related and not report.pending
     links = g.db.run_text("MATCH (a)-[c:CONFLICTS_WITH]->(b) RETURN c.reasons AS reasons")
     assert links == [{"reasons": ["llm verifier: scripted conflict"]}]
     verdicts = g.audit_log(op="merge_verdict")
@@ -88,7 +88,7 @@ def test_llm_verdicts_decide_the_outcome_and_are_not_asked_twice(g, llm):
     # a second pass asks nothing: decided pairs are known, the `different` one is read back from its verdict
     before = merge_state(g)
     again = g.merge(dry_run=False, now=NOW)
-    assert len(llm.requests) == 3 and merge_state(g) == before and not again["pending"]
+    assert len(llm.requests) == 3 and merge_state(g) == before and not again.pending
 
 
 def test_secrets_are_redacted_before_the_call(g, llm):
@@ -111,13 +111,13 @@ def test_a_spent_run_budget_leaves_pairs_pending_for_the_next_run(g, llm):
     g.config.llm.max_calls_per_run = 1
     add_pairs(g, ("checkout", "dashboard"))
     first = g.merge(dry_run=False, now=NOW)
-    assert len(llm.requests) == 1 and len(first["pending"]) == 1
-    assert "[llm] max_calls_per_run" in first["pending"][0]["pending"]
-    decided = len(first["proposed"]) + len(first["conflicts"])
+    assert len(llm.requests) == 1 and len(first.pending) == 1
+    assert "[llm] max_calls_per_run" in first.pending[0].pending
+    decided = len(first.proposed) + len(first.conflicts)
     assert decided == 1  # the pending pair is neither merged, linked, nor judged by a weaker rule
     second = g.merge(dry_run=False, now=NOW)
-    assert len(llm.requests) == 2 and not second["pending"]
-    assert len(first["proposed"] + second["proposed"]) == 1 and len(first["conflicts"] + second["conflicts"]) == 1
+    assert len(llm.requests) == 2 and not second.pending
+    assert len(first.proposed + second.proposed) == 1 and len(first.conflicts + second.conflicts) == 1
 
 
 def test_the_daily_cap_counts_the_days_calls_across_runs(g, llm):
@@ -125,8 +125,8 @@ def test_the_daily_cap_counts_the_days_calls_across_runs(g, llm):
     add_pairs(g, ("checkout", "dashboard"))
     g.merge(dry_run=False, now=NOW)
     second = g.merge(dry_run=False, now=NOW + timedelta(hours=1))
-    assert len(llm.requests) == 1 and len(second["pending"]) == 1
-    assert "[merge] llm_daily_cap" in second["pending"][0]["pending"]
+    assert len(llm.requests) == 1 and len(second.pending) == 1
+    assert "[merge] llm_daily_cap" in second.pending[0].pending
     g.merge(dry_run=False, now=NOW + timedelta(days=1))  # a new UTC day
     assert len(llm.requests) == 2
 
@@ -136,17 +136,17 @@ def test_a_provider_failure_writes_nothing_and_falls_back_to_nothing(g, llm):
     add_pairs(g, ("checkout",))
     llm.push({"status": 503})
     report = g.merge(dry_run=False, now=NOW)
-    assert not report["proposed"] and len(report["pending"]) == 1
-    assert "HTTP 503" in report["pending"][0]["pending"]
+    assert not report.proposed and len(report.pending) == 1
+    assert "HTTP 503" in report.pending[0].pending
     assert merge_state(g) == ([], [])
-    assert g.merge(dry_run=False, now=NOW)["proposed"]  # the next run asks again
+    assert g.merge(dry_run=False, now=NOW).proposed  # the next run asks again
 
 
 def test_a_dry_run_asks_but_records_nothing(g, llm):
     use_llm(g, llm)
     add_pairs(g, ("checkout",))
     report = g.merge(now=NOW)
-    assert len(report["proposed"]) == 1 and len(llm.requests) == 1
+    assert len(report.proposed) == 1 and len(llm.requests) == 1
     assert merge_state(g) == ([], []) and not g.audit_log(op="merge_verdict")
 
 
@@ -169,8 +169,8 @@ def test_real_openai_compatible_endpoint(g):
     verdicts = {tuple(v["targets"][1:]): v["details"] for v in g.audit_log(op="merge_verdict")}
     assert verdicts and all(v["verdict"] in (None, "duplicate", "near_paraphrase_with_difference", "conflict",
                                              "different") for v in verdicts.values())
-    for p in report["proposed"]:
-        assert verdicts[(p["a"], p["b"])]["verdict"] == "duplicate"
+    for p in report.proposed:
+        assert verdicts[(p.a, p.b)]["verdict"] == "duplicate"
     got = {k: (v["verdict"], v["reason"] or v["error"]) for k, v in verdicts.items()}
     warnings.warn(f"real endpoint {g.config.llm.model}: {got}", UserWarning)
 

@@ -62,7 +62,7 @@ def test_approve_creates_exactly_one_insight_with_full_provenance(g, pending):
     # an insight is retrievable like any memory (in its own place; the default routes it to its
     # members where it only restates them, issue 61)
     hits = g.retrieve("checkout 503 errors after a deploy", k=10, insights="plain", record=False)
-    assert res.insight_id in [h["memory"].id for h in hits]
+    assert res.insight_id in [h.memory.id for h in hits]
 
 
 @pytest.mark.parametrize("step", ["insight", "links", "proposal", "audit"])

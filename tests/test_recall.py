@@ -20,17 +20,18 @@ def _incidents(g):
         g.add({"id": f"c-{i}", "content": text, "subject": "checkout", "namespace": "team"})
 
 
-def test_a_hit_is_typed_and_reads_like_the_dict_it_was(g):
+def test_a_hit_is_typed_and_read_by_attribute(g):
     _incidents(g)
     hits = g.retrieve("checkout 503 after deploy", k=3, namespace="team", record=False)
     assert hits and all(isinstance(h, Hit) for h in hits)
     h = hits[0]
-    assert h["memory"] is h.memory and h["score"] == h.score and h.get("members") is None and "members" not in h
     wire = h.to_dict()
-    assert set(wire) >= {"memory", "score", "vector", "keyword", "superseded"}
+    assert set(wire) >= {"memory", "score", "vector", "keyword", "superseded"} and "members" not in wire
+    assert wire["memory"] is h.memory and wire["score"] == h.score and h.members is None
     assert json.loads(json.dumps({k: v for k, v in wire.items() if k != "memory"}))  # the rest is plain JSON
-    with pytest.raises(KeyError):
-        h["members"]
+    with pytest.raises(TypeError):  # issue 60: the dict-style reading is gone; `to_dict` is the one shape
+        h["memory"]
+    assert not hasattr(h, "get") and not hasattr(h, "keys")
     with pytest.raises(AttributeError):  # frozen: a caller cannot reorder or rescore what retrieve ranked
         h.score = 2.0
     # every mode and insight mode is an enum value, and nothing else is accepted
@@ -47,7 +48,7 @@ def test_an_insight_hit_carries_typed_members():
     from graphcons.core.memory import Memory
     m = Memory.model_construct(id="a", content="x")
     hit = Hit(m, 1.0, members=[Member(m, 0.5)])
-    assert hit["members"][0]["relevance"] == 0.5
+    assert hit.members[0].relevance == 0.5
     assert hit.to_dict()["members"] == [{"memory": m, "relevance": 0.5}]
 
 

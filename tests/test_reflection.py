@@ -481,7 +481,7 @@ def _derived_pairs(g, pairs):
     """The pairs (either way round) where one memory is a reflection statement derived from the other."""
     rows = g.db.run_text("MATCH (s:Memory)-[:DERIVED_FROM]->(m:Memory) RETURN s.id AS s, m.id AS m")
     lineage = {frozenset((r["s"], r["m"])) for r in rows}
-    return [p for p in pairs if frozenset((p["winner"], p["loser"])) in lineage]
+    return [p for p in pairs if frozenset((p.winner, p.loser)) in lineage]
 
 
 def test_a_statement_and_the_memories_it_derives_from_are_never_merge_candidates(g):
@@ -489,9 +489,9 @@ def test_a_statement_and_the_memories_it_derives_from_are_never_merge_candidates
     seed_people(g)
     g.approve(g.reflect("user-ana", now=NOW).proposal_id, now=NOW)
     dry = g.merge(now=NOW)
-    assert dry["derived"] and all(_derived_pairs(g, [p]) for p in dry["derived"])  # seen, and set aside
+    assert dry.derived and all(_derived_pairs(g, [p]) for p in dry.derived)  # seen, and set aside
     for action in ("proposed", "applied", "conflicts", "related", "pending"):
-        assert _derived_pairs(g, dry[action]) == [], action
+        assert _derived_pairs(g, getattr(dry, action)) == [], action
     g.merge(dry_run=False, auto_apply=True, now=NOW)
     rows = g.db.run_text("MATCH (s:Memory)-[:DERIVED_FROM]->(m:Memory) "
                          "OPTIONAL MATCH (s)-[x:CONFLICTS_WITH|RELATED]-(m) "
@@ -511,11 +511,11 @@ def test_merging_away_a_premise_withdraws_the_statement_that_rests_on_it(g):
     g.add({"id": "ana-01b", "content": "Ana prefers TypeScript over JavaScript for each new service.",
            "subject": "user-ana", "namespace": NS, "kind": "preference", "source": "chat:other", "importance": 1.0})
     auto = g.merge(dry_run=False, auto_apply=True, now=NOW)
-    pair = next(p for p in auto["proposed"] if {p["winner"], p["loser"]} == {"ana-01", "ana-01b"})
-    assert pair["loser"] == "ana-01" and status(g, "ana-01") == "consolidated"  # proposed, not applied
+    pair = next(p for p in auto.proposed if {p.winner, p.loser} == {"ana-01", "ana-01b"})
+    assert pair.loser == "ana-01" and status(g, "ana-01") == "consolidated"  # proposed, not applied
     assert g.get(ts["id"]).epistemic_status == "hypothesis"
 
-    pid = proposal_id(pair["winner"], pair["loser"])
+    pid = proposal_id(pair.winner, pair.loser)
     g.approve(pid, now=NOW)  # a reviewer merges the premise away
     assert status(g, "ana-01") == "deprecated" and ts["id"] in d.created
     assert g.get(ts["id"]).epistemic_status == "unsupported"
@@ -533,11 +533,11 @@ def test_an_approved_profile_statement_is_recalled_with_the_memories_it_cites(g)
     res = g.reflect("user-ana", now=NOW)
     d = g.approve(res.proposal_id, now=NOW)
     hits = g.retrieve("Which language does Ana prefer for new services?", k=5, namespace=NS, record=False)
-    statement = next(h for h in hits if h["memory"].id in d.created and "TypeScript" in h["memory"].content)
+    statement = next(h for h in hits if h.memory.id in d.created and "TypeScript" in h.memory.content)
     derived = g.db.run_text("MATCH (:Memory {id: $id})-[:DERIVED_FROM]->(s) RETURN collect(s.id) AS ids",
-                            id=statement["memory"].id)[0]["ids"]
-    assert [m["memory"].id for m in statement["members"]] == sorted(derived) == ["ana-01"]
-    shown = [h["memory"].id for h in hits]
+                            id=statement.memory.id)[0]["ids"]
+    assert [m.memory.id for m in statement.members] == sorted(derived) == ["ana-01"]
+    shown = [h.memory.id for h in hits]
     assert "ana-01" not in shown  # carried by the statement, not shown twice
 
 
@@ -606,9 +606,9 @@ def test_a_statement_is_never_merged_into_a_sibling_memory_as_evidence(g):
     g.add({"id": "ana-01b", "content": "Ana prefers TypeScript over JavaScript for each new service.",
            "subject": "user-ana", "namespace": NS, "kind": "preference", "source": "chat:other", "importance": 1.0})
     auto = g.merge(dry_run=False, auto_apply=True, now=NOW)
-    assert any({p["a"], p["b"]} == {ts, "ana-01b"} for p in auto["conclusions"])  # seen, and set aside
+    assert any({p.a, p.b} == {ts, "ana-01b"} for p in auto.conclusions)  # seen, and set aside
     for action in ("proposed", "applied", "conflicts", "related", "pending"):
-        assert not [p for p in auto[action] if ts in (p["a"], p["b"])], action
+        assert not [p for p in getattr(auto, action) if ts in (p.a, p.b)], action
     assert status(g, ts) == "active" and g.get("ana-01b").sources == ["chat:other"]
     # a merge proposal made before (or by hand) retires the statement but adds none of its sources
     pair = Pair(a="ana-01b", b=ts, score=0.95, title_sim=0.95, cosine=0.95, rule="test", winner="ana-01b", loser=ts,

@@ -15,7 +15,7 @@ METACHARACTERS = ['/', '"', '(', ')', ':', '~', '*', '?', '\\', '+', '-', '!', '
 
 
 def ids(hits):
-    return [h["memory"].id for h in hits]
+    return [h.memory.id for h in hits]
 
 
 def add_deploys(g, namespaces="abcdef", per=6):
@@ -29,7 +29,7 @@ def add_deploys(g, namespaces="abcdef", per=6):
 def test_a_scope_holding_k_memories_returns_k_of_them(g, mode):
     add_deploys(g)
     hits = g.retrieve("503 timeout", k=5, namespace="c", mode=mode, record=False)
-    assert len(hits) == 5 and {h["memory"].namespace for h in hits} == {"c"}
+    assert len(hits) == 5 and {h.memory.namespace for h in hits} == {"c"}
     hits = g.retrieve("503 timeout", k=6, subject="svc-d", mode=mode, record=False)
     assert sorted(ids(hits)) == [f"d-{n}" for n in range(6)]
 
@@ -63,7 +63,7 @@ def test_keyword_search_is_exact_for_its_scope_however_many_better_matches_lie_e
     g.config.retrieval.index_pool = g.config.retrieval.hybrid_pool = 1  # start from 4 x k matches store-wide, widen
     for q in queries:
         hits = g.retrieve(q, k=4, namespace="j", mode="keyword", record=False)
-        assert ids(hits) == whole[q] and len(hits) == 4 and {h["memory"].namespace for h in hits} == {"j"}, q
+        assert ids(hits) == whole[q] and len(hits) == 4 and {h.memory.namespace for h in hits} == {"j"}, q
         assert ids(g.retrieve(q, k=3, subject="svc-j", namespace="j", mode="keyword", record=False)) == subject[q]
         assert ids(hits) == ids(g.retrieve(q, k=4, namespace="j", mode="keyword", record=False))  # deterministic
     top8 = ids(g.retrieve("deploy failed 503", k=8, namespace="j", mode="keyword", record=False))
@@ -96,7 +96,7 @@ def test_hybrid_finds_what_either_signal_finds_and_is_deterministic(g):
     assert ids(g.retrieve(query, k=3, record=False)) == ids(hybrid)
     assert "code" == ids(g.retrieve(query, k=1, mode="keyword", record=False))[0]
     top = hybrid[0]
-    assert top["vector"] is not None and top["keyword"] is not None  # found by both lists
+    assert top.vector is not None and top.keyword is not None  # found by both lists
 
 
 def test_bad_arguments_name_the_field(g):
@@ -125,17 +125,17 @@ def test_an_insight_brings_its_members_within_the_budget(g, insight):
     ins = g.get(iid)
     query = f"{ins.title}. {ins.content}"  # the insight's own embedded text: it ranks first
     hits = g.retrieve(query, k=4, mode="vector", insights="group", record=False)
-    shown = ids(hits) + [m["memory"].id for h in hits for m in h.get("members", [])]
+    shown = ids(hits) + [m.memory.id for h in hits for m in h.members or []]
     assert len(shown) == 4 and len(set(shown)) == 4  # k memories in all, none twice
     top = hits[0]
-    assert top["memory"].id == iid and top["memory"].epistemic_status == "hypothesis"
-    assert len(top["members"]) == 2 and {m["memory"].id for m in top["members"]} <= set(cluster.member_ids)
-    relevance = [m["relevance"] for m in top["members"]]
+    assert top.memory.id == iid and top.memory.epistemic_status == "hypothesis"
+    assert len(top.members) == 2 and {m.memory.id for m in top.members} <= set(cluster.member_ids)
+    relevance = [m.relevance for m in top.members]
     assert relevance == sorted(relevance, reverse=True)
     for h in hits[1:]:  # a member hit shows the insight that summarises it
-        assert [i["id"] for i in h["insights"]] == ([iid] if h["memory"].id in cluster.member_ids else [])
+        assert [i["id"] for i in h.insights] == ([iid] if h.memory.id in cluster.member_ids else [])
     plain = g.retrieve("checkout 503 errors after a deploy", k=4, insights="plain", record=False)
-    assert len(plain) == 4 and all("members" not in h and "insights" not in h for h in plain)
+    assert len(plain) == 4 and all(h.members is None and h.insights is None for h in plain)
 
 
 def test_a_digest_insight_routes_to_the_members_it_cites(g, insight):
@@ -158,7 +158,7 @@ def test_an_unsupported_insight_ranks_below_everything_else(g, insight):
     iid, _ = insight
     g.db.run_text("MATCH (i:Memory {id: $id}) SET i.epistemic_status = 'unsupported'", id=iid)
     hits = g.retrieve("checkout 503 errors after a deploy", k=10, insights="plain", record=False)
-    assert ids(hits)[-1] == iid and hits[-1]["memory"].epistemic_status == "unsupported"
+    assert ids(hits)[-1] == iid and hits[-1].memory.epistemic_status == "unsupported"
 
 
 def test_cli_search_modes_and_scope(g, cli_run):
@@ -183,7 +183,7 @@ def test_keyword_search_finds_a_memory_right_after_its_admission_and_old_indexes
     assert keyword_index() == [{"ec": True}]
     for n in range(20):  # each found by the very next call, not "eventually"
         g.add({"content": f"rotation key kestrel{n} expires soon", "subject": "keys"})
-        assert [h["memory"].content for h in g.search(f"kestrel{n}")] == [f"rotation key kestrel{n} expires soon"]
+        assert [h.memory.content for h in g.search(f"kestrel{n}")] == [f"rotation key kestrel{n} expires soon"]
     for batch in range(3):  # a batch's last memory too: the index has a whole batch to take
         g.add_many([{"content": f"ticket heron{batch}x{i} reopened by the customer", "subject": f"tickets{batch}"}
                     for i in range(300)])
@@ -206,7 +206,7 @@ def test_keyword_search_finds_a_memory_right_after_its_admission_and_old_indexes
     assert g.db.run_text("SHOW INDEXES YIELD name, properties WHERE name = 'memory_text' RETURN properties") == [
         {"properties": ["title", "content", "namespace", "subject"]}]
     assert len(g.audit_log(op="keyword_index_recreate")) == 2
-    assert [h["memory"].content for h in g.search("kestrel7", subject="keys")] == ["rotation key kestrel7 expires soon"]
+    assert [h.memory.content for h in g.search("kestrel7", subject="keys")] == ["rotation key kestrel7 expires soon"]
 
 
 def test_a_scoped_keyword_search_scores_the_text_alone_and_never_matches_the_scope_name(g):
@@ -217,13 +217,13 @@ def test_a_scoped_keyword_search_scores_the_text_alone_and_never_matches_the_sco
     for n, subject in enumerate(odd):
         g.add({"id": f"odd-{n}", "content": f"ana prefers trains {n}", "subject": subject, "namespace": "odd-ns"})
         g.add({"id": f"other-{n}", "content": f"ana prefers planes {n}", "subject": subject, "namespace": "odd"})
-    scores = {h["memory"].id: h["keyword"] for h in g.retrieve("ana prefers trains", k=20, mode="keyword",
+    scores = {h.memory.id: h.keyword for h in g.retrieve("ana prefers trains", k=20, mode="keyword",
                                                                record=False)}
     for subject in odd:
         for ns in ("odd-ns", "odd"):
             hits = g.retrieve("ana prefers trains", k=20, mode="keyword", namespace=ns, subject=subject, record=False)
-            assert len(hits) == 1 and hits[0]["memory"].subject == subject and hits[0]["memory"].namespace == ns
-            assert hits[0]["keyword"] == pytest.approx(scores[hits[0]["memory"].id])
+            assert len(hits) == 1 and hits[0].memory.subject == subject and hits[0].memory.namespace == ns
+            assert hits[0].keyword == pytest.approx(scores[hits[0].memory.id])
     # a word that is only a subject's or a namespace's finds nothing
     assert g.retrieve("slash", k=5, mode="keyword", record=False) == []
     assert g.retrieve("ns", k=5, mode="keyword", namespace="odd-ns", record=False) == []
@@ -268,8 +268,8 @@ def _prefixes(g, cases):
     for query, mode, grouping in cases:
         def items(hits):  # "digest": an insight is one item with its members; else each memory is one
             if grouping == "digest":
-                return [(h["memory"].id, tuple(m["memory"].id for m in h.get("members", []))) for h in hits]
-            return [i for h in hits for i in (h["memory"].id, *[m["memory"].id for m in h.get("members", [])])]
+                return [(h.memory.id, tuple(m.memory.id for m in h.members or [])) for h in hits]
+            return [i for h in hits for i in (h.memory.id, *[m.memory.id for m in h.members or []])]
         shown = items(g.retrieve(query, k=25, mode=mode, insights=grouping, record=False))
         assert len(shown) == 25
         for k in (1, 2, 4, 7, 12, 24):
@@ -291,10 +291,10 @@ def test_graph_recall_finds_what_was_used_together_and_never_leaves_the_namespac
     g.config.retrieval.graph_weight = strong
     hits = g.retrieve(query, k=4, namespace="trip", insights="plain", record=False)
     assert set(ids(hits)) == set(trip) and set(plain) != set(trip)  # the graph brought the rest of the trip
-    assert hits[0]["memory"].id == trip[0] and any(h.get("graph") for h in hits)
-    assert {h["memory"].namespace for h in hits} == {"trip"}
+    assert hits[0].memory.id == trip[0] and any(h.graph for h in hits)
+    assert {h.memory.namespace for h in hits} == {"trip"}
     everything = g.retrieve(query, k=32, namespace="trip", record=False)
-    assert {h["memory"].namespace for h in everything} == {"trip"}
+    assert {h.memory.namespace for h in everything} == {"trip"}
     scoped = g.retrieve(query, k=8, namespace="trip", subject="nobody", record=False)
     assert scoped == []
 
@@ -308,8 +308,8 @@ def test_the_same_query_on_the_same_store_returns_the_same_list(g, insight, meth
     first = g.retrieve(query, k=12, record=False)
     again = [g.retrieve(query, k=12, record=False) for _ in range(3)]
     for hits in again:
-        assert [(h["memory"].id, h["score"], [m["memory"].id for m in h.get("members", [])]) for h in hits] == \
-               [(h["memory"].id, h["score"], [m["memory"].id for m in h.get("members", [])]) for h in first]
+        assert [(h.memory.id, h.score, [m.memory.id for m in h.members or []]) for h in hits] == \
+               [(h.memory.id, h.score, [m.memory.id for m in h.members or []]) for h in first]
 
 
 def test_an_unsupported_insight_ranks_last_in_the_default_ranking_too(g, insight):
@@ -341,10 +341,10 @@ def test_an_insight_shows_the_members_closest_to_the_query(g, insight):
     for extra in ("The cache was cold.", "We should warm the cache before switching traffic.", "Rolled back after 12 minutes."):
         query = f"{ins.title}. {ins.content} {extra}"
         hits = g.retrieve(query, k=3, mode="vector", insights="group", record=False)
-        assert hits[0]["memory"].id == iid
+        assert hits[0].memory.id == iid
         by_cosine = [i for i in ids(g.retrieve(query, k=20, mode="vector", insights="plain", record=False))
                      if i in cluster.member_ids]
-        assert [m["memory"].id for m in hits[0]["members"]] == by_cosine[:2], extra
+        assert [m.memory.id for m in hits[0].members] == by_cosine[:2], extra
         shown.add(tuple(by_cosine[:2]))
     assert shown - {tuple(sorted(cluster.member_ids)[:2])}  # the query, not the ids, chose them
 
@@ -369,8 +369,8 @@ def test_diversity_makes_room_for_a_second_fact_instead_of_a_restatement(g):
     diverse = g.retrieve(query, k=3, insights="plain", record=False)
     assert "hotel" in ids(diverse) and ids(diverse)[0] == plain[0], ids(diverse)
     # The order is the diversity step's; the scores are still each hit's relevance.
-    assert {h["memory"].id: h["score"] for h in diverse}.items() <= {
-        h["memory"].id: h["score"] for h in g.retrieve(query, k=16, insights="plain", record=False)}.items()
+    assert {h.memory.id: h.score for h in diverse}.items() <= {
+        h.memory.id: h.score for h in g.retrieve(query, k=16, insights="plain", record=False)}.items()
     # The k-prefix property holds with it (the pool does not depend on k).
     longer = ids(g.retrieve(query, k=12, insights="plain", record=False))
     assert longer[:3] == ids(diverse)

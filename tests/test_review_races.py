@@ -52,8 +52,8 @@ def _pending_card(g):
                               "Melanie loves reading books, especially Charlotte's Web."]):
         g.add({"content": text, "subject": "Melanie", "namespace": "conv", "source": f"D{n}",
                "created_at": T0 + timedelta(days=n)})
-    (c,) = g.cards(dry_run=False, now=NOW)["proposed"]
-    return c["proposal_id"]
+    (c,) = g.cards(dry_run=False, now=NOW).proposed
+    return c.proposal_id
 
 
 def _pending_reflection(g):

@@ -349,7 +349,7 @@ def scale(g: Graphcons, n: int, second_pass: bool = False, keep_store: bool = Fa
         wet = merge.run(g.db, cfg, now=NOW, dry_run=False, progress=tick)
     t_wet = figures["pass_s"]
     load_after = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
-    got = {(p["a"], p["b"]) for p in wet["proposed"]}
+    got = {(p.a, p.b) for p in wet.proposed}
     again, t_again = None, None
     if second_pass:
         t0 = time.perf_counter()
@@ -364,9 +364,9 @@ def scale(g: Graphcons, n: int, second_pass: bool = False, keep_store: bool = Fa
         "pass_writing_proposals_seconds": round(t_wet, 1),
         "second_pass_seconds": None if t_again is None else round(t_again, 1),
         "memories_per_second": round(n / t_wet, 1),
-        "over_threshold": wet["over_threshold"], "proposals_written": len(wet["proposed"]),
-        "related_links_written": len(wet["related"]), "conflicts_written": len(wet["conflicts"]),
-        "second_pass_new_proposals": None if again is None else len(again["proposed"]),
+        "over_threshold": wet.over_threshold, "proposals_written": len(wet.proposed),
+        "related_links_written": len(wet.related), "conflicts_written": len(wet.conflicts),
+        "second_pass_new_proposals": None if again is None else len(again.proposed),
         "threshold": cfg.merge.threshold, "top_k": cfg.merge.top_k,
         "planted_found": len(planted & got), "planted_recall": round(len(planted & got) / len(planted), 4),
         "proposals_not_planted": len(got - planted),
@@ -375,8 +375,8 @@ def scale(g: Graphcons, n: int, second_pass: bool = False, keep_store: bool = Fa
         "command": "NEO4J_URI=... python -m bench.merge.speed " + " ".join(sys.argv[1:]),
     }
     if reference:
-        ref_got = {(p["a"], p["b"]) for p in ref["proposed"]}
-        out["reference"] = {"seconds_dry": ref_seconds, "over_threshold": ref["over_threshold"],
+        ref_got = {(p.a, p.b) for p in ref.proposed}
+        out["reference"] = {"seconds_dry": ref_seconds, "over_threshold": ref.over_threshold,
                             "planted_found": len(planted & ref_got), "proposals_not_planted": len(ref_got - planted),
                             "proposed_by_reference_not_by_block_pass": len(ref_got - got),
                             "proposed_by_block_pass_not_by_reference": len(got - ref_got)}

@@ -148,12 +148,12 @@ def answer_words(text: str) -> set[str]:
     return set(normalize(text).split()) - FUNCTION_WORDS
 
 
-def shown(hits: list[dict]) -> list:
+def shown(hits: list) -> list:
     """Every memory an agent is shown, in order: each hit, then the members it carries."""
     out = []
     for h in hits:
-        out.append(h["memory"])
-        out += [m["memory"] for m in h.get("members", [])]
+        out.append(h.memory)
+        out += [m.memory for m in h.members or []]
     return out
 
 
@@ -306,12 +306,12 @@ def consolidate_all(g: Graphcons, args) -> dict:
     stats = g.db.run_text(query("retrieval_summarised"))[0]
     keyed = g.db.run_text(query("retrieval_keys"))[0]  # issue 61: the keys pass runs first in g.consolidate
     out = {"accepted_clusters": run.scan["accepted"] if run.scan else 0, "approved": dict(approved),
-           "merge_pass": {k: v for k, v in merge.items() if isinstance(v, (int, float, str))},
+           "merge_pass": {k: v for k, v in merge.to_dict().items() if isinstance(v, (int, float, str))},
            "update_pass": {k: (len(v) if isinstance(v, list) else v) for k, v in updates.items()
                            if isinstance(v, (int, float, str, list))},
-           "card_pass": {"parser": cards["parser"], "subjects": cards["subjects"],
-                         "items": sum(c["items"] for c in cards["proposed"]),
-                         "memories": sum(c["memories"] for c in cards["proposed"])},
+           "card_pass": {"parser": cards.parser, "subjects": cards.subjects,
+                         "items": sum(c.items for c in cards.proposed),
+                         "memories": sum(c.memories for c in cards.proposed)},
            "memories": stats["memories"], "memories_summarised": stats["summarised"],
            "share_summarised": round(stats["summarised"] / stats["memories"], 4),
            "keys": keyed["keys"], "keyed_memories": keyed["keyed"],

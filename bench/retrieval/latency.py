@@ -130,7 +130,7 @@ def main() -> None:
         if args.ppr:  # the alternative to the one-statement graph step: project the scope, run PPR, drop
             times = []
             for n, (text, _) in enumerate(queries[:args.ppr]):
-                seeds = [h["memory"].id for h in g.retrieve(text, k=10, namespace="default", mode="vector", record=False)]
+                seeds = [h.memory.id for h in g.retrieve(text, k=10, namespace="default", mode="vector", record=False)]
                 t = time.perf_counter()
                 g.db.run_text(query("retrieval_ppr_project"), name=f"ppr-{n}", namespace="default")
                 g.db.run_text(query("retrieval_ppr_stream"), name=f"ppr-{n}", seeds=seeds)

@@ -223,9 +223,9 @@ def merge_pass(g: Graphcons, planted: set[tuple[str, str]], sampler: RssSampler)
 
     with sampler.phase(out, "pass"):
         wet = merge.run(g.db, g.config, now=mbench.NOW, dry_run=False, progress=tick)
-    got = {(p["a"], p["b"]) for p in wet["proposed"]}
-    out.update(over_threshold=wet["over_threshold"], proposals_written=len(wet["proposed"]),
-               related_links_written=len(wet["related"]), conflicts_written=len(wet["conflicts"]),
+    got = {(p.a, p.b) for p in wet.proposed}
+    out.update(over_threshold=wet.over_threshold, proposals_written=len(wet.proposed),
+               related_links_written=len(wet.related), conflicts_written=len(wet.conflicts),
                planted_near_duplicates=len(planted), planted_found=len(planted & got),
                planted_recall=round(len(planted & got) / len(planted), 4), proposals_not_planted=len(got - planted),
                # the loaded store's ids are b-NNNNNN; the others are this or an earlier run's admissions
@@ -289,11 +289,11 @@ def incremental(g: Graphcons, emb: MiniLMEmbedder, args, sampler: RssSampler, ta
     dirty_keys = {(s["namespace"], s["subject"]) for s in scopes}
     mem = {r["id"]: (r["ns"], r["subject"]) for r in g.db.run_text(
         "UNWIND $ids AS id MATCH (m:Memory {id: id}) RETURN m.id AS id, m.namespace AS ns, m.subject AS subject",
-        ids=sorted({p["a"] for p in full["proposed"]} | {p["a"] for p in scoped["proposed"]}))}
-    in_dirty = sorted((p["a"], p["b"]) for p in full["proposed"] if mem.get(p["a"]) in dirty_keys)
-    out.update(triggered_proposed=len(scoped["proposed"]), full_proposed=len(full["proposed"]),
+        ids=sorted({p.a for p in full.proposed} | {p.a for p in scoped.proposed}))}
+    in_dirty = sorted((p.a, p.b) for p in full.proposed if mem.get(p.a) in dirty_keys)
+    out.update(triggered_proposed=len(scoped.proposed), full_proposed=len(full.proposed),
                full_proposed_in_dirty_scopes=len(in_dirty),
-               equal_on_dirty_scopes=sorted((p["a"], p["b"]) for p in scoped["proposed"]) == in_dirty,
+               equal_on_dirty_scopes=sorted((p.a, p.b) for p in scoped.proposed) == in_dirty,
                uptime_after=uptime())
     with sampler.phase(out, "full_scan"):
         whole = scan(g.db, g.config, now=utcnow(), algorithm="label_propagation")

@@ -47,21 +47,21 @@ def merge(ctx: typer.Context, apply: bool = ApplyOpt, now: Optional[str] = NowOp
             report = g.merge(dry_run=not apply, now=parse_now(now), auto_apply=auto,
                              progress=lambda n: bar.advance(task, n), namespace=namespace, subject=subject)
     if json_out:
-        emit_json(report)
+        emit_json(report.to_dict())
         return
     table = Table("action", "score", "winner", "loser", "rule / reasons")
     for action in ("applied", "proposed", "conflicts", "related", "deferred", "pending"):
-        for p in report[action]:
-            why = (", ".join(p["contradictions"] + p["opposites"]) if action == "conflicts" else
-                   p["pending"] if action == "pending" else
-                   p["rule"] if p["p_duplicate"] is None else f"{p['rule']}, p_duplicate {p['p_duplicate']:.3f}")
-            table.add_row(action, f"{p['score']:.3f}", p["winner"], p["loser"], why)
+        for p in getattr(report, action):
+            why = (", ".join(p.contradictions + p.opposites) if action == "conflicts" else
+                   p.pending if action == "pending" else
+                   p.rule if p.p_duplicate is None else f"{p.rule}, p_duplicate {p.p_duplicate:.3f}")
+            table.add_row(action, f"{p.score:.3f}", p.winner, p.loser, why)
     console.print(table)
-    console.print(f"over threshold {report['threshold']}: {report['over_threshold']}; proposed "
-                  f"{len(report['proposed'])}, applied {len(report['applied'])}, conflicts "
-                  f"{len(report['conflicts'])}, related {len(report['related'])}, deferred {len(report['deferred'])}, "
-                  f"pending verification {len(report['pending'])}, derived from one another (never merged) "
-                  f"{len(report['derived'])} {_dry(report)}")
+    console.print(f"over threshold {report.threshold}: {report.over_threshold}; proposed "
+                  f"{len(report.proposed)}, applied {len(report.applied)}, conflicts "
+                  f"{len(report.conflicts)}, related {len(report.related)}, deferred {len(report.deferred)}, "
+                  f"pending verification {len(report.pending)}, derived from one another (never merged) "
+                  f"{len(report.derived)} {_dry(report.to_dict())}")
 
 
 @app.command("updates")
@@ -325,12 +325,12 @@ def cards(apply: bool = ApplyOpt, now: Optional[str] = NowOpt,
     with open_store() as g:
         report = g.cards(dry_run=not apply, now=parse_now(now), namespace=namespace, subject=subject)
     if json_out:
-        emit_json(report)
+        emit_json(report.to_dict())
         return
     table = Table("proposal", "namespace", "subject", "items", "memories", "groups")
-    for c in report["proposed"]:
-        table.add_row(c["proposal_id"], c["namespace"], literal(c["subject"]), str(c["items"]), str(c["memories"]),
-                      ", ".join(f"{k} {v}" for k, v in sorted(c["groups"].items())))
+    for c in report.proposed:
+        table.add_row(c.proposal_id, c.namespace, literal(c.subject), str(c.items), str(c.memories),
+                      ", ".join(f"{k} {v}" for k, v in sorted(c.groups.items())))
     console.print(table)
-    console.print(f"subjects {report['subjects']}: proposed {len(report['proposed'])}, already proposed "
-                  f"{len(report['known'])} ({report['parser']}) {_dry(report)}")
+    console.print(f"subjects {report.subjects}: proposed {len(report.proposed)}, already proposed "
+                  f"{len(report.known)} ({report.parser}) {_dry(report.to_dict())}")

@@ -10,6 +10,7 @@ from typing import Any, NamedTuple
 from graphcons.api import Graphcons
 from graphcons.core.errors import NotFound, ValidationError
 from graphcons.core.memory import Memory
+from graphcons.recall import hits as recall_hits
 
 Member = tuple[Memory, float | None]  # a memory an insight hit carries, with its relevance
 TIME_ARGS = ("as_of", "when", "when_mode")  # retrieve's time arguments, passed through as given
@@ -27,10 +28,9 @@ class Hit(NamedTuple):
     until: str | None = None
 
 
-def as_hit(h: Any) -> Hit:
-    """retrieve's hit (a `recall.hits.Hit` or its wire dict, memories already read) as a `Hit`."""
-    return Hit(h["memory"], h["score"], [(m["memory"], m.get("relevance")) for m in h.get("members") or []],
-               h.get("superseded_by"), h.get("until"))
+def as_hit(h: recall_hits.Hit) -> Hit:
+    """retrieve's hit (a `recall.hits.Hit`; the HTTP API's decoded by `Hit.decode`) as a `Hit`."""
+    return Hit(h.memory, h.score, [(m.memory, m.relevance) for m in h.members or []], h.superseded_by, h.until)
 
 
 def time_args(**given: Any) -> dict[str, Any]:
@@ -147,9 +147,7 @@ class Http:
         body = {"query": query, "k": min(k, self.max_k), "namespace": namespace, "subject": subject, "record": False,
                 "diverse": diverse, "mode": mode, **times}
         out = self._call("POST", "/v1/retrieve", json={k_: v for k_, v in body.items() if v is not None})
-        return [as_hit({**h, "memory": Memory.model_validate(h["memory"]),
-                        "members": [{**m, "memory": Memory.model_validate(m["memory"])} for m in h.get("members") or []]})
-                for h in out["hits"]]
+        return [as_hit(recall_hits.Hit.decode(h)) for h in out["hits"]]
 
     def revert(self, insight_id: str) -> None:
         self._call("POST", f"/v1/proposals/{insight_id}/revert", json={"reason": "deleted through the LangGraph store"})

@@ -59,9 +59,11 @@ from graphcons.core.memory import Memory, metadata_json
 from graphcons.consolidation import insight
 from graphcons.integrations import shapes
 from graphcons.integrations.backend import Hit, Http, Local, time_args
+from graphcons.recall.hits import Mode
 
 DEFAULT_SUBJECT = "general"
 PROFILE_KEY = "profile"
+MODES = tuple(m.value for m in Mode)  # retrieve's modes, as `mode` may name them
 _NAMESPACE = re.compile(r"^[A-Za-z0-9_-]{1,100}$")
 
 
@@ -81,8 +83,8 @@ class GraphconsStore(BaseStore):
 
     def __init__(self, graphcons: Graphcons | Local | Http, *, index: dict[str, Any] | None = None,
                  include_insights: bool = True, warm: bool = True, mode: str | None = None):
-        if mode is not None and mode not in ("hybrid", "vector", "keyword"):
-            raise ValueError(f"mode must be hybrid, vector or keyword (got {mode!r})")
+        if mode is not None and mode not in MODES:
+            raise ValueError(f"mode must be {', '.join(MODES[:-1])} or {MODES[-1]} (got {mode!r})")
         self.mode = mode
         self.backend = Local(graphcons) if isinstance(graphcons, Graphcons) else graphcons
         self.fields = None if index is None else shapes.index_fields(index, *self.backend.embedder_identity())

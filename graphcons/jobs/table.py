@@ -63,7 +63,7 @@ def _lens(report: dict[str, Any], *keys: str) -> dict[str, Any]:
 def _merge(db: Database, cfg: Config, now: datetime, ctx: Context) -> dict[str, Any]:
     r = merge_job.run(db, cfg, now=now, dry_run=False, run_id=ctx.run_id, progress=lambda n: ctx.checkpoint(),
                       scopes=ctx.scopes)
-    counts = _lens(r, "over_threshold", "proposed", "applied", "conflicts", "deferred", "pending")
+    counts = _lens(r.to_dict(), "over_threshold", "proposed", "applied", "conflicts", "deferred", "pending")
     return {**counts, "scopes": "all" if ctx.scopes is None else len(ctx.scopes)}
 
 
@@ -78,7 +78,7 @@ def _cards(db: Database, cfg: Config, now: datetime, ctx: Context) -> dict[str, 
         ctx.notes.append(f"skipped: {card_items.ParserMissing()}")
         return {"proposed": 0}
     r = card_pass.run(db, now=now, dry_run=False, run_id=ctx.run_id, progress=lambda n: ctx.checkpoint())
-    return {**_lens(r, "proposed", "known"), "subjects": r["subjects"]}
+    return {**_lens(r.to_dict(), "proposed", "known"), "subjects": r.subjects}
 
 
 def _promote(db: Database, cfg: Config, now: datetime, ctx: Context) -> dict[str, Any]:

@@ -64,7 +64,7 @@ def health(db: Database, cfg: Config, *, now: datetime, scan: bool = False) -> d
     stale = deprecation.candidates(db, cfg, now=now)
     if scan:
         dup = merge.run(db, cfg, now=now, dry_run=True)
-        duplicates = f["merge_pending"] + len(dup["proposed"]) + len(dup["applied"])  # queued + newly found
+        duplicates = f["merge_pending"] + len(dup.proposed) + len(dup.applied)  # queued + newly found
     else:
         duplicates = f["merge_pending"]
     jobs, warnings = job_runs(db, cfg, now)

@@ -301,8 +301,9 @@ class Tools:
         """The update or card pass (issue 63), as `POST /v1/jobs/{updates|cards}`: an admin's, within its
         namespaces; its proposals wait in the review queue (the `proposals` tool)."""
         g, p = self.store.get(), require(self.caller(), "admin")
-        verb = g.updates if job == "updates" else g.cards
-        return verb(dry_run=dry_run, namespace=read_namespace(p, namespace))
+        if job == "cards":
+            return g.cards(dry_run=dry_run, namespace=read_namespace(p, namespace)).to_dict()
+        return g.updates(dry_run=dry_run, namespace=read_namespace(p, namespace))
 
     def feedback(self, id: MemoryId, verdict: Verdict, note: Note = None) -> dict[str, Any]:
         g, p = self.store.get(), require(self.caller(), "writer")

@@ -9,8 +9,8 @@ reviewed and versioned:
 - `reflection_grounding`: the guard over a reflection's statements (each a typed `Verdict`);
 - `offline_reflection`: the offline, extractive reflector;
 - `reflect_kind`: the `reflect` proposal kind (the reflection folded into the profile);
-- `card_items`: a subject's memories said the short way, by their parse;
-- `card_pass`: the card pass (one `card` proposal per subject);
+- `card_items`: a subject's memories said the short way, by their parse (each a `store.card.CardItem`);
+- `card_pass`: the card pass (one `card` proposal per subject; its typed `CardsReport`);
 - `card_kind`: the `card` proposal kind (the card held by the profile's next version).
 
 It stands on the insight pipeline's providers, budgets and word checks (graphcons.consolidation);

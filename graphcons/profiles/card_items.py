@@ -25,12 +25,12 @@ holding 76 % of their members' words (bench/retrieval/cards.py, docs/RETRIEVAL.m
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
 from typing import Any, Iterable
 
 from graphcons.core.parser import PARSER, ParserMissing, available  # noqa: F401 (the cards' parser, named here too)
 from graphcons.core.parser import nlp as _nlp
 from graphcons.core.text import content_terms, stem
+from graphcons.store.card import CardItem
 
 _PRUNED = {"relcl", "advcl", "appos", "parataxis", "npadvmod", "punct", "meta", "dep", "prn"}
 _PRONOUNS = {"she", "he", "they", "i", "we"}
@@ -43,25 +43,14 @@ _HAVING = frozenset(map(stem, "have own buy get receive keep adopt acquire".spli
 MAX_WORDS = 24  # a longer item saves too little: cut at the last clause boundary before it
 
 
-@dataclass(frozen=True)
-class Item:
-    group: str
-    text: str
-    member_id: str
-    date: str  # as a context's days read: the member's event time when resolved, else when it was said
-
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-def items(memories: Iterable[dict[str, Any]], subject: str) -> list[Item]:
+def items(memories: Iterable[dict[str, Any]], subject: str) -> list[CardItem]:
     """One item per memory ({id, content, date}) that keeps a content word, in the order given."""
     rows = [m for m in memories if (m.get("content") or "").strip()]
     out = []
     for m, doc in zip(rows, _nlp().pipe([" ".join(m["content"].split()) for m in rows], batch_size=64)):
         text = _short(doc, subject)
         if text and content_terms(text) and grounded(text, m["content"]):
-            out.append(Item(group=_group(doc, subject, m), text=text, member_id=m["id"], date=m["date"]))
+            out.append(CardItem(group=_group(doc, subject, m), text=text, member_id=m["id"], date=m["date"]))
     return out
 
 

@@ -17,22 +17,22 @@ from graphcons.core.db import Tx
 from graphcons.core.errors import Conflict
 from graphcons.core.memory import LIVE_STATUSES
 from graphcons.profiles import profile
-from graphcons.profiles.card_items import Item
 from graphcons.profiles.card_pass import KIND
 from graphcons.store import proposals
+from graphcons.store.card import CardItem
 from graphcons.store.proposals import Decision, Payload, ProfileEffect, Proposal, Review, Status
 
 
 @dataclass(frozen=True, kw_only=True)
 class CardPayload(Payload):
-    """The card the job proposes (`_queue`): its items (`Item.as_dict()` each) and the parser that
+    """The card the job proposes (`_queue`): its items (`CardItem.to_dict()` each) and the parser that
     made them; `memories` (how many the subject had) stays in `rest`."""
 
     items: list[dict[str, Any]]
     parser: str
 
-    def typed_items(self) -> list[Item]:
-        return [Item(**i) for i in self.items or []]
+    def typed_items(self) -> list[CardItem]:
+        return [CardItem.decode(i) for i in self.items or []]
 
 
 PAYLOAD = CardPayload
@@ -53,7 +53,7 @@ def _apply(tx: Tx, locked: Proposal[CardPayload], review: Review) -> Decision:
     now_are = {r["id"]: r for r in tx.run("proposals/member_versions", ids=sorted(versions))}
     fresh = {i for i, v in versions.items() if now_are[i]["version"] == v and now_are[i]["status"] in LIVE_STATUSES}
     items = locked.payload.typed_items()
-    kept = [i.as_dict() for i in items if i.member_id in fresh]
+    kept = [i.to_dict() for i in items if i.member_id in fresh]
     dropped = sorted({i.member_id for i in items} - fresh)
     card = {"proposal_id": pid, "parser": locked.payload.parser, "items": kept}
     namespace, subject = str(locked.namespace), str(locked.subject)

@@ -13,6 +13,8 @@ next version with the card (graphcons.profiles.card_kind). A dry run reports the
 from __future__ import annotations
 
 import json
+from collections import Counter
+from dataclasses import asdict, dataclass
 from datetime import date, datetime
 from typing import Any, Callable
 
@@ -24,13 +26,73 @@ from graphcons.core.memory import LIVE_STATUSES
 from graphcons.core.time import day, require_aware
 from graphcons.profiles import card_items
 from graphcons.store import proposals
+from graphcons.store.card import CardItem
 
 KIND = "card"
 
 
+@dataclass(frozen=True)
+class CardProposal:
+    """One subject's card before it is queued: the items, the versions of the members they come from,
+    and how many memories the subject had."""
+
+    id: str
+    namespace: str
+    subject: str
+    versions: dict[str, int]
+    run_id: str
+    items: list[CardItem]
+    parser: str
+    memories: int
+
+    def summary(self) -> "CardSummary":
+        return CardSummary(proposal_id=self.id, namespace=self.namespace, subject=self.subject, items=len(self.items),
+                           memories=self.memories, groups=dict(Counter(i.group for i in self.items)))
+
+
+@dataclass(frozen=True)
+class CardSummary:
+    """A card the pass proposed, as its report lists it; `groups`: how many items each group holds."""
+
+    proposal_id: str
+    namespace: str
+    subject: str
+    items: int
+    memories: int
+    groups: dict[str, int]
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class CardsReport:
+    """What a card pass did (or a dry run would do): one wire shape, `to_dict`, for every door."""
+
+    run_id: str
+    dry_run: bool
+    now: str
+    namespace: str | None
+    subject: str | None
+    parser: str
+    subjects: int  # the (namespace, subject) blocks read
+    proposed: list[CardSummary]
+    known: list[str]  # proposal ids already queued for these memories
+    job: str = "cards"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"job": self.job, "run_id": self.run_id, "dry_run": self.dry_run, "now": self.now,
+                "namespace": self.namespace, "subject": self.subject, "parser": self.parser, "subjects": self.subjects,
+                "proposed": [c.to_dict() for c in self.proposed], "known": list(self.known)}
+
+    def counts(self) -> dict[str, Any]:
+        """The run record's figures: each list by its length."""
+        return {k: (len(v) if isinstance(v, list) else v) for k, v in self.to_dict().items()}
+
+
 def run(db: Database, *, now: datetime, dry_run: bool = True, namespace: str | None = None,
         subject: str | None = None, run_id: str | None = None,
-        progress: Callable[[int], None] | None = None) -> dict[str, Any]:
+        progress: Callable[[int], None] | None = None) -> CardsReport:
     """One card pass; `namespace` / `subject` limit it. Returns the proposals made (or that a dry
     run would make) and the subjects whose card is already proposed for these memories."""
     require_aware(now)
@@ -40,7 +102,8 @@ def run(db: Database, *, now: datetime, dry_run: bool = True, namespace: str | N
     if not card_items.available():
         raise card_items.ParserMissing()
     run_id = run_id or audit.new_run_id("cards")
-    made, known = [], []
+    made: list[CardProposal] = []
+    known: list[str] = []
     blocks = db.run("memory/blocks", live=LIVE_STATUSES, namespace=namespace, subject=subject)
     for n, b in enumerate(blocks):
         scope = {"namespace": b["namespace"], "subject": b["subject"]}
@@ -49,21 +112,21 @@ def run(db: Database, *, now: datetime, dry_run: bool = True, namespace: str | N
         if card is None:
             continue
         if not dry_run and not db.write(lambda tx, c=card: _queue(tx, c, now, run_id)):
-            known.append(card["id"])
+            known.append(card.id)
             continue
         made.append(card)
         if progress:
             progress(n + 1)
-    report = {"job": "cards", "run_id": run_id, "dry_run": dry_run, "now": now.isoformat(), "namespace": namespace,
-              "subject": subject, "parser": card_items.PARSER, "subjects": len(blocks),
-              "proposed": [_summary(c) for c in made], "known": known}
+    report = CardsReport(run_id=run_id, dry_run=dry_run, now=now.isoformat(), namespace=namespace, subject=subject,
+                         parser=card_items.PARSER, subjects=len(blocks), proposed=[c.summary() for c in made],
+                         known=known)
     if not dry_run:
-        audit.record_run(db, "cards", run_id, now, {k: (len(v) if isinstance(v, list) else v) for k, v in report.items()})
+        audit.record_run(db, "cards", run_id, now, report.counts())
     return report
 
 
 def propose_one(rows: list[dict[str, Any]], *, namespace: str, subject: str, now: datetime,
-                run_id: str) -> dict[str, Any] | None:
+                run_id: str) -> CardProposal | None:
     """The card proposal of one subject's memories (None when no memory gives an item)."""
     mems = [{"id": r["id"], "content": r["content"], "date": item_date(r["content"], r["created_at"]),
              "event_start": r.get("event_start"), "said": r["created_at"]} for r in rows]
@@ -72,8 +135,8 @@ def propose_one(rows: list[dict[str, Any]], *, namespace: str, subject: str, now
         return None
     versions = {r["id"]: int(r["version"] or 1) for r in rows if r["id"] in {i.member_id for i in items}}
     pid = proposals.digest_id("card-", namespace, subject, membership_hash(versions))
-    return {"id": pid, "namespace": namespace, "subject": subject, "versions": versions, "run_id": run_id,
-            "items": [i.as_dict() for i in items], "parser": card_items.PARSER, "memories": len(rows)}
+    return CardProposal(id=pid, namespace=namespace, subject=subject, versions=versions, run_id=run_id, items=items,
+                        parser=card_items.PARSER, memories=len(rows))
 
 
 def item_date(content: str, said: str) -> str:
@@ -85,24 +148,16 @@ def item_date(content: str, said: str) -> str:
     return found[0].label() if found else day(datetime.combine(said_day, datetime.min.time()))
 
 
-def _summary(card: dict[str, Any]) -> dict[str, Any]:
-    groups: dict[str, int] = {}
-    for i in card["items"]:
-        groups[i["group"]] = groups.get(i["group"], 0) + 1
-    return {"proposal_id": card["id"], "namespace": card["namespace"], "subject": card["subject"],
-            "items": len(card["items"]), "memories": card["memories"], "groups": groups}
-
-
-def _queue(tx: Tx, card: dict[str, Any], now: datetime, run_id: str) -> bool:
+def _queue(tx: Tx, card: CardProposal, now: datetime, run_id: str) -> bool:
     """Queue the proposal once per id (False: it exists already, whatever its status)."""
-    payload = {k: card[k] for k in ("items", "parser", "memories")}
-    props = {"id": card["id"], "kind": KIND, "created_at": now, "run_id": run_id, "namespace": card["namespace"],
-             "subject": card["subject"], "memory_ids": sorted(card["versions"]),
-             "member_versions": json.dumps(card["versions"], sort_keys=True),
-             "title": f"card: {card['subject']} ({len(card['items'])} items from {len(card['versions'])} memories)",
+    payload = {"items": [i.to_dict() for i in card.items], "parser": card.parser, "memories": card.memories}
+    props = {"id": card.id, "kind": KIND, "created_at": now, "run_id": run_id, "namespace": card.namespace,
+             "subject": card.subject, "memory_ids": sorted(card.versions),
+             "member_versions": json.dumps(card.versions, sort_keys=True),
+             "title": f"card: {card.subject} ({len(card.items)} items from {len(card.versions)} memories)",
              "payload": json.dumps(payload, sort_keys=True)}
-    if not proposals.create(tx, props, [{"id": i, "version": v} for i, v in sorted(card["versions"].items())]):
+    if not proposals.create(tx, props, [{"id": i, "version": v} for i, v in sorted(card.versions.items())]):
         return False
-    audit.record(tx, "card_proposed", [card["id"]], run_id=run_id, at=now, subject=card["subject"],
-                 namespace=card["namespace"], items=len(card["items"]), parser=card["parser"])
+    audit.record(tx, "card_proposed", [card.id], run_id=run_id, at=now, subject=card.subject,
+                 namespace=card.namespace, items=len(card.items), parser=card.parser)
     return True

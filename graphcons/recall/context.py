@@ -57,6 +57,8 @@ from graphcons.recall.hits import InsightMode
 from graphcons.recall.query import RecallQuery
 from graphcons.recall.retrieval import retrieve
 from graphcons.recall.route import carries
+from graphcons.store.card import CardItem, items_of
+from graphcons.store.digest import Fact, facts_of
 
 MAX_BUDGET = 5000
 MAX_TOKENS = 20000
@@ -139,7 +141,7 @@ def context(db: Database, cfg: Config, embedder: Embedder, q: RecallQuery, whole
     query, namespace, subject = q.text, q.namespace, q.subject
     rank = {h.memory.id: n for n, h in enumerate(hits)}
     # an insight's typed digest came with its hit (retrieval's hydration): no round trip of its own
-    digests = {h.memory.id: json.loads(hits.nodes[h.memory.id]["insight_json"]) for h in hits
+    digests = {h.memory.id: facts_of(json.loads(hits.nodes[h.memory.id]["insight_json"])) for h in hits
                if h.memory.kind == "insight" and hits.nodes[h.memory.id].get("insight_json") is not None}
     # the floor compares an insight's lines with what this context would show instead: its members'
     # lines where they are in the pool (a member outside it is something the insight adds)
@@ -157,7 +159,7 @@ def context(db: Database, cfg: Config, embedder: Embedder, q: RecallQuery, whole
             _put_memory(block, h, terms)
         elif mem.id in digests and not _put_insight(block, mem, digests[mem.id], rank, pooled, terms):
             # it routes (issue 61): its member the query ranks best, not shown yet, takes its place
-            best = min((i for f in digests[mem.id].get("facts", []) for i in f.get("member_ids", [])
+            best = min((i for f in digests[mem.id] for i in f.member_ids
                         if i in pooled and i not in block.shown_ids), key=lambda i: rank[i], default=None)
             if best is not None:
                 _put_memory(block, by_id[best], terms)
@@ -277,47 +279,45 @@ def _price(lines: list[ContextLine]) -> Price:
     return sum((Price.of(line.text, newline=True) for line in lines), Price())
 
 
-def _card_items(db: Database, query: str, namespace: str | None, subject: str | None) -> dict[str, tuple[str, dict]]:
+def _card_items(db: Database, query: str, namespace: str | None, subject: str | None) -> dict[str, tuple[str, CardItem]]:
     """member id -> (subject, card item) of the approved cards of the subject the query is about."""
     words = sorted({w.casefold().removesuffix("'s") for w in WORD_RE.findall(query)})
-    out: dict[str, tuple[str, dict[str, Any]]] = {}
+    out: dict[str, tuple[str, CardItem]] = {}
     for row in db.run("cards/for_query", namespace=namespace, subject=subject, words=words):
-        for item in json.loads(row["card"]).get("items", []):
-            out.setdefault(item["member_id"], (row["subject"], item))
+        for item in items_of(json.loads(row["card"])):
+            out.setdefault(item.member_id, (row["subject"], item))
     return out
 
 
-def _put_card(block: Block, ranked: list[str], cards: dict[str, tuple[str, dict[str, Any]]]) -> None:
+def _put_card(block: Block, ranked: list[str], cards: dict[str, tuple[str, CardItem]]) -> None:
     """The card items of the pool's memories the lines did not show, most relevant first, each under
     its subject's and group's header (issue 47: the same facts in fewer words, so more of them fit),
     within what is left of the budget; shown at the top of the block."""
     left = block.budget - block.spent
-    chosen: list[tuple[str, dict[str, Any]]] = []
+    chosen: list[tuple[str, str, CardItem]] = []
     heads: set[tuple[str, str]] = set()
     for mid in ranked:
         if mid not in cards or mid in block.shown_ids:
             continue
         subject, item = cards[mid]
         # flattened: a newline in a subject or an item must not fake a day header or a line (issue 59)
-        subject, item = _flat(subject), {**item, "text": _flat(item["text"]), "group": _flat(item["group"]),
-                                         "date": _flat(item["date"])}
-        text = f"- {item['text']} [{item['date']}] ({block.refs(mid)})"
-        head = Price() if (subject, item["group"]) in heads else Price.of(f"{subject}, {item['group']}:", newline=True)
+        subject, item = _flat(subject), item.said(_flat)
+        text = f"- {item.text} [{item.date}] ({block.refs(mid)})"
+        head = Price() if (subject, item.group) in heads else Price.of(f"{subject}, {item.group}:", newline=True)
         price = head + Price.of(text, newline=True)
         if not left.allows(price):
             continue
         left -= price
-        heads.add((subject, item["group"]))
-        chosen.append((text, item | {"subject": subject}))
-    order = sorted(range(len(chosen)), key=lambda n: (chosen[n][1]["subject"], chosen[n][1]["group"], n))
+        heads.add((subject, item.group))
+        chosen.append((text, subject, item))
+    order = sorted(range(len(chosen)), key=lambda n: (chosen[n][1], chosen[n][2].group, n))
     seen: set[tuple[str, str]] = set()
     for n in order:
-        text, item = chosen[n]
-        key = (item["subject"], item["group"])
-        if key not in seen:
-            seen.add(key)
-            block.card.append(ContextLine(text=f"{item['subject']}, {item['group']}:", ids=[], kind="card", date=""))
-        block.card.append(ContextLine(text=text, ids=[item["member_id"]], kind="card", date=item["date"]))
+        text, subject, item = chosen[n]
+        if (subject, item.group) not in seen:
+            seen.add((subject, item.group))
+            block.card.append(ContextLine(text=f"{subject}, {item.group}:", ids=[], kind="card", date=""))
+        block.card.append(ContextLine(text=text, ids=[item.member_id], kind="card", date=item.date))
     block.spent += _price(block.card)
     for line in block.card:
         block.shown_ids.update(line.ids)
@@ -328,17 +328,17 @@ def _when(day_text: str) -> datetime:
     return datetime.strptime(day_text, "%d %B %Y") if day_text else datetime.min
 
 
-def _put_insight(block: Block, mem: Any, digest: dict[str, Any], rank: dict[str, int], pooled: dict[str, str],
+def _put_insight(block: Block, mem: Any, digest: list[Fact], rank: dict[str, int], pooled: dict[str, str],
                  terms: set[str]) -> bool:
     """An insight's header and its facts most relevant to the query, only where they pass the floor
     (issue 61, recall/route.py): they state the query-relevant content of the members' lines they
     displace, in fewer tokens. Whether it was shown (otherwise the caller routes to its members)."""
-    facts = [f for f in digest.get("facts", []) if not set(f.get("member_ids", [])) <= block.shown_ids]
-    facts.sort(key=lambda f: min((rank.get(i, POOL) for i in f.get("member_ids", [])), default=POOL))
+    facts = [f for f in digest if not set(f.member_ids) <= block.shown_ids]
+    facts.sort(key=lambda f: min((rank.get(i, POOL) for i in f.member_ids), default=POOL))
     facts = facts[:FACTS_PER_INSIGHT]
     header = f"Insight {block.refs(mem.id)} ({mem.epistemic_status or 'hypothesis'}):"
-    lines = [ContextLine(text=_fact_text(f, block.refs), ids=[i for i in f.get("member_ids", []) if i not in block.shown_ids],
-                         kind="fact", date=f.get("when") or "") for f in facts]
+    lines = [ContextLine(text=_fact_text(f, block.refs), ids=[i for i in f.member_ids if i not in block.shown_ids],
+                         kind="fact", date=f.when or "") for f in facts]
     if not lines or not _carries(header, lines, facts, pooled, terms, block.refs):
         return False
     fitted: list[ContextLine] = []
@@ -353,7 +353,7 @@ def _put_insight(block: Block, mem: Any, digest: dict[str, Any], rank: dict[str,
     return bool(fitted)
 
 
-def _carries(header: str, lines: list[ContextLine], facts: list[dict[str, Any]], pooled: dict[str, str],
+def _carries(header: str, lines: list[ContextLine], facts: list[Fact], pooled: dict[str, str],
              terms: set[str], refs: Refs) -> bool:
     """The floor (issue 61): the facts state the query-relevant content of the pooled members they
     cite, and the insight's lines (header, dates and ids included) cost fewer tokens than those
@@ -362,7 +362,7 @@ def _carries(header: str, lines: list[ContextLine], facts: list[dict[str, Any]],
     cited = sorted({i for line in lines for i in line.ids if i in pooled})
     mine = sum(tokens(x) for x in [header, *(line.text for line in lines)])
     theirs = sum(tokens(f"{_flat(pooled[i])} ({refs(i)})") for i in cited)
-    return carries([f.get("statement", "") for f in facts], [pooled[i] for i in cited], terms, cost=(mine, theirs))
+    return carries([f.statement for f in facts], [pooled[i] for i in cited], terms, cost=(mine, theirs))
 
 
 def _earlier(superseded_by: str | None, until: str | None) -> tuple[str, dict[str, str]]:
@@ -387,10 +387,10 @@ def _excerpt(content: str, terms: set[str], fits: Callable[[str], bool], said: d
     return " … ".join(parts[i] for i in sorted(keep))
 
 
-def _fact_text(fact: dict[str, Any], refs: Refs) -> str:
-    statement = _flat(fact.get("statement", ""))
-    ref = refs(fact["member_ids"][0])
-    if not fact.get("when"):
+def _fact_text(fact: Fact, refs: Refs) -> str:
+    statement = _flat(fact.statement)
+    ref = refs(fact.member_ids[0])
+    if not fact.when:
         return f"- {statement} ({ref})"
-    said = datetime.strptime(fact["when"], "%d %B %Y")  # core.time.day's form: the day its member was said
-    return f"- [{fact['when']}] {annotate(statement, said)} ({ref})"
+    said = datetime.strptime(fact.when, "%d %B %Y")  # core.time.day's form: the day its member was said
+    return f"- [{fact.when}] {annotate(statement, said)} ({ref})"

@@ -2,9 +2,9 @@
 the scores that brought it there and, for an insight (or another derived memory), the members it
 carries. Ranking works on mutable `Candidate`s; what leaves `retrieve` is frozen.
 
-A hit reads like the dict it used to be (`hit["memory"]`, `hit.get("members")`, `"insights" in
-hit`): callers written against the dict keep working. `to_dict()` is its one wire shape: the
-optional parts appear only when they say something, as before. `Hit` and `Member` are also the HTTP
+A hit is read by its attributes (`hit.memory`, `hit.members`; issue 60: the dict-style reading it
+kept while callers moved is gone). `to_dict()` is its one wire shape: the optional parts appear only
+when they say something, as before; `decode` reads that shape back (the HTTP API's answer). `Hit` and `Member` are also the HTTP
 API's schema of a hit (issue 60: every field, null when it says nothing), and MCP's recall shows
 `to_dict()` with its own view of a memory.
 """
@@ -14,9 +14,10 @@ from __future__ import annotations
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field, fields
 from enum import StrEnum
+from functools import cache
 from typing import Annotated, Any, ClassVar
 
-from pydantic import Field
+from pydantic import Field, TypeAdapter
 
 from graphcons.core.memory import Memory
 
@@ -56,34 +57,23 @@ SUPERSEDED_BY = "An update's newer memory, shown before this one (issue 51)"
 UNTIL = "When that newer value became current (ISO-8601)."
 
 
-class _Readable:
-    """Dict-style reading of a typed record: a field that is None is absent, except the fields in
-    `ALWAYS`, which are part of the shape even when None (as they were in the dict)."""
+class _Wire:
+    """The one wire shape of a typed record: a field that is None is left out, except the fields in
+    `ALWAYS`, which are part of the shape even when None (as they were when hits were dicts)."""
 
     __slots__ = ()
     ALWAYS: ClassVar[tuple[str, ...]] = ()
 
-    def keys(self) -> list[str]:
+    def _shown(self) -> list[str]:
         return [f.name for f in fields(self)  # type: ignore[arg-type]
                 if f.name in self.ALWAYS or getattr(self, f.name) is not None]
-
-    def __getitem__(self, key: str) -> Any:
-        if not isinstance(key, str) or key not in self.keys():
-            raise KeyError(key)
-        return getattr(self, key)
-
-    def get(self, key: str, default: Any = None) -> Any:
-        return getattr(self, key) if isinstance(key, str) and key in self.keys() else default
-
-    def __contains__(self, key: object) -> bool:
-        return isinstance(key, str) and key in self.keys()
 
     def to_dict(self, *, only: Collection[str] | None = None,
                 memory: Callable[[Memory], Any] | None = None) -> dict[str, Any]:
         """The wire shape: every field that says something (carried members as dicts too); `only`
         those of these fields, each memory shown by `memory` (default: the Memory itself)."""
         out: dict[str, Any] = {}
-        for k in self.keys():
+        for k in self._shown():
             if only is not None and k not in only:
                 continue
             v = getattr(self, k)
@@ -94,9 +84,19 @@ class _Readable:
             out[k] = v
         return out
 
+    @classmethod
+    def decode(cls, wire: dict[str, Any]) -> Any:
+        """The record back from its wire shape (the HTTP API's JSON: memories as objects, checked)."""
+        return _adapter(cls).validate_python(wire)
+
+
+@cache
+def _adapter(cls: type) -> TypeAdapter:
+    return TypeAdapter(cls)
+
 
 @dataclass(frozen=True, slots=True)
-class Member(_Readable):
+class Member(_Wire):
     """A member an insight hit carries: its memory, how well it matches the query, (grouped
     rankings) the live insights that summarise it, and `superseded_by` / `until` as a hit's when an
     update stated its newer value (issue 62)."""
@@ -112,7 +112,7 @@ class Member(_Readable):
 
 
 @dataclass(frozen=True, slots=True)
-class Hit(_Readable):
+class Hit(_Wire):
     """One memory shown. `score` is its relevance before the diversity step (the list order is the
     ranking); `vector` / `keyword` / `graph` / `community` are the parts that made it; `superseded`
     the deprecated memories a hit on which landed here; `derived` whether it cites memories;

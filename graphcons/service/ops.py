@@ -70,11 +70,14 @@ def run_job(job: Literal[JOBS], body: m.JobRun, g: Graphcons = Depends(store),  
     if job == "scan":
         namespace = read_namespace(p, body.namespace)
         return {**g.scan(now=now, namespace=namespace, dry_run=body.dry_run).to_dict(), "namespace": namespace}
-    if job in ("updates", "cards"):  # per (namespace, subject) block: a tenant's admin runs them on its own
-        verb = g.updates if job == "updates" else g.cards
-        return verb(dry_run=body.dry_run, now=now, namespace=read_namespace(p, body.namespace))
+    if job == "cards":  # per (namespace, subject) block: a tenant's admin runs them on its own
+        return g.cards(dry_run=body.dry_run, now=now, namespace=read_namespace(p, body.namespace)).to_dict()
+    if job == "updates":
+        return g.updates(dry_run=body.dry_run, now=now, namespace=read_namespace(p, body.namespace))
     everywhere(p)
-    verb = {"merge": g.merge, "decay": g.decay, "promote": g.promote, "deprecate": g.deprecate}[job]
+    if job == "merge":  # the report echoes both
+        return g.merge(dry_run=body.dry_run, now=now, namespace=body.namespace).to_dict()
+    verb = {"decay": g.decay, "promote": g.promote, "deprecate": g.deprecate}[job]
     return verb(dry_run=body.dry_run, now=now, namespace=body.namespace)  # the report echoes both
 
 

@@ -345,7 +345,7 @@ def _write_batch(tx: Any, cfg: Config, mems: list[MemoryInput], props: dict[int,
             groups.setdefault((mems[i].namespace, mems[i].subject), []).append(n)
         rows = tx.run("similar/exact_many", ids=ids, position={mid: n for n, mid in enumerate(ids)},
                       groups=[{"namespace": ns, "subject": subject, "items": items}
-                              for (ns, subject), items in groups.items()], k=k,
+                              for (ns, subject), items in groups.items()], k=k, earlier_only=False,
                       exact_max=exact_max, floor=cfg.consolidation.similarity_floor, live=LIVE_STATUSES)
         for row in sorted(rows, key=lambda r: r["i"]):
             i = new[row["i"]]

@@ -39,26 +39,26 @@ def link_pending(db: Database, cfg: Config, *, batch: int = BATCH, limit: int | 
     done = 0
     while limit is None or done < limit:
         want = batch if limit is None else min(batch, limit - done)
-        ids = [r["id"] for r in db.run("similar/pending", limit=want)]
-        if not ids:
+        rows = db.run("similar/pending", limit=want)
+        if not rows:
             break
-        db.write(lambda tx, ids=ids: _link(tx, cfg, ids))
-        done += len(ids)
-        if len(ids) < want:
+        db.write(lambda tx, rows=rows: _link(tx, cfg, rows))
+        done += len(rows)
+        if len(rows) < want:
             break
     return done
 
 
-def _link(tx: Any, cfg: Config, ids: list[str]) -> None:
-    """One batch: the exact scan of each small scope (its embeddings read once), the vector index for
-    a larger one, the marks removed, one audit record."""
+def _link(tx: Any, cfg: Config, pending: list[dict[str, Any]]) -> None:
+    """One batch (similar/pending's rows, in admission order): the exact scan of each small scope (its
+    embeddings read once), the vector index for a larger one, the marks removed, one audit record."""
     k, exact_max = cfg.admission.similar_k, cfg.admission.exact_scope_max
-    scoped = tx.run("similar/pending_scopes", ids=ids)
-    groups: dict[tuple[str, str], list[str]] = {}
-    for r in scoped:  # in admission order within each scope
-        groups.setdefault((r["namespace"], r["subject"]), []).append(r["id"])
-    rows = tx.run("similar/pending_many", groups=[{"namespace": ns, "subject": s, "ids": group}
-                                                  for (ns, s), group in groups.items()],
+    ids = [r["id"] for r in pending]
+    groups: dict[tuple[str, str], list[int]] = {}
+    for n, r in enumerate(pending):  # in admission order within each scope
+        groups.setdefault((r["namespace"], r["subject"]), []).append(n)
+    rows = tx.run("similar/exact_many", ids=ids, position={}, earlier_only=True,
+                  groups=[{"namespace": ns, "subject": s, "items": items} for (ns, s), items in groups.items()],
                   k=k, exact_max=exact_max, floor=cfg.consolidation.similarity_floor, live=LIVE_STATUSES)
     linked = 0
     for r in rows:

@@ -25,6 +25,7 @@ from pydantic.json_schema import SkipJsonSchema
 
 from graphcons.core.text import shown_in
 from graphcons.core.time import day
+from graphcons.store.digest import Fact  # the stored fact, one model: recall reads it too
 
 MAX_THEMES = 3
 # A line about the present is dated by the latest member stating it; any other by the earliest ("since").
@@ -77,15 +78,6 @@ class Tension(_Model):
 
     description: str
     member_ids: list[str] = Field(default_factory=list, description="Ids of the memories in tension.")
-
-
-class Fact(_Model):
-    """One distinct fact of the cluster, said once (its restatements cite it together)."""
-
-    statement: str = Field(description="The fact, in the members' own terms.")
-    member_ids: list[str] = Field(default_factory=list, description="Ids of every member that states it.")
-    # When it happened: the date of the member that states it, filled in by graphcons, never by the model.
-    when: str | None = Field(default=None, description="Leave empty: computed by graphcons.")
 
 
 class Insight(_Model):

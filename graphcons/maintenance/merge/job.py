@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import json
 import logging
+from dataclasses import dataclass, fields
 from datetime import datetime
 from typing import Any, Callable, Iterator
 
@@ -145,7 +146,7 @@ def run(db: Database, cfg: Config, *, now: datetime, dry_run: bool = True, run_i
         auto_apply: bool | None = None, progress: Callable[[int], None] | None = None,
         namespace: str | None = None, subject: str | None = None,
         candidates: Callable[..., Iterator[Pair]] | None = None,
-        scopes: list[dict[str, str]] | None = None) -> dict[str, Any]:
+        scopes: list[dict[str, str]] | None = None) -> "MergeReport":
     """One merge pass. Dry run: report what would be proposed, applied, flagged or linked, in the same
     shape as a run that writes; write nothing. `namespace` / `subject` limit the pass like the cluster scan.
     `candidates` replaces the candidate definition (`index_candidate_pairs`: the reference one).
@@ -165,19 +166,58 @@ def run(db: Database, cfg: Config, *, now: datetime, dry_run: bool = True, run_i
     known = _known_pairs(db, over)
     proposed, applied, flagged, skipped, related, derived, conclusions = _decide(
         db, over, known, auto=auto, dry_run=dry_run, now=now, run_id=run_id, mcfg=mcfg)
-    report = {"job": "merge", "run_id": run_id, "dry_run": dry_run, "now": now.isoformat(),
-              "namespace": namespace, "subject": subject,
-              "auto_apply": auto, "threshold": mcfg.threshold, "verifier": mcfg.verifier,
-              "propose_at": mcfg.propose_at, "auto_apply_at": mcfg.auto_apply_at, "over_threshold": len(over),
-              "proposed": proposed, "applied": applied, "conflicts": flagged, "related": related,
-              "deferred": skipped, "derived": derived, "conclusions": conclusions,
-              "pending": [p.as_dict() for p in over if p.outcome == PENDING
-                          and not any(known.get(p.proposal_id, {}).get(f) for f in ("lineage", "conclusion"))],
-              # verdicts not acted on: the verifier's own answers or the rules stage contradicted them
-              "refused": [p.as_dict() for p in over if p.refused]}
+    report = MergeReport(
+        run_id=run_id, dry_run=dry_run, now=now.isoformat(), namespace=namespace, subject=subject, auto_apply=auto,
+        threshold=mcfg.threshold, verifier=mcfg.verifier, propose_at=mcfg.propose_at, auto_apply_at=mcfg.auto_apply_at,
+        over_threshold=len(over), proposed=proposed, applied=applied, conflicts=flagged, related=related,
+        deferred=skipped, derived=derived, conclusions=conclusions,
+        pending=[p for p in over if p.outcome == PENDING
+                 and not any(known.get(p.proposal_id, {}).get(f) for f in ("lineage", "conclusion"))],
+        # verdicts not acted on: the verifier's own answers or the rules stage contradicted them
+        refused=[p for p in over if p.refused])
     if not dry_run:
-        audit.record_run(db, "merge", run_id, now, {k: (len(v) if isinstance(v, list) else v) for k, v in report.items()})
+        audit.record_run(db, "merge", run_id, now, report.counts())
     return report
+
+
+@dataclass(frozen=True)
+class MergeReport:
+    """What a merge pass did (or a dry run would do), each pair as it was decided: one wire shape,
+    `to_dict` (each pair's `as_dict`), for every door. `conflicts`: pairs the guard kept apart;
+    `deferred`: a pair touching a memory this run merged away (the next run decides it); `derived` /
+    `conclusions`: pairs never merged (issues 41, 50); `pending`: the verifier gave no verdict yet."""
+
+    run_id: str
+    dry_run: bool
+    now: str
+    namespace: str | None
+    subject: str | None
+    auto_apply: bool
+    threshold: float
+    verifier: str
+    propose_at: float
+    auto_apply_at: float
+    over_threshold: int
+    proposed: list[Pair]
+    applied: list[Pair]
+    conflicts: list[Pair]
+    related: list[Pair]
+    deferred: list[Pair]
+    derived: list[Pair]
+    conclusions: list[Pair]
+    pending: list[Pair]
+    refused: list[Pair]
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"job": "merge"}
+        for f in fields(self):
+            v = getattr(self, f.name)
+            out[f.name] = [p.as_dict() for p in v] if isinstance(v, list) else v
+        return out
+
+    def counts(self) -> dict[str, Any]:
+        """The run record's figures: each list of pairs by its length."""
+        return {k: (len(v) if isinstance(v, list) else v) for k, v in self.to_dict().items()}
 
 
 def _known_pairs(db: Database, over: list[Pair]) -> dict[str, dict[str, Any]]:
@@ -193,11 +233,17 @@ def _known_pairs(db: Database, over: list[Pair]) -> dict[str, dict[str, Any]]:
 
 
 def _decide(db: Database, over: list[Pair], known: dict[str, dict[str, Any]], *, auto: bool, dry_run: bool,
-            now: datetime, run_id: str, mcfg: MergeConfig) -> tuple[list[dict[str, Any]], ...]:
+            now: datetime, run_id: str, mcfg: MergeConfig) -> tuple[list[Pair], ...]:
     """Act on each pair over the threshold, best first: (proposed, applied, flagged, skipped, related, derived,
     conclusions). Decisions are written WRITE_BATCH at a time, in order (nothing with `dry_run`); an
     auto-applied pair is written in its own transaction, after the ones decided before it."""
-    proposed, applied, flagged, skipped, related, derived, conclusions = [], [], [], [], [], [], []
+    proposed: list[Pair] = []
+    applied: list[Pair] = []
+    flagged: list[Pair] = []
+    skipped: list[Pair] = []
+    related: list[Pair] = []
+    derived: list[Pair] = []
+    conclusions: list[Pair] = []
     retired: set[str] = set()  # losers of this run: a later pair touching one waits for the next run
     pending: list[tuple[str, Pair]] = []  # decided, not yet written: written WRITE_BATCH at a time, in order
 
@@ -211,25 +257,25 @@ def _decide(db: Database, over: list[Pair], known: dict[str, dict[str, Any]], *,
         if k.get("proposal_status") or k.get("conflict") or k.get("related"):
             continue  # already handled in an earlier run
         if k.get("lineage") or k.get("conclusion"):  # not two copies of one memory; no evidence twice (issue 50)
-            (derived if k.get("lineage") else conclusions).append(p.as_dict())
+            (derived if k.get("lineage") else conclusions).append(p)
             continue
         if p.a in retired or p.b in retired:
-            skipped.append(p.as_dict())
+            skipped.append(p)
             continue
         if p.outcome == RELATED:
-            related.append(p.as_dict())
+            related.append(p)
             if mcfg.related_links:
                 pending.append(("related", p))
         elif p.outcome == CONFLICT:
-            flagged.append(p.as_dict())
+            flagged.append(p)
             pending.append(("conflict", p))
         elif p.outcome != DUPLICATE:
             continue
         elif auto and p.auto_apply_ok and _unless_rested_on(db, p.loser, flush):
             retired.add(p.loser)
-            (applied if dry_run or _auto_apply(db, p, now, run_id, mcfg) else skipped).append(p.as_dict())
+            (applied if dry_run or _auto_apply(db, p, now, run_id, mcfg) else skipped).append(p)
         else:
-            proposed.append(p.as_dict())
+            proposed.append(p)
             pending.append(("proposed", p))
         if len(pending) >= WRITE_BATCH:
             flush()
