@@ -213,6 +213,11 @@ class RetrievalConfig(Section):
     # context's ranking (2-3 model tokens; `Context.refs` maps each to its id, `lines[].ids` keep the
     # ids); "id" = the memory's id (an id of the LangGraph store is ~40 characters, 15-25 tokens).
     context_refs: Literal["short", "id"] = "short"
+    # The question's own time (issue 61): with `when` left out, the time phrases of the query ("last
+    # month", "in May", "two weeks ago"), resolved against as_of or the caller's `now`, boost the
+    # memories whose event time falls in that window (recall/eventwindow.py); a query that names no
+    # time ranks as without it. Measured on and off in docs/RETRIEVAL.md ("Event time").
+    question_time: bool = True
 
 
 class ConsolidationConfig(Section):
