@@ -8,17 +8,9 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 import pytest
-from current_helpers import add
+from current_helpers import NOW, PURCHASES, add
 
 from graphcons.core.errors import ValidationError
-
-PURCHASES = [  # by their words the March and June purchases match the question best
-    ("kayak", "I bought a kayak and a paddle, my best buy so far.", "2023-03-02"),
-    ("shoes", "I bought running shoes, the best buy of the summer.", "2023-06-04"),
-    ("bike", "I bought a red road bike from the shop downtown.", "2023-05-16"),
-    ("dentist", "The dentist said my teeth are fine.", "2023-05-20"),
-]
-NOW = "2023-06-07"
 
 
 def ids(hits):
@@ -78,3 +70,24 @@ def test_a_bad_now_is_refused_naming_now(shop, now):
         with pytest.raises(ValidationError) as err:
             call()
         assert err.value.field == "now"
+
+
+def test_the_integrations_take_now(shop):
+    """The LangChain retriever (on the retriever or per call) and the LangGraph store's search pass
+    `now` on; a bad one is refused naming it."""
+    from graphcons.integrations.langchain import GraphconsRetriever
+    from graphcons.integrations.langgraph import GraphconsStore
+
+    q = "What did I buy last month?"
+    docs = GraphconsRetriever.over(shop, namespace="shop", k=4, now=NOW).invoke(q)
+    before = [d.metadata["id"] for d in GraphconsRetriever.over(shop, namespace="shop", k=4, when="off").invoke(q)]
+    assert [d.metadata["id"] for d in docs].index("bike") < before.index("bike")  # moved up
+    assert [d.metadata["id"] for d in GraphconsRetriever.over(shop, namespace="shop", k=4).invoke(q, now=NOW)] == \
+        [d.metadata["id"] for d in docs]
+    with pytest.raises(ValueError, match="now must be a date"):
+        GraphconsRetriever.over(shop, now="soon")
+    store = GraphconsStore(shop)
+    store.search(("shop",), query=q, now=NOW)  # accepted: the store's own items are dated when put
+    with pytest.raises(ValidationError) as err:
+        store.search(("shop",), query=q, now="soon")
+    assert err.value.field == "now"
