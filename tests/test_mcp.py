@@ -11,6 +11,7 @@ import os
 import sys
 import threading
 import time
+from pathlib import Path
 
 import httpx
 import httpx2
@@ -67,6 +68,9 @@ def stdio(g, neo4j_settings, tmp_path):
         env = dict(os.environ, NEO4J_URI=neo4j_settings.uri, NEO4J_USER=neo4j_settings.user,
                    NEO4J_PASSWORD=neo4j_settings.resolved_password(), **extra_env)
         env.pop("GRAPHCONS_CONFIG", None)
+        # this checkout's graphcons, not the editable install's (a worktree's server is the one under test)
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(Path(__file__).resolve().parent.parent),
+                                                          env.get("PYTHONPATH")]))
         return StdioServerParameters(command=sys.executable, args=["-m", "graphcons", "mcp"], env=env, cwd=str(tmp_path))
     return params
 
