@@ -598,15 +598,16 @@ def test_recall_and_context_take_now_and_show_the_questions_window(g, config, em
     store = Store(config, embedder)
 
     async def body(s: Session):
-        got = await s.ok("recall", query="What did I buy last month?", k=4, namespace="shop", now=NOW)
+        got = await s.ok("recall", query="What did I buy last month?", k=4, namespace="shop", now=NOW, when="auto")
         assert got["window"] == {"start": "2023-05-01", "end": "2023-05-31", "mode": "boost", "source": "question",
                                  "phrases": ["last month"]}
         assert "bike" in [h["memory"]["id"] for h in got["hits"]]
-        ctx = await s.ok("context", query="What did I buy last month?", namespace="shop", now=NOW)
+        ctx = await s.ok("context", query="What did I buy last month?", namespace="shop", now=NOW, when="auto")
         assert ctx["window"]["start"] == "2023-05-01" and "bike" in ctx["ids"]
-        assert "window" not in await s.ok("recall", query="What did I buy?", namespace="shop", now=NOW)
+        assert "window" not in await s.ok("recall", query="What did I buy?", namespace="shop", now=NOW, when="auto")
         for tool in ("recall", "context"):
-            _, err = await s.call(tool, query="What did I buy last month?", namespace="shop", now="last week")
+            _, err = await s.call(tool, query="What did I buy last month?", namespace="shop", now="last week",
+                                  when="auto")
             assert err.startswith("bad_input (now)"), err
 
     try:

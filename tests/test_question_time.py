@@ -20,7 +20,18 @@ def ids(hits):
 @pytest.fixture
 def shop(g):
     add(g, PURCHASES, namespace="shop")
+    g.config.retrieval.question_time = True  # the setting on (off by default: the ablation in docs/RETRIEVAL.md)
     return g
+
+
+def test_the_questions_time_is_off_by_default_and_when_auto_asks_for_it(g):
+    add(g, PURCHASES, namespace="shop")
+    assert g.config.retrieval.question_time is False
+    q = "What did I buy last month?"
+    plain = g.retrieve(q, k=4, namespace="shop", record=False, now=NOW, mode="vector")
+    assert plain.window is None and ids(plain)[0] != "bike"
+    asked = g.retrieve(q, k=4, namespace="shop", record=False, now=NOW, mode="vector", when="auto")
+    assert ids(asked)[0] == "bike" and asked.window.phrases == ("last month",)
 
 
 def test_last_month_ranks_the_memory_of_that_month_first_given_now(shop):

@@ -27,7 +27,8 @@ Figures, per question category, for the evaluated half, in each phase:
 
 Every question is asked with `now` the date of its conversation's last session (LoCoMo gives no date
 for a question; its questions were written about the whole conversation, after its last session), so a
-question's own time phrases ("last year") are counted from there (`--question-time off`: without them).
+question's own time phrases ("last year") are counted from there when they rank (`--question-time on`;
+off by default).
 
 Modes: vector and keyword (plain lists), the default (hybrid ranking, graph step, diversity,
 insight digests), and the default with one step off (`ablations`: what each step adds).

@@ -16,8 +16,8 @@ approved (a pending update already puts the newer value first). *after*: consoli
 dry run, offline synthesizer) and the merge pass, every pending proposal approved, as a reviewer who
 accepts all would (bench/retrieval/answers.py's consolidate_all).
 
-Each question is asked with `now` its own date (`question_date`): the question's time phrases ("four
-weeks ago") are counted from it (`--question-time off`: the ablation without them).
+Each question is asked with `now` its own date (`question_date`): with `--question-time on` (or `when`)
+its time phrases ("four weeks ago") are counted from it (issue 61's ablation; off by default).
 
 Budgets (issue 61): 150, 300 and 1,000 words, and 200 and 400 model tokens (core/cost.py), the
 same in every phase: figures at equal tokens are under `tokens`.

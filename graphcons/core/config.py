@@ -216,8 +216,10 @@ class RetrievalConfig(Section):
     # The question's own time (issue 61): with `when` left out, the time phrases of the query ("last
     # month", "in May", "two weeks ago"), resolved against as_of or the caller's `now`, boost the
     # memories whose event time falls in that window (recall/eventwindow.py); a query that names no
-    # time ranks as without it. Measured on and off in docs/RETRIEVAL.md ("Event time").
-    question_time: bool = True
+    # time ranks as without it. Off by default: measured on and off (docs/RETRIEVAL.md, "Event
+    # time"), it raised LoCoMo and LongMemEval's temporal answer words but cost LongMemEval's
+    # session recall up to 0.016 (multi-session, temporal). `when="auto"` asks for it per call.
+    question_time: bool = False
 
 
 class ConsolidationConfig(Section):
