@@ -85,6 +85,16 @@ def _in_span(span_name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
     return verb
 
 
+def _alone(verb: Callable[..., Any], given: dict[str, Any], *kept: str) -> None:
+    """A `RecallQuery` carries the query's arguments: one given beside it would be silently ignored
+    (issue 63's lesson), so it is refused by name. `kept`: the verb's own (context's budget)."""
+    for name, p in inspect.signature(verb).parameters.items():
+        if name == "query" or name in kept or p.default is inspect.Parameter.empty:
+            continue
+        if given[name] is not p.default and given[name] != p.default:
+            raise ValidationError(name, "is part of the RecallQuery given: set it there")
+
+
 @_traced
 class Graphcons:
     def __init__(self, config: Config | str | Path | None = None, *, embedder: Embedder | None = None,
@@ -198,46 +208,57 @@ class Graphcons:
         """Record that these memories were used together in a session."""
         return coaccess.record_access(self.db, self.config, session, ids)
 
-    def retrieve(self, query: str, k: int = 5, *, namespace: str | None = None, subject: str | None = None,
-                 session: str | None = None, record: bool = True, mode: str | None = None,
-                 insights: str | None = None, as_of: Any = None, when: Any = None,
-                 when_mode: str | None = None, diverse: bool = True) -> retrieval.Hits:
+    def retrieve(self, query: str | RecallQuery, k: int = 5, *, namespace: str | None = None,
+                 subject: str | None = None, session: str | None = None, record: bool = True,
+                 mode: str | None = None, insights: str | None = None, as_of: Any = None, when: Any = None,
+                 when_mode: str | None = None, diverse: bool = True, now: Any = None) -> retrieval.Hits:
         """Ranked memories in the scope (mode hybrid|vector|keyword, insights group|plain;
         defaults from [retrieval]); their use is recorded as co-access (`hits.recording` says
         "recorded", "off", or "skipped: <why>" when Neo4j refused it after retries). A memory an
         update superseded comes after its successor, marked (`superseded_by`, `until`); `as_of` (a
-        date or an aware datetime) answers with what was current then; `when` ("auto" or a window)
-        and `when_mode` (boost | restrict) rank by the query's event time (docs/RETRIEVAL.md).
-        `diverse=False`: the ranking as scored, without the diversity step (a store's page, issue 63)."""
+        date or an aware datetime) answers with what was current then; the query's own time phrases
+        ("last month") boost memories of that time, counted from `as_of`, else `now` (default: the
+        clock; `hits.window` says which days); `when` ("auto", "off" or a window) and `when_mode`
+        (boost | restrict) ask for a window (docs/RETRIEVAL.md). `diverse=False`: the ranking as
+        scored, without the diversity step (a store's page, issue 63). `query` may be a checked
+        `RecallQuery` (what the transports build): the other arguments are then its own."""
         self._check_store()
-        q = RecallQuery.of(self.config.retrieval, query, k, namespace=namespace, subject=subject, mode=mode,
-                           insights=insights, as_of=as_of, when=when, when_mode=when_mode, now=utcnow(),
-                           record=record, session=session, diverse=diverse)
+        if isinstance(query, RecallQuery):
+            _alone(self.retrieve, locals())
+            q = query
+        else:
+            q = RecallQuery.of(self.config.retrieval, query, k, namespace=namespace, subject=subject, mode=mode,
+                               insights=insights, as_of=as_of, when=when, when_mode=when_mode,
+                               now=utcnow() if now is None else now, record=record, session=session, diverse=diverse)
         return retrieval.retrieve(self.db, self.config, self.embedder, q)
 
-    def context(self, query: str, budget_words: int | None = None, *, budget_tokens: int | None = None,
+    def context(self, query: str | RecallQuery, budget_words: int | None = None, *, budget_tokens: int | None = None,
                 namespace: str | None = None, subject: str | None = None, session: str | None = None,
                 record: bool = True, mode: str | None = None, as_of: Any = None, when: Any = None,
-                when_mode: str | None = None) -> context_mod.Context:
+                when_mode: str | None = None, now: Any = None) -> context_mod.Context:
         """The text block an agent pastes into its prompt: the best hits packed until the budget
         (`budget_words`, `budget_tokens` or both; neither: 300 words), every line with its date and id,
         an insight as its facts most relevant to the query, no fact twice (issue 39), a superseded value
         only after its successor ("earlier, until ..."). Its use is recorded like retrieve's; `as_of`,
-        `when`, `when_mode` as retrieve's."""
+        `when`, `when_mode`, `now` as retrieve's (`ctx.window`). `query` may be a checked `RecallQuery`
+        (`RecallQuery.for_context`): the arguments other than the budget are then its own."""
         self._check_store()
         whole = context_mod.budget(self.config, budget_words, budget_tokens)  # the budget's error comes first
-        q = RecallQuery.of(self.config.retrieval, query, context_mod.POOL, namespace=namespace, subject=subject,
-                           mode=mode, as_of=as_of, when=when, when_mode=when_mode, now=utcnow(), record=record,
-                           session=session)
+        if isinstance(query, RecallQuery):
+            _alone(self.context, locals(), "budget_words", "budget_tokens")
+            q = query
+        else:
+            q = RecallQuery.for_context(self.config.retrieval, query, namespace=namespace, subject=subject,
+                                        mode=mode, as_of=as_of, when=when, when_mode=when_mode,
+                                        now=utcnow() if now is None else now, record=record, session=session)
         return context_mod.context(self.db, self.config, self.embedder, q, whole)
 
     def search(self, text: str, k: int = 10, *, namespace: str | None = None,
                subject: str | None = None) -> list[Hit]:
         """Plain keyword search (full-text index, any text is a valid query); records nothing."""
         self._check_store()
-        return retrieval.search_text(self.db, RecallQuery.of(self.config.retrieval, text, k, namespace=namespace,
-                                                             subject=subject, mode="keyword", insights="plain",
-                                                             field="text"))
+        return retrieval.search_text(self.db, RecallQuery.keyword_search(self.config.retrieval, text, k,
+                                                                         namespace=namespace, subject=subject))
 
     def census(self) -> dict[str, list[dict[str, Any]]]:
         """Memories per namespace and status, pending proposals per kind (the metrics gauges)."""

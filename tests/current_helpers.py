@@ -15,6 +15,15 @@ FOOD = [  # the older value is worded closer to the question: without the update
     ("f3", "The office coffee machine was repaired on Tuesday.", "2023-05-04"),
 ]
 
+# The question's own time (issue 61): asked "What did I buy last month?" on 7 June 2023
+PURCHASES = [  # by their words the March and June purchases match the question best
+    ("kayak", "I bought a kayak and a paddle, my best buy so far.", "2023-03-02"),
+    ("shoes", "I bought running shoes, the best buy of the summer.", "2023-06-04"),
+    ("bike", "I bought a red road bike from the shop downtown.", "2023-05-16"),
+    ("dentist", "The dentist said my teeth are fine.", "2023-05-20"),
+]
+NOW = "2023-06-07"
+
 
 def update(g, newer: str, older: str, since: str, *, reverted: bool = False) -> None:
     """(newer)-[:SUPERSEDES {reason: 'update', since}]->(older), the older left active."""

@@ -143,3 +143,22 @@ def test_search_and_context_take_as_of_and_when(g, cli):
     assert may["ids"] and set(may["ids"]) <= {"old", "f1"}
     bad = cli("context", Q, "--as-of", "soon")
     assert bad.returncode == 2 and "as_of" in bad.stderr
+
+
+def test_search_and_context_take_now_and_say_the_questions_window(g, cli):
+    """Issue 61: --now is what "last month" is counted from; the window is said on stderr; a bad --now
+    is refused naming now."""
+    from current_helpers import NOW, PURCHASES, add
+
+    add(g, PURCHASES, namespace="shop")
+    q = "What did I buy last month?"
+    found = cli("search", q, "--namespace", "shop", "--k", "4", "--mode", "vector", "--now", NOW, "--when", "auto",
+                "--json")
+    assert json.loads(found.stdout)[0]["id"] == "bike"
+    assert "event time 2023-05-01 to 2023-05-31 (the query's 'last month'): ranked higher" in found.stderr
+    ctx = cli("context", q, "--namespace", "shop", "--now", NOW, "--when", "auto")
+    assert "(#" in ctx.stdout and "event time 2023-05-01 to 2023-05-31" in ctx.stderr
+    assert "event time" not in cli("context", "What did I buy?", "--namespace", "shop", "--now", NOW,
+                                   "--when", "auto").stderr
+    bad = cli("search", q, "--now", "soon")
+    assert bad.returncode == 2 and "now" in bad.stderr

@@ -11,6 +11,7 @@ import os
 import sys
 import threading
 import time
+from pathlib import Path
 
 import httpx
 import httpx2
@@ -67,6 +68,9 @@ def stdio(g, neo4j_settings, tmp_path):
         env = dict(os.environ, NEO4J_URI=neo4j_settings.uri, NEO4J_USER=neo4j_settings.user,
                    NEO4J_PASSWORD=neo4j_settings.resolved_password(), **extra_env)
         env.pop("GRAPHCONS_CONFIG", None)
+        # this checkout's graphcons, not the editable install's (a worktree's server is the one under test)
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(Path(__file__).resolve().parent.parent),
+                                                          env.get("PYTHONPATH")]))
         return StdioServerParameters(command=sys.executable, args=["-m", "graphcons", "mcp"], env=env, cwd=str(tmp_path))
     return params
 
@@ -79,14 +83,15 @@ def test_stdio_lists_the_tools_and_remember_recall_explain_round_trip(g, stdio):
         assert {"content", "subject", "namespace", "source", "kind", "links"} <= set(remember["properties"])
         assert remember["required"] == ["content"]
         assert set(tools["recall"].input_schema["properties"]) == {"query", "k", "namespace", "subject", "as_of", "when",
-                                                                     "when_mode"}
+                                                                     "when_mode", "now"}
         assert set(tools["explain"].input_schema["properties"]) == {"id"}
         assert set(tools["profile"].input_schema["properties"]) == {"subject", "namespace"}
         assert all(len(t.description) > 80 for t in tools.values())  # written for a model to choose by
         templates = {t.uri_template for t in (await s.client.list_resource_templates()).resource_templates}
         assert templates == {"graphcons://memories/{memory_id}", "graphcons://insights/{insight_id}"}
         assert set(tools["context"].input_schema["properties"]) == {"query", "budget_words", "namespace", "subject",
-                                                                      "as_of", "when", "when_mode", "budget_tokens"}
+                                                                      "as_of", "when", "when_mode", "budget_tokens",
+                                                                      "now"}
         assert "created_at" in remember["properties"]
         a = await s.ok("remember", content="Deploy 4.2 caused 503s on checkout for 12 minutes.", subject="checkout",
                        source="pagerduty", kind="incident", created_at="2026-11-02T10:00:00+00:00")
@@ -577,6 +582,33 @@ def test_recall_and_context_take_as_of_and_when_and_mark_a_superseded_value(g, c
         assert set(june["ids"]) <= {"old", "f1", "f2"} and june["ids"]
         _, err = await s.call("recall", query=Q, namespace="food", as_of="soon")
         assert err.startswith("bad_input (as_of)"), err
+
+    try:
+        run(build_server(store), body)
+    finally:
+        store.close()
+
+
+def test_recall_and_context_take_now_and_show_the_questions_window(g, config, embedder):
+    """Issue 61 over MCP: `now` is what "last month" is counted from; the window is in the answer; a
+    bad `now` is an error naming it."""
+    from current_helpers import NOW, PURCHASES, add
+
+    add(g, PURCHASES, namespace="shop")
+    store = Store(config, embedder)
+
+    async def body(s: Session):
+        got = await s.ok("recall", query="What did I buy last month?", k=4, namespace="shop", now=NOW, when="auto")
+        assert got["window"] == {"start": "2023-05-01", "end": "2023-05-31", "mode": "boost", "source": "question",
+                                 "phrases": ["last month"]}
+        assert "bike" in [h["memory"]["id"] for h in got["hits"]]
+        ctx = await s.ok("context", query="What did I buy last month?", namespace="shop", now=NOW, when="auto")
+        assert ctx["window"]["start"] == "2023-05-01" and "bike" in ctx["ids"]
+        assert "window" not in await s.ok("recall", query="What did I buy?", namespace="shop", now=NOW, when="auto")
+        for tool in ("recall", "context"):
+            _, err = await s.call(tool, query="What did I buy last month?", namespace="shop", now="last week",
+                                  when="auto")
+            assert err.startswith("bad_input (now)"), err
 
     try:
         run(build_server(store), body)

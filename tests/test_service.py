@@ -307,6 +307,30 @@ def test_retrieve_and_context_take_as_of_and_when_and_mark_a_superseded_value(g,
     assert c.post("/v1/context", json={"query": Q, "when_mode": "sometimes"}).status_code == 422
 
 
+def test_retrieve_and_context_take_now_and_show_the_questions_window(g, server):
+    """Issue 61 over HTTP: the body's `now` is what "last month" is counted from; the window the ranking
+    used is in the answer (absent when the question names no time); a bad `now` is 400 naming it."""
+    from current_helpers import NOW, PURCHASES, add
+
+    add(g, PURCHASES, namespace="shop")
+    c = server.client(g.create_token("reader-s", ["shop"], "reader")[0])
+    got = c.post("/v1/retrieve", json={"query": "What did I buy last month?", "k": 4, "now": NOW, "mode": "vector",
+                                       "when": "auto"})
+    assert got.status_code == 200, got.text
+    assert got.json()["window"] == {"start": "2023-05-01", "end": "2023-05-31", "mode": "boost", "source": "question",
+                                    "phrases": ["last month"]}
+    assert got.json()["hits"][0]["memory"]["id"] == "bike"
+    ctx = c.post("/v1/context", json={"query": "What did I buy last month?", "now": NOW, "when": "auto"}).json()
+    assert ctx["window"]["end"] == "2023-05-31" and "bike" in ctx["ids"]
+    assert c.post("/v1/retrieve", json={"query": "What did I buy?", "now": NOW, "when": "auto"}).json()["window"] is None
+    assert "window" not in c.post("/v1/context", json={"query": "What did I buy?", "now": NOW, "when": "auto"}).json()
+    for route in ("/v1/retrieve", "/v1/context"):
+        bad = c.post(route, json={"query": "What did I buy last month?", "now": "last week", "when": "auto"})
+        assert (bad.status_code, body(bad)["field"]) == (400, "now"), bad.text
+        edge = c.post(route, json={"query": "what did I buy yesterday?", "now": "0001-01-01", "when": "auto"})
+        assert edge.status_code == 200, edge.text
+
+
 def test_the_context_budget_counts_what_a_reader_pays(g, server):
     """Issue 59 item 3: a 20,000-character "word" and a paragraph of Japanese (no spaces) no longer walk
     through a 10-word budget; a budget in tokens alone bounds the block's model tokens."""

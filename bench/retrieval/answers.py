@@ -25,6 +25,11 @@ Figures, per question category, for the evaluated half, in each phase:
   `answer_full[budget]`, the share of questions whose every answer word is in the context;
 - latency: retrieve(k=10) and context(300) with the query already embedded.
 
+Every question is asked with `now` the date of its conversation's last session (LoCoMo gives no date
+for a question; its questions were written about the whole conversation, after its last session), so a
+question's own time phrases ("last year") are counted from there when they rank (`--question-time on`;
+off by default).
+
 Modes: vector and keyword (plain lists), the default (hybrid ranking, graph step, diversity,
 insight digests), and the default with one step off (`ablations`: what each step adds).
 
@@ -126,6 +131,9 @@ def load() -> tuple[list[dict], list[dict]]:
     memories, questions = [], []
     for conv in json.loads(DATA.read_text()):
         ns = conv["sample_id"]
+        # the questions were written after the conversation: its last session's date is their `now`
+        last = max(session_date(conv["conversation"][f"{s}_date_time"]) for s in conv["conversation"]
+                   if s.startswith("session_") and not s.endswith("_date_time") and f"{s}_date_time" in conv["conversation"])
         for session in sorted(conv["observation"], key=lambda s: int(s.split("_")[1])):
             number = session.split("_")[1]
             when = session_date(conv["conversation"][f"session_{number}_date_time"]).isoformat()
@@ -139,7 +147,7 @@ def load() -> tuple[list[dict], list[dict]]:
             if evidence and qa["category"] in CATEGORIES:
                 questions.append({"id": f"{ns}-q{i}", "namespace": ns, "question": qa["question"],
                                   "category": qa["category"], "evidence": sorted(evidence),
-                                  "answer": str(qa.get("answer", ""))})
+                                  "answer": str(qa.get("answer", "")), "date": last})
     return memories, questions
 
 
@@ -161,7 +169,8 @@ def ask(g: Graphcons, q: dict, settings: dict, budgets: tuple[int, ...]) -> tupl
     """One question: recall@10 of retrieve(k=10), answer recall of context(q, b) for each budget."""
     mode, insights = settings.get("mode"), settings.get("insights")
     t = time.perf_counter()
-    hits = g.retrieve(q["question"], k=10, namespace=q["namespace"], mode=mode, insights=insights, record=False)
+    hits = g.retrieve(q["question"], k=10, namespace=q["namespace"], mode=mode, insights=insights, record=False,
+                      now=q["date"])
     ms = 1000 * (time.perf_counter() - t)
     evidence = set(q["evidence"])
     seen = shown(hits)
@@ -173,7 +182,7 @@ def ask(g: Graphcons, q: dict, settings: dict, budgets: tuple[int, ...]) -> tupl
     gold = answer_words(q["answer"])
     for b in budgets:
         t = time.perf_counter()
-        ctx = g.context(q["question"], b, namespace=q["namespace"], mode=mode, record=False)
+        ctx = g.context(q["question"], b, namespace=q["namespace"], mode=mode, record=False, now=q["date"])
         if b == 300:
             ctx_ms = 1000 * (time.perf_counter() - t)
         assert ctx.words <= b, (q["id"], b, ctx.words)
@@ -201,7 +210,7 @@ def reader_contexts(g: Graphcons, questions: list[dict], weights: dict[str, dict
     out = []
     for q in questions:
         with configured(g, weights[q["namespace"]]):
-            ctx = g.context(q["question"], 300, namespace=q["namespace"], record=False)
+            ctx = g.context(q["question"], 300, namespace=q["namespace"], record=False, now=q["date"])
         out.append({"id": q["id"], "category": CATEGORIES[q["category"]], "question": q["question"],
                     "answer": q["answer"], "context": ctx.text, "words": ctx.words})
     return out
@@ -340,6 +349,9 @@ def main() -> None:
                     "llama.cpp server of ../shared/MODELS.md, http://127.0.0.1:8080/v1) instead of the offline "
                     "synthesizer; results go to bench/retrieval/results/retrieval-llm.json")
     ap.add_argument("--model", default="local", help="with --llm: the model name the endpoint serves")
+    ap.add_argument("--question-time", choices=("on", "off"), help="[retrieval] question_time for this run "
+                    "(default: the shipped setting): the question's time phrases rank, counted from the date of "
+                    "the conversation's last session")
     ap.add_argument("--out", type=Path, help="where the JSON goes (default: bench/retrieval/results/retrieval.json, "
                     "retrieval-llm.json with --llm)")
     args = ap.parse_args()
@@ -349,6 +361,8 @@ def main() -> None:
     contexts_out = results.with_name(results.stem + "-reader-contexts.json")  # what bench/retrieval/reader.py reads
     load_before = os.getloadavg()
     cfg = consolidating_config(args.uri)
+    if args.question_time:
+        cfg.retrieval.question_time = args.question_time == "on"
     if args.llm:  # a local CPU model: minutes per call, no HTTP retry (a retry would only double the wait)
         cfg.llm = LLMConfig(provider="openai", base_url=args.llm, model=args.model, timeout_s=900.0, max_retries=0,
                             context_tokens=4096)

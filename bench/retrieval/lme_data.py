@@ -1,6 +1,7 @@
 """LongMemEval's dev data as the benches store it (bench/retrieval/longmemeval.py, updates.py, when.py): the
 oracle file (each question's evidence sessions) and the 50-session haystacks, every turn one memory
-(`created_at` the session's date, one namespace per question). Its own module so the benches that read
+(`created_at` the session's date, one namespace per question); a question's `date` is when it was asked
+(`question_date`: what its "last month" is counted from, passed as retrieve's and context's `now`). Its own module so the benches that read
 it do not import one another."""
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ def load(types: set[str] | None, limit: int | None, haystack: str = "oracle",
                                  "session": sid, "created_at": dates[sid].isoformat()})
         latest = max(dates[s] for s in q["answer_session_ids"]) if q["answer_session_ids"] else None
         questions.append({"id": q["question_id"], "type": q["question_type"], "namespace": ns,
-                          "question": q["question"], "answer": str(q["answer"]),
+                          "question": q["question"], "answer": str(q["answer"]), "date": when(q["question_date"]),
                           "answer_sessions": sorted(q["answer_session_ids"]),
                           "latest_sessions": sorted(s for s in q["answer_session_ids"] if dates[s] == latest)})
     return memories, questions

@@ -18,6 +18,9 @@ accepts all would (bench/retrieval/answers.py's consolidate_all; it runs the key
 *after_nokeys*: the after store asked with `[retrieval] keys` off (the keys' ablation, same run);
 `keys_per_memory`: the keys the pass wrote per memory.
 
+Each question is asked with `now` its own date (`question_date`): with `--question-time on` (or `when`)
+its time phrases ("four weeks ago") are counted from it (issue 61's ablation; off by default).
+
 Budgets (issue 61): 150, 300 and 1,000 words, and 200 and 400 model tokens (core/cost.py), the
 same in every phase: figures at equal tokens are under `tokens`.
 
@@ -83,13 +86,13 @@ def _sessions(memories) -> list[str]:
 
 
 def ask(g: Graphcons, q: dict) -> dict:
-    hits = g.retrieve(q["question"], k=10, namespace=q["namespace"], record=False)
+    hits = g.retrieve(q["question"], k=10, namespace=q["namespace"], record=False, now=q["date"])
     shown = [m for h in hits for m in [h.memory] + [x.memory for x in h.members or []]][:10]
     answer = set(q["answer_sessions"])
     row = {"session_recall_first10": len(answer & set(_sessions(shown))) / len(answer) if answer else None}
     gold = answer_words(q["answer"])
     for b, budget in BUDGETS:
-        ctx = g.context(q["question"], namespace=q["namespace"], record=False, **budget)
+        ctx = g.context(q["question"], namespace=q["namespace"], record=False, now=q["date"], **budget)
         assert ctx.words <= budget.get("budget_words", ctx.words) and ctx.tokens <= ctx.budget_tokens, (q["id"], b)
         cited = g.db.run_text(query("cited_memories"), ids=ctx.ids)
         order = [r["session"] for r in sorted(cited, key=lambda r: ctx.ids.index(r["id"])) if r["session"]]
@@ -125,6 +128,8 @@ def main() -> None:
                     help="oracle: the evidence sessions only; s: the 50-session haystacks (issue 61)")
     ap.add_argument("--per-type", type=int, default=8, help="with --haystack s: questions of each type")
     ap.add_argument("--key-sentences", choices=("first_person", "all"), help="[retrieval] key_sentences for this run")
+    ap.add_argument("--question-time", choices=("on", "off"), help="[retrieval] question_time for this run "
+                    "(default: the shipped setting): the question's own time phrases rank, counted from its date")
     ap.add_argument("--out", type=Path)
     args = ap.parse_args()
     args.out = args.out or (RESULTS if args.haystack == "oracle" else RESULTS_S)
@@ -132,12 +137,15 @@ def main() -> None:
     cfg = consolidating_config(args.uri, daily_cap=100_000)
     if args.key_sentences:  # issue 61: which sentences become retrieval keys (the ablation of the rule)
         cfg.retrieval.key_sentences = args.key_sentences
+    if args.question_time:
+        cfg.retrieval.question_time = args.question_time == "on"
     memories, questions = load(set(args.types.split(",")) if args.types else None, args.limit, args.haystack,
                                args.per_type)
     report: dict = {"command": command("bench.retrieval.longmemeval"), "haystack": args.haystack,
                     "key_sentences": cfg.retrieval.key_sentences,
                     "questions": dict(Counter(q["type"] for q in questions), total=len(questions)),
                     "question_ids": [q["id"] for q in questions], "memories": len(memories),
+                    "question_time": cfg.retrieval.question_time,
                     "long_turns": {b: sum(1 for m in memories if len(m["content"].split()) > b) for b in WORDS}}
     rows: dict[str, list[dict]] = {}
     readers: dict[str, list[dict]] = {}
@@ -182,7 +190,7 @@ def main() -> None:
 
 
 def _reader_context(g: Graphcons, q: dict) -> dict:
-    ctx = g.context(q["question"], 300, namespace=q["namespace"], record=False)
+    ctx = g.context(q["question"], 300, namespace=q["namespace"], record=False, now=q["date"])
     return {"context": ctx.text, "words": ctx.words}
 
 

@@ -26,9 +26,13 @@ MAX_NOTE = 2000  # a reason, a note
 QueryText = Annotated[str, Field(min_length=1, max_length=MAX_QUERY)]
 AsOf = Annotated[str | None, Field(max_length=MAX_TIME, description="Answer with what was current then: a date "
                                    "(2023-05-27, its whole day) or an ISO-8601 date-time with a timezone.")]
-When = Annotated[str | None, Field(max_length=MAX_TIME, description="Event time on request (off by default): "
-                                   "\"auto\" (the query's own time phrase, against as_of or now) or a window: "
-                                   "2023-06-01, 2023-06, 2023, or START/END of those.")]
+When = Annotated[str | None, Field(max_length=MAX_TIME, description="Event time. Left out: the query's own time "
+                                   "phrase (\"last month\", against as_of, else now) boosts, when the server's "
+                                   "[retrieval] question_time is on; \"auto\": that phrase whatever the setting; "
+                                   "\"off\": no window; or a window: 2023-06-01, 2023-06, 2023, or START/END of those.")]
+Now = Annotated[str | None, Field(max_length=MAX_TIME, description="What the query's own time phrases (\"last "
+                                  "month\", \"two weeks ago\") are counted from: a date or an ISO-8601 date-time "
+                                  "with a timezone. Default: the server's clock; as_of, when given, comes first.")]
 
 Receive = Callable[[], Awaitable[dict[str, Any]]]
 Send = Callable[[dict[str, Any]], Awaitable[None]]

@@ -13,6 +13,7 @@ from rich.table import Table
 from graphcons.core.errors import ValidationError
 from graphcons.core.text import printable
 from graphcons.recall.hits import Hit
+from graphcons.recall.query import RecallQuery
 from graphcons.cli.app import (answer, JsonOpt, app, console, emit_json, err_console, errors_to_exit, load_cfg, literal,
                                open_store)
 
@@ -162,9 +163,13 @@ def access(ids: List[str] = typer.Argument(..., help="Memory ids used together."
 
 AsOfOpt = typer.Option(None, "--as-of", help="What was current then: a date (2023-05-27) or an ISO-8601 date-time "
                                                 "with a timezone.")
-WhenOpt = typer.Option(None, "--when", help="Event time, on request: auto (the query's own time phrase) or a window "
-                                            "(2023-06-01, 2023-06, 2023, START/END).")
+WhenOpt = typer.Option(None, "--when", help="Event time. Left out: the query's own time phrase (\"last month\") "
+                                            "ranks its memories higher ([retrieval] question_time); auto: that phrase "
+                                            "whatever the setting; off: no window; or a window (2023-06-01, 2023-06, "
+                                            "2023, START/END).")
 WhenModeOpt = typer.Option(None, "--when-mode", help="With --when: boost (default) or restrict.")
+NowOpt = typer.Option(None, "--now", help="What the query's own time phrases are counted from: a date (2023-06-07) "
+                                          "or an ISO-8601 date-time with a timezone (default: the clock).")
 
 
 @app.command()
@@ -175,19 +180,29 @@ def context(query: str, budget: Optional[int] = typer.Option(None, "--budget", m
             namespace: Optional[str] = typer.Option(None), subject: Optional[str] = typer.Option(None),
             session: Optional[str] = typer.Option(None, help="Record the memories shown as used in this session."),
             as_of: Optional[str] = AsOfOpt, when: Optional[str] = WhenOpt, when_mode: Optional[str] = WhenModeOpt,
-            json_out: bool = JsonOpt) -> None:
+            now: Optional[str] = NowOpt, json_out: bool = JsonOpt) -> None:
     """Print the context block an agent pastes into its prompt: best memories and insight facts,
     each line with its id under a header of its day, never over the budget (words, tokens or both), no fact twice; a value an update
     superseded only after its successor ("earlier, until ...")."""
     with open_store() as g:
-        ctx = g.context(query, budget, budget_tokens=tokens, namespace=namespace, subject=subject, session=session,
-                        record=session is not None, as_of=as_of, when=when, when_mode=when_mode)
+        q = RecallQuery.for_context(g.config.retrieval, query, namespace=namespace, subject=subject, session=session,
+                                    record=session is not None, as_of=as_of, when=when, when_mode=when_mode, now=now)
+        ctx = g.context(q, budget, budget_tokens=tokens)
     if json_out:
         emit_json(ctx.to_dict())
         return
     typer.echo(printable(ctx.text, multiline=True) if ctx.text else "(nothing in this scope matches)")
     words = f"{ctx.words} of {ctx.budget_words} words" if ctx.budget_words else f"{ctx.words} words"
     typer.echo(f"-- {words}, {ctx.tokens} of {ctx.budget_tokens} tokens, {len(ctx.ids)} memories cited", err=True)
+    _say_window(ctx.window)
+
+
+def _say_window(w) -> None:
+    """The event-time window the ranking used, on stderr (the answer on stdout stays as it was)."""
+    if w is not None:
+        said = f" (the query's {', '.join(repr(p) for p in w.phrases)})" if w.phrases else ""
+        typer.echo(f"-- event time {w.start} to {w.end}{said}: {'only those' if w.restrict else 'ranked higher'}",
+                   err=True)
 
 
 @app.command()
@@ -198,17 +213,19 @@ def search(query: str, k: int = typer.Option(5, min=1, max=1000), namespace: Opt
            plain: bool = typer.Option(False, "--plain", help="Do not group insight members under insights."),
            session: Optional[str] = typer.Option(None, help="Record the hits as used in this session."),
            as_of: Optional[str] = AsOfOpt, when: Optional[str] = WhenOpt, when_mode: Optional[str] = WhenModeOpt,
-           json_out: bool = JsonOpt) -> None:
+           now: Optional[str] = NowOpt, json_out: bool = JsonOpt) -> None:
     """Find memories in a scope: hybrid (default), vector or keyword; insights bring their members; a
     value an update superseded comes after its successor, marked "earlier, until ..."."""
     mode = "keyword" if keyword else mode
     with open_store() as g:
-        hits = g.retrieve(query, k, namespace=namespace, subject=subject, session=session,
-                          record=session is not None, mode=mode, insights="plain" if plain else None,
-                          as_of=as_of, when=when, when_mode=when_mode)
+        hits = g.retrieve(RecallQuery.of(g.config.retrieval, query, k, namespace=namespace, subject=subject,
+                                         session=session, record=session is not None, mode=mode,
+                                         insights="plain" if plain else None, as_of=as_of, when=when,
+                                         when_mode=when_mode, now=now))
         mode = mode or g.config.retrieval.mode
     if hits.recording.startswith("skipped"):  # the hits stand; only their use went unrecorded
         typer.echo(f"note: session not recorded ({hits.recording})", err=True)
+    _say_window(hits.window)
     if json_out:
         emit_json([_hit_json(h) for h in hits])
         return

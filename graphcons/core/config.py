@@ -222,6 +222,13 @@ class RetrievalConfig(Section):
     # context's ranking (2-3 model tokens; `Context.refs` maps each to its id, `lines[].ids` keep the
     # ids); "id" = the memory's id (an id of the LangGraph store is ~40 characters, 15-25 tokens).
     context_refs: Literal["short", "id"] = "short"
+    # The question's own time (issue 61): with `when` left out, the time phrases of the query ("last
+    # month", "in May", "two weeks ago"), resolved against as_of or the caller's `now`, boost the
+    # memories whose event time falls in that window (recall/eventwindow.py); a query that names no
+    # time ranks as without it. Off by default: measured on and off (docs/RETRIEVAL.md, "Event
+    # time"), it raised LoCoMo and LongMemEval's temporal answer words but cost LongMemEval's
+    # session recall up to 0.016 (multi-session, temporal). `when="auto"` asks for it per call.
+    question_time: bool = False
 
 
 class ConsolidationConfig(Section):

@@ -11,9 +11,10 @@ from graphcons.api import Graphcons
 from graphcons.core.errors import NotFound, ValidationError
 from graphcons.core.memory import Memory
 from graphcons.recall import hits as recall_hits
+from graphcons.recall.query import RecallQuery
 
 Member = tuple[Memory, float | None]  # a memory an insight hit carries, with its relevance
-TIME_ARGS = ("as_of", "when", "when_mode")  # retrieve's time arguments, passed through as given
+TIME_ARGS = ("as_of", "when", "when_mode", "now")  # retrieve's time arguments, passed through as given
 
 
 class Hit(NamedTuple):
@@ -34,7 +35,7 @@ def as_hit(h: recall_hits.Hit) -> Hit:
 
 
 def time_args(**given: Any) -> dict[str, Any]:
-    """The time arguments that were given (as_of, when, when_mode), for retrieve."""
+    """The time arguments that were given (as_of, when, when_mode, now), for retrieve."""
     return {k: v for k, v in given.items() if k in TIME_ARGS and v is not None}
 
 
@@ -75,10 +76,14 @@ class Local:
     def retrieve(self, query: str, k: int, namespace: str | None, subject: str | None, *, diverse: bool = True,
                  mode: str | None = None, **when: Any) -> list[Hit]:
         """retrieve, recording nothing; `diverse=False`: a page as ranked (a store's search asks for its
-        best `k`); `mode`: retrieve's (None: [retrieval] mode); `when`: as_of, when, when_mode (time_args)."""
-        hits = self.g.retrieve(query, k=min(k, self.max_k), namespace=namespace, subject=subject, record=False,
-                               diverse=diverse, mode=mode, **time_args(**when))
-        return [as_hit(h) for h in hits]
+        best `k`: `RecallQuery.page`); `mode`: retrieve's (None: [retrieval] mode); `when`: as_of, when,
+        when_mode, now (time_args)."""
+        rc, scope = self.g.config.retrieval, {"namespace": namespace, "subject": subject, "mode": mode,
+                                              **time_args(**when)}
+        k = min(k, self.max_k)
+        q = RecallQuery.page(rc, query, k, **scope) if not diverse else RecallQuery.of(rc, query, k, record=False,
+                                                                                          **scope)
+        return [as_hit(h) for h in self.g.retrieve(q)]
 
     def revert(self, insight_id: str) -> None:
         self.g.revert(insight_id, "deleted through the LangGraph store", by=self.source)

@@ -11,8 +11,9 @@ epistemic_status, summarizes (an insight's summarized ids, the store's name; `me
 list under its old name), derived_from (the ids it cites), event_start / event_end (when what it
 says happened, where its text says so), superseded_by / until (a value an update superseded: the
 newer memory's id, which comes first, and since when; None when current) and the memory's own metadata.
-`score_threshold`: hits scoring under it are left out. `as_of`, `when` and `when_mode` are
-retrieve's (docs/RETRIEVAL.md), on the retriever or per call (`retriever.invoke(q, as_of="2023-05-10")`).
+`score_threshold`: hits scoring under it are left out. `as_of`, `when`, `when_mode` and `now` (what
+the query's own "last month" is counted from) are retrieve's (docs/RETRIEVAL.md), on the retriever or
+per call (`retriever.invoke(q, as_of="2023-05-10")`, `retriever.invoke(q, now="2023-06-07")`).
 An argument the retriever does not know is refused (issue 63: `subjet=` was silently ignored).
 Sync and async (`ainvoke`: the same call in a thread). No co-access is recorded.
 """
@@ -26,7 +27,7 @@ from typing import Any, Literal
 from langchain_core.callbacks import AsyncCallbackManagerForRetrieverRun, CallbackManagerForRetrieverRun
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
-from pydantic import ConfigDict, Field, field_validator, model_validator
+from pydantic import ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from graphcons.api import Graphcons
 from graphcons.consolidation import insight
@@ -49,6 +50,7 @@ class GraphconsRetriever(BaseRetriever):
     as_of: Any = None  # what was current then: a date, an aware datetime or ISO-8601 text (checked below)
     when: str | None = None  # event time: "auto" or a window (2023-06, 2023-06-01/2023-06-30)
     when_mode: Literal["boost", "restrict"] | None = None
+    now: Any = None  # what "last month" in a query is counted from: a date, an aware datetime or ISO-8601 text
 
     @model_validator(mode="before")
     @classmethod
@@ -66,13 +68,13 @@ class GraphconsRetriever(BaseRetriever):
                                      f"{', '.join(k for k in known if k not in ('name', 'tags', 'metadata'))}")
         return data
 
-    @field_validator("as_of")
+    @field_validator("as_of", "now")
     @classmethod
-    def _as_of(cls, v: Any) -> Any:
+    def _instant(cls, v: Any, info: ValidationInfo) -> Any:
         try:
-            check_as_of(v)  # retrieve's own check, now rather than at the first call
+            check_as_of(v, info.field_name)  # retrieve's own check, now rather than at the first call
         except ValidationError as exc:
-            raise ValueError(f"as_of {exc.problem}") from None
+            raise ValueError(f"{info.field_name} {exc.problem}") from None
         return v
 
     @classmethod
@@ -85,7 +87,7 @@ class GraphconsRetriever(BaseRetriever):
 
     def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun,
                                 **call: Any) -> list[Document]:
-        """`call`: invoke's keyword arguments; as_of, when and when_mode override the retriever's."""
+        """`call`: invoke's keyword arguments; as_of, when, when_mode and now override the retriever's."""
         unknown = sorted(set(call) - PER_CALL)
         if unknown:
             raise TypeError(f"GraphconsRetriever.invoke got an unknown argument {unknown[0]!r}; per call it takes "

@@ -154,12 +154,13 @@ class GraphconsStore(BaseStore):
     def search(self, namespace_prefix: tuple[str, ...], /, *, query: str | None = None,
                filter: dict[str, Any] | None = None, limit: int = 10, offset: int = 0,
                refresh_ttl: bool | None = None, as_of: Any = None, when: str | None = None,
-               when_mode: str | None = None) -> list[SearchItem]:
+               when_mode: str | None = None, now: Any = None) -> list[SearchItem]:
         """BaseStore's search, plus retrieve's time arguments (issue 63) for a query search: `as_of`
-        answers with what was current then, `when` / `when_mode` rank or restrict by event time. With
-        any of them the page holds retrieve's answers only (no unscored fill: it would bring back what
-        they leave out). LangGraph's SearchOp has no place for them, so such a call skips `batch`."""
-        times = time_args(as_of=as_of, when=when, when_mode=when_mode)
+        answers with what was current then, `when` / `when_mode` rank or restrict by event time, `now`
+        is what the query's own "last month" is counted from (issue 61). With any of them the page
+        holds retrieve's answers only (no unscored fill: it would bring back what they leave out).
+        LangGraph's SearchOp has no place for them, so such a call skips `batch`."""
+        times = time_args(as_of=as_of, when=when, when_mode=when_mode, now=now)
         if not times:
             return super().search(namespace_prefix, query=query, filter=filter, limit=limit, offset=offset,
                                   refresh_ttl=refresh_ttl)
@@ -171,10 +172,10 @@ class GraphconsStore(BaseStore):
     async def asearch(self, namespace_prefix: tuple[str, ...], /, *, query: str | None = None,
                       filter: dict[str, Any] | None = None, limit: int = 10, offset: int = 0,
                       refresh_ttl: bool | None = None, as_of: Any = None, when: str | None = None,
-                      when_mode: str | None = None) -> list[SearchItem]:
+                      when_mode: str | None = None, now: Any = None) -> list[SearchItem]:
         return await asyncio.to_thread(self.search, namespace_prefix, query=query, filter=filter, limit=limit,
                                        offset=offset, refresh_ttl=refresh_ttl, as_of=as_of, when=when,
-                                       when_mode=when_mode)
+                                       when_mode=when_mode, now=now)
 
     # -- get / put ------------------------------------------------------------------------
     def _get(self, namespace: tuple[str, ...], key: str) -> Item | None:

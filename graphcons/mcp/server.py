@@ -52,6 +52,7 @@ from graphcons.core.memory import MAX_LINKS, KindName, Memory
 from graphcons.mcp import unauthorized, wire
 from graphcons.mcp.rights import LOCAL, LOCAL_SOURCE, StoreTokenVerifier, local_principal, request_principal
 from graphcons.recall.hits import Hit
+from graphcons.recall.query import RecallQuery
 from graphcons.review.queue import KINDS
 from graphcons.store.proposals import STATUSES
 
@@ -127,9 +128,13 @@ MemoryId = Annotated[str, Field(min_length=1, max_length=MAX_ID,
                                 description="A memory or insight id, as returned by remember or recall.")]
 AsOf = Annotated[limits.AsOf, Field(description="Answer with what was current then: a date (2023-05-27, its whole "
                                                 "day) or an ISO-8601 date-time with a timezone. Default: now.")]
-WhenArg = Annotated[limits.When, Field(description="Event time, on request: \"auto\" uses the query's own time "
-                                                   "phrase (\"in June 2023\", \"last year\"), against as_of or now; "
-                                                   "or a window: 2023-06-01, 2023-06, 2023, or START/END of those.")]
+WhenArg = Annotated[limits.When, Field(description="Event time. Left out: the query's own time phrase (\"in June "
+                                                   "2023\", \"last year\"), against as_of or now, ranks its memories "
+                                                   "higher (the server's [retrieval] question_time); \"auto\": that "
+                                                   "phrase whatever the setting; \"off\": no window; or a window: "
+                                                   "2023-06-01, 2023-06, 2023, or START/END of those.")]
+NowArg = Annotated[limits.Now, Field(description="What the query's own time phrases (\"last month\") are counted "
+                                                "from: a date or an ISO-8601 date-time with a timezone. Default: now.")]
 WhenMode = Annotated[Literal["boost", "restrict"] | None,
                      Field(description="With when: boost (default) moves memories of that time up; restrict "
                                        "shows only them.")]
@@ -240,23 +245,24 @@ class Tools:
 
     def recall(self, query: Query, k: K = 5, namespace: NamespaceArg = None,
                subject: SubjectFilter = None, as_of: AsOf = None, when: WhenArg = None,
-               when_mode: WhenMode = None) -> dict[str, Any]:
+               when_mode: WhenMode = None, now: NowArg = None) -> dict[str, Any]:
         g, p = self.store.get(), require(self.caller(), "reader")
         if not isinstance(k, int) or k < 1 or k > g.config.service.max_k:
             raise ValidationError("k", f"must be between 1 and {g.config.service.max_k}")
-        hits = g.retrieve(query, k=k, namespace=read_namespace(p, namespace), subject=subject,
-                          record=p.has("writer"), as_of=as_of, when=when, when_mode=when_mode)
+        hits = g.retrieve(RecallQuery.of(g.config.retrieval, query, k, namespace=read_namespace(p, namespace),
+                                         subject=subject, record=p.has("writer"), as_of=as_of, when=when,
+                                         when_mode=when_mode, now=now))
         return {"hits": [_recalled(h, rank) for rank, h in enumerate((h for h in hits if p.sees(h.memory.namespace)),
                                                                        start=1)],
-                "note": RECALL_NOTE}
+                "note": RECALL_NOTE, **({"window": hits.window.to_dict()} if hits.window else {})}
 
     def context(self, query: Query, budget_words: Budget = None, namespace: NamespaceArg = None,
                 subject: SubjectFilter = None, as_of: AsOf = None, when: WhenArg = None,
-                when_mode: WhenMode = None, budget_tokens: TokenBudget = None) -> dict[str, Any]:
+                when_mode: WhenMode = None, budget_tokens: TokenBudget = None, now: NowArg = None) -> dict[str, Any]:
         g, p = self.store.get(), require(self.caller(), "reader")
-        return g.context(query, budget_words, budget_tokens=budget_tokens, namespace=read_namespace(p, namespace),
-                         subject=subject,
-                         record=p.has("writer"), as_of=as_of, when=when, when_mode=when_mode).to_dict()
+        q = RecallQuery.for_context(g.config.retrieval, query, namespace=read_namespace(p, namespace), subject=subject,
+                                    record=p.has("writer"), as_of=as_of, when=when, when_mode=when_mode, now=now)
+        return g.context(q, budget_words, budget_tokens=budget_tokens).to_dict()
 
     def explain(self, id: MemoryId) -> dict[str, Any]:
         g, p = self.store.get(), require(self.caller(), "reader")

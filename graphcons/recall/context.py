@@ -38,7 +38,7 @@ a paragraph of text without spaces (Japanese, Chinese) cannot walk through a 10-
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Callable
 
@@ -53,8 +53,9 @@ from graphcons.core.eventtime import annotate
 from graphcons.core.text import WORD_RE, content_terms, printable, sentences
 from graphcons.core.time import day
 from graphcons.recall.current import instant
+from graphcons.recall.eventwindow import Window
 from graphcons.recall.hits import InsightMode
-from graphcons.recall.query import RecallQuery
+from graphcons.recall.query import POOL, RecallQuery
 from graphcons.recall.retrieval import retrieve
 from graphcons.recall.route import carries
 from graphcons.store.card import CardItem, items_of
@@ -63,7 +64,6 @@ from graphcons.store.digest import Fact, facts_of
 MAX_BUDGET = 5000
 MAX_TOKENS = 20000
 DEFAULT_WORDS = 300
-POOL = 40  # hits read to fill a budget: more than any 300-word context holds
 FACTS_PER_INSIGHT = 4  # the facts most relevant to the query; the insight's id leads to the rest
 
 
@@ -98,6 +98,7 @@ class Context:
     tokens: int = 0  # the text's model tokens (core/cost.py)
     budget_tokens: int | None = None  # the ceiling on them: the caller's, or tokens_per_word x budget_words
     refs: dict[str, str] = field(default_factory=dict)  # "#3" -> the memory id the text cites by it
+    window: Window | None = None  # the event-time window the ranking used (the question's own time, or `when`)
 
     @property
     def ids(self) -> list[str]:
@@ -111,7 +112,7 @@ class Context:
     def to_dict(self) -> dict[str, Any]:
         return {"text": self.text, "words": self.words, "budget_words": self.budget_words, "tokens": self.tokens,
                 "budget_tokens": self.budget_tokens, "lines": [line.to_dict() for line in self.lines], "ids": self.ids,
-                "refs": self.refs}
+                "refs": self.refs, **({"window": self.window.to_dict()} if self.window else {})}
 
 
 def _flat(text: str) -> str:
@@ -166,7 +167,7 @@ def context(db: Database, cfg: Config, embedder: Embedder, q: RecallQuery, whole
     if cards:
         block.budget = whole
         _put_card(block, [h.memory.id for h in hits], cards)
-    return block.context(whole)
+    return replace(block.context(whole), window=hits.window)
 
 
 def _put_memory(block: "Block", h: Any, terms: set[str]) -> None:

@@ -33,23 +33,24 @@ MAX_CHAIN = 5  # successors of successors brought in, as the merge chain in retr
 AS_OF_HINT = "must be a date (2023-05-27) or a date-time with a timezone (2023-05-27T10:00:00+00:00)"
 
 
-def check_as_of(value: Any) -> datetime | None:
+def check_as_of(value: Any, field: str = "as_of") -> datetime | None:
     """`as_of` as the last instant it covers: a date means its whole day (UTC); a date-time must say
-    its timezone. ISO-8601 text is accepted (HTTP, MCP, CLI)."""
+    its timezone. ISO-8601 text is accepted (HTTP, MCP, CLI). `field`: the name an error gives (a
+    query's `now` is checked the same way)."""
     if value is None:
         return None
     if isinstance(value, str):
         try:
             value = date.fromisoformat(value) if len(value.strip()) == 10 else datetime.fromisoformat(value)
         except ValueError:
-            raise ValidationError("as_of", f"{AS_OF_HINT}; got {value!r}") from None
+            raise ValidationError(field, f"{AS_OF_HINT}; got {value!r}") from None
     if isinstance(value, datetime):
         if value.tzinfo is None:
-            raise ValidationError("as_of", AS_OF_HINT)
+            raise ValidationError(field, AS_OF_HINT)
         return value
     if isinstance(value, date):
         return datetime.combine(value, time.max, tzinfo=timezone.utc)
-    raise ValidationError("as_of", AS_OF_HINT)
+    raise ValidationError(field, AS_OF_HINT)
 
 
 def instant(value: Any) -> datetime | None:

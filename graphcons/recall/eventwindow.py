@@ -1,17 +1,20 @@
-"""Event time in a query, when the caller asks (issue 47): "what did I paint in June 2023?", "where
-did we go last year?". Off by default (the ranking is then untouched).
+"""Event time in a query (issues 47, 61): "what did I paint in June 2023?", "where did we go last
+year?".
 
-`when="auto"` resolves the query's own time phrases with core/eventtime against `as_of` (else now):
-"in June 2023" is 1-30 June 2023, "last year" the calendar year before; a query that names no time
-is ranked as without `when`. An explicit window is ISO text, "2023-06" (a month), "2023" (a year),
-"2023-06-01" (a day) or "START/END" with either form, a date, or a (start, end) pair of dates.
+The question's own time (issue 61): with `when` left out and `[retrieval] question_time` on, the
+query's time phrases are resolved with core/eventtime against `as_of`, else the caller's `now`
+(else the clock): "in June 2023" is 1-30 June 2023, "last year" the calendar year before, and the
+window boosts. A query that names no time is ranked exactly as without a window. `when="auto"` asks
+for the same whatever the setting; `when="off"` for none. An explicit window is ISO text, "2023-06"
+(a month), "2023" (a year), "2023-06-01" (a day) or "START/END" with either form, a date, or a
+(start, end) pair of dates.
 
 A memory is in the window when its event interval (`event_start`..`event_end`, what its text says
 happened, core/eventtime) overlaps it, else when the day it was said (`created_at`) falls inside.
 `when_mode="boost"` (the default) moves in-window memories up: they rank as if their score were
 `WHEN_BOOST` x the best candidate's score higher (the reported `score` is unchanged); the order is
 then by that key, so the diversity step's order is not kept. `"restrict"` shows in-window memories
-only. Unmeasured on a bench so far: the boost is a modest default, not a fitted one.
+only. The boost is a modest default, not a fitted one (measured: docs/RETRIEVAL.md, "Event time").
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from __future__ import annotations
 import calendar
 from dataclasses import dataclass
 from datetime import date, datetime
-from typing import Any
+from typing import Any, Literal
 
 from graphcons.core.errors import ValidationError
 from graphcons.core.eventtime import resolve
@@ -28,7 +31,7 @@ from graphcons.recall.hits import Candidate
 
 WHEN_BOOST = 0.25
 MODES = ("boost", "restrict")
-WHEN_HINT = ('must be "auto", a date or month or year ("2023-06-01", "2023-06", "2023"), "START/END" of those, '
+WHEN_HINT = ('must be "auto", "off", a date or month or year ("2023-06-01", "2023-06", "2023"), "START/END" of those, '
              "a date, or a (start, end) pair of dates")
 
 
@@ -39,6 +42,16 @@ class Window:
     start: date
     end: date
     restrict: bool = False
+    source: Literal["question", "when"] = "when"  # the query's own phrases (auto), or the caller's window
+    phrases: tuple[str, ...] = ()  # the query's phrases it was resolved from
+
+    def to_dict(self) -> dict[str, Any]:
+        """What `explain`, a hit list and a context show of it."""
+        out: dict[str, Any] = {"start": self.start.isoformat(), "end": self.end.isoformat(),
+                               "mode": "restrict" if self.restrict else "boost", "source": self.source}
+        if self.phrases:
+            out["phrases"] = list(self.phrases)
+        return out
 
     def holds(self, t: dict[str, Any]) -> bool:
         """Whether a memory (its times row: created_at, event_start, event_end) falls in the window."""
@@ -53,19 +66,32 @@ class Window:
         return start <= self.end and self.start <= end
 
 
-def window(when: Any, when_mode: Any, query: str, ref: datetime | None) -> Window | None:
-    """The window a call asks for, checked; None when `when` is None or its query names no time.
-    `ref`: what "last year" is resolved against (the facade passes as_of or now; the clock when none)."""
+def window(when: Any, when_mode: Any, query: str, ref: datetime | None, *, question: bool = False) -> Window | None:
+    """The window a call asks for, checked; None when there is none or its query names no time.
+    `ref`: what "last year" is resolved against (as_of or the caller's now; the clock when none).
+    `question`: `when` left out means the query's own time (`[retrieval] question_time`)."""
     if when_mode is not None and when_mode not in MODES:
         raise ValidationError("when_mode", f"must be one of {', '.join(MODES)}")
-    if when is None:
+    if when is None or when == "off":
         if when_mode is not None:
             raise ValidationError("when_mode", "needs `when` (\"auto\" or a window)")
-        return None
-    restrict = when_mode == "restrict"
+        return asked(query, ref, False) if question and when is None else None
     if when == "auto":
-        found = resolve(query, ref or utcnow())
-        return Window(min(e.start for e in found), max(e.end for e in found), restrict) if found else None
+        return asked(query, ref, when_mode == "restrict")
+    return _given(when, when_mode == "restrict")
+
+
+def asked(query: str, ref: datetime | None, restrict: bool) -> Window | None:
+    """The days the query's own time phrases name, resolved against `ref`; None when it names none."""
+    found = resolve(query, ref or utcnow())
+    if not found:
+        return None
+    return Window(min(e.start for e in found), max(e.end for e in found), restrict, "question",
+                  tuple(e.expression for e in found))
+
+
+def _given(when: Any, restrict: bool) -> Window:
+    """An explicit window: ISO text, a date, or a (start, end) pair."""
     if isinstance(when, str):
         parts = when.split("/")
         if len(parts) > 2:

@@ -182,3 +182,6 @@ class Hits(list):
     # each shown memory's stored properties as hydration read them (no embedding): what a caller
     # shows beyond Memory's fields (context: an insight's typed digest) without another round trip
     nodes: dict[str, dict[str, Any]] = {}
+    # the event-time window the ranking used (recall.eventwindow.Window: the question's own time, or
+    # the caller's `when`); None when there was none
+    window: Any = None

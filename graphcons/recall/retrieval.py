@@ -101,7 +101,7 @@ def retrieve(db: Database, cfg: Config, embedder: Embedder, q: RecallQuery) -> H
         except ServerUnavailable as exc:  # deadlocked past every retry, or Neo4j lost mid-call
             log.warning("retrieve: co-access recording skipped: %s", exc)
             recording = f"skipped: {exc.public}"
-    out.recording, out.nodes = recording, nodes
+    out.recording, out.nodes, out.window = recording, nodes, window
     return out
 
 

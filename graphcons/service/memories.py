@@ -13,6 +13,7 @@ from graphcons.api import Graphcons
 from graphcons.core.errors import NotFound, ValidationError
 from graphcons.core.inputs import check_ids, check_key
 from graphcons.core.memory import Memory
+from graphcons.recall.query import RecallQuery
 from graphcons.service import models as m
 from graphcons.service.deps import own_memory, qualified, read_namespace, role, store, unseen, write_namespace
 from graphcons.store.admission import BatchItemError
@@ -193,10 +194,11 @@ def retrieve(body: m.RetrieveQuery, g: Graphcons = Depends(store), p: Principal 
     namespace = read_namespace(p, body.namespace)
     record = body.record and p.has("writer")
     session = _session(p, body.session) if body.session is not None else None
-    hits = g.retrieve(body.query, k=body.k, namespace=namespace, subject=body.subject, session=session,
-                      record=record, as_of=body.as_of, when=body.when, when_mode=body.when_mode,
-                      diverse=body.diverse, mode=body.mode)
-    return m.Hits(hits=[h for h in hits if p.sees(h.memory.namespace)], recording=hits.recording)
+    hits = g.retrieve(RecallQuery.of(g.config.retrieval, body.query, body.k, namespace=namespace, subject=body.subject,
+                                     session=session, record=record, as_of=body.as_of, when=body.when,
+                                     when_mode=body.when_mode, now=body.now, diverse=body.diverse, mode=body.mode))
+    return m.Hits(hits=[h for h in hits if p.sees(h.memory.namespace)], recording=hits.recording,
+                  window=hits.window.to_dict() if hits.window else None)
 
 
 @router.post("/context", response_model=m.ContextOut, response_model_exclude_none=True)
@@ -208,8 +210,10 @@ def context(body: m.ContextQuery, g: Graphcons = Depends(store), p: Principal = 
     namespace = read_namespace(p, body.namespace)
     session = _session(p, body.session) if body.session is not None else None
     words, tokens = body.budget()
-    ctx = g.context(body.query, words, budget_tokens=tokens, namespace=namespace, subject=body.subject, session=session,
-                    record=body.record and p.has("writer"), as_of=body.as_of, when=body.when, when_mode=body.when_mode)
+    q = RecallQuery.for_context(g.config.retrieval, body.query, namespace=namespace, subject=body.subject,
+                                session=session, record=body.record and p.has("writer"), as_of=body.as_of,
+                                when=body.when, when_mode=body.when_mode, now=body.now)
+    ctx = g.context(q, words, budget_tokens=tokens)
     return m.ContextOut(**ctx.to_dict())
 
 

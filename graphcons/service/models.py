@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic_core import PydanticCustomError
 
-from graphcons.access.limits import AsOf, QueryText, When
+from graphcons.access.limits import AsOf, Now, QueryText, When
 from graphcons.core.inputs import text_problem, texts
 from graphcons.core.memory import KindName, LinkInput, Metadata, StatusName
 from graphcons.recall.context import ContextLine  # the one model of a line (Python and MCP show it too)
@@ -117,6 +117,7 @@ class RetrieveQuery(Body):
     as_of: AsOf = None
     when: When = None
     when_mode: WhenMode = None
+    now: Now = None
     diverse: bool = Field(default=True, description="false: the ranking as scored, without the diversity "
                                                      "step (a store's page of its best k)")
     mode: Literal["hybrid", "vector", "keyword"] | None = Field(default=None, description="The ranking: "
@@ -144,6 +145,19 @@ class ContextQuery(Body):
     as_of: AsOf = None
     when: When = None
     when_mode: WhenMode = None
+    now: Now = None
+
+
+class Window(BaseModel):
+    """The event-time window a ranking used (recall/eventwindow.py): the question's own time phrases,
+    or the caller's `when`."""
+
+    start: str = Field(description="Its first day (ISO-8601).")
+    end: str = Field(description="Its last day, included.")
+    mode: Literal["boost", "restrict"] = Field(description="boost: its memories ranked higher; restrict: only them.")
+    source: Literal["question", "when"] = Field(description="question: resolved from the query's own time phrases; "
+                                                            "when: the caller's window.")
+    phrases: list[str] | None = Field(default=None, description="The query's phrases it was resolved from.")
 
 
 class ContextOut(BaseModel):
@@ -158,12 +172,16 @@ class ContextOut(BaseModel):
     refs: dict[str, str] = Field(default_factory=dict, description=(
         "Each short reference of the text (\"#3\") and the memory id it stands for; empty when the server "
         "writes ids in the text ([retrieval] context_refs = \"id\")."))
+    window: Window | None = Field(default=None, description="The event-time window the ranking used; absent when "
+                                                            "none (the query named no time).")
 
 
 class Hits(BaseModel):
     hits: list[Hit]
     # retrieve only: "recorded", "off" or "skipped: <why>" (the hits stand; their use was not recorded)
     recording: str | None = None
+    window: Window | None = Field(default=None, description="The event-time window the ranking used; null when "
+                                                            "none (the query named no time).")
 
 
 class ClusterOut(BaseModel):
