@@ -316,29 +316,17 @@ def test_what_is_not_an_update_is_not_proposed(g, older, newer):
 
 
 @pytest.mark.skipif(not frames_available(), reason="the cards extra (spaCy) is missing")
-@pytest.mark.parametrize("older,newer", SAID_62)
-def test_a_role_a_tally_an_ended_value_and_a_habit_are_proposed(g, older, newer):
+@pytest.mark.parametrize("older,newer", SAID_62 + SAID_63)
+def test_a_role_a_tally_an_ended_value_a_habit_and_a_schedule_are_proposed(g, older, newer):
     a, b, proposed = _said_pair(g, older, newer)
     assert proposed == [(a, b)]
 
 
 @pytest.mark.skipif(not frames_available(), reason="the cards extra (spaCy) is missing")
-@pytest.mark.parametrize("older,newer", NOT_UPDATES_62)
+@pytest.mark.parametrize("older,newer", NOT_UPDATES_62 + NOT_UPDATES_63)
 def test_occasions_hearsay_and_other_values_are_not_proposed(g, older, newer):
     assert _said_pair(g, older, newer)[2] == []
 
-
-@pytest.mark.skipif(not frames_available(), reason="the cards extra (spaCy) is missing")
-@pytest.mark.parametrize("older,newer", SAID_63)
-def test_a_schedule_and_a_tally_said_in_other_words_are_proposed(g, older, newer):
-    a, b, proposed = _said_pair(g, older, newer)
-    assert proposed == [(a, b)]
-
-
-@pytest.mark.skipif(not frames_available(), reason="the cards extra (spaCy) is missing")
-@pytest.mark.parametrize("older,newer", NOT_UPDATES_63)
-def test_other_schedules_occasions_and_tallies_are_not_proposed(g, older, newer):
-    assert _said_pair(g, older, newer)[2] == []
 
 @pytest.mark.skipif(not frames_available(), reason="the cards extra (spaCy) is missing")
 def test_a_value_said_to_hold_no_more_names_what_ended(g):
