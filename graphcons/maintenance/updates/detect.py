@@ -36,8 +36,10 @@ Chat turns are long (LongMemEval's median is 105 words), so the unit compared is
 6. Said in few words (issue 62): a pair the rules above miss because the two share no three words ("I live
    in Paris" / "I moved to Berlin") is read by its parse (frames.py: the value slot of a verb of state,
    a role, a switch "from X to Y", a count of what one has or has done up to now, a value said to hold
-   no more), when the newer memory says a value is new, current or ended. Needs the parser (the `cards`
-   extra); without it, rules 1-5 alone.
+   no more, the weekdays of a schedule), when the newer memory says a value is new, current or ended, or a
+   habit. Needs the parser (the `cards` extra); without it, rules 1-5 alone.
+7. A tally (issue 62): two sentences that each count one noun up to now ("27 different species so far" /
+   "brings my total species count to 32") state its value wherever the figure stands (`_tally_changes`).
 
 The attribute recorded is the shared words around the value (a frame's slot for rule 6). A pair of memories gets one proposal
 (its best sentence pair); confidence is the share of the shorter sentence's content the two share.

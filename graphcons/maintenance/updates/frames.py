@@ -16,6 +16,7 @@ lemma with the dependency that holds the value.
     "My coffee order is a latte"    my coffee order = latte  (an attribute of the speaker's)
     "I changed my order to a mocha" my order = mocha       ("changed my X to": the value is new)
     "I don't live in Paris anymore" residence = paris, ended (no longer, not ... anymore, used to)
+    "I have a pottery class on Fridays"  on days: have pottery class = friday  (a habit: current)
 
 A later memory of the same namespace and subject updates an earlier one (detect's order: later on
 another day, by event time and by when it was said) when
