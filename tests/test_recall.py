@@ -106,6 +106,21 @@ def test_a_long_memory_enters_a_short_context_as_a_marked_excerpt(g):
     assert line.text.endswith(f"({ref})")  # cited by its short reference
 
 
+def test_an_excerpt_shows_two_sentences_and_leaves_room_for_the_memories_after_it(g):
+    """Issue 61: an excerpt that took every sentence sharing a query word (a long assistant turn shares
+    many) filled what was left, and a shorter memory ranked after it, holding the answer, was not shown."""
+    advice = " ".join(f"Tip {i}: a shoe rack keeps old sneakers dry, so air your sneakers and wash the rack."
+                      for i in range(12))
+    g.add({"id": "advice", "content": f"Here is how to store old sneakers. {advice}", "subject": "assistant",
+           "namespace": "team", "created_at": "2023-05-26T13:05:00+00:00"})
+    g.add({"id": "said", "content": "I keep my old sneakers under the bed.", "subject": "user",
+           "namespace": "team", "created_at": "2023-05-20T10:00:00+00:00"})
+    ctx = g.context("Where do I keep my old sneakers? Shoe rack or bed?", 60, namespace="team", record=False)
+    [line] = [x for x in ctx.lines if x.ids == ["advice"]]
+    assert line.excerpt is True and line.text.count(" … ") <= 1  # two sentences at most
+    assert any(x.ids == ["said"] for x in ctx.lines) and "under the bed" in ctx.text
+    assert ctx.words <= 60
+
 def test_an_invisible_query_is_refused_naming_the_field_over_mcp(g, config, embedder):
     from test_mcp import Session, run
 

@@ -3,9 +3,10 @@ agent puts into its prompt, built from `retrieve`'s ranking.
 
 - Chosen best hits first (the plain ranking: each memory in its own place), packed until the
   word budget, and shown by day, the newest day first (below); the block is never over the budget. A memory longer than what is left shows its
-  sentences that share the query's words, in their order, as an excerpt marked "(excerpt)" with
-  its date and id (issue 51: a 350-word chat turn could never enter a 300-word context); one that
-  shares none is skipped (a shorter one after it may still fit).
+  (at most two) sentences that share the most query words, in their order, as an excerpt marked
+  "(excerpt)" with its date and id (issue 51: a 350-word chat turn could never enter a 300-word context;
+  issue 61: more sentences took the room of the memories after it); one that shares none is skipped (a
+  shorter one after it may still fit).
 - Every line cites its memory, so an agent can cite it: by a short reference, "#3", the memory's
   place in the context's ranking (`refs` maps each to its id; `[retrieval] context_refs = "id"` writes
   the ids themselves, which cost 15-25 model tokens each in a LangGraph store: issues 61, 63);
@@ -374,16 +375,23 @@ def _earlier(superseded_by: str | None, until: str | None) -> tuple[str, dict[st
     return f"earlier, until {day(ended) if ended else until}: ", {"superseded_by": superseded_by, "until": until or ""}
 
 
+# An excerpt shows at most this many sentences of its memory (issue 61): one that filled all that was left
+# with every sentence sharing a query word (a long assistant turn shares many) took the room of the memories
+# ranked after it, which held the answer as often (LongMemEval dev knowledge-update, before any
+# consolidation: answer words @300 0.643 with the room filled, 0.701 with two sentences; docs/RETRIEVAL.md)
+EXCERPT_SENTENCES = 2
+
+
 def _excerpt(content: str, terms: set[str], fits: Callable[[str], bool], said: datetime, key: str | None = None) -> str:
-    """The sentences of a long memory that share the most query words, in their own order, joined
-    by " … ", as many as `fits` allows (most shared words first); "" when none shares a word or none fits.
-    The retrieval key that found the memory (issue 61) comes first, whatever words it shares."""
+    """The (at most EXCERPT_SENTENCES) sentences of a long memory that share the most query words, in their
+    own order, joined by " … ", as `fits` allows (most shared words first); "" when none shares a word or
+    none fits. The retrieval key that found the memory (issue 61) comes first, whatever words it shares."""
     said_parts = sentences(content)
     parts = [annotate(_flat(s), said) for s in said_parts]
     shared = [len(terms) + 1 if s == key else len(terms & content_terms(p)) for s, p in zip(said_parts, parts)]
     keep: list[int] = []
     for i in sorted(range(len(parts)), key=lambda i: (-shared[i], i)):
-        if shared[i] and fits(" … ".join(parts[j] for j in sorted([*keep, i]))):
+        if len(keep) < EXCERPT_SENTENCES and shared[i] and fits(" … ".join(parts[j] for j in sorted([*keep, i]))):
             keep.append(i)
     return " … ".join(parts[i] for i in sorted(keep))
 

@@ -36,8 +36,10 @@ Chat turns are long (LongMemEval's median is 105 words), so the unit compared is
 6. Said in few words (issue 62): a pair the rules above miss because the two share no three words ("I live
    in Paris" / "I moved to Berlin") is read by its parse (frames.py: the value slot of a verb of state,
    a role, a switch "from X to Y", a count of what one has or has done up to now, a value said to hold
-   no more), when the newer memory says a value is new, current or ended. Needs the parser (the `cards`
-   extra); without it, rules 1-5 alone.
+   no more, the weekdays of a schedule), when the newer memory says a value is new, current or ended, or a
+   habit. Needs the parser (the `cards` extra); without it, rules 1-5 alone.
+7. A tally (issue 62): two sentences that each count one noun up to now ("27 different species so far" /
+   "brings my total species count to 32") state its value wherever the figure stands (`_tally_changes`).
 
 The attribute recorded is the shared words around the value (a frame's slot for rule 6). A pair of memories gets one proposal
 (its best sentence pair); confidence is the share of the shorter sentence's content the two share.
@@ -231,9 +233,10 @@ def _framed(ordered: list[dict[str, Any]], found: set[tuple[str, str]]) -> list[
 
 FRAME_WORDS = 40  # a longer sentence is a story, not a statement of where one lives or what one uses
 # A memory that may say a value is new or current (frames.NOW, frames.MOVES, frames.SWITCHES, frames.NEW_ROLE in
-# their spoken forms) or count up to now ("so far"): the only kind that can be the newer of a framed update
+# their spoken forms), count up to now ("so far") or say a habit ("every", "on Fridays"): the only kind that can
+# be the newer of a framed update
 _CUE_RE = re.compile(r"\b(?:now|currently|anymore|nowadays|presently|so far|to date|in total|mov(?:e|ed|ing)|"
-                     r"hired|promoted|joined|no longer|used to|"
+                     r"hired|promoted|joined|no longer|used to|every|(?:mon|tues|wednes|thurs|fri|satur|sun)days|"
                      r"relocat(?:e|ed|ing)|settled|switch(?:ed|ing)?|chang(?:e|ed|ing)|migrat(?:e|ed|ing)|"
                      r"convert(?:ed|ing)?|swapp?(?:ed|ing)?|upgrad(?:e|ed|ing))\b", re.IGNORECASE)
 
@@ -246,6 +249,7 @@ _STATE_RE = re.compile(r"\b(?:liv(?:e|es|ed|ing)|resid\w*|based|settl\w*|mov(?:e
                        r"us(?:e|es|ed|ing)|dr(?:ive|ives|ove|iving|iven)|rid(?:e|es|ing)|rode|teach\w*|taught|"
                        r"stud(?:y|ies|ied|ying)|own\w*|prefer\w*|run(?:s|ning)?|ran|manag\w*|lead\w*|led|rent\w*|"
                        r"switch\w*|chang\w*|migrat\w*|convert\w*|swapp?\w*|upgrad\w*|"
+                       r"(?:on|every)\s+(?:mon|tues|wednes|thurs|fri|satur|sun)days?|"  # a day something is on (a schedule)
                        r"(?:ha(?:ve|s|d|ving)|keep\w*|kept)\b.*\b(?:\d+|one|two|three|four|five|six|seven|eight|"
                        r"nine|ten|eleven|twelve)|"
                        # a perfect with its count right after the verb ("I've run two", "we've tried 3 new"): parse
@@ -294,7 +298,7 @@ def _best_pair(olds: list[_Sentence], news: list[_Sentence], timed: bool = True)
                 continue
             changes = [c for c in values.changed_values(so.text, sn.text)
                        if (timed or _up_to_now(sn, c)) and (len(shared) >= MIN_SHARED or _anchored(c, so, sn))
-                       and _one_thing(so, sn, c)]
+                       and _one_thing(so, sn, c)] or [c for c in _tally_changes(so, sn, shared) if _one_thing(so, sn, c)]
             if changes and _two_events(so, sn):
                 continue
             if changes:
@@ -344,6 +348,49 @@ def _up_to_now(sn: _Sentence, change: values.ValueChange) -> bool:
     ws = sn.words
     return change.kind == "numbers" and ("since" in ws or "total" in ws or any(
         ws[i:i + 2] == ("so", "far") for i in range(len(ws) - 1)))
+
+
+# Words between a figure and what it counts, or after "total", that are not what is counted ("27 different
+# species", "a total of 37 coins", "my total species count")
+_NOT_COUNTED = frozenset({"different", "new", "more", "other", "total", "separate", "unique", "distinct", "additional",
+                          "extra", "whole", "of", "my", "our", "the", "count", "number", "tally"})
+
+
+def _tallies(ws: tuple[str, ...]) -> dict[str, str]:
+    """What a sentence counts up to now (so far, to date, in total, since) -> the count, by the counted noun's
+    stem: "I've seen 27 different species so far", "brings my total species count to 32", "a total of 37
+    coins". A count not said to run up to now counts one occasion, not a tally."""
+    if not _counts_up_to_now(ws):
+        return {}
+    out: dict[str, str] = {}
+    for i, w in enumerate(ws):
+        value = toolkit.NUMBER_WORDS.get(w, w)
+        if value.isdigit() and w != "one":
+            noun = next((x for x in ws[i + 1:i + 4] if x not in _NOT_COUNTED), "")
+            if noun and not toolkit.NUMBER_WORDS.get(noun, noun).isdigit():
+                out.setdefault(toolkit.stem(noun), value)
+        elif w == "total":  # "my total species count to 32": the noun after "total", the figure after it
+            after = [x for x in ws[i + 1:i + 8] if x not in _NOT_COUNTED]
+            figure = next((x for x in after if toolkit.NUMBER_WORDS.get(x, x).isdigit()), None)
+            if after and figure is not None and after[0] != figure:
+                out.setdefault(toolkit.stem(after[0]), toolkit.NUMBER_WORDS.get(figure, figure))
+    return out
+
+
+def _counts_up_to_now(ws: tuple[str, ...]) -> bool:
+    pairs = {" ".join(ws[i:i + 2]) for i in range(len(ws) - 1)}
+    return "since" in ws or "total" in ws or bool(pairs & {"so far", "to date"})
+
+
+def _tally_changes(so: _Sentence, sn: _Sentence, shared: frozenset[str]) -> list[values.ValueChange]:
+    """Both sentences count one thing up to now and the counts differ ("27 different species so far" / "brings my
+    total species count to 32"): the slot is the counted noun, which the two share, whatever words stand
+    around the figure."""
+    if so.events and sn.events and so.events != sn.events:
+        return []  # "so far this month" / "so far this year": two windows, two tallies
+    old, new = _tallies(so.words), _tallies(sn.words)
+    return [values.ValueChange("numbers", old[n], new[n], ("tally", n))
+            for n in sorted(old.keys() & new.keys() & shared) if old[n] != new[n]]
 
 
 def _said_before(ws: tuple[str, ...], value: str, klass: frozenset[str], near: int = NEAR) -> bool:

@@ -16,6 +16,7 @@ lemma with the dependency that holds the value.
     "My coffee order is a latte"    my coffee order = latte  (an attribute of the speaker's)
     "I changed my order to a mocha" my order = mocha       ("changed my X to": the value is new)
     "I don't live in Paris anymore" residence = paris, ended (no longer, not ... anymore, used to)
+    "I have a pottery class on Fridays"  on days: have pottery class = friday  (a habit: current)
 
 A later memory of the same namespace and subject updates an earlier one (detect's order: later on
 another day, by event time and by when it was said) when
@@ -38,7 +39,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Iterable
 
 from graphcons.core import parser
-from graphcons.core.text import NUMBER_WORDS
+from graphcons.core.text import NUMBER_WORDS, WEEKDAYS
 
 FIRST_PERSON = frozenset({"i", "we"})
 # the verb's lemma and the preposition that holds a place one lives in: one slot, however it is said
@@ -126,8 +127,39 @@ def _clause_frames(sent: Any) -> list[Frame]:
             out += [replace(f, current=True, count=False, switched_from=None, ended=True)
                     for f in _verb_frames(verb, sent, dated) if not f.count and f.slot != "switch"]
         elif not (_negated(verb) or _past_habit(verb)):
-            out += _verb_frames(verb, sent, dated)
+            out += _verb_frames(verb, sent, dated) + _schedule(verb, sent.text)
     return out
+
+
+def _schedule(verb: Any, text: str) -> list[Frame]:
+    """The weekdays something of the speaker's is on ("I have a pottery class on Thursday", "I go to the gym
+    on Tuesdays and Saturdays"): slot "on days: <what>" (the object, else the place gone to), value the
+    days; current when said as a habit (a plural day, "every"), the way a standing schedule is said."""
+    what = next((c for c in verb.children if c.dep_ == "dobj" and c.pos_ == "NOUN"), None)
+    if what is None:
+        what = next((o for p in verb.children if p.dep_ == "prep" and p.lemma_.lower() in ("to", "at")
+                     for o in p.children if o.dep_ == "pobj" and o.pos_ == "NOUN"), None)
+    if what is None or what.lemma_.lower() in VAGUE:
+        return []
+    heads = [o for p in [*verb.children, *what.children] if p.dep_ == "prep" and p.lower_ == "on"
+             for o in p.children if o.dep_ == "pobj"] + [o for o in verb.children if o.dep_ == "npadvmod"]
+    days = [d for o in heads for d in [o, *o.conjuncts] if _weekday(d.lower_)]  # "every Monday and Friday" too
+    if not days:
+        return []
+    habit = any(d.lower_.endswith("s") for d in days) or any(t.lower_ == "every" for t in verb.subtree)
+    if not habit and (verb.tag_ == "VBD" or any(c.tag_ == "VBD" for c in verb.children if c.dep_ == "aux")):
+        return []  # "I had a meeting on Monday": one past occasion, no schedule
+    value = " ".join(sorted({_weekday(d.lower_) for d in days}))
+    # what it is, modifiers and all: a pottery class and a yoga class are two schedules
+    kind = " ".join(t.lemma_.lower() for t in what.subtree
+                    if t.i <= what.i and (t.i == what.i or t.pos_ in ("NOUN", "PROPN", "VERB", "ADJ")))
+    return [Frame(f"on days: {verb.lemma_.lower()} {kind}", value, habit, False, None, text)]
+
+
+def _weekday(word: str) -> str:
+    """The weekday a word names ("fridays" -> "friday"), else ""."""
+    day = word.removesuffix("s") if word.endswith("days") else word
+    return day if day in WEEKDAYS else ""
 
 
 def _verb_frames(verb: Any, sent: Any, dated: bool) -> list[Frame]:
