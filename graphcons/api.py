@@ -364,10 +364,12 @@ class Graphcons:
         return updates_job.run(self.db, self.config, now=now or utcnow(), dry_run=dry_run, auto_apply=auto_apply,
                                namespace=namespace, subject=subject)
 
-    def keys(self, *, now: datetime | None = None, limit: int | None = None) -> keys_mod.KeysReport:
-        """Keys pass (issue 61): each memory of several sentences also found by each of them
-        (graphcons.store.keys); reads only memories not read in their current version."""
-        return keys_mod.key_pending(self.db, self.config, self.embedder, now=now or utcnow(), limit=limit)
+    def keys(self, *, now: datetime | None = None, limit: int | None = None,
+             namespace: str | None = None) -> keys_mod.KeysReport:
+        """Keys pass (issue 61): each memory of several sentences also found by each of its own sentences
+        (graphcons.store.keys); reads only memories (of `namespace`) not read in their current version."""
+        return keys_mod.key_pending(self.db, self.config, self.embedder, now=now or utcnow(), limit=limit,
+                                    namespace=namespace)
 
     def cards(self, *, dry_run: bool = True, now: datetime | None = None, namespace: str | None = None,
               subject: str | None = None) -> card_pass.CardsReport:
@@ -455,7 +457,7 @@ class Graphcons:
         A run that may write keys the memories written since first (`keys`): what it learns is used to find."""
         cc = self.config.consolidation
         if cc.enabled and not (cc.dry_run if dry_run is None else dry_run):
-            self.keys(now=now)
+            self.keys(now=now, namespace=namespace)
         return consolidation.consolidate(self.db, self.config, now=now or utcnow(), namespace=namespace,
                                          synthesizer=synthesizer, progress=progress, dry_run=dry_run)
 

@@ -1,8 +1,9 @@
 // Memories the keys pass has not read in their current version (graphcons.store.keys): live, not
 // derived (an insight or a profile statement is found as itself), in admission order so a pass
 // stopped half-way resumes where it was. keys_version is the version last read (keys or none).
+// $namespace (null = every one): a consolidation of one namespace keys only that namespace.
 MATCH (m:Memory)
-WHERE m.status IN $live AND NOT coalesce(m.kind, '') IN $skip_kinds
+WHERE ($namespace IS NULL OR m.namespace = $namespace) AND m.status IN $live AND NOT coalesce(m.kind, '') IN $skip_kinds
   AND (m.keys_version IS NULL OR m.keys_version <> m.version)
 RETURN m.id AS id, m.version AS version, m.content AS content
 ORDER BY m.admitted_at, m.id

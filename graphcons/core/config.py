@@ -530,7 +530,7 @@ class JobsConfig(Section):
     # event times of memories admitted before the resolver (issue 47): due at once on a store that never ran it,
     # then weekly (admission and edits store their own)
     event_time: JobConfig = _job("10 5 * * 0")
-    keys: JobConfig = _job("40 * * * *")  # issue 61: retrieval keys of the memories written since, hourly
+    keys: JobConfig = _job("25 3 * * *")  # issue 61: retrieval keys of the memories written since, daily before consolidate
     index_slowdown_max: float = Field(default=3.0, gt=1)  # index job: rebuild when its probe is this x slower than after the last rebuild
     lease_ttl_s: float = Field(default=180.0, ge=1)  # a killed worker's lease expires after this
     poll_s: float = Field(default=30.0, gt=0)  # how often a worker looks for due jobs and triggers

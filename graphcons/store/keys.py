@@ -14,7 +14,7 @@ no other list, no context line and no cluster reads it; the context shows the me
 A memory edited since is read again and its older keys stop counting (their version differs);
 nothing is deleted.
 
-Who runs it: `Graphcons.keys()`, every consolidation before it reads the store, and the scheduled
+Who runs it: `Graphcons.keys()`, `Graphcons.consolidate()` when it writes (first), and the scheduled
 `keys` job. Its ids are the memory's id, version and the sentence's place: the same store gives
 the same keys.
 """
@@ -67,14 +67,16 @@ def of(db: Database, memory_id: str) -> list[dict[str, Any]]:
     return db.run("keys/of", id=memory_id)
 
 
-def key_pending(db: Database, cfg: Config, embedder: Embedder, *, now: datetime,
-                limit: int | None = None) -> KeysReport:
-    """Key every live memory not read in its current version (at most `limit`); one audit record a batch."""
+def key_pending(db: Database, cfg: Config, embedder: Embedder, *, now: datetime, limit: int | None = None,
+                namespace: str | None = None) -> KeysReport:
+    """Key every live memory (of `namespace`, or all) not read in its current version (at most `limit`);
+    one audit record a batch."""
     rc = cfg.retrieval
     report = KeysReport(run_id=audit.new_run_id("keys"))
     while limit is None or report.read < limit:
         want = BATCH if limit is None else min(BATCH, limit - report.read)
-        rows = db.run("keys/pending", live=list(LIVE_STATUSES), skip_kinds=list(DERIVED), limit=want)
+        rows = db.run("keys/pending", live=list(LIVE_STATUSES), skip_kinds=list(DERIVED), limit=want,
+                      namespace=namespace)
         if not rows:
             break
         said = [sentence_keys(r["content"] or "", rc.key_min_words, rc.keys_per_memory,
