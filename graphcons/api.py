@@ -358,7 +358,7 @@ class Graphcons:
                              progress=progress, namespace=namespace, subject=subject)
 
     def updates(self, *, dry_run: bool = True, now: datetime | None = None, auto_apply: bool | None = None,
-                namespace: str | None = None, subject: str | None = None) -> dict[str, Any]:
+                namespace: str | None = None, subject: str | None = None) -> updates_job.UpdatesReport:
         """Update pass (issue 51): a newer memory stating a new value for an older one's attribute is proposed as
         (newer)-[:SUPERSEDES {reason: 'update'}]->(older) (applied at once only with [updates] auto_apply)."""
         return updates_job.run(self.db, self.config, now=now or utcnow(), dry_run=dry_run, auto_apply=auto_apply,

@@ -193,6 +193,9 @@ def test_the_update_pass_runs_over_http_and_mcp_and_its_proposals_wait_in_the_qu
     dry = admin.post("/v1/jobs/updates", json={})  # a dry run by default, in the token's one namespace
     assert dry.status_code == 200, dry.text
     assert (dry.json()["dry_run"], dry.json()["namespace"], len(dry.json()["proposed"])) == (True, "chat", 1)
+    same = g.updates(now=NOW, namespace="chat").to_dict()  # issue 60: the pass's one wire shape, every pair whole
+    assert {k: v for k, v in dry.json().items() if k not in ("run_id", "now")} == {
+        k: v for k, v in same.items() if k not in ("run_id", "now")}
     assert g.proposals() == []
     assert admin.post("/v1/jobs/updates", json={"namespace": "other"}).status_code == 403
     writer = server.client(g.create_token("chat-writer", ["chat"], "writer")[0])

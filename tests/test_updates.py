@@ -33,13 +33,13 @@ def test_an_update_is_proposed_and_applied_by_time_order_and_the_older_stays_act
     new = g.add(NEW).id  # admitted first, said later: time decides, not the order of admission
     old = g.add(OLD).id
     dry = g.updates(now=NOW)
-    assert [(u["newer"], u["older"]) for u in dry["proposed"]] == [(new, old)]
+    assert [(u.newer, u.older) for u in dry.proposed] == [(new, old)]
     assert g.proposals(kind="update") == []
 
     report = g.updates(dry_run=False, now=NOW)
-    (u,) = report["proposed"]
-    assert (u["old_value"], u["new_value"], u["value_kind"]) == ("three", "four", "numbers")
-    assert "korean" in u["attribute"].lower() and "restaurants" in u["attribute"].lower()
+    (u,) = report.proposed
+    assert (u.old_value, u.new_value, u.value_kind) == ("three", "four", "numbers")
+    assert "korean" in u.attribute.lower() and "restaurants" in u.attribute.lower()
     (p,) = g.proposals(kind="update", status="pending")
     assert p["id"] == proposal_id(new, old) and p["memory_ids"] == [new, old]
     payload = p["payload"]  # both texts, both dates, the attribute
@@ -53,14 +53,14 @@ def test_an_update_is_proposed_and_applied_by_time_order_and_the_older_stays_act
     s = edge["s"]
     assert (edge["newer"], edge["older"]) == (new, old)
     assert s["reason"] == "update" and s["reverted"] is False and s["by"] == "alice" and s["proposal_id"] == p["id"]
-    assert s["attribute"] == u["attribute"] and s["since"].startswith("2026-10-11") and s["at"] == NOW.isoformat()
+    assert s["attribute"] == u.attribute and s["since"].startswith("2026-10-11") and s["at"] == NOW.isoformat()
     assert s["run_id"]
     assert g.get(old).status == "active" and g.get(new).status == "active"  # history, not a deprecation
     assert g.approve(p["id"], now=NOW).changed is False  # approving twice changes nothing
     assert len(update_edges(g)) == 1
     audit = g.audit_log(op="update_applied")
     assert audit and audit[0]["details"]["proposal"] == p["id"] and set(audit[0]["targets"]) == {new, old}
-    assert g.updates(dry_run=False, now=NOW)["proposed"] == []  # the pair is handled
+    assert g.updates(dry_run=False, now=NOW).proposed == []  # the pair is handled
 
 
 def test_a_rejected_update_is_never_proposed_again(g):
@@ -69,7 +69,7 @@ def test_a_rejected_update_is_never_proposed_again(g):
     (p,) = g.proposals(kind="update", status="pending")
     g.reject(p["id"], "the two counts are of different cities", now=NOW)
     again = g.updates(dry_run=False, now=NOW + timedelta(days=1))
-    assert again["proposed"] == [] and again["applied"] == [] and again["known"] == 1
+    assert again.proposed == [] and again.applied == [] and again.known == 1
     assert [(x["id"], x["status"]) for x in g.proposals(kind="update")] == [(p["id"], "rejected")]
     assert not update_edges(g)
     assert g.audit_log(op="reject")[0]["details"]["kind"] == "update"
@@ -87,7 +87,7 @@ def test_revert_marks_the_update_edge_reverted_and_keeps_it(g):
     assert g.get(old).status == "active" and g.get(new).status == "active"
     assert g.proposal(p["id"])["status"] == "reverted"
     assert g.audit_log(op="update_reverted")[0]["details"]["reason"] == "the older count was right"
-    assert g.updates(dry_run=False, now=NOW + timedelta(days=1))["proposed"] == []  # a reverted pair stays handled
+    assert g.updates(dry_run=False, now=NOW + timedelta(days=1)).proposed == []  # a reverted pair stays handled
 
 
 def test_a_dry_run_writes_nothing(g):
@@ -95,7 +95,7 @@ def test_a_dry_run_writes_nothing(g):
     before = counts(g)
     for auto in (None, True):
         report = g.updates(now=NOW, auto_apply=auto)
-        assert report["dry_run"] and len(report["proposed"] + report["applied"]) == 1
+        assert report.dry_run and len(report.proposed + report.applied) == 1
     assert counts(g) == before
 
 
@@ -115,27 +115,27 @@ def test_a_contradiction_on_the_same_day_stays_a_conflict_not_an_update(g):
     (c,) = g.conflicts()
     assert "numbers" in c["reasons"]
     report = g.updates(dry_run=False, now=NOW)
-    assert report["found"] == 0 and g.proposals(kind="update") == [] and not update_edges(g)
+    assert report.found == 0 and g.proposals(kind="update") == [] and not update_edges(g)
     assert len(g.conflicts(status="open")) == 1  # the conflict stays for a person to settle
     # the same two statements on two days: time decides, the newer supersedes the older
     c2 = g.add(dict(content="I lead a team of 6 engineers in my new role as senior engineer.", subject="user",
                namespace="chat", created_at=T0 + timedelta(days=30))).id
-    found = g.updates(now=NOW)["proposed"]
-    assert {(u["newer"], u["older"]) for u in found} == {(c2, a), (c2, b)}
+    found = g.updates(now=NOW).proposed
+    assert {(u.newer, u.older) for u in found} == {(c2, a), (c2, b)}
 
 
 def test_auto_apply_is_off_by_default_and_applies_only_when_set(g):
     assert Config().updates.auto_apply is False
     old, new = g.add(OLD).id, g.add(NEW).id
     report = g.updates(dry_run=False, now=NOW)
-    assert report["auto_apply"] is False and len(report["proposed"]) == 1 and report["applied"] == []
+    assert report.auto_apply is False and len(report.proposed) == 1 and report.applied == []
     assert not update_edges(g)
     _wipe(g)
     g.init()
     old, new = g.add(OLD).id, g.add(NEW).id
     g.config.updates.auto_apply, g.config.updates.auto_apply_at = True, 0.0
     report = g.updates(dry_run=False, now=NOW)
-    assert len(report["applied"]) == 1 and report["proposed"] == []
+    assert len(report.applied) == 1 and report.proposed == []
     (edge,) = update_edges(g)
     assert edge["s"]["by"] == "auto" and g.proposal(proposal_id(new, old))["status"] == "applied"
 
@@ -186,8 +186,8 @@ def test_an_approved_update_puts_the_current_value_first_and_as_of_gives_the_old
     newer was said, the older value is what holds."""
     old = g.add(OLD).id
     new = g.add(NEW).id
-    (p,) = g.updates(dry_run=False, now=NOW)["proposed"]
-    assert (p["newer"], p["older"]) == (new, old)
+    (p,) = g.updates(dry_run=False, now=NOW).proposed
+    assert (p.newer, p.older) == (new, old)
     g.approve(proposal_id(new, old), by="alice", now=NOW)
     q = "How many Korean restaurants have I tried in my city?"
     ctx = g.context(q, 300, namespace="chat", record=False)
@@ -299,7 +299,7 @@ def _said_pair(g, older, newer):
     a = g.add({"content": older, "subject": "user", "namespace": "said", "source": "chat:1", "created_at": T0}).id
     b = g.add({"content": newer, "subject": "user", "namespace": "said", "source": "chat:2",
                "created_at": T0 + timedelta(days=30)}).id
-    return a, b, [(p["older"], p["newer"]) for p in g.updates(now=NOW)["proposed"]]
+    return a, b, [(p.older, p.newer) for p in g.updates(now=NOW).proposed]
 
 
 @pytest.mark.skipif(not frames_available(), reason="the cards extra (spaCy) is missing")
@@ -334,8 +334,8 @@ def test_a_value_said_to_hold_no_more_names_what_ended(g):
                "created_at": T0}).id
     b = g.add({"content": "I don't use Notion anymore.", "subject": "user", "namespace": "said", "source": "chat:2",
                "created_at": T0 + timedelta(days=30)}).id
-    (p,) = g.updates(now=NOW)["proposed"]
-    assert (p["older"], p["newer"], p["old_value"], p["new_value"]) == (a, b, "notion", "no longer notion")
+    (p,) = g.updates(now=NOW).proposed
+    assert (p.older, p.newer, p.old_value, p.new_value) == (a, b, "notion", "no longer notion")
 
 
 def test_an_applied_update_settles_the_conflict_between_its_pair_and_a_revert_reopens_it(g):

@@ -96,8 +96,8 @@ def run(g: Graphcons, args: argparse.Namespace) -> dict:
     store, new = rows[:args.n], rows[args.n:]
     report: dict = {"n": len(store), "uptime_before": uptime(), "store_write_s": write_store(g, store)}
     full, report["full_pass_s"] = timed(lambda: updates.run(g.db, g.config, now=NOW, dry_run=False))
-    report.update(full_pass_blocks=full["blocks"], full_pass_memories=full["memories"],
-                  full_pass_proposed=len(full["proposed"]))
+    report.update(full_pass_blocks=full.blocks, full_pass_memories=full.memories,
+                  full_pass_proposed=len(full.proposed))
     namespaces = list(dict.fromkeys(r["namespace"] for r in store))[:args.new_scopes]
     new = [{**r, "namespace": namespaces[i % len(namespaces)]} for i, r in enumerate(new)]
     dirty.clear(g.db, "updates", dirty.pending(g.db, "updates", 1, limit=1_000_000), NOW, "bench-updates-scale")
@@ -108,9 +108,9 @@ def run(g: Graphcons, args: argparse.Namespace) -> dict:
         lambda: updates.run(g.db, g.config, now=NOW, dry_run=False, scopes=scopes))
     after, report["full_after_s"] = timed(lambda: updates.run(g.db, g.config, now=NOW, dry_run=True))
     keys = {(s["namespace"], s["subject"]) for s in scopes}
-    report.update(new_memories=len(new), dirty_scopes=len(scopes), triggered_blocks=triggered["blocks"],
-                  triggered_memories=triggered["memories"], triggered_proposed=len(triggered["proposed"]),
-                  full_after_new_in_dirty=sum(1 for u in after["proposed"] if (u["namespace"], u["subject"]) in keys),
+    report.update(new_memories=len(new), dirty_scopes=len(scopes), triggered_blocks=triggered.blocks,
+                  triggered_memories=triggered.memories, triggered_proposed=len(triggered.proposed),
+                  full_after_new_in_dirty=sum(1 for u in after.proposed if (u.namespace, u.subject) in keys),
                   target_s=TARGET_S, met=report["triggered_s"] < TARGET_S, uptime_after=uptime())
     return report
 

@@ -316,8 +316,7 @@ def consolidate_all(g: Graphcons, args) -> dict:
     keyed = g.db.run_text(query("retrieval_keys"))[0]  # issue 61: the keys pass runs first in g.consolidate
     out = {"accepted_clusters": run.scan["accepted"] if run.scan else 0, "approved": dict(approved),
            "merge_pass": {k: v for k, v in merge.to_dict().items() if isinstance(v, (int, float, str))},
-           "update_pass": {k: (len(v) if isinstance(v, list) else v) for k, v in updates.items()
-                           if isinstance(v, (int, float, str, list))},
+           "update_pass": {k: v for k, v in updates.counts().items() if isinstance(v, (int, float, str))},
            "card_pass": {"parser": cards.parser, "subjects": cards.subjects,
                          "items": sum(c.items for c in cards.proposed),
                          "memories": sum(c.memories for c in cards.proposed)},

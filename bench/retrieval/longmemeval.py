@@ -163,7 +163,7 @@ def main() -> None:
             if phase == "pending":  # issue 62: the pass has run, nobody has reviewed anything
                 t = time.perf_counter()
                 found = g.updates(dry_run=False, now=NOW)
-                report["pending_updates"] = {"proposed": len(found["proposed"]),
+                report["pending_updates"] = {"proposed": len(found.proposed),
                                              "seconds": round(time.perf_counter() - t, 1)}
             if phase == "after":
                 report["consolidation"] = consolidate_all(g, argparse.Namespace(llm=None))

@@ -76,18 +76,18 @@ def updates(apply: bool = ApplyOpt, now: Optional[str] = NowOpt,
     with open_store() as g:
         report = g.updates(dry_run=not apply, now=parse_now(now), auto_apply=auto, namespace=namespace, subject=subject)
     if json_out:
-        emit_json(report)
+        emit_json(report.to_dict())
         return
     table = Table("action", "older -> newer", "attribute", "old -> new", "since", "confidence")
-    for action in ("applied", "proposed"):
-        for u in report[action]:
-            table.add_row(action, f"{u['older']} -> {u['newer']}", literal(u["attribute"]), literal(f"{u['old_value']} -> {u['new_value']}"),
-                          u["newer_since"][:10], f"{u['confidence']:.2f}")
+    for action, pairs in (("applied", report.applied), ("proposed", report.proposed)):
+        for u in pairs:
+            table.add_row(action, f"{u.older} -> {u.newer}", literal(u.attribute), literal(f"{u.old_value} -> {u.new_value}"),
+                          u.newer_since[:10], f"{u.confidence:.2f}")
     console.print(table)
-    checked = (f", refused by the model {len(report['refused'])}, pending its check {len(report['pending'])}"
-               if report["verifier"] == "llm" else "")
-    console.print(f"found {report['found']}: proposed {len(report['proposed'])}, applied {len(report['applied'])}, "
-                  f"already handled {report['known']}{checked} {_dry(report)}")
+    checked = (f", refused by the model {len(report.refused)}, pending its check {len(report.pending)}"
+               if report.verifier == "llm" else "")
+    console.print(f"found {report.found}: proposed {len(report.proposed)}, applied {len(report.applied)}, "
+                  f"already handled {report.known}{checked} {_dry(report.to_dict())}")
 
 
 @merge_app.command("list")

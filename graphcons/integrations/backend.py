@@ -1,37 +1,20 @@
 """The verbs the integrations need, over a `Graphcons` in process (`Local`) or the HTTP API with a
 token (`Http`; the server enforces the token's namespaces and role, so an integration bound to a
-token reads and writes only what that token may). Both return core `Memory` objects."""
+token reads and writes only what that token may). Both return core `Memory` objects and recall's own
+`Hit` (issue 60: one type for a hit at every door; the HTTP answer decoded by `Hit.decode`)."""
 
 from __future__ import annotations
 
 from datetime import date
-from typing import Any, NamedTuple
+from typing import Any
 
 from graphcons.api import Graphcons
 from graphcons.core.errors import NotFound, ValidationError
 from graphcons.core.memory import Memory
-from graphcons.recall import hits as recall_hits
+from graphcons.recall.hits import Hit
 from graphcons.recall.query import RecallQuery
 
-Member = tuple[Memory, float | None]  # a memory an insight hit carries, with its relevance
 TIME_ARGS = ("as_of", "when", "when_mode", "now")  # retrieve's time arguments, passed through as given
-
-
-class Hit(NamedTuple):
-    """retrieve's hit as the integrations read it: the memory (its kind, created_at, event_start /
-    event_end), its score, the members an insight carries, and for a value an update superseded
-    the newer memory's id and since when (issue 63: what recall knows reaches every door)."""
-
-    memory: Memory
-    score: float
-    members: list[Member]
-    superseded_by: str | None = None
-    until: str | None = None
-
-
-def as_hit(h: recall_hits.Hit) -> Hit:
-    """retrieve's hit (a `recall.hits.Hit`; the HTTP API's decoded by `Hit.decode`) as a `Hit`."""
-    return Hit(h.memory, h.score, [(m.memory, m.relevance) for m in h.members or []], h.superseded_by, h.until)
 
 
 def time_args(**given: Any) -> dict[str, Any]:
@@ -83,7 +66,7 @@ class Local:
         k = min(k, self.max_k)
         q = RecallQuery.page(rc, query, k, **scope) if not diverse else RecallQuery.of(rc, query, k, record=False,
                                                                                           **scope)
-        return [as_hit(h) for h in self.g.retrieve(q)]
+        return list(self.g.retrieve(q))
 
     def revert(self, insight_id: str) -> None:
         self.g.revert(insight_id, "deleted through the LangGraph store", by=self.source)
@@ -152,7 +135,7 @@ class Http:
         body = {"query": query, "k": min(k, self.max_k), "namespace": namespace, "subject": subject, "record": False,
                 "diverse": diverse, "mode": mode, **times}
         out = self._call("POST", "/v1/retrieve", json={k_: v for k_, v in body.items() if v is not None})
-        return [as_hit(recall_hits.Hit.decode(h)) for h in out["hits"]]
+        return [Hit.decode(h) for h in out["hits"]]
 
     def revert(self, insight_id: str) -> None:
         self._call("POST", f"/v1/proposals/{insight_id}/revert", json={"reason": "deleted through the LangGraph store"})

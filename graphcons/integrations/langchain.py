@@ -33,8 +33,9 @@ from graphcons.api import Graphcons
 from graphcons.consolidation import insight
 from graphcons.core import tracing
 from graphcons.core.errors import ValidationError
-from graphcons.integrations.backend import TIME_ARGS, Hit, Http, Local
+from graphcons.integrations.backend import TIME_ARGS, Http, Local
 from graphcons.recall.current import check_as_of
+from graphcons.recall.hits import Hit
 
 PER_CALL = {*TIME_ARGS, "verbose"}  # what invoke(query, **kw) may pass on (verbose: LangChain's own)
 

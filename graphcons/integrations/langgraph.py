@@ -58,8 +58,8 @@ from graphcons.core.config import load_config
 from graphcons.core.memory import Memory, metadata_json
 from graphcons.consolidation import insight
 from graphcons.integrations import shapes
-from graphcons.integrations.backend import Hit, Http, Local, time_args
-from graphcons.recall.hits import Mode
+from graphcons.integrations.backend import Http, Local, time_args
+from graphcons.recall.hits import Hit, Member, Mode
 
 DEFAULT_SUBJECT = "general"
 PROFILE_KEY = "profile"
@@ -275,15 +275,16 @@ class GraphconsStore(BaseStore):
                 hits = self.backend.retrieve(query, k, ns, subject, diverse=False, mode=self.mode, **times)
                 exhausted = exhausted and len(hits) < k  # fewer than k shown: nothing more to read
                 # a superseded item names its successor by key (the successor is shown too: retrieve brings it)
-                keys = {m.id: item_key(m) for h in hits for m in [h.memory, *(x for x, _ in h.members)]}
+                keys = {m.id: item_key(m) for h in hits for m in [h.memory, *(x.memory for x in h.members or [])]}
                 # an insight shown carries its members' facts (retrieve routed it so): they are not listed
                 # again beside it (issue 63: each fact once a page), unless the store leaves insights out
                 # or a filter asks for the items' own fields (an insight has none of them)
                 listed = not self.include_insights or bool(flt)
-                pairs = [pair for h in hits for pair in [(h.memory, h.score, h),
-                                                         *((m, r, None) for m, r in h.members if listed)]]
+                # a member carried is an item with its own relevance and, when an update superseded it, its successor
+                pairs = [pair for h in hits for pair in [(h.memory, h.score, h), *(
+                    (m.memory, m.relevance, m) for m in h.members or [] if listed)]]
                 if not listed:
-                    carried |= {(to_namespace(m), item_key(m)) for h in hits for m, _ in h.members}
+                    carried |= {(to_namespace(m.memory), item_key(m.memory)) for h in hits for m in h.members or []}
                 found += [it for m, score, h in pairs if not unindexed(m)
                           and (it := self._item(m, score, _newer(h, keys))) is not None]
             if len(scopes) > 1:
@@ -407,8 +408,8 @@ def item_key(mem: Memory) -> str:
     return lg["key"] if lg else mem.id
 
 
-def _newer(hit: Hit | None, keys: dict[str, str]) -> dict[str, Any] | None:
-    """A superseded hit's successor as the store names it (its key: updates never cross a namespace
+def _newer(hit: Hit | Member | None, keys: dict[str, str]) -> dict[str, Any] | None:
+    """A superseded hit's (or carried member's) successor as the store names it (its key: updates never cross a namespace
     and subject, so it is in the same namespace tuple) and since when; None for a current value."""
     if hit is None or hit.superseded_by is None:
         return None

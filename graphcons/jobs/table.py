@@ -70,7 +70,7 @@ def _merge(db: Database, cfg: Config, now: datetime, ctx: Context) -> dict[str, 
 def _updates(db: Database, cfg: Config, now: datetime, ctx: Context) -> dict[str, Any]:
     r = updates_job.run(db, cfg, now=now, dry_run=False, run_id=ctx.run_id, progress=lambda n: ctx.checkpoint(),
                         scopes=ctx.scopes)
-    return _lens(r, "found", "proposed", "applied", "known", "scopes", "blocks", "memories")
+    return _lens(r.to_dict(), "found", "proposed", "applied", "known", "scopes", "blocks", "memories")
 
 
 def _cards(db: Database, cfg: Config, now: datetime, ctx: Context) -> dict[str, Any]:

@@ -309,7 +309,7 @@ class Tools:
         g, p = self.store.get(), require(self.caller(), "admin")
         if job == "cards":
             return g.cards(dry_run=dry_run, namespace=read_namespace(p, namespace)).to_dict()
-        return g.updates(dry_run=dry_run, namespace=read_namespace(p, namespace))
+        return g.updates(dry_run=dry_run, namespace=read_namespace(p, namespace)).to_dict()
 
     def feedback(self, id: MemoryId, verdict: Verdict, note: Note = None) -> dict[str, Any]:
         g, p = self.store.get(), require(self.caller(), "writer")

@@ -16,13 +16,14 @@ import json
 from collections import Counter
 from dataclasses import asdict, dataclass
 from datetime import date, datetime
-from typing import Any, Callable
+from typing import Any, Callable, ClassVar
 
 from graphcons.consolidation.cluster import membership_hash
 from graphcons.core import audit, eventtime
 from graphcons.core.db import Database, Tx
 from graphcons.core.errors import ValidationError
 from graphcons.core.memory import LIVE_STATUSES
+from graphcons.core.report import PassReport
 from graphcons.core.time import day, require_aware
 from graphcons.profiles import card_items
 from graphcons.store import proposals
@@ -66,28 +67,14 @@ class CardSummary:
 
 
 @dataclass(frozen=True)
-class CardsReport:
+class CardsReport(PassReport):
     """What a card pass did (or a dry run would do): one wire shape, `to_dict`, for every door."""
 
-    run_id: str
-    dry_run: bool
-    now: str
-    namespace: str | None
-    subject: str | None
     parser: str
     subjects: int  # the (namespace, subject) blocks read
     proposed: list[CardSummary]
     known: list[str]  # proposal ids already queued for these memories
-    job: str = "cards"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"job": self.job, "run_id": self.run_id, "dry_run": self.dry_run, "now": self.now,
-                "namespace": self.namespace, "subject": self.subject, "parser": self.parser, "subjects": self.subjects,
-                "proposed": [c.to_dict() for c in self.proposed], "known": list(self.known)}
-
-    def counts(self) -> dict[str, Any]:
-        """The run record's figures: each list by its length."""
-        return {k: (len(v) if isinstance(v, list) else v) for k, v in self.to_dict().items()}
+    job: ClassVar[str] = "cards"
 
 
 def run(db: Database, *, now: datetime, dry_run: bool = True, namespace: str | None = None,

@@ -73,7 +73,7 @@ def run_job(job: Literal[JOBS], body: m.JobRun, g: Graphcons = Depends(store),  
     if job == "cards":  # per (namespace, subject) block: a tenant's admin runs them on its own
         return g.cards(dry_run=body.dry_run, now=now, namespace=read_namespace(p, body.namespace)).to_dict()
     if job == "updates":
-        return g.updates(dry_run=body.dry_run, now=now, namespace=read_namespace(p, body.namespace))
+        return g.updates(dry_run=body.dry_run, now=now, namespace=read_namespace(p, body.namespace)).to_dict()
     everywhere(p)
     if job == "merge":  # the report echoes both
         return g.merge(dry_run=body.dry_run, now=now, namespace=body.namespace).to_dict()

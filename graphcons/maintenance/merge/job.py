@@ -29,14 +29,15 @@ from __future__ import annotations
 
 import json
 import logging
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, ClassVar, Iterator
 
 from graphcons.core import audit
 from graphcons.core.config import Config, MergeConfig
 from graphcons.core.db import Database, Rows
 from graphcons.core.memory import LIVE_STATUSES
+from graphcons.core.report import PassReport
 from graphcons.core.time import require_aware
 from graphcons.maintenance.merge import blocking, review, verifiers, verify
 from graphcons.maintenance.merge.guard import compare_title
@@ -181,17 +182,12 @@ def run(db: Database, cfg: Config, *, now: datetime, dry_run: bool = True, run_i
 
 
 @dataclass(frozen=True)
-class MergeReport:
+class MergeReport(PassReport):
     """What a merge pass did (or a dry run would do), each pair as it was decided: one wire shape,
     `to_dict` (each pair's `as_dict`), for every door. `conflicts`: pairs the guard kept apart;
     `deferred`: a pair touching a memory this run merged away (the next run decides it); `derived` /
     `conclusions`: pairs never merged (issues 41, 50); `pending`: the verifier gave no verdict yet."""
 
-    run_id: str
-    dry_run: bool
-    now: str
-    namespace: str | None
-    subject: str | None
     auto_apply: bool
     threshold: float
     verifier: str
@@ -207,17 +203,7 @@ class MergeReport:
     conclusions: list[Pair]
     pending: list[Pair]
     refused: list[Pair]
-
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"job": "merge"}
-        for f in fields(self):
-            v = getattr(self, f.name)
-            out[f.name] = [p.as_dict() for p in v] if isinstance(v, list) else v
-        return out
-
-    def counts(self) -> dict[str, Any]:
-        """The run record's figures: each list of pairs by its length."""
-        return {k: (len(v) if isinstance(v, list) else v) for k, v in self.to_dict().items()}
+    job: ClassVar[str] = "merge"
 
 
 def _known_pairs(db: Database, over: list[Pair]) -> dict[str, dict[str, Any]]:

@@ -15,17 +15,19 @@ the verifier asks within its budget and records nothing).
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Callable
+from typing import Any, Callable, ClassVar
 
 from graphcons.core import audit
 from graphcons.core.config import Config
 from graphcons.core.db import Database, Tx
 from graphcons.core.errors import ValidationError
 from graphcons.core.memory import LIVE_STATUSES
+from graphcons.core.report import PassReport
 from graphcons.core.time import require_aware
 from graphcons.maintenance.updates import review
-from graphcons.maintenance.updates.verify import UpdateVerifier
+from graphcons.maintenance.updates.verify import Unverified, UpdateVerifier
 from graphcons.maintenance.updates.detect import KIND, Update, detect
 from graphcons.store import proposals
 
@@ -33,9 +35,31 @@ READ_BATCH = 2000  # memories read per query (whole blocks; a block larger than 
 WRITE_BATCH = 500  # proposals written per transaction
 
 
+@dataclass(frozen=True)
+class UpdatesReport(PassReport):
+    """What an update pass did (or a dry run would do): one wire shape, `to_dict` (each pair's `as_dict`),
+    for every door. `found`: pairs detected; `known`: of those, pairs already proposed or related;
+    `refused` / `pending`: pairs the model verifier refused or has not judged yet; `blocks` / `memories`:
+    what the pass read; `scopes`: "all" or how many dirty scopes an incremental run read."""
+
+    auto_apply: bool
+    auto_apply_at: float
+    found: int
+    proposed: list[Update]
+    applied: list[Update]
+    known: int
+    scopes: str | int
+    blocks: int
+    memories: int
+    verifier: str
+    refused: list[Unverified]
+    pending: list[Unverified]
+    job: ClassVar[str] = "updates"
+
+
 def run(db: Database, cfg: Config, *, now: datetime, dry_run: bool = True, run_id: str | None = None,
         auto_apply: bool | None = None, namespace: str | None = None, subject: str | None = None,
-        progress: Callable[[int], None] | None = None, scopes: list[dict[str, str]] | None = None) -> dict[str, Any]:
+        progress: Callable[[int], None] | None = None, scopes: list[dict[str, str]] | None = None) -> UpdatesReport:
     """One update pass; `namespace` / `subject` limit it. `scopes` ([{namespace, subject}]): an incremental
     pass over only these blocks (the worker passes the dirty scopes when admissions triggered the run); an
     update never crosses a block, so in those scopes it finds exactly what a full pass finds. Returns what
@@ -54,8 +78,8 @@ def run(db: Database, cfg: Config, *, now: datetime, dry_run: bool = True, run_i
     seen = {pid for pid, k in known.items() if k.get("proposal_status") or k.get("superseded")}
     handled = [u for u in found if u.proposal_id in seen]
     fresh = [u for u in found if u.proposal_id not in seen]
-    refused: list[dict[str, Any]] = []
-    pending: list[dict[str, Any]] = []
+    refused: list[Unverified] = []
+    pending: list[Unverified] = []
     if ucfg.verifier == "llm" and fresh:  # the model reads each new pair before it is proposed
         fresh, refused, pending = UpdateVerifier(cfg, db=db, now=now, run_id=run_id, dry_run=dry_run).sift(fresh)
     applied = [u for u in fresh if auto and u.confidence >= ucfg.auto_apply_at]
@@ -65,13 +89,13 @@ def run(db: Database, cfg: Config, *, now: datetime, dry_run: bool = True, run_i
             chunk = proposed[start:start + WRITE_BATCH]
             db.write(lambda tx: _propose(tx, chunk, now, run_id))
         applied = [u for u in applied if _auto_apply(db, u, now, run_id)]
-    report = {"job": "updates", "run_id": run_id, "dry_run": dry_run, "now": now.isoformat(), "namespace": namespace,
-              "subject": subject, "auto_apply": auto, "auto_apply_at": ucfg.auto_apply_at, "found": len(found),
-              "proposed": [u.as_dict() for u in proposed], "applied": [u.as_dict() for u in applied],
-              "known": len(handled), "scopes": "all" if scopes is None else len(scopes), **read,
-              "verifier": ucfg.verifier, "refused": refused, "pending": pending}
+    report = UpdatesReport(run_id=run_id, dry_run=dry_run, now=now.isoformat(), namespace=namespace, subject=subject,
+                           auto_apply=auto, auto_apply_at=ucfg.auto_apply_at, found=len(found), proposed=proposed,
+                           applied=applied, known=len(handled), scopes="all" if scopes is None else len(scopes),
+                           blocks=read["blocks"], memories=read["memories"], verifier=ucfg.verifier,
+                           refused=refused, pending=pending)
     if not dry_run:
-        audit.record_run(db, "updates", run_id, now, {k: (len(v) if isinstance(v, list) else v) for k, v in report.items()})
+        audit.record_run(db, "updates", run_id, now, report.counts())
     return report
 
 

@@ -18,7 +18,7 @@ run asks within the run's budget and records nothing. The proposal stays the rec
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from datetime import datetime
 from typing import Any, Literal
 
@@ -65,6 +65,20 @@ class Judged:
     reason: str
 
 
+@dataclass(frozen=True)
+class Unverified:
+    """A found pair the model did not call an update (refused, or left pending its verdict), and why."""
+
+    proposal_id: str
+    newer: str
+    older: str
+    attribute: str
+    reason: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
 def messages(u: Update) -> list[dict[str, str]]:
     """The prompt for one candidate: its two sentences, each with the day it was said."""
     said = [("OLDER", u.older_since[:10], u.older_sentence), ("NEWER", u.newer_since[:10], u.newer_sentence)]
@@ -93,20 +107,19 @@ class UpdateVerifier:
         self.budget = CallBudget.of_pass(cfg.llm, cfg.updates.llm_daily_cap, "[updates] llm_daily_cap", db=db,
                                          now=now, count="updates/verdict_count")
 
-    def sift(self, found: list[Update]) -> tuple[list[Update], list[dict[str, Any]], list[dict[str, Any]]]:
+    def sift(self, found: list[Update]) -> tuple[list[Update], list[Unverified], list[Unverified]]:
         """(the candidates the model calls updates, those it refused, those left pending), each left-out
         one as its pair and why."""
         kept: list[Update] = []
-        refused: list[dict[str, Any]] = []
-        pending: list[dict[str, Any]] = []
+        refused: list[Unverified] = []
+        pending: list[Unverified] = []
         for u in found:
             j = self.judge(u)
             if j.outcome == "update":
                 kept.append(u)
             else:
                 (refused if j.outcome == "refused" else pending).append(
-                    {"proposal_id": u.proposal_id, "newer": u.newer, "older": u.older, "attribute": u.attribute,
-                     "reason": j.reason})
+                    Unverified(u.proposal_id, u.newer, u.older, u.attribute, j.reason))
         return kept, refused, pending
 
     def judge(self, u: Update) -> Judged:
