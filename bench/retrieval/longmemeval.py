@@ -168,6 +168,7 @@ def main() -> None:
             if phase == "after":
                 report["consolidation"] = consolidate_all(g, argparse.Namespace(llm=None))
                 report["update_proposals"] = update_proposals(g, questions)
+                report["update_pairs"] = report["update_proposals"].pop("update_pairs")
             t = time.perf_counter()
             rows[phase] = [ask(g, q) for q in questions]
             report.setdefault("ask_seconds", {})[phase] = round(time.perf_counter() - t, 1)
@@ -220,7 +221,7 @@ def _nest(table: dict, label: str, value: dict) -> None:
 def update_proposals(g: Graphcons, questions: list[dict]) -> dict:
     """The update proposals consolidation made in the store (any status: the bench approves them all),
     judged against the dev labels as bench/retrieval/updates.py judges its offline run (issue 51)."""
-    from bench.retrieval.updates import figures as judged, labels
+    from bench.retrieval.updates import figures as judged, labels, update_pairs
     from graphcons.maintenance.updates.detect import Update
 
     made = []
@@ -229,7 +230,9 @@ def update_proposals(g: Graphcons, questions: list[dict]) -> dict:
         made.append(Update(**u))
     labels_, order = labels()
     asked = {q["namespace"] for q in questions}
-    return judged(made, labels_, [ns for ns in order if ns in asked], {})
+    run = [ns for ns in order if ns in asked]
+    # issue 62: against the labelled pair set too (a proposal outside the set counts as not right)
+    return {**judged(made, labels_, run, {}), "update_pairs": update_pairs(made, labels_, run)}
 
 
 if __name__ == "__main__":
