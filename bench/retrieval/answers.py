@@ -151,6 +151,35 @@ def load() -> tuple[list[dict], list[dict]]:
     return memories, questions
 
 
+def halves(questions: list[dict], seed: int) -> tuple[list[dict], list[dict]]:
+    """(the half whose evidence is recorded as co-access, the half asked), split by `seed`."""
+    order = list(range(len(questions)))
+    random.Random(seed).shuffle(order)
+    half = len(order) // 2
+    return [questions[i] for i in sorted(order[:half])], [questions[i] for i in sorted(order[half:])]
+
+
+def admit_all(g: Graphcons, memories: list[dict]) -> dict[tuple[str, str], list[str]]:
+    """Admit the turns' facts in order (embedded in one batch); (namespace, source turn) -> memory ids."""
+    vectors = g.embedder.embed([m["content"] for m in memories])
+    by_source: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for mem, vec in zip(memories, vectors):
+        result = admit(g.db, g.config, g.embedder, mem, embedding=vec)
+        by_source[(mem["namespace"], mem["source"])].append(result.id)
+    return by_source
+
+
+def record_coaccess(g: Graphcons, used: list[dict], by_source: dict[tuple[str, str], list[str]]) -> int:
+    """Each `used` question's evidence memories recorded as one co-access session; how many sessions."""
+    sessions = 0
+    for q in used:
+        ids = sorted({mid for turn in q["evidence"] for mid in by_source.get((q["namespace"], turn), [])})
+        if len(ids) >= 2:
+            g.access(f"bench-{q['id']}", ids)
+            sessions += 1
+    return sessions
+
+
 def answer_words(text: str) -> set[str]:
     """LoCoMo's normalize_answer (lower case, no commas or punctuation, no articles), as words."""
     return set(normalize(text).split()) - FUNCTION_WORDS
@@ -371,12 +400,7 @@ def main() -> None:
         questions = [q for q in questions if q["namespace"] == args.conversation]
         if not memories:
             raise SystemExit(f"--conversation: no dev conversation {args.conversation!r} in {DATA}")
-    rng = random.Random(args.seed)
-    order = list(range(len(questions)))
-    rng.shuffle(order)
-    half = len(order) // 2
-    used = [questions[i] for i in sorted(order[:half])]
-    asked = [questions[i] for i in sorted(order[half:])]
+    used, asked = halves(questions, args.seed)
     convs = sorted({q["namespace"] for q in asked})
     report: dict = {
         "command": command("bench.retrieval.answers"),
@@ -400,19 +424,9 @@ def main() -> None:
             session.run("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS").consume()
         g.init()
         t = time.perf_counter()
-        vectors = g.embedder.embed([m["content"] for m in memories])
-        by_source: dict[tuple[str, str], list[str]] = defaultdict(list)
-        for mem, vec in zip(memories, vectors):
-            result = admit(g.db, g.config, g.embedder, mem, embedding=vec)
-            by_source[(mem["namespace"], mem["source"])].append(result.id)
+        by_source = admit_all(g, memories)
         report["admit_seconds"] = round(time.perf_counter() - t, 1)
-        sessions = 0
-        for q in used:
-            ids = sorted({mid for turn in q["evidence"] for mid in by_source.get((q["namespace"], turn), [])})
-            if len(ids) >= 2:
-                g.access(f"bench-{q['id']}", ids)
-                sessions += 1
-        report["coaccess_sessions"] = sessions
+        report["coaccess_sessions"] = record_coaccess(g, used, by_source)
         for phase in ("before", "after"):
             if phase == "after":
                 report["consolidation"] = consolidate_all(g, args)

@@ -19,11 +19,14 @@ and CO_ACCESSED edges, communities from a scan) of each --sizes, for `retrieve(k
 - admission p50 / p95 per size excluding the embedding (`admit` with a precomputed vector, a new
   memory into an existing subject), with its breakdown; they run last, after every retrieval.
 
-    python -m bench.retrieval.hot_paths --uri bolt://127.0.0.1:7703 [--sizes 10k,100k:100,1m:100:before]
+    python -m bench.retrieval.hot_paths --uri bolt://127.0.0.1:7703 [--sizes 10k,100k:100,1m:100:before,locomo]
         [--queries 200] [--admissions 300] [--against b3b9985] [--no-after]
 
 A size is `SIZE[:QUERIES][:before]`: its own number of timed queries (else --queries), and `before`
-to skip its consolidation pass (a 1M store's pass takes hours).
+to skip its consolidation pass (a 1M store's pass takes hours). The size `locomo` is a real store
+(issue 61): the four LoCoMo dev conversations as bench/retrieval/answers.py stores them (943 memories),
+asked that bench's own questions in their conversation's namespace with their own date (its queries
+at most the bench's asked half); no admissions are timed on it.
 
 --uri (or $NEO4J_URI; password $NEO4J_PASSWORD) is WIPED first. Saves
 bench/retrieval/results/hot_paths.json (--out). Validate it small (--sizes 2k --queries 10); time it on
@@ -40,12 +43,24 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "bench" / "retrieval" / "results" / "hot_paths.json"
 CALLS = ("retrieve", "context")
 SCOPES = ("namespace", "subject")
+REAL = "locomo"  # the size label of the real store: the four LoCoMo dev conversations (issue 61)
+
+
+class Query(NamedTuple):
+    """A timed query: its text, its vector (computed before the clock), its subject scope (None: the
+    namespace only), its namespace and (a real question) its own date."""
+
+    text: str
+    vector: list[float]
+    subject: str | None
+    namespace: str = "default"
+    now: str | None = None
 
 
 # --- the worker: one process per side, answering one call per line -------------------------------
@@ -78,12 +93,15 @@ def worker(uri: str, password: str | None) -> None:
             req = json.loads(line)
             embedder.vector = req.get("vector")
             trips = None
+            when = {"now": req["now"]} if req.get("now") else {}  # a real question's own date (the LoCoMo store)
             with (counted() if counted else _nothing()) as tally:
                 t = time.perf_counter()
                 if req["call"] == "retrieve":
-                    g.retrieve(req["text"], k=10, namespace=req["namespace"], subject=req["subject"], record=False)
+                    g.retrieve(req["text"], k=10, namespace=req["namespace"], subject=req["subject"], record=False,
+                               **when)
                 elif req["call"] == "context":
-                    g.context(req["text"], 300, namespace=req["namespace"], subject=req["subject"], record=False)
+                    g.context(req["text"], 300, namespace=req["namespace"], subject=req["subject"], record=False,
+                              **when)
                 else:
                     admit(g.db, g.config, embedder, req["data"], embedding=req["vector"])
                 ms = 1000 * (time.perf_counter() - t)
@@ -100,8 +118,9 @@ class _nothing:
         return False
 
 
-def first_call(uri: str, password: str | None, texts: list[str]) -> None:
-    """A fresh process: construct (warmed when the code has it), then two retrieves and contexts."""
+def first_call(uri: str, password: str | None, texts: list[list[str]]) -> None:
+    """A fresh process: construct (warmed when the code has it), then two retrieves and contexts
+    (`texts`: [question, namespace] each)."""
     t0 = time.perf_counter()
     from graphcons.api import Graphcons
     from graphcons.core.config import Config, Neo4jConfig
@@ -114,11 +133,11 @@ def first_call(uri: str, password: str | None, texts: list[str]) -> None:
         g = Graphcons(cfg)
     built = time.perf_counter()
     out = {"import_ms": 1000 * (imported - t0), "construct_ms": 1000 * (built - imported)}
-    for n, (name, call) in enumerate((("retrieve", lambda q: g.retrieve(q, k=10, namespace="default", record=False)),
-                                      ("context", lambda q: g.context(q, 300, namespace="default", record=False)))):
-        for which, text in (("first", texts[2 * n]), ("second", texts[2 * n + 1])):
+    for n, (name, call) in enumerate((("retrieve", lambda q, ns: g.retrieve(q, k=10, namespace=ns, record=False)),
+                                      ("context", lambda q, ns: g.context(q, 300, namespace=ns, record=False)))):
+        for which, (text, ns) in (("first", texts[2 * n]), ("second", texts[2 * n + 1])):
             t = time.perf_counter()
-            call(text)
+            call(text, ns)
             out[f"{name}_{which}_ms"] = 1000 * (time.perf_counter() - t)
     g.close()
     print(json.dumps({k: round(v, 1) for k, v in out.items()}), flush=True)
@@ -145,7 +164,7 @@ class Side:
 
 # --- floors: the bare statements beneath a retrieve --------------------------------------------
 
-def floors(uri: str, password: str | None, qs: list[tuple[str, list[float], str]], n: int = 60) -> dict:
+def floors(uri: str, password: str | None, qs: list[Query], n: int = 60) -> dict:
     """What the server alone takes for the parts no change of ours can remove, on the bench store
     with its first `n` queries (each asked twice, the first round untimed), next to the two list
     statements as a namespace retrieve sends them: a bare auto-commit round trip, each index's
@@ -172,15 +191,16 @@ def floors(uri: str, password: str | None, qs: list[tuple[str, list[float], str]
         f"full-text index, {candidates} candidates": bench_query("floor_fulltext_index"),
         "retrieval/fulltext as sent": query("retrieval/fulltext"),
     }
-    common = dict(exact_max=rc.exact_scope_max, large=True, keys=rc.keys, index_min=rc.index_scope_min, index_share=rc.index_scope_share, candidates=candidates, namespace="default",
+    common = dict(exact_max=rc.exact_scope_max, large=True, keys=rc.keys, index_min=rc.index_scope_min, index_share=rc.index_scope_share, candidates=candidates,
                   subject=None, live=list(LIVE_STATUSES), k=k, as_of=None)
     out: dict = {"queries": min(n, len(qs))}
     with neo4j.GraphDatabase.driver(uri, auth=("neo4j", password or "")) as driver:
         for label, text in statements.items():
             server, wall = [], []
             for rep in range(2):
-                for q, vec, _ in qs[:n]:
-                    params = dict(common, embedding=vec, text=keyword_query(lucene_escape(q), "default", None))
+                for q in qs[:n]:  # in its namespace scope
+                    params = dict(common, embedding=q.vector, namespace=q.namespace,
+                                  text=keyword_query(lucene_escape(q.text), q.namespace, None))
                     with driver.session() as s:
                         t = time.perf_counter()
                         result = s.run(text, **params)
@@ -235,8 +255,8 @@ def put(tree: dict, keys: tuple, value: Any) -> None:
 
 # --- the store -------------------------------------------------------------------------------------
 
-def build(g, n: int, queries: int, seed: int = 28) -> tuple[dict, list[tuple[str, list[float], str]]]:
-    """bench/retrieval/latency.py's store of n memories and its queries (text, vector, subject)."""
+def build(g, n: int, queries: int, seed: int = 28) -> tuple[dict, list[Query]]:
+    """bench/retrieval/latency.py's store of n memories and its queries."""
     import numpy as np
 
     from bench.merge import speed as mbench
@@ -252,20 +272,43 @@ def build(g, n: int, queries: int, seed: int = 28) -> tuple[dict, list[tuple[str
     for i in rng.choice(n, size=queries + 4, replace=False):
         vec = store["vecs"][i] + rng.standard_normal(dims) * (0.6 / np.sqrt(dims))
         text = " ".join(store["contents"][i].split()[:6]) + f" q{i}"
-        out.append((text, (vec / np.linalg.norm(vec)).tolist(), f"subj-{int(store['subjects'][i]):05d}"))
+        out.append(Query(text, (vec / np.linalg.norm(vec)).tolist(), f"subj-{int(store['subjects'][i]):05d}"))
     return {"n": n, **written, "seconds": round(time.perf_counter() - t0, 1)}, out
 
 
-def timed_phase(sides: dict[str, Side], qs: list[tuple[str, list[float], str]], warmup: int) -> dict:
-    """Every call of every scope, each side in turn on the same query (the order alternating)."""
+def build_real(g, queries: int, seed: int = 9) -> tuple[dict, list[Query]]:
+    """The real store (issue 61): the four LoCoMo dev conversations as bench/retrieval/answers.py
+    stores them (943 memories: each turn's observations, its date, its speaker; the co-access of the
+    bench's first half of questions, split by its seed), wiped first; its queries are that bench's
+    own asked questions (up to `queries`, in order), each with its conversation and its date, their
+    vectors computed before any clock."""
+    from bench.merge import speed as mbench
+    from bench.retrieval.answers import admit_all, halves, load, record_coaccess
+
+    t0 = time.perf_counter()
+    mbench.wipe(g)
+    g.init()
+    memories, questions = load()
+    used, asked = halves(questions, seed)
+    sessions = record_coaccess(g, used, admit_all(g, memories))
+    asked = asked[:queries]
+    vectors = g.embedder.embed([q["question"] for q in asked])
+    qs = [Query(q["question"], list(v), None, q["namespace"], q["date"].isoformat()) for q, v in zip(asked, vectors)]
+    return {"n": len(memories), "real": "LoCoMo dev, 4 conversations", "coaccess_sessions": sessions,
+            "seconds": round(time.perf_counter() - t0, 1)}, qs
+
+
+def timed_phase(sides: dict[str, Side], qs: list[Query], warmup: int) -> dict:
+    """Every call of every scope (a query without a subject: its namespace only), each side in turn on
+    the same query (the order alternating)."""
     answers: dict[tuple[str, str, str], list[dict]] = {}
     names = list(sides)
-    for n, (text, vec, subject) in enumerate(qs):
+    for n, q in enumerate(qs):
         for call in CALLS:
-            for scope in SCOPES:
+            for scope in SCOPES if q.subject else SCOPES[:1]:
                 for side in (names if n % 2 == 0 else names[::-1]):
-                    a = sides[side].ask(call=call, text=text, vector=vec, namespace="default",
-                                        subject=subject if scope == "subject" else None)
+                    a = sides[side].ask(call=call, text=q.text, vector=q.vector, namespace=q.namespace, now=q.now,
+                                        subject=q.subject if scope == "subject" else None)
                     if n >= warmup:
                         answers.setdefault((side, call, scope), []).append(a)
     return answers
@@ -299,6 +342,8 @@ def first_calls(uri: str, password: str | None, codes: dict[str, Path], texts: l
 
 def size_of(label: str) -> int:
     label = label.strip().lower()
+    if label == REAL:
+        return 0  # its size is the data's
     return int(float(label[:-1]) * (1000 if label.endswith("k") else 1_000_000)) if label[-1] in "km" else int(label)
 
 
@@ -372,9 +417,10 @@ def save(report: dict, out: Path, *, complete: bool = False) -> None:
 def one_size(g, cfg, label: str, n: int, queries: int, phases: tuple[str, ...], args, codes: dict[str, Path],
              report: dict, consolidate_all, password: str | None) -> None:
     report["load"][label] = {"before": [round(x, 2) for x in os.getloadavg()]}
-    report["stores"][label], qs = build(g, n, queries + args.warmup)
-    report.setdefault("queries", {})[label] = {"timed": queries, "phases": list(phases)}
-    texts = [q[0] for q in qs[-4:]]
+    report["stores"][label], qs = (build_real(g, queries + args.warmup + 4) if label == REAL
+                                   else build(g, n, queries + args.warmup))
+    report.setdefault("queries", {})[label] = {"timed": len(qs) - 4 - args.warmup, "phases": list(phases)}
+    texts = [[q.text, q.namespace] for q in qs[-4:]]
     qs = qs[:-4]
     sides = {side: Side(code, args.uri, password) for side, code in codes.items()}
     try:
@@ -395,8 +441,9 @@ def one_size(g, cfg, label: str, n: int, queries: int, phases: tuple[str, ...], 
                     put(report["breakdown"], (label, call, scope, phase), breakdown(got))
                 print(label, phase, side, call, scope, "p50", pct(ms, 0.5), "p95", pct(ms, 0.95), flush=True)
             save(report, args.out)
-        subjects = sorted({q[2] for q in qs})
-        for side, got in admissions(sides, args.admissions, len(qs[0][1]), subjects).items():
+        subjects = sorted({q.subject for q in qs if q.subject})
+        for side, got in (admissions(sides, args.admissions, len(qs[0].vector), subjects).items()
+                          if subjects else ()):  # the real store: retrieval only
             ms = [a["ms"] for a in got]
             figures = {"p50": pct(ms, 0.5), "p95": pct(ms, 0.95), "n": len(ms)}
             if side == "ours":
