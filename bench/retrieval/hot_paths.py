@@ -36,6 +36,7 @@ a quiet machine only.
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import os
 import subprocess
@@ -88,12 +89,14 @@ def worker(uri: str, password: str | None) -> None:
     embedder = Known(make_embedder(cfg.embedding))
     counted = getattr(gdb, "counted", None)  # absent before issue 52: no breakdown for that side
     with Graphcons(cfg, embedder=embedder) as g:
+        takes_now = "now" in inspect.signature(g.retrieve).parameters
         print(json.dumps({"ready": True}), flush=True)
         for line in sys.stdin:
             req = json.loads(line)
             embedder.vector = req.get("vector")
             trips = None
-            when = {"now": req["now"]} if req.get("now") else {}  # a real question's own date (the LoCoMo store)
+            # a real question's own date (the LoCoMo store), where the side's retrieve takes one (issue 61 on)
+            when = {"now": req["now"]} if req.get("now") and takes_now else {}
             with (counted() if counted else _nothing()) as tally:
                 t = time.perf_counter()
                 if req["call"] == "retrieve":
