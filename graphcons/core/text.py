@@ -171,7 +171,8 @@ def content_terms(text: str) -> set[str]:
 
 # A sentence in which the speaker speaks of themselves: "I", "my", "we're", "us" (English pronouns; the
 # contractions with their apostrophe, so "were" and "well" are not read as "we're" and "we'll").
-_FIRST_PERSON_RE = re.compile(r"\b(?:i|me|my|mine|myself|we|us|our|ours|ourselves)\b", re.IGNORECASE)
+FIRST_PERSON_WORDS = frozenset({"i", "me", "my", "mine", "myself", "we", "us", "our", "ours", "ourselves"})
+_FIRST_PERSON_RE = re.compile(r"\b(?:" + "|".join(sorted(FIRST_PERSON_WORDS)) + r")\b", re.IGNORECASE)
 
 
 def first_person(sentence: str) -> bool:

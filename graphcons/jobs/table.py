@@ -165,8 +165,8 @@ def _event_time(db: Database, cfg: Config, now: datetime, ctx: Context) -> dict[
 
 
 def _keys(db: Database, cfg: Config, now: datetime, ctx: Context) -> dict[str, Any]:
-    r = keys.key_pending(db, cfg, make_embedder(cfg.embedding), now=now)
-    return {"read": r.read, "keyed": r.keyed, "keys": r.keys}
+    r = keys.key_pending(db, cfg, make_embedder(cfg.embedding), now=now).to_dict()
+    return {k: r[k] for k in ("read", "keyed", "keys")}  # the run id is the job's own
 
 
 def _precompute(db: Database, cfg: Config, now: datetime, ctx: Context) -> dict[str, Any]:

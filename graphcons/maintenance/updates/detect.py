@@ -116,9 +116,10 @@ def _day(iso: str) -> str:
 
 
 _MARKER_RE = re.compile(r"^\s*(?:#+|[*>-]|\d{1,2}[.)](?!\d))\s*")  # a heading or list marker, not a value
-# The speaker's own words ("I've" is read as "ive"): the sentence is about the speaker, never a content word.
-FIRST_PERSON = frozenset({"i", "me", "my", "mine", "myself", "we", "us", "our", "ours", "im", "ive", "id", "ill",
-                          "weve", "were", "wed", "well"})
+# The speaker's own words: core.text's pronouns, and their contractions as values.words reads them
+# without the apostrophe ("I've" -> "ive"; here "were" and "well" count too: a word list has no
+# apostrophe to tell them apart, and a false first person only lets a pair be compared).
+FIRST_PERSON = toolkit.FIRST_PERSON_WORDS | {"im", "ive", "id", "ill", "weve", "were", "wed", "well"}
 
 
 # Words by which a speaker says a value is the current one (English, not words of any data set).
