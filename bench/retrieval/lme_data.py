@@ -12,7 +12,11 @@ import json
 from datetime import datetime, timezone
 from pathlib import Path
 
+from graphcons.core.config import AdmissionConfig
+from graphcons.core.inputs import is_blank
+
 ROOT = Path(__file__).resolve().parents[2]
+MAX_CONTENT = AdmissionConfig().max_content_chars
 DATA = ROOT.parent / "shared" / "data" / "longmemeval-dev.json"
 DATA_S = ROOT.parent / "shared" / "data" / "longmemeval-s-dev.json.gz"
 
@@ -32,6 +36,16 @@ def chosen(data: list[dict], per_type: int) -> list[dict]:
     return [q for q in data if q["question_id"] in set(kept)]
 
 
+def storable(content: str) -> str:
+    """A turn as a recording agent stores it: one longer than the store takes (`[admission]
+    max_content_chars`: 5 pasted documents in all 248 dev haystacks, none in an answer session) is cut
+    at the last space before the limit. Empty turns are not stored (the haystacks hold some)."""
+    if len(content) <= MAX_CONTENT:
+        return content
+    cut = content[:MAX_CONTENT]
+    return cut[:cut.rfind(" ")] if " " in cut else cut
+
+
 def load(types: set[str] | None, limit: int | None, haystack: str = "oracle",
          per_type: int = 8) -> tuple[list[dict], list[dict]]:
     memories, questions = [], []
@@ -46,9 +60,9 @@ def load(types: set[str] | None, limit: int | None, haystack: str = "oracle",
         for sid, date, turns in zip(q["haystack_session_ids"], q["haystack_dates"], q["haystack_sessions"]):
             dates[sid] = when(date)
             for j, t in enumerate(turns):
-                if not t["content"].strip():
+                if is_blank(t["content"]):  # a chat log's empty turn (the haystacks hold some): nothing to store
                     continue
-                memories.append({"id": f"{q['question_id']}.{sid}.{j}", "content": t["content"], "namespace": ns,
+                memories.append({"id": f"{q['question_id']}.{sid}.{j}", "content": storable(t["content"]), "namespace": ns,
                                  "subject": t["role"], "source": f"{sid}:{j}", "kind": "observation",
                                  "session": sid, "created_at": dates[sid].isoformat()})
         latest = max(dates[s] for s in q["answer_session_ids"]) if q["answer_session_ids"] else None
