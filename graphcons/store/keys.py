@@ -34,6 +34,7 @@ from graphcons.core.memory import LIVE_STATUSES
 from graphcons.core.text import first_person, sentences
 
 BATCH = 128  # memories per transaction
+EVERY = 1 << 62  # the pending read's limit when the pass has none
 DERIVED = ("insight", "profile")  # found as themselves: their text is already short statements
 
 
@@ -73,12 +74,12 @@ def key_pending(db: Database, cfg: Config, embedder: Embedder, *, now: datetime,
     one audit record a batch."""
     rc = cfg.retrieval
     report = KeysReport(run_id=audit.new_run_id("keys"))
-    while limit is None or report.read < limit:
-        want = BATCH if limit is None else min(BATCH, limit - report.read)
-        rows = db.run("keys/pending", live=list(LIVE_STATUSES), skip_kinds=list(DERIVED), limit=want,
-                      namespace=namespace)
+    pending = [r["id"] for r in db.run("keys/pending", live=list(LIVE_STATUSES), skip_kinds=list(DERIVED),
+                                       limit=EVERY if limit is None else limit, namespace=namespace)]
+    for start in range(0, len(pending), BATCH):
+        rows = db.run("keys/texts", ids=pending[start:start + BATCH], live=list(LIVE_STATUSES))
         if not rows:
-            break
+            continue
         said = [sentence_keys(r["content"] or "", rc.key_min_words, rc.keys_per_memory,
                               rc.key_sentences == "first_person") for r in rows]
         flat = [s for group in said for s in group]
@@ -96,6 +97,4 @@ def key_pending(db: Database, cfg: Config, embedder: Embedder, *, now: datetime,
         report.read += len(rows)
         report.keyed += sum(1 for m in memories if m["keys"])
         report.keys += len(flat)
-        if len(rows) < want:
-            break
     return report
