@@ -318,11 +318,21 @@ def fit_community(g: Graphcons, asked: list[dict], convs: list[str],
 
 def consolidate_all(g: Graphcons, args) -> dict:
     t = time.perf_counter()
-    run = g.consolidate(now=NOW)
+    stages: dict[str, float] = {}  # seconds of each pass and its approvals, in order
+
+    last = [t]
+
+    def lap(stage: str) -> None:
+        stages[stage] = round(time.perf_counter() - last[0], 1)
+        last[0] = time.perf_counter()
+
+    run = g.consolidate(now=NOW)  # the keys pass first (issue 61), then the scan and the digests
+    lap("consolidate")
     approved = defaultdict(int)
     for p in g.proposals(status="pending", kind="consolidate", limit=10_000):
         g.approve(p["id"], by="bench", now=NOW)
         approved["consolidate"] += 1
+    lap("consolidate_approvals")
     merge = g.merge(dry_run=False, now=NOW)
     for p in g.proposals(status="pending", kind="merge", limit=10_000):
         try:
@@ -330,6 +340,7 @@ def consolidate_all(g: Graphcons, args) -> dict:
             approved["merge"] += 1
         except Conflict:  # a merge whose member an earlier approval already took: counted, not applied
             approved["merge_refused"] += 1
+    lap("merge")
     updates = g.updates(dry_run=False, now=NOW)  # issue 51: a newer memory stating a new value
     for p in g.proposals(status="pending", kind="update", limit=10_000):
         try:
@@ -337,10 +348,12 @@ def consolidate_all(g: Graphcons, args) -> dict:
             approved["update"] += 1
         except Conflict:  # a memory of the pair merged away meanwhile: counted, not applied
             approved["update_refused"] += 1
+    lap("updates")
     cards = g.cards(dry_run=False, now=NOW)  # issue 47: each speaker's card, approved as the rest
     for p in g.proposals(status="pending", kind="card", limit=10_000):
         g.approve(p["id"], by="bench", now=NOW)
         approved["card"] += 1
+    lap("cards")
     stats = g.db.run_text(query("retrieval_summarised"))[0]
     keyed = g.db.run_text(query("retrieval_keys"))[0]  # issue 61: the keys pass runs first in g.consolidate
     out = {"accepted_clusters": run.scan["accepted"] if run.scan else 0, "approved": dict(approved),
@@ -354,7 +367,7 @@ def consolidate_all(g: Graphcons, args) -> dict:
            "keys": keyed["keys"], "keyed_memories": keyed["keyed"],
            "keys_per_memory": round(keyed["keys"] / stats["memories"], 3),
            "outcomes": {s: run.count(s) for s in sorted({o.status for o in run.outcomes})},
-           "seconds": round(time.perf_counter() - t, 1)}
+           "seconds": round(time.perf_counter() - t, 1), "stage_seconds": stages}
     if args.llm:
         tried = [o for o in run.outcomes if o.status in ("proposed", "ungrounded", "failed", "no_pattern")]
         calls = sum(o.calls for o in run.outcomes)
