@@ -32,6 +32,7 @@ from typing import Any
 
 import pydantic_core
 
+from graphcons.core import cost
 from graphcons.core.config import Config
 from graphcons.core.db import Database, Rows
 from graphcons.core.embedders import Embedder
@@ -58,6 +59,7 @@ def warm(db: Database, cfg: Config, embedder: Embedder) -> None:
     retrieve and context run once with its parameters' types (the server plans each once; this
     process asks once whether it only reads), on a namespace that holds nothing."""
     embedding = embedder.embed_one("warm-up")
+    cost.tokens("warm-up")  # a context prices its lines in tokens: the encoding loads once, here (~110 ms)
     retrieve(db, cfg, embedder, RecallQuery.of(cfg.retrieval, "warm-up", 1, namespace=WARM_NAMESPACE, record=False))
     lists.spread(db, cfg, [], embedding, 1, WARM_NAMESPACE, None, ids=[], communities=True, digest=True)
     db.run("retrieval/embeddings", Rows.PLAIN, ids=[])
