@@ -18,8 +18,8 @@ ApplyOpt = typer.Option(False, "--apply", help="Write the changes (default: dry 
 NowOpt = typer.Option(None, "--now", help="Decision time, ISO-8601 with timezone (default: the current time).")
 
 
-def _dry(report: dict[str, Any]) -> str:
-    return "[yellow](dry run: nothing written; use --apply)[/]" if report.get("dry_run") else ""
+def _dry(dry_run: bool | None) -> str:
+    return "[yellow](dry run: nothing written; use --apply)[/]" if dry_run else ""
 
 
 # -- merge ----------------------------------------------------------------------------------
@@ -61,7 +61,7 @@ def merge(ctx: typer.Context, apply: bool = ApplyOpt, now: Optional[str] = NowOp
                   f"{len(report.proposed)}, applied {len(report.applied)}, conflicts "
                   f"{len(report.conflicts)}, related {len(report.related)}, deferred {len(report.deferred)}, "
                   f"pending verification {len(report.pending)}, derived from one another (never merged) "
-                  f"{len(report.derived)} {_dry(report.to_dict())}")
+                  f"{len(report.derived)} {_dry(report.dry_run)}")
 
 
 @app.command("updates")
@@ -87,7 +87,7 @@ def updates(apply: bool = ApplyOpt, now: Optional[str] = NowOpt,
     checked = (f", refused by the model {len(report.refused)}, pending its check {len(report.pending)}"
                if report.verifier == "llm" else "")
     console.print(f"found {report.found}: proposed {len(report.proposed)}, applied {len(report.applied)}, "
-                  f"already handled {report.known}{checked} {_dry(report.to_dict())}")
+                  f"already handled {report.known}{checked} {_dry(report.dry_run)}")
 
 
 @merge_app.command("list")
@@ -163,7 +163,7 @@ def _weights(job: str, apply: bool, now: Optional[str], json_out: bool) -> None:
         emit_json(report)
     else:
         console.print(f"{job}: scanned {report['scanned']}, changed {report['changed']}, "
-                      f"{report['below_deprecation_weight']} below the deprecation weight {_dry(report)}")
+                      f"{report['below_deprecation_weight']} below the deprecation weight {_dry(report.get('dry_run'))}")
 
 
 @weights_app.command("recompute")
@@ -187,7 +187,7 @@ def promote(apply: bool = ApplyOpt, now: Optional[str] = NowOpt, json_out: bool 
         return
     for p in report["promoted"]:
         console.print(f"{p['id']}: {p['rule']}", highlight=False)
-    console.print(f"promoted {len(report['promoted'])}, still proposed {report['still_proposed']} {_dry(report)}")
+    console.print(f"promoted {len(report['promoted'])}, still proposed {report['still_proposed']} {_dry(report.get('dry_run'))}")
 
 
 @app.command()
@@ -201,11 +201,11 @@ def deprecate(memory_id: Optional[str] = typer.Argument(None, help="Deprecate th
     if report is None:
         return
     if memory_id is not None:
-        console.print(f"{memory_id}: deprecated, replaced by {replaced_by} {_dry(report)}")
+        console.print(f"{memory_id}: deprecated, replaced by {replaced_by} {_dry(report.get('dry_run'))}")
         return
     for r in report["deprecated"] + report["archived"]:
         console.print(f"{r['id']}: {r['status']} ({r['rule']})", highlight=False)
-    console.print(f"deprecated {len(report['deprecated'])}, archived {len(report['archived'])} {_dry(report)}")
+    console.print(f"deprecated {len(report['deprecated'])}, archived {len(report['archived'])} {_dry(report.get('dry_run'))}")
 
 
 @app.command()
@@ -333,4 +333,4 @@ def cards(apply: bool = ApplyOpt, now: Optional[str] = NowOpt,
                       ", ".join(f"{k} {v}" for k, v in sorted(c.groups.items())))
     console.print(table)
     console.print(f"subjects {report.subjects}: proposed {len(report.proposed)}, already proposed "
-                  f"{len(report.known)} ({report.parser}) {_dry(report.to_dict())}")
+                  f"{len(report.known)} ({report.parser}) {_dry(report.dry_run)}")
