@@ -289,3 +289,30 @@ def test_a_label_with_a_slash_and_a_large_value_answer_like_in_memory_store(pair
     with pytest.raises(ValueError, match="value"):
         ours.put(("memories", "u1"), "big", {"data": "short text", "blob": "x" * 20_000})
     assert ours.get(("memories", "u1"), "big") is None
+
+
+def test_a_carried_item_an_update_superseded_names_its_successor(g):
+    """Issue 60 / 62: an item carried under an insight (a store that leaves insights out lists the
+    insight's members in its place) that an update superseded says, under the reserved key, which item
+    replaced it and since when, as an item found on its own does."""
+    from current_helpers import update
+
+    ours, ns = GraphconsStore(g), ("memories", "ops")
+    for n, text in enumerate(TURNS):
+        ours.put(ns, f"t{n}", {"data": text})
+    (insight_id,) = consolidate_all(g)
+    ours.put(ns, "fix", {"data": "Checkout no longer serves 503 after a deploy: the cache is warmed first now."})
+    by_key = {m.metadata["langgraph"]["key"]: m.id for m in g.memories("memories", subject="ops")
+              if (m.metadata or {}).get("langgraph")}
+    g.config.retrieval.insights = "group"  # the insight carries its members
+    query = reading(g.get(insight_id).content)[0]
+    top = g.retrieve(query, k=5, namespace="memories", record=False)[0]
+    assert top.memory.id == insight_id and by_key["t0"] in {m.memory.id for m in top.members}
+    update(g, by_key["fix"], by_key["t0"], "2026-11-28T10:00:00+00:00")
+    top = g.retrieve(query, k=5, namespace="memories", record=False)[0]
+    assert by_key["t0"] in {m.memory.id for m in top.members}  # still carried, not a hit of its own
+    items = {it.key: it for it in GraphconsStore(g, include_insights=False).search(ns, query=query, limit=10)}
+    made = items["t0"].value["_graphcons"]
+    assert (made["superseded_by"], made["until"]) == ("fix", "2026-11-28T10:00:00+00:00")
+    assert items["t0"].value["data"] == TURNS[0]
+    assert all("superseded_by" not in it.value.get("_graphcons", {}) for k, it in items.items() if k != "t0")
