@@ -194,7 +194,7 @@ def floors(uri: str, password: str | None, qs: list[Query], n: int = 60) -> dict
         f"full-text index, {candidates} candidates": bench_query("floor_fulltext_index"),
         "retrieval/fulltext as sent": query("retrieval/fulltext"),
     }
-    common = dict(exact_max=rc.exact_scope_max, large=True, keys=rc.keys, index_min=rc.index_scope_min, index_share=rc.index_scope_share, candidates=candidates,
+    common = dict(exact_max=rc.exact_scope_max, large=True, keys=rc.keys, key_discount=rc.key_discount, index_min=rc.index_scope_min, index_share=rc.index_scope_share, candidates=candidates,
                   subject=None, live=list(LIVE_STATUSES), k=k, as_of=None)
     out: dict = {"queries": min(n, len(qs))}
     with neo4j.GraphDatabase.driver(uri, auth=("neo4j", password or "")) as driver:

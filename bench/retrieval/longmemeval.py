@@ -16,7 +16,8 @@ approved (a pending update already puts the newer value first). *after*: consoli
 dry run, offline synthesizer) and the merge pass, every pending proposal approved, as a reviewer who
 accepts all would (bench/retrieval/answers.py's consolidate_all; it runs the keys pass first, issue 61).
 *after_nokeys*: the after store asked with `[retrieval] keys` off (the keys' ablation, same run);
-`keys_per_memory`: the keys the pass wrote per memory.
+`keys_per_memory`: the keys the pass wrote per memory. *after_discount_<d>* (`--fit-discounts`): the
+after store asked with `[retrieval] key_discount` d, the fit of the discount in one run.
 
 Each question is asked with `now` its own date (`question_date`): with `--question-time on` (or `when`)
 its time phrases ("four weeks ago") are counted from it (issue 61's ablation; off by default).
@@ -130,6 +131,11 @@ def main() -> None:
     ap.add_argument("--key-sentences", choices=("first_person", "all"), help="[retrieval] key_sentences for this run")
     ap.add_argument("--question-time", choices=("on", "off"), help="[retrieval] question_time for this run "
                     "(default: the shipped setting): the question's own time phrases rank, counted from its date")
+    ap.add_argument("--key-discount", type=float, help="[retrieval] key_discount for this run: a key's cosine counts "
+                    "this much below the memory's own")
+    ap.add_argument("--fit-discounts", type=lambda v: [float(x) for x in v.split(",")], default=[],
+                    help="comma-separated: the after store asked again with each key_discount (phases "
+                    "after_discount_<d>), a fit of the discount in one run")
     ap.add_argument("--out", type=Path)
     args = ap.parse_args()
     args.out = args.out or (RESULTS if args.haystack == "oracle" else RESULTS_S)
@@ -139,10 +145,12 @@ def main() -> None:
         cfg.retrieval.key_sentences = args.key_sentences
     if args.question_time:
         cfg.retrieval.question_time = args.question_time == "on"
+    if args.key_discount is not None:
+        cfg.retrieval.key_discount = args.key_discount
     memories, questions = load(set(args.types.split(",")) if args.types else None, args.limit, args.haystack,
                                args.per_type)
     report: dict = {"command": command("bench.retrieval.longmemeval"), "haystack": args.haystack,
-                    "key_sentences": cfg.retrieval.key_sentences,
+                    "key_sentences": cfg.retrieval.key_sentences, "key_discount": cfg.retrieval.key_discount,
                     "questions": dict(Counter(q["type"] for q in questions), total=len(questions)),
                     "question_ids": [q["id"] for q in questions], "memories": len(memories),
                     "question_time": cfg.retrieval.question_time,
@@ -177,6 +185,11 @@ def main() -> None:
                 g.config.retrieval.keys = False
                 rows["after_nokeys"] = [ask(g, q) for q in questions]
                 g.config.retrieval.keys = True
+                shipped = g.config.retrieval.key_discount
+                for d in args.fit_discounts:
+                    g.config.retrieval.key_discount = d
+                    rows[f"after_discount_{d:g}"] = [ask(g, q) for q in questions]
+                g.config.retrieval.key_discount = shipped
             readers[phase] = [{"id": q["id"], "category": q["type"], "question": q["question"], "answer": q["answer"],
                                **_reader_context(g, q)} for q in questions if q["type"] == "knowledge-update"]
     report.update(figures(rows, questions))

@@ -50,7 +50,7 @@ CALL (scope, indexed) {
     UNWIND CASE WHEN indexed OR NOT $keys THEN [] ELSE scope END AS node
     MATCH (node)<-[:KEY_OF]-(k:Key)
     WHERE k.version = node.version
-    RETURN node, vector.similarity.cosine($embedding, k.embedding) AS score, k.text AS key
+    RETURN node, vector.similarity.cosine($embedding, k.embedding) - $key_discount / 2 AS score, k.text AS key
     UNION ALL
     WITH indexed WHERE indexed
     CALL db.awaitIndex('memory_embedding', 0)
@@ -64,9 +64,10 @@ CALL (scope, indexed) {
     WHERE ($namespace IS NULL OR k.namespace = $namespace) AND ($subject IS NULL OR k.subject = $subject)
     MATCH (k)-[:KEY_OF]->(node:Memory)
     WHERE k.version = node.version
-    RETURN node, score, k.text AS key
+    RETURN node, score - $key_discount / 2 AS score, k.text AS key
   }
-  // a memory's best way in: itself or one of its keys (the key's text said when it won)
+  // a memory's best way in: itself or one of its keys (the key's text said when it won); a key's cosine
+  // counts $key_discount below the memory's own (scores here are (1 + cosine) / 2, hence the half)
   WITH node, score, key
   ORDER BY score DESC, key
   WITH node, collect([score, key])[0] AS best  // a pair: collect() drops a bare null (the memory itself)

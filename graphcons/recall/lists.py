@@ -96,7 +96,7 @@ def vector(db: Database, cfg: Config, embedding: list[float], k: int, namespace:
     try:
         while True:
             r = db.run("retrieval/vector", Rows.PLAIN, exact_max=cfg.retrieval.exact_scope_max, large=large,
-                       keys=cfg.retrieval.keys,
+                       keys=cfg.retrieval.keys, key_discount=cfg.retrieval.key_discount,
                        index_min=cfg.retrieval.index_scope_min, index_share=cfg.retrieval.index_scope_share,
                        candidates=min(pool, max(store, 1)), **scope)[0]
             store = r["store"]
@@ -113,7 +113,8 @@ def vector(db: Database, cfg: Config, embedding: list[float], k: int, namespace:
     except ClientError as exc:  # being rebuilt: the whole scope, exactly (slower, never failing)
         if exc.code not in schema.INDEX_NOT_ONLINE:
             raise
-        rows = db.run("retrieval/vector", Rows.PLAIN, exact_max=UNLIMITED, large=False, candidates=0, keys=cfg.retrieval.keys,
+        rows = db.run("retrieval/vector", Rows.PLAIN, exact_max=UNLIMITED, large=False, candidates=0,
+                      keys=cfg.retrieval.keys, key_discount=cfg.retrieval.key_discount,
                       index_min=UNLIMITED, index_share=1.0, **scope)[0]["hits"]
     return [Candidate(Head.of(r["memory"]), vector=r["cosine"], superseded=list(r["superseded"]), key=r["key"])
             for r in rows]
