@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
+import pytest
+
 NS = "keys"
 NOW = datetime(2024, 3, 1, tzinfo=timezone.utc)
 LONG = ("We spent the whole weekend hiking around the lake with the kids and the weather was lovely. "
@@ -30,6 +32,9 @@ def _ids(hits):
 
 def test_a_long_memory_is_found_by_the_sentence_that_answers(g):
     _store(g)
+    # the answering sentence is 0.08 nearer than the bakery memory: first with no discount (the next test
+    # is the default's)
+    g.config.retrieval.key_discount = 0.0
     hybrid = g.retrieve(Q, k=4, namespace=NS, record=False)
     before = g.retrieve(Q, k=4, namespace=NS, record=False, mode="vector")
     assert _ids(before)[0] != "long" and all(h.key is None for h in before)  # the whole turn is diluted
@@ -49,6 +54,24 @@ def test_a_long_memory_is_found_by_the_sentence_that_answers(g):
     shown = g.explain("long")["keys"]
     assert [k["text"] for k in shown] == [s if s.endswith(".") else s + "." for s in LONG.split(". ")]
     assert {k["source"] for k in shown} == {"sentence"} and {k["run"] for k in shown} == {report.run_id}
+
+
+def test_a_key_counts_key_discount_below_the_memory_own_embedding(g):
+    """`[retrieval] key_discount` (0.1 by default): a memory found by one of its sentences yields to a
+    memory whose whole text is nearly as near; a key far ahead still finds it."""
+    _store(g)
+    g.keys(now=NOW)
+    assert g.config.retrieval.key_discount == 0.1
+    g.config.retrieval.key_discount = 0.0
+    plain = g.retrieve(Q, k=4, namespace=NS, record=False, mode="vector")
+    g.config.retrieval.key_discount = 0.1
+    shown = g.retrieve(Q, k=4, namespace=NS, record=False, mode="vector")
+    assert _ids(plain)[0] == "long" and _ids(shown)[:2] == ["other-0", "long"]  # 0.602 - 0.1 < 0.524
+    assert shown[1].vector == pytest.approx(plain[0].vector - 0.1, abs=1e-6) and shown[1].key == plain[0].key
+    assert shown[0].vector == pytest.approx(plain[1].vector, abs=1e-6)  # a memory's own cosine is as it was
+    hit = g.retrieve("I started a new job as a nurse at the city hospital", k=1, namespace=NS, record=False,
+                     mode="vector")[0]
+    assert hit.memory.id == "long" and "nurse" in hit.key
 
 
 def test_keys_off_ranks_as_before_the_pass_and_a_rerun_writes_nothing(g):
@@ -93,6 +116,8 @@ def test_a_context_excerpt_of_a_long_memory_holds_the_key_that_found_it(g):
     g.add({"id": "long", "content": LONG, "namespace": NS, "subject": "user"}, now=NOW)
     g.add({"id": "swim", "content": OTHERS[2], "namespace": NS, "subject": "user"}, now=NOW)
     g.keys(now=NOW)
+    # the key is only 0.016 nearer than the whole turn: it finds the turn with no discount (the excerpt is the point)
+    g.config.retrieval.key_discount = 0.0
     question = "What is my occupation these days?"  # no word in common with the sentence that answers
     hits = g.retrieve(question, k=1, namespace=NS, record=False, mode="vector")
     assert hits[0].memory.id == "long" and "nurse" in hits[0].key

@@ -136,6 +136,8 @@ def main() -> None:
     ap.add_argument("--fit-discounts", type=lambda v: [float(x) for x in v.split(",")], default=[],
                     help="comma-separated: the after store asked again with each key_discount (phases "
                     "after_discount_<d>), a fit of the discount in one run")
+    ap.add_argument("--exclude", type=Path, help="a result file of this bench: its question_ids are left out "
+                    "(a held-out run beside the questions a setting was fitted on)")
     ap.add_argument("--out", type=Path)
     args = ap.parse_args()
     args.out = args.out or (RESULTS if args.haystack == "oracle" else RESULTS_S)
@@ -149,8 +151,13 @@ def main() -> None:
         cfg.retrieval.key_discount = args.key_discount
     memories, questions = load(set(args.types.split(",")) if args.types else None, args.limit, args.haystack,
                                args.per_type)
+    if args.exclude:
+        fitted = set(json.loads(args.exclude.read_text())["question_ids"])
+        questions = [q for q in questions if q["id"] not in fitted]
+        memories = [m for m in memories if m["namespace"] not in {f"lme-{i}" for i in fitted}]
     report: dict = {"command": command("bench.retrieval.longmemeval"), "haystack": args.haystack,
                     "key_sentences": cfg.retrieval.key_sentences, "key_discount": cfg.retrieval.key_discount,
+                    "excluded": str(args.exclude) if args.exclude else None,
                     "questions": dict(Counter(q["type"] for q in questions), total=len(questions)),
                     "question_ids": [q["id"] for q in questions], "memories": len(memories),
                     "question_time": cfg.retrieval.question_time,
