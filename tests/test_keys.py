@@ -32,9 +32,7 @@ def _ids(hits):
 
 def test_a_long_memory_is_found_by_the_sentence_that_answers(g):
     _store(g)
-    # the answering sentence is 0.08 nearer than the bakery memory: first with no discount (the next test
-    # is the default's)
-    g.config.retrieval.key_discount = 0.0
+    assert g.config.retrieval.key_discount == 0.0  # the default: a key counts as the memory's own embedding
     hybrid = g.retrieve(Q, k=4, namespace=NS, record=False)
     before = g.retrieve(Q, k=4, namespace=NS, record=False, mode="vector")
     assert _ids(before)[0] != "long" and all(h.key is None for h in before)  # the whole turn is diluted
@@ -57,12 +55,10 @@ def test_a_long_memory_is_found_by_the_sentence_that_answers(g):
 
 
 def test_a_key_counts_key_discount_below_the_memory_own_embedding(g):
-    """`[retrieval] key_discount` (0.1 by default): a memory found by one of its sentences yields to a
+    """`[retrieval] key_discount` (off by default): a memory found by one of its sentences yields to a
     memory whose whole text is nearly as near; a key far ahead still finds it."""
     _store(g)
     g.keys(now=NOW)
-    assert g.config.retrieval.key_discount == 0.1
-    g.config.retrieval.key_discount = 0.0
     plain = g.retrieve(Q, k=4, namespace=NS, record=False, mode="vector")
     g.config.retrieval.key_discount = 0.1
     shown = g.retrieve(Q, k=4, namespace=NS, record=False, mode="vector")
@@ -116,8 +112,6 @@ def test_a_context_excerpt_of_a_long_memory_holds_the_key_that_found_it(g):
     g.add({"id": "long", "content": LONG, "namespace": NS, "subject": "user"}, now=NOW)
     g.add({"id": "swim", "content": OTHERS[2], "namespace": NS, "subject": "user"}, now=NOW)
     g.keys(now=NOW)
-    # the key is only 0.016 nearer than the whole turn: it finds the turn with no discount (the excerpt is the point)
-    g.config.retrieval.key_discount = 0.0
     question = "What is my occupation these days?"  # no word in common with the sentence that answers
     hits = g.retrieve(question, k=1, namespace=NS, record=False, mode="vector")
     assert hits[0].memory.id == "long" and "nurse" in hits[0].key
