@@ -55,3 +55,64 @@ def test_a_long_member_gives_the_item_of_its_opening_and_what_follows_changes_no
     assert items[0] == items[1] and "adopted a rescue greyhound" in items[0].text
     assert "which" not in items[0].text and "Maria" not in items[0].text
     assert extract.grounded(items[0].text, f"{opening} {tails[0]}")
+
+
+def test_a_card_is_proposed_reviewed_versioned_and_reverted(g):
+    ids = add_melanie(g)
+    dry = g.cards(now=NOW)
+    assert [c.subject for c in dry.proposed] == ["Melanie"] and g.proposals(kind="card") == []
+    report = g.cards(dry_run=False, now=NOW)
+    (c,) = report.proposed
+    (p,) = g.proposals(kind="card", status="pending")
+    assert p["id"] == c.proposal_id == dry.proposed[0].proposal_id  # deterministic id
+    assert sorted(p["memory_ids"]) == sorted(ids)
+    assert g.cards(dry_run=False, now=NOW).proposed == []  # unchanged memories: nothing new
+
+    g.edit(ids[2], content="Melanie painted a lake sunset in 2022.")  # changed since the proposal
+    out = g.approve(p["id"], by="alice", now=NOW)
+    assert out.status == "applied" and out.profile_version == 1
+    card = g.profile("Melanie", namespace="conv")["card"]
+    assert card["proposal_id"] == p["id"] and card["parser"] == extract.PARSER
+    assert {i["member_id"] for i in card["items"]} == set(ids) - {ids[2]}  # never cites what changed
+    dates = {i["member_id"]: i["date"] for i in card["items"]}
+    assert dates[ids[0]] == "8 May 2023"  # when it was said
+    assert dates[ids[1]] == "week of 1 May 2023"  # "last week", said on 11 May: its event time
+    assert dates[ids[3]] == "June 2023"  # "next month", said on 20 May
+    assert g.approve(p["id"], now=NOW).changed is False
+
+    again = g.cards(dry_run=False, now=NOW).proposed  # the edit is new: a second card, then reverts
+    (p2,) = [x for x in g.proposals(kind="card", status="pending")]
+    assert again[0].proposal_id == p2["id"]
+    g.approve(p2["id"], now=NOW)
+    with pytest.raises(Conflict):  # the later card first
+        g.revert(p["id"], "wrong subject", now=NOW)
+    g.revert(p2["id"], "too long", now=NOW)
+    assert g.profile("Melanie", namespace="conv")["card"]["proposal_id"] == p["id"]
+    g.revert(p["id"], "not needed", now=NOW)
+    assert g.profile("Melanie", namespace="conv")["card"] == {}
+    assert [v["version"] for v in g.profile_history("Melanie", namespace="conv")] == [1, 2, 3, 4]  # history kept
+
+
+def test_context_shows_the_card_items_the_lines_had_no_room_for_first(g):
+    ids = add_melanie(g)
+    g.config.retrieval.card_share = 0.3  # opt-in (off by default: docs/RETRIEVAL.md)
+    g.cards(dry_run=False, now=NOW)
+    (p,) = g.proposals(kind="card", status="pending")
+    plain = g.context("What activities does Melanie partake in?", 60, namespace="conv", record=False)
+    g.approve(p["id"], now=NOW)
+    ctx = g.context("What activities does Melanie partake in?", 60, namespace="conv", record=False)
+    assert ctx.words <= 60 and plain.words <= 60
+    assert ctx.lines[0].kind == "card" and ctx.lines[0].text.startswith("Melanie, ")
+    cited = [i for line in ctx.lines for i in line.ids]
+    assert len(cited) == len(set(cited))  # no memory both as a line and as an item
+    assert len(set(cited)) >= len(set(plain.ids))  # no fewer of what she does in the same words
+    items = [line for line in ctx.lines if line.kind == "card" and line.ids]
+    ref = {i: r for r, i in ctx.refs.items()}
+    for line in items:  # the member said the short way, with its date and its reference
+        said, _, rest = line.text[2:].partition(" [")
+        assert len(said.split()) < len(g.get(line.ids[0]).content.split())
+        assert rest == f"{line.date}] ({ref[line.ids[0]]})"
+    other = g.context("What does Caroline like?", 40, namespace="conv", record=False)
+    assert all(line.kind != "card" for line in other.lines)  # not about her: no card
+    g.config.retrieval.card_share = 0.0
+    assert g.context("What activities does Melanie partake in?", 60, namespace="conv", record=False).text == plain.text
