@@ -154,7 +154,8 @@ def main() -> None:
     if args.exclude:
         fitted = set(json.loads(args.exclude.read_text())["question_ids"])
         questions = [q for q in questions if q["id"] not in fitted]
-        memories = [m for m in memories if m["namespace"] not in {f"lme-{i}" for i in fitted}]
+        kept = {q["namespace"] for q in questions}
+        memories = [m for m in memories if m["namespace"] in kept]
     report: dict = {"command": command("bench.retrieval.longmemeval"), "haystack": args.haystack,
                     "key_sentences": cfg.retrieval.key_sentences, "key_discount": cfg.retrieval.key_discount,
                     "excluded": str(args.exclude) if args.exclude else None,
