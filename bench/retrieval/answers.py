@@ -18,7 +18,8 @@ Figures, per question category, for the evaluated half, in each phase:
   facts are in the insight's text; docs/RETRIEVAL.md);
 - answer recall: the share of the gold answer's content words (LoCoMo's answer normalisation:
   lower case, no punctuation, no articles; a few function words left out) found in
-  `context(q, budget_words=150 | 300)`, the block an agent pastes (--budgets adds others: how
+  `context(q, 150 | 300 | 1,000 words or 200 | 400 model tokens)`, the block an agent pastes (issue 61:
+  figures at equal tokens are under `tokens`; --budgets chooses others: how
   much of the answer a larger block would hold);
 - at equal cost (issue 47): `first10`, the evidence among the first 10 memories shown (an insight
   takes a place); `context_evidence[budget]`, the evidence among the memories the context cites;
@@ -45,7 +46,7 @@ Beside the results, `retrieval-reader-contexts.json` holds context(q, 300) of th
 phases for 120 evaluated questions (40 multi-hop, 40 temporal, 40 single-hop): what bench/retrieval/reader.py
 gives a model to answer from (`reader_f1`).
 
-    python -m bench.retrieval.answers [--seed 9] [--uri bolt://...] [--no-grid] [--budgets 150,300]
+    python -m bench.retrieval.answers [--seed 9] [--uri bolt://...] [--no-grid] [--budgets 150,300,1000,tokens/200,tokens/400]
     python -m bench.retrieval.answers --conversation conv-26 --no-grid --llm http://127.0.0.1:8080/v1
 
 Without --uri it uses the throwaway bench server (bench/server.py); with --uri (or $NEO4J_URI) it
@@ -70,6 +71,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from bench import command, query  # noqa: E402
+from bench.retrieval.budgets import LABELS, at, budget, nest, within  # noqa: E402
 from bench.retrieval.reader import normalize  # noqa: E402
 from bench.server import consolidating_config, stop_bench_server  # noqa: E402
 from graphcons.api import Graphcons  # noqa: E402
@@ -96,7 +98,7 @@ READER = {1: 40, 2: 40, 4: 40}  # issue 39: the reader's 120 questions (multi-ho
 # issue 47: weights are fitted on what the first 10 memories shown hold, not on the carried recall@10
 # (which grows with every member an insight carries: a figure that grows by showing more).
 FIT_KEY = "first10"
-ABLATION_BUDGETS = (300,)  # the ablations' answer recall at the larger budget only (each context costs a retrieve)
+ABLATION_BUDGETS = ("300",)  # the ablations' answer recall at the larger budget only (each context costs a retrieve)
 # LoCoMo's normalize_answer drops articles and punctuation; these function words carry no answer either.
 FUNCTION_WORDS = frozenset("a an the and or of to in on at for with by from is was were are be been his her their "
                            "he she they it its that this as".split())
@@ -194,8 +196,9 @@ def shown(hits: list) -> list:
     return out
 
 
-def ask(g: Graphcons, q: dict, settings: dict, budgets: tuple[int, ...]) -> tuple[dict, float, float | None]:
-    """One question: recall@10 of retrieve(k=10), answer recall of context(q, b) for each budget."""
+def ask(g: Graphcons, q: dict, settings: dict, budgets: tuple[str, ...]) -> tuple[dict, float, float | None]:
+    """One question: recall@10 of retrieve(k=10), answer recall of context(q, b) for each budget
+    (a label of bench/retrieval/budgets.py: words, or tokens/N)."""
     mode, insights = settings.get("mode"), settings.get("insights")
     t = time.perf_counter()
     hits = g.retrieve(q["question"], k=10, namespace=q["namespace"], mode=mode, insights=insights, record=False,
@@ -211,10 +214,10 @@ def ask(g: Graphcons, q: dict, settings: dict, budgets: tuple[int, ...]) -> tupl
     gold = answer_words(q["answer"])
     for b in budgets:
         t = time.perf_counter()
-        ctx = g.context(q["question"], b, namespace=q["namespace"], mode=mode, record=False, now=q["date"])
-        if b == 300:
+        ctx = g.context(q["question"], namespace=q["namespace"], mode=mode, record=False, now=q["date"], **budget(b))
+        if b == "300":
             ctx_ms = 1000 * (time.perf_counter() - t)
-        assert ctx.words <= b, (q["id"], b, ctx.words)
+        assert within(ctx, b), (q["id"], b, ctx.words, ctx.tokens)
         held = answer_words(ctx.text)
         row[f"answer@{b}"] = len(gold & held) / len(gold) if gold else None
         row[f"answer_full@{b}"] = float(gold <= held) if gold else None
@@ -273,7 +276,7 @@ def configured(g: Graphcons, settings: dict):
             setattr(rc, k, v)
 
 
-def run_rows(g: Graphcons, questions: list[dict], settings: dict, budgets: tuple[int, ...]) -> tuple[list, list, list]:
+def run_rows(g: Graphcons, questions: list[dict], settings: dict, budgets: tuple[str, ...]) -> tuple[list, list, list]:
     with configured(g, settings):
         out = [ask(g, q, settings, budgets) for q in questions]
     return [r for r, _, _ in out], [m for _, m, _ in out], [c for _, _, c in out]
@@ -383,8 +386,9 @@ def main() -> None:
     ap.add_argument("--uri", default=os.environ.get("NEO4J_URI"), help="wipe and use this Neo4j (default: bench server)")
     ap.add_argument("--no-grid", dest="grid", action="store_false",
                     help="skip the validation by conversation (report the shipped settings only)")
-    ap.add_argument("--budgets", default="150,300", type=lambda v: tuple(int(x) for x in v.split(",")),
-                    help="context budgets (words) of the answer recall, comma-separated; must include 300")
+    ap.add_argument("--budgets", default=",".join(LABELS), type=_budgets,
+                    help="context budgets of the answer recall, comma-separated: words (300) or model tokens "
+                         "(tokens/400); must include 300 (default: %(default)s)")
     ap.add_argument("--conversation", help="only this dev conversation (e.g. conv-26)")
     ap.add_argument("--llm", metavar="BASE_URL", help="synthesize with this OpenAI-protocol endpoint (e.g. the local "
                     "llama.cpp server of ../shared/MODELS.md, http://127.0.0.1:8080/v1) instead of the offline "
@@ -396,7 +400,7 @@ def main() -> None:
     ap.add_argument("--out", type=Path, help="where the JSON goes (default: bench/retrieval/results/retrieval.json, "
                     "retrieval-llm.json with --llm)")
     args = ap.parse_args()
-    if 300 not in args.budgets:  # the targets and the reader read the 300-word context
+    if "300" not in args.budgets:  # the targets and the reader read the 300-word context
         ap.error("--budgets must include 300")
     results = args.out or (RESULTS.with_name("retrieval-llm.json") if args.llm else RESULTS)
     contexts_out = results.with_name(results.stem + "-reader-contexts.json")  # what bench/retrieval/reader.py reads
@@ -502,18 +506,32 @@ def main() -> None:
     finish(report, rows, latency, asked, results, args.budgets)
 
 
+def _budgets(value: str) -> tuple[str, ...]:
+    labels = tuple(v.strip() for v in value.split(","))
+    for label in labels:
+        try:
+            budget(label)
+        except ValueError as e:
+            raise argparse.ArgumentTypeError(str(e)) from None
+    return labels
+
+
 def finish(report: dict, rows: dict, latency: dict, asked: list[dict], results: Path,
-           budgets: tuple[int, ...]) -> None:
+           budgets: tuple[str, ...]) -> None:
     names = list(rows["before"])
     report["recall_at_10"] = {n: {ph: summarise(rows[ph][n], asked, "recall@10") for ph in ("before", "after")}
                               for n in names}
-    report["answer_recall"] = {str(b): {n: {ph: summarise(rows[ph][n], asked, f"answer@{b}") for ph in ("before", "after")}
-                                        for n in names if f"answer@{b}" in rows["before"][n][0]} for b in budgets}
+    report["answer_recall"] = {}
+    for b in budgets:  # words at the top, tokens under "tokens" (bench/retrieval/budgets.py)
+        nest(report["answer_recall"], b, {n: {ph: summarise(rows[ph][n], asked, f"answer@{b}") for ph in ("before", "after")}
+                                          for n in names if f"answer@{b}" in rows["before"][n][0]})
     # issue 47's figures at equal cost: what the first 10 memories shown and the context an agent pastes hold
     report["first10"] = {n: {ph: summarise(rows[ph][n], asked, "first10") for ph in ("before", "after")} for n in names}
     for key in ("answer_full", "context_evidence"):
-        report[key] = {str(b): {n: {ph: summarise(rows[ph][n], asked, f"{key}@{b}") for ph in ("before", "after")}
-                                for n in names if f"{key}@{b}" in rows["before"][n][0]} for b in budgets}
+        report[key] = {}
+        for b in budgets:
+            nest(report[key], b, {n: {ph: summarise(rows[ph][n], asked, f"{key}@{b}") for ph in ("before", "after")}
+                                  for n in names if f"{key}@{b}" in rows["before"][n][0]})
     report["per_conversation_recall_at_10"] = {
         n: {ph: {c: summarise([r for r, q in zip(rows[ph][n], asked) if q["namespace"] == c],
                               [q for q in asked if q["namespace"] == c], "recall@10")
@@ -524,15 +542,17 @@ def finish(report: dict, rows: dict, latency: dict, asked: list[dict], results: 
     cats = list(CATEGORIES.values())
 
     def floor(table: dict) -> dict:  # after - before per category of the default (issue 47: >= -0.005)
-        return {c: round(table["default"]["after"][c] - table["default"]["before"][c], 4) for c in ["overall", *cats]}
+        return {c: round(table["default"]["after"][c] - table["default"]["before"][c], 4) for c in ["overall", *cats]
+                if c in table["default"]["after"]}  # one --conversation may lack a category
 
     a150 = report["answer_recall"].get("150", {}).get("default")
     report["targets"] = {
         "what": "issue 47; 'today' = bench/retrieval/results/retrieval.json at b3b9985 (answer@300 0.616, "
                 "multi-hop 0.551, temporal 0.697; answer@150 0.575); carried recall@10 is a diagnostic only",
         "floor: after - before, first10": floor(report["first10"]),
-        **{f"floor: after - before, context_evidence@{b}": floor(report["context_evidence"][str(b)]) for b in budgets},
-        **{f"floor: after - before, answer@{b}": floor(report["answer_recall"][str(b)]) for b in budgets},
+        **{f"floor: after - before, context_evidence@{b}": floor(at(report["context_evidence"], b)) for b in budgets},
+        **{f"floor: after - before, answer@{b}": floor(at(report["answer_recall"], b)) for b in budgets},
+        "issue 61: answer@300 after - today's before (0.619; >= 0.03)": round(a["default"]["after"]["overall"] - 0.619, 4),
         "answer@300 after - today (>= 0.04 overall)": round(a["default"]["after"]["overall"] - 0.616, 4),
         "answer@300 temporal after - today (>= 0.08)": round(a["default"]["after"]["temporal"] - 0.697, 4),
         "answer@300 multi-hop after - today (>= 0.06)": round(a["default"]["after"]["multi-hop"] - 0.551, 4),
@@ -548,7 +568,7 @@ def finish(report: dict, rows: dict, latency: dict, asked: list[dict], results: 
     results.write_text(json.dumps(report, indent=2, default=str) + "\n")
     print(f"{len(asked)} asked; consolidation: {report.get('consolidation')}")
     head = ["overall", *CATEGORIES.values()]
-    for key, table in (("recall@10", r), *((f"answer recall @{b}", report["answer_recall"][str(b)]) for b in budgets)):
+    for key, table in (("recall@10", r), *((f"answer recall @{b}", at(report["answer_recall"], b)) for b in budgets)):
         print(f"\n{key:20} {'phase':6} " + " ".join(f"{c:>11}" for c in head))
         for n in table:
             for ph in ("before", "after"):

@@ -63,6 +63,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 from bench import command, query  # noqa: E402
 from bench.retrieval.answers import NOW, answer_words, consolidate_all  # noqa: E402
+from bench.retrieval.budgets import LABELS, WORDS, budget, nest, within  # noqa: E402
 from bench.retrieval.lme_data import load  # noqa: E402
 from bench.server import consolidating_config  # noqa: E402
 from graphcons.api import Graphcons  # noqa: E402
@@ -71,10 +72,8 @@ from graphcons.store.admission import admit_many  # noqa: E402
 
 RESULTS = ROOT / "bench" / "retrieval" / "results" / "longmemeval.json"
 RESULTS_S = ROOT / "bench" / "retrieval" / "results" / "longmemeval_s.json"
-WORDS = (150, 300, 1000)
-TOKENS = (200, 400)
 # (label, context's budget): words by their number, tokens under "tokens/" (saved under `tokens`)
-BUDGETS = [(str(b), {"budget_words": b}) for b in WORDS] + [(f"tokens/{t}", {"budget_tokens": t}) for t in TOKENS]
+BUDGETS = [(label, budget(label)) for label in LABELS]
 
 
 def _sessions(memories) -> list[str]:
@@ -92,9 +91,9 @@ def ask(g: Graphcons, q: dict) -> dict:
     answer = set(q["answer_sessions"])
     row = {"session_recall_first10": len(answer & set(_sessions(shown))) / len(answer) if answer else None}
     gold = answer_words(q["answer"])
-    for b, budget in BUDGETS:
-        ctx = g.context(q["question"], namespace=q["namespace"], record=False, now=q["date"], **budget)
-        assert ctx.words <= budget.get("budget_words", ctx.words) and ctx.tokens <= ctx.budget_tokens, (q["id"], b)
+    for b, kwargs in BUDGETS:
+        ctx = g.context(q["question"], namespace=q["namespace"], record=False, now=q["date"], **kwargs)
+        assert within(ctx, b), (q["id"], b)
         cited = g.db.run_text(query("cited_memories"), ids=ctx.ids)
         order = [r["session"] for r in sorted(cited, key=lambda r: ctx.ids.index(r["id"])) if r["session"]]
         row[f"context_session_recall@{b}"] = len(answer & set(order)) / len(answer) if answer else None
@@ -225,18 +224,10 @@ def figures(rows: dict[str, list[dict]], questions: list[dict]) -> dict:
     out: dict = {"session_recall_first10": {ph: by[ph]["session_recall_first10"] for ph in by}}
     for b, _ in BUDGETS:
         for key, name in (("answer", "answer_recall"), ("context_session_recall", "context_session_recall")):
-            _nest(out.setdefault(name, {}), b, {ph: by[ph][f"{key}@{b}"] for ph in by})
+            nest(out.setdefault(name, {}), b, {ph: by[ph][f"{key}@{b}"] for ph in by})
         for key in ("stale_first", "latest_shown"):
-            _nest(out.setdefault(key, {}), b, {ph: by[ph].get(f"{key}@{b}", {}).get(ku) for ph in by})
+            nest(out.setdefault(key, {}), b, {ph: by[ph].get(f"{key}@{b}", {}).get(ku) for ph in by})
     return out
-
-
-def _nest(table: dict, label: str, value: dict) -> None:
-    """"300" -> table["300"]; "tokens/400" -> table["tokens"]["400"]."""
-    *group, last = label.split("/")
-    for g in group:
-        table = table.setdefault(g, {})
-    table[last] = value
 
 
 def update_proposals(g: Graphcons, questions: list[dict]) -> dict:
