@@ -136,18 +136,27 @@ def main() -> None:
     for pair in questions:
         by_cat[pair[0]["category"]].append(pair)
     questions = [p for group in itertools.zip_longest(*by_cat.values()) for p in group if p is not None]
+    # the same prompt is answered once: at temperature 0 the model gives it the same answer, and where
+    # consolidation left a context unchanged the after phase is its before phase's answer ("reused")
+    said = {PROMPT.format(context=r["context"], question=r["question"]): r
+            for rows in res["phases"].values() for r in rows if not r.get("reused")}
     for pair in questions:
         for phase, q in zip(("before", "after"), pair):
             rows = res["phases"].setdefault(phase, [])
             if any(r["id"] == q["id"] for r in rows):
                 continue
+            prompt = PROMPT.format(context=q["context"], question=q["question"])
+            if prompt in said:
+                rows.append({**q, "answer_model": said[prompt]["answer_model"], "seconds": 0.0, "reused": True,
+                             "prompt_tokens": said[prompt].get("prompt_tokens")})
+                continue
             t = time.perf_counter()
             reply = client.chat.completions.create(
-                model=args.model, temperature=0, max_tokens=32,
-                messages=[{"role": "user", "content": PROMPT.format(context=q["context"], question=q["question"])}])
+                model=args.model, temperature=0, max_tokens=32, messages=[{"role": "user", "content": prompt}])
             answer = (reply.choices[0].message.content or "").strip()
             rows.append({**q, "answer_model": answer, "seconds": round(time.perf_counter() - t, 1),
                          "prompt_tokens": getattr(reply.usage, "prompt_tokens", None)})
+            said[prompt] = rows[-1]
             res["reader_f1"] = figures(res["phases"])
             res["seconds"], res["uptime_after"] = round(time.perf_counter() - t0, 1), uptime()
             args.out.write_text(json.dumps(res, indent=1) + "\n")
