@@ -17,7 +17,6 @@ import pytest
 
 from graphcons.consolidation.grounding import ground
 from graphcons.consolidation.synthesis.offline import OfflineSynthesizer
-from graphcons.core.insight_text import reading
 from graphcons.core.text import tokens
 from graphcons.consolidation.synthesis.prompt import Shown, SynthesisPrompt
 
@@ -162,35 +161,3 @@ def test_a_facts_date_is_that_of_the_member_whose_text_it_shows(g):
                              line).groups()
         shown = [text for text in days if said.rstrip(".") in text]
         assert shown and day == days[shown[0]], (line, days)
-
-
-def test_an_approved_digest_is_embedded_by_its_facts_so_a_question_about_its_last_fact_finds_it(g):
-    """A digest's text for a reviewer (claims with member ids, facts with theirs, the epistemic note) runs
-    past the embedder's 256 tokens; embedded whole, its vector held the member ids and not its later facts.
-    It is embedded by its reading: the facts, all of them."""
-    from synthesis_helpers import NOW, add_incidents
-    facts = ["Andrew is planning to go birdwatching at the lake next weekend.",
-             "Andrew loves eagles, they are his favourite birds of prey.",
-             "Andrew hosted a board game night with his friends from work.",
-             "Andrew repaired the old wooden fence behind his house.",
-             "Andrew started taking Spanish lessons on Tuesday evenings.",
-             "Andrew adopted a grey rescue greyhound named Biscuit.",
-             "Andrew ran his first half marathon in under two hours.",
-             "Andrew bought a secondhand telescope to look at Saturn.",
-             "Andrew baked sourdough bread for his neighbours.",
-             "Andrew volunteers at the food bank every other Sunday.",
-             "Andrew's sister Clara moved to Lisbon for a design job."]
-    cluster = add_incidents(g, rows=[(f"a{i:02d}", t, "chat", f"2026-11-{i + 1:02d}") for i, t in enumerate(facts)],
-                            subject="Andrew", kind="observation")
-    iid = g.approve(g.synthesize(cluster, now=NOW).proposal_id, by="ana", now=NOW).insight_id
-    insight = g.get(iid)
-    text, _ = reading(insight.content)
-    assert "food bank" in text.splitlines()[-1] and "[a" not in text and len(text.splitlines()) >= 8
-    stored = g.db.run_text("MATCH (m:Memory {id: $id}) RETURN m.embedding AS v", id=iid)[0]["v"]
-    by_facts, whole, asked = g.embedder.embed([f"{insight.title}. {text}", f"{insight.title}. {insight.content}",
-                                               "Where does Andrew volunteer every other Sunday?"])
-
-    def cos(a, b):
-        return sum(x * y for x, y in zip(a, b))
-    assert cos(stored, by_facts) > 0.999
-    assert cos(stored, asked) > cos(whole, asked) + 0.02  # the last fact counts in the vector now

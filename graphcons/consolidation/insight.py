@@ -23,6 +23,7 @@ the grounding report. The review queue (graphcons.review.queue) then calls this 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -33,7 +34,6 @@ from graphcons.core import audit, weights
 from graphcons.core.config import Config
 from graphcons.core.db import Tx
 from graphcons.core.errors import Conflict
-from graphcons.core.insight_text import reading  # noqa: F401  (integrations read an insight through here)
 from graphcons.core.memory import LIVE_STATUSES, Kind, embedded_text
 from graphcons.core import epistemics
 from graphcons.store import admission, justification, proposals
@@ -97,6 +97,34 @@ def render(insight: Insight, *, member_count: int, sources: list[str]) -> tuple[
     return title, "\n".join(lines)
 
 
+_SECTIONS = {"Claims:": "claims", "Facts:": "facts", "Tensions:": "tensions", "Gaps and open questions:": "gaps",
+             "Implications:": "implications"}
+
+
+def reading(content: str) -> tuple[str, dict[str, Any]]:
+    """An insight's text as a reader pastes it (issue 63: the shortest true thing): its facts, one a
+    line with its date, without member ids or headings; and apart, what `render` adds for a reviewer
+    (tensions, gaps, implications, the epistemic note). Text not in render's shape (an insight edited
+    by hand) is its own reading, with nothing apart."""
+    parts: dict[str, list[str]] = {}
+    section, note = None, None
+    for line in content.splitlines():
+        if line.strip() in _SECTIONS:
+            section = _SECTIONS[line.strip()]
+        elif line.startswith("Epistemic status:"):
+            note, section = line.strip(), None
+        elif section and line.startswith("- "):
+            parts.setdefault(section, []).append(line[2:].strip())
+    if not parts.get("facts") and not parts.get("claims"):
+        return content, {}
+    facts = [re.sub(r"\s\[[^\]]*\]$", "", f) for f in parts.get("facts", [])] or \
+            [re.sub(r"\s\([^()]*; members [^()]*\)$", "", c) for c in parts["claims"]]
+    apart: dict[str, Any] = {k: v for k, v in parts.items() if k not in ("facts", "claims")}
+    if note:
+        apart["epistemic_note"] = note
+    return "\n".join(facts), apart
+
+
 def fact_line(fact: Fact) -> str:
     """One fact as an insight's text and a context show it: "7 May 2023: ... [m-1, m-2]"."""
     when = f"{fact.when}: " if fact.when else ""
@@ -150,7 +178,7 @@ def approve(p: Proposal[InsightPayload], review: Review) -> Decision:
     mem = admission.derived_input(cfg, content=content, title=title, kind=Kind.insight,
                                   subject=p.subject or "general", namespace=str(p.namespace),
                                   source=INSIGHT_SOURCE, confidence=float(insight.confidence), id=iid, created_at=review.now)
-    vec = review.embed_with().embed_one(embedded_text(mem.title, mem.content, mem.kind))
+    vec = review.embed_with().embed_one(embedded_text(mem.title, mem.content))
     provenance = dict(epistemic_status="hypothesis", proposal_id=pid, cluster_key=p.cluster_key,
                       summarizes=sorted(versions), derived_from=list(p.cited or ()), member_sources=sources,
                       activation=0.0, insight_json=json.dumps(p.payload.insight, sort_keys=True))

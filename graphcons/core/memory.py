@@ -21,7 +21,6 @@ from pydantic import ValidationError as PydanticValidationError
 
 from graphcons.core.errors import ValidationError
 from graphcons.core.inputs import BLANK, created_at_problem, depth_problem, is_blank, text_problem
-from graphcons.core.insight_text import reading
 
 
 class Kind(StrEnum):
@@ -285,11 +284,6 @@ def without_embedding(props: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in props.items() if k != "embedding"}
 
 
-def embedded_text(title: str | None, content: str, kind: str | None = None) -> str:
-    """The text a memory is embedded by, the same at admission, edit, import and insight approval. An
-    insight is embedded by its reading (its facts, core.insight_text): the text render() writes for a
-    reviewer is ~415 tokens on the LongMemEval haystacks (median), past the embedder's 256, so its vector
-    held the concept and the member ids of the claims, and the facts were cut off."""
-    if kind == "insight":
-        content = reading(content)[0]
+def embedded_text(title: str | None, content: str) -> str:
+    """The text a memory is embedded by, the same at admission, edit and insight approval."""
     return f"{title}. {content}" if title else content

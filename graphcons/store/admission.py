@@ -86,7 +86,7 @@ def admit(db: Database, cfg: Config, embedder: Embedder, data: Any,
     `deferred` (a store's put, issue 63): no SIMILAR edges now; the memory is marked for
     graphcons.store.linker, which writes the ones admission would have written after the put returns."""
     mem = parse_input(data, max_title=cfg.admission.max_title_chars, max_content=cfg.admission.max_content_chars)
-    vec = embedding if embedding is not None else embedder.embed_one(embedded_text(mem.title, mem.content, mem.kind))
+    vec = embedding if embedding is not None else embedder.embed_one(embedded_text(mem.title, mem.content))
     if len(vec) != embedder.dimensions:
         raise ValidationError("embedding", f"has {len(vec)} dimensions; the store uses {embedder.dimensions}")
     return _create(db, cfg, mem, content_hash(mem.content), vec, now or utcnow(), dedupe=not keyed, deferred=deferred)
@@ -137,7 +137,7 @@ def admit_many(db: Database, cfg: Config, embedder: Embedder, items: list[Any],
         if mem.id is not None:
             explicit[mem.id] = i
     if embeddings is None:
-        texts = [embedded_text(mems[i].title, mems[i].content, mems[i].kind) for i in new]
+        texts = [embedded_text(mems[i].title, mems[i].content) for i in new]
         vecs = dict(zip(new, embedder.embed(texts) if texts else []))
     else:
         vecs = {i: embeddings[i] for i in new}

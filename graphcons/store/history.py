@@ -113,7 +113,7 @@ def _follow(cfg: Config, embedder: Embedder, current: Memory, changes: dict[str,
         changes["content_hash"] = content_hash(content)
         changes.update(eventtime.properties(content, current.created_at))  # its event times follow its text
         changes["embedding"] = embedder.embed_one(embedded_text(None if untitled else changes.get("title", current.title),
-                                                                content, current.kind))
+                                                                content))
 
 
 def _version_props(current: Memory, changes: dict[str, Any], mem_id: str, source: str,

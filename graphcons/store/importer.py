@@ -116,7 +116,7 @@ def _embed(cfg: Config, embedder: Embedder, batch: list[tuple[int, Any]]) -> lis
             mem = parse_input(obj, max_title=cfg.admission.max_title_chars, max_content=cfg.admission.max_content_chars)
         except ValidationError:
             continue
-        texts[n] = embedded_text(mem.title, mem.content, mem.kind)
+        texts[n] = embedded_text(mem.title, mem.content)
     vecs = dict(zip(texts, embedder.embed(list(texts.values())) if texts else []))
     return [vecs.get(n) for n in range(len(batch))]
 
