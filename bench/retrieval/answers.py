@@ -521,17 +521,14 @@ def finish(report: dict, rows: dict, latency: dict, asked: list[dict], results: 
     names = list(rows["before"])
     report["recall_at_10"] = {n: {ph: summarise(rows[ph][n], asked, "recall@10") for ph in ("before", "after")}
                               for n in names}
-    report["answer_recall"] = {}
-    for b in budgets:  # words at the top, tokens under "tokens" (bench/retrieval/budgets.py)
-        nest(report["answer_recall"], b, {n: {ph: summarise(rows[ph][n], asked, f"answer@{b}") for ph in ("before", "after")}
-                                          for n in names if f"answer@{b}" in rows["before"][n][0]})
-    # issue 47's figures at equal cost: what the first 10 memories shown and the context an agent pastes hold
-    report["first10"] = {n: {ph: summarise(rows[ph][n], asked, "first10") for ph in ("before", "after")} for n in names}
-    for key in ("answer_full", "context_evidence"):
-        report[key] = {}
+    # per budget, words at the top and tokens under "tokens" (bench/retrieval/budgets.py); issue 47's figures
+    # at equal cost: what the first 10 memories shown and the context an agent pastes hold
+    for name, key in (("answer_recall", "answer"), ("answer_full", "answer_full"), ("context_evidence", "context_evidence")):
+        report[name] = {}
         for b in budgets:
-            nest(report[key], b, {n: {ph: summarise(rows[ph][n], asked, f"{key}@{b}") for ph in ("before", "after")}
-                                  for n in names if f"{key}@{b}" in rows["before"][n][0]})
+            nest(report[name], b, {n: {ph: summarise(rows[ph][n], asked, f"{key}@{b}") for ph in ("before", "after")}
+                                   for n in names if f"{key}@{b}" in rows["before"][n][0]})
+    report["first10"] = {n: {ph: summarise(rows[ph][n], asked, "first10") for ph in ("before", "after")} for n in names}
     report["per_conversation_recall_at_10"] = {
         n: {ph: {c: summarise([r for r, q in zip(rows[ph][n], asked) if q["namespace"] == c],
                               [q for q in asked if q["namespace"] == c], "recall@10")

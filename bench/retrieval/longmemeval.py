@@ -72,10 +72,6 @@ from graphcons.store.admission import admit_many  # noqa: E402
 
 RESULTS = ROOT / "bench" / "retrieval" / "results" / "longmemeval.json"
 RESULTS_S = ROOT / "bench" / "retrieval" / "results" / "longmemeval_s.json"
-# (label, context's budget): words by their number, tokens under "tokens/" (saved under `tokens`)
-BUDGETS = [(label, budget(label)) for label in LABELS]
-
-
 def _sessions(memories) -> list[str]:
     """The chat sessions of the memories shown, in order (an insight shows its members' sessions)."""
     out = []
@@ -91,8 +87,8 @@ def ask(g: Graphcons, q: dict) -> dict:
     answer = set(q["answer_sessions"])
     row = {"session_recall_first10": len(answer & set(_sessions(shown))) / len(answer) if answer else None}
     gold = answer_words(q["answer"])
-    for b, kwargs in BUDGETS:
-        ctx = g.context(q["question"], namespace=q["namespace"], record=False, now=q["date"], **kwargs)
+    for b in LABELS:  # words, and tokens under "tokens/" (bench/retrieval/budgets.py)
+        ctx = g.context(q["question"], namespace=q["namespace"], record=False, now=q["date"], **budget(b))
         assert within(ctx, b), (q["id"], b)
         cited = g.db.run_text(query("cited_memories"), ids=ctx.ids)
         order = [r["session"] for r in sorted(cited, key=lambda r: ctx.ids.index(r["id"])) if r["session"]]
@@ -222,7 +218,7 @@ def figures(rows: dict[str, list[dict]], questions: list[dict]) -> dict:
     by = {phase: summarise(r, questions) for phase, r in rows.items()}
     ku = "knowledge-update"
     out: dict = {"session_recall_first10": {ph: by[ph]["session_recall_first10"] for ph in by}}
-    for b, _ in BUDGETS:
+    for b in LABELS:
         for key, name in (("answer", "answer_recall"), ("context_session_recall", "context_session_recall")):
             nest(out.setdefault(name, {}), b, {ph: by[ph][f"{key}@{b}"] for ph in by})
         for key in ("stale_first", "latest_shown"):
